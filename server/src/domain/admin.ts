@@ -1,0 +1,111 @@
+import { newId } from '../ids.ts'
+import { SCOPES } from '../routes/operation.ts'
+import type { Sql } from '../store/db.ts'
+import * as store from '../store/admin.ts'
+import { mintToken } from './tokens.ts'
+
+/** A refusal of an operator command: the CLI prints its message and exits non-zero. */
+export class AdminError extends Error {}
+
+export const PLANS = ['starter', 'growth', 'scale'] as const
+
+export async function createWorkspace(sql: Sql, opts: { name: string; plan?: string }) {
+  const name = opts.name.trim()
+  if (!name) throw new AdminError('--name must not be empty.')
+  const plan = opts.plan ?? 'growth'
+  if (!PLANS.includes(plan as store.Plan)) throw new AdminError(`--plan must be one of ${PLANS.join(', ')} (got ${plan}).`)
+  const id = newId('workspace')
+  await sql.begin((tx) => store.insertWorkspace(tx, { id, name, plan: plan as store.Plan }))
+  return { id, name, plan }
+}
+
+export function parseScopes(input: string | undefined): string[] {
+  if (input === undefined || input === 'all') return [...SCOPES]
+  const scopes = input.split(',').map((s) => s.trim()).filter(Boolean)
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s))
+  if (unknown.length) throw new AdminError(`Unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')} or all.`)
+  if (!scopes.length) throw new AdminError('--scopes must name at least one scope, or all.')
+  return scopes
+}
+
+export async function createToken(
+  sql: Sql,
+  opts: { workspaceId: string; test?: boolean; scopes?: string; expiresAt?: string },
+) {
+  if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
+  const scopes = parseScopes(opts.scopes)
+  let expiresAt: Date | null = null
+  if (opts.expiresAt !== undefined) {
+    expiresAt = new Date(opts.expiresAt)
+    if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(opts.expiresAt)) {
+      throw new AdminError(`--expires-at must be an ISO 8601 time, e.g. 2027-01-31T00:00:00Z (got ${opts.expiresAt}).`)
+    }
+  }
+  const mode = opts.test ? 'test' : 'live'
+  const minted = mintToken(mode, opts.workspaceId)
+  const id = newId('credential')
+  await store.insertCredential(sql, { workspaceId: opts.workspaceId, id, kind: mode, hash: minted.hash, hint: minted.hint, scopes, expiresAt })
+  return { id, token: minted.token, mode, scopes, expiresAt: expiresAt ? expiresAt.toISOString() : null }
+}
+
+export async function revokeToken(sql: Sql, id: string) {
+  const r = await store.revokeCredential(sql, id)
+  if (!r) throw new AdminError(`No credential ${id}.`)
+  return { id, revoked: true, alreadyRevoked: r.alreadyRevoked }
+}
+
+export function parseAllow(input: string | undefined): { tool: string; action: string }[] {
+  if (!input) return []
+  return input
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const m = /^([a-z0-9_]+)\.([a-z0-9_]+)$/.exec(pair)
+      if (!m) throw new AdminError(`--allow takes tool.action pairs, e.g. ads.pause_campaign (got ${pair}).`)
+      return { tool: m[1]!, action: m[2]! }
+    })
+}
+
+export async function createAgent(
+  sql: Sql,
+  opts: { workspaceId: string; name: string; allow?: string; owner?: 'product' | 'workspace'; description?: string; ceilings?: unknown },
+) {
+  if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
+  const name = opts.name.trim()
+  if (!name) throw new AdminError('--name must not be empty.')
+  const pairs = parseAllow(opts.allow)
+  const known = await store.knownToolActions(sql, opts.workspaceId)
+  const unknown = pairs.filter((p) => !known.has(`${p.tool}.${p.action}`))
+  if (unknown.length) {
+    throw new AdminError(
+      `Unknown tool action ${unknown.map((p) => `${p.tool}.${p.action}`).join(', ')}; known: ${[...known].sort().join(', ')}.`,
+    )
+  }
+  const id = newId('agent')
+  const minted = mintToken('agent', opts.workspaceId)
+  await sql.begin(async (tx) => {
+    await store.insertAgent(tx, { workspaceId: opts.workspaceId, id, name, owner: opts.owner ?? 'workspace', description: opts.description, ceilings: opts.ceilings })
+    await store.insertPermissions(tx, opts.workspaceId, id, pairs)
+    await store.insertCredential(tx, {
+      workspaceId: opts.workspaceId,
+      id: newId('credential'),
+      kind: 'agent',
+      agentId: id,
+      hash: minted.hash,
+      hint: minted.hint,
+      scopes: [],
+      expiresAt: null,
+    })
+  })
+  return { id, name, credential: minted.token }
+}
+
+export async function setAgentsStopped(sql: Sql, opts: { workspaceId: string; stopped: boolean; reason?: string; actor?: string }) {
+  if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
+  const reason = opts.reason?.trim() || null
+  if (opts.stopped && !reason) throw new AdminError('--reason is required to stop the agents: say why, for the record.')
+  const actor = opts.actor ?? `operator:${process.env.USER ?? 'unknown'}`
+  await sql.begin((tx) => store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, actor, reason))
+  return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor }
+}

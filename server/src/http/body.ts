@@ -1,0 +1,60 @@
+import { ApiError } from '../errors.ts'
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const notAnObject = () =>
+  new ApiError('invalid_body', 'The request body must be a JSON object, e.g. {"field": "value"}.')
+
+/**
+ * Read a request body of at most 1 MiB and parse it as a JSON object. Empty, malformed, not an
+ * object, or too large: 400 invalid_body. A declared Content-Length over the cap is refused
+ * before reading; a streamed body is read only up to the cap.
+ */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get('content-length') ?? NaN)
+  if (declared > MAX_BODY_BYTES) throw tooLarge()
+  const text = await readCapped(request)
+  if (text.trim() === '') throw new ApiError('invalid_body', 'The request body is empty; this endpoint takes a JSON object.')
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new ApiError('invalid_body', 'The request body is not valid JSON.')
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw notAnObject()
+  return value as Record<string, unknown>
+}
+
+function tooLarge() {
+  return new ApiError('invalid_body', `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`)
+}
+
+async function readCapped(request: Request): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks))
+}
+
+/** A stable digest input for "the same request": method, path and the body with sorted keys. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+    return `{${entries.join(',')}}`
+  }
+  return JSON.stringify(value)
+}

@@ -1,0 +1,27 @@
+import type { Caller, Page } from '../routes/operation.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+
+/**
+ * Keyset paging with signed cursors. Fetches one row more than asked to know whether there is
+ * another page; meta.nextCursor is set only then.
+ */
+export async function paged<Row, Item, P>(opts: {
+  caller: Caller
+  list: string
+  filter: Record<string, unknown>
+  cursor: string | undefined
+  cursorParam?: string
+  limit: number
+  fetch: (after: P | undefined, limit: number) => Promise<Row[]>
+  positionOf: (row: Row) => P
+  toItem: (row: Row) => Item
+}): Promise<Page<Item>> {
+  const ctx = { workspaceId: opts.caller.workspaceId, secretKey: opts.caller.secretKey, list: opts.list, filter: opts.filter }
+  const after = opts.cursor === undefined ? undefined : decodeCursor<P>(ctx, opts.cursor, opts.cursorParam)
+  const rows = await opts.fetch(after, opts.limit + 1)
+  const more = rows.length > opts.limit
+  const pageRows = more ? rows.slice(0, opts.limit) : rows
+  const data = pageRows.map(opts.toItem)
+  if (!more) return { data }
+  return { data, meta: { nextCursor: encodeCursor(ctx, opts.positionOf(pageRows[pageRows.length - 1]!)) } }
+}

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { loadConfig } from './config.ts'
+import { createDemoWorkspace, type DemoWorkspace } from './domain/demo.ts'
+import { createLogger } from './log.ts'
+import { startServer } from './server.ts'
+import { anyWorkspace } from './store/admin.ts'
+import { openDatabase } from './store/db.ts'
+import { migrate } from './store/migrate.ts'
+
+/**
+ * `npm start`: migrate, seed a demo workspace on the first start of an empty embedded database,
+ * serve, and print how to try it. SIGTERM/SIGINT: stop accepting, finish requests in flight, close
+ * the database.
+ */
+const config = loadConfig()
+const log = createLogger(config.logLevel)
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax })
+if (db.kind === 'embedded-client') {
+  console.error(`Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
+  await db.close()
+  process.exit(1)
+}
+await migrate(db.sql)
+
+// The demo's tokens are shown once; on the embedded database we keep them beside it so every
+// later `npm start` can print them again. Nothing is written when DATABASE_URL is set.
+const demoFile = join(config.dataDir, 'demo.json')
+let demo: DemoWorkspace | undefined
+if (db.kind === 'embedded-owner') {
+  if (!(await anyWorkspace(db.sql))) {
+    demo = await createDemoWorkspace(db.sql)
+    writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 })
+  } else if (existsSync(demoFile)) {
+    demo = JSON.parse(readFileSync(demoFile, 'utf8'))
+  }
+}
+
+const server = await startServer(config, { db, log })
+const base = `${server.url}/api/v1`
+const lines = [
+  '',
+  `Growth Automation Service listening on ${base}`,
+  `  database: ${db.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
+  `  reference: ${base}/openapi.json`,
+]
+if (demo) {
+  lines.push(
+    '',
+    `Demo workspace: ${demo.workspace.name} (${demo.workspace.id}, plan ${demo.workspace.plan})`,
+    `  live token: ${demo.tokens.live}`,
+    `  test token: ${demo.tokens.test}`,
+    ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${a.credential}`),
+    '',
+    'Try it:',
+    `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"`,
+  )
+}
+console.log(lines.join('\n'))
+
+let shuttingDown = false
+async function shutdown(signal: string) {
+  if (shuttingDown) return
+  shuttingDown = true
+  log.info('shutting down', { signal })
+  await server.stop()
+  await db.close()
+  process.exit(0)
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'))
+process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -1,0 +1,52 @@
+import { z } from 'zod'
+
+/** ISO 8601 UTC with milliseconds, e.g. 2026-11-20T09:30:00.000Z (CONTRACT: Shapes). */
+export const Timestamp = z.string().describe('ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z')
+
+export const iso = (d: Date | string) => new Date(d).toISOString()
+export const isoOrNull = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null)
+
+export const ErrorCodeSchema = z.enum([
+  'invalid_parameter',
+  'invalid_body',
+  'invalid_request',
+  'unauthorized',
+  'plan_required',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'idempotency_key_reused',
+  'rate_limited',
+  'internal',
+])
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: ErrorCodeSchema.describe('A stable, machine-readable code.'),
+      message: z.string().describe('A sentence naming what was wrong: the field, the scope, the rule or the allowance.'),
+    }),
+  })
+  .describe('Every refusal: the error replaces data and meta.')
+
+export const PageMeta = z
+  .object({ nextCursor: z.string().describe('Pass as `cursor` to get the next page.') })
+  .describe('Present only when there is another page.')
+
+export const SimulatedWrite = z
+  .object({ simulated: z.literal(true) })
+  .describe('A test-token write: every check a live write meets passed, and nothing was recorded.')
+
+/** Query `limit`: integer 1..100 (spec: Limits, Page size). */
+export const limitParam = (defaultValue: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(defaultValue)
+    .describe(`How many items to return, 1 to 100 (default ${defaultValue}).`)
+
+/** An id of the given prefix, e.g. `msn`: a malformed one is refused before any lookup. */
+export const idOf = (prefix: string, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), { message: `must be ${what} id (${prefix}_...)` })

@@ -1,0 +1,74 @@
+import postgres from 'postgres'
+import { createApp } from './app.ts'
+import type { Config } from './config.ts'
+import { CallCounter } from './http/call-counter.ts'
+import type { MemoryLimiter } from './http/rate-limit.ts'
+import { createLogger, type Logger } from './log.ts'
+import { purgeRateLimitWindows } from './store/credentials.ts'
+import { openDatabase, type Database, type Sql } from './store/db.ts'
+import { purgeExpiredKeys } from './store/idempotency.ts'
+import { migrate } from './store/migrate.ts'
+
+export type RunningServer = {
+  url: string
+  db: Database
+  counter: CallCounter
+  stop(): Promise<void>
+}
+
+export type ServerOptions = {
+  log?: Logger
+  /** Use this database instead of opening one from the config (tests share one). */
+  db?: Database
+  authFailures?: MemoryLimiter
+  anonymous?: MemoryLimiter
+}
+
+const HOUSEKEEPING_MS = 10 * 60 * 1000
+
+/** Open the database, migrate, and serve the API; `stop()` drains requests and closes everything. */
+export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? createLogger(config.logLevel)
+  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax }))
+  await migrate(db.sql)
+
+  // On a server, rate-limit and call counters go through their own small pool that does not wait
+  // for WAL flushes: losing the last few counts in a crash is acceptable, a slower hot path is not.
+  const counterSql: Sql =
+    db.kind === 'server'
+      ? (postgres(config.databaseUrl!, {
+          max: Math.max(2, Math.ceil(config.poolMax / 2)),
+          onnotice: () => {},
+          connection: { synchronous_commit: 'off', application_name: 'growth-service-counters' },
+        }) as unknown as Sql)
+      : db.sql
+  const counter = new CallCounter(counterSql, config.callCountFlushMs)
+  counter.start()
+
+  const app = createApp({ sql: db.sql, counterSql, counter, log, authFailures: opts.authFailures, anonymous: opts.anonymous })
+  app.listen({ hostname: config.host, port: config.port })
+  const server = app.server!
+
+  const housekeeping = setInterval(() => {
+    Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql)]).catch((error) =>
+      log.warn('housekeeping failed', { error }),
+    )
+  }, HOUSEKEEPING_MS)
+  housekeeping.unref?.()
+
+  let stopping: Promise<void> | undefined
+  return {
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`,
+    db,
+    counter,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(housekeeping)
+        // Stop accepting; let requests in flight finish.
+        await server.stop(false)
+        await counter.stop().catch((error) => log.warn('final call-count flush failed', { error }))
+        if (counterSql !== db.sql) await counterSql.end({ timeout: 5 })
+        if (!opts.db) await db.close()
+      })()),
+  }
+}

@@ -1,0 +1,155 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { BatchingQueryQueue } from './embedded-queue.ts'
+
+export type Sql = postgres.Sql<{}>
+export type Tx = postgres.TransactionSql<{}>
+
+/**
+ * One database handle for the whole process, whatever serves it:
+ * - `server`: a PostgreSQL server at DATABASE_URL, with a pool;
+ * - `embedded-owner`: this process runs PGlite on DATA_DIR and serves it on a unix socket in that
+ *   directory, so other processes (the CLI while the server runs) can reach the same database;
+ * - `embedded-client`: another process already owns DATA_DIR; we connect to its socket.
+ * In every case the code talks to it through postgres.js and the same SQL.
+ */
+export type Database = {
+  sql: Sql
+  kind: 'server' | 'embedded-owner' | 'embedded-client'
+  /** True when this process created the embedded database just now (it was empty). */
+  freshEmbedded: boolean
+  close(): Promise<void>
+}
+
+export type DatabaseOptions = {
+  databaseUrl?: string
+  dataDir: string
+  poolMax?: number
+  /** Quiet the server's NOTICE messages (e.g. "relation already exists") */
+  onnotice?: (n: unknown) => void
+}
+
+const common: postgres.Options<Record<string, postgres.PostgresType>> = {
+  onnotice: () => {},
+  // int8 columns come back as JS numbers: every count and minor-unit amount here fits in 2^53.
+  types: {
+    bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+  },
+  transform: { undefined: null },
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  if (opts.databaseUrl) {
+    const sql = postgres(opts.databaseUrl, {
+      ...common,
+      max: opts.poolMax ?? 10,
+      idle_timeout: 30,
+      connection: { application_name: 'growth-service' },
+    }) as unknown as Sql
+    return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
+  }
+  return openEmbedded(opts.dataDir)
+}
+
+function socketPath(dataDir: string) {
+  return join(dataDir, '.s.PGSQL.5432')
+}
+
+function lockPath(dataDir: string) {
+  return join(dataDir, 'owner.lock')
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function connectSocket(path: string): Sql {
+  const sql = postgres({
+    ...common,
+    path,
+    user: 'postgres',
+    database: 'postgres',
+    max: 1,
+    // Unnamed statements only: the embedded session is shared by every connection.
+    prepare: false,
+  }) as unknown as Sql
+  return sql
+}
+
+async function openEmbedded(dataDir: string): Promise<Database> {
+  mkdirSync(dataDir, { recursive: true })
+  const lock = lockPath(dataDir)
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' })
+      return await becomeOwner(dataDir, lock)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    }
+    const pid = Number(readFileSync(lock, 'utf8').trim())
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && pid !== process.pid) {
+      // Another process owns the database; wait for its socket, then use it.
+      for (let i = 0; i < 100 && !existsSync(socketPath(dataDir)); i++) await Bun.sleep(100)
+      if (existsSync(socketPath(dataDir))) {
+        const sql = connectSocket(socketPath(dataDir))
+        return { sql, kind: 'embedded-client', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
+      }
+    }
+    // A stale lock left by a process that died: take it over.
+    rmSync(lock, { force: true })
+  }
+  throw new Error(`Could not open the embedded database in ${dataDir}: its lock file keeps changing hands`)
+}
+
+async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
+  const pgdata = join(dataDir, 'pgdata')
+  const freshEmbedded = !existsSync(join(pgdata, 'PG_VERSION'))
+  let db: InstanceType<typeof PGlite>
+  try {
+    db = await PGlite.create(pgdata)
+  } catch (err) {
+    rmSync(lock, { force: true })
+    throw err
+  }
+  const queue = new BatchingQueryQueue(db)
+  const path = socketPath(dataDir)
+  rmSync(path, { force: true })
+  const handlers = new Set<InstanceType<typeof PGLiteSocketHandler>>()
+  const server: Server = createServer((socket: Socket) => {
+    const handler = new PGLiteSocketHandler({ db, closeOnDetach: true, queryQueue: queue as never } as never)
+    handlers.add(handler)
+    handler.addEventListener('close', () => handlers.delete(handler))
+    handler.addEventListener('error', () => handlers.delete(handler))
+    handler.attach(socket).catch(() => socket.destroy())
+  })
+  await new Promise<void>((res, rej) => {
+    server.once('error', rej)
+    server.listen(path, () => res())
+  })
+  const sql = connectSocket(path)
+  let closed = false
+  return {
+    sql,
+    kind: 'embedded-owner',
+    freshEmbedded,
+    async close() {
+      if (closed) return
+      closed = true
+      await sql.end({ timeout: 5 })
+      for (const h of handlers) h.detach(true)
+      await new Promise<void>((res) => server.close(() => res()))
+      await db.close()
+      rmSync(path, { force: true })
+      rmSync(lock, { force: true })
+    },
+  }
+}

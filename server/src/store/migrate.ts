@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Sql } from './db.ts'
+
+const MIGRATIONS_DIR = join(import.meta.dir, 'migrations')
+// Any fixed number: the advisory lock every migrating process takes, so they migrate once.
+const MIGRATION_LOCK = 7_340_211
+
+export type MigrationResult = { applied: string[]; alreadyApplied: number }
+
+/**
+ * Apply the SQL files of migrations/ in name order, each in its own transaction, recorded in
+ * schema_migrations. Every transaction takes the same advisory lock and re-reads what is applied,
+ * so several processes starting at once apply each migration exactly once.
+ */
+export async function migrate(sql: Sql): Promise<MigrationResult> {
+  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()
+  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+    name text PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`.catch(async (err) => {
+    // Two processes creating the table at the same instant: one loses the race; the table exists.
+    if (!String(err?.message).includes('already exists') && err?.code !== '23505') throw err
+  })
+  const applied: string[] = []
+  let alreadyApplied = 0
+  for (const name of files) {
+    const done = await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+      const [row] = await tx`SELECT 1 FROM schema_migrations WHERE name = ${name}`
+      if (row) return false
+      await tx.unsafe(readFileSync(join(MIGRATIONS_DIR, name), 'utf8'))
+      await tx`INSERT INTO schema_migrations (name) VALUES (${name})`
+      return true
+    })
+    if (done) applied.push(name)
+    else alreadyApplied++
+  }
+  return { applied, alreadyApplied }
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../server/src/config.ts'
+import { createAgent, createToken, createWorkspace } from '../server/src/domain/admin.ts'
+import { MemoryLimiter } from '../server/src/http/rate-limit.ts'
+import { createLogger } from '../server/src/log.ts'
+import { startServer, type RunningServer } from '../server/src/server.ts'
+import { openDatabase, type Database, type Sql } from '../server/src/store/db.ts'
+
+/**
+ * The test harness: one real server on one real database per test process, shared by every test
+ * file (bun runs them in one process). The database is the PostgreSQL server at DATABASE_URL when
+ * set, otherwise an embedded PGlite in a fresh temporary directory. Tests talk to it over HTTP.
+ */
+export type Harness = { server: RunningServer; url: string; sql: Sql; db: Database; dataDir: string }
+
+let harness: Promise<Harness> | undefined
+
+export function getHarness(): Promise<Harness> {
+  harness ??= (async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-test-'))
+    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CALL_COUNT_FLUSH_MS: '100' })
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir, poolMax: 8 })
+    const server = await startServer(config, {
+      db,
+      log: createLogger(process.env.TEST_LOG ? 'info' : 'silent'),
+      // Failed authentication is throttled per address; the suite makes many on purpose, from
+      // one address. The throttle has its own test with its own small limit.
+      authFailures: new MemoryLimiter(100_000, 60_000),
+    })
+    return { server, url: server.url, sql: db.sql, db, dataDir }
+  })()
+  return harness
+}
+
+export type Workspace = {
+  id: string
+  live: string
+  test: string
+  /** A live token with only the scopes named in `scoped`. */
+  scoped: string
+  agent: { id: string; credential: string }
+}
+
+let counter = 0
+
+/** A fresh workspace with live, test, narrowly scoped and agent credentials. */
+export async function makeWorkspace(opts: { plan?: 'starter' | 'growth' | 'scale'; scoped?: string } = {}): Promise<Workspace> {
+  const { sql } = await getHarness()
+  const ws = await createWorkspace(sql, { name: `Test workspace ${++counter}`, plan: opts.plan ?? 'growth' })
+  const live = await createToken(sql, { workspaceId: ws.id, scopes: 'all' })
+  const test = await createToken(sql, { workspaceId: ws.id, scopes: 'all', test: true })
+  const scoped = await createToken(sql, { workspaceId: ws.id, scopes: opts.scoped ?? 'read:analytics' })
+  const agent = await createAgent(sql, { workspaceId: ws.id, name: 'Test agent', allow: 'ads.pause_campaign' })
+  return { id: ws.id, live: live.token, test: test.token, scoped: scoped.token, agent: { id: agent.id, credential: agent.credential } }
+}
+
+export type Answer = { status: number; headers: Headers; body: any; text: string }
+
+/** One HTTP call to the test server. `body` is JSON-encoded unless it is a string. */
+export async function call(
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const { url } = await getHarness()
+  const headers: Record<string, string> = { ...opts.headers }
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`
+  let body: string | undefined
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
+    headers['Content-Type'] ??= 'application/json'
+  }
+  const res = await fetch(`${url}${path}`, { method, headers, body })
+  const text = await res.text()
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text }
+}
+
+/** Asserts the error envelope exactly: { error: { code, message } } and nothing else. */
+export function expectError(answer: Answer, status: number, code: string, messageIncludes?: string | RegExp) {
+  const where = `${answer.status} ${answer.text}`
+  if (answer.status !== status) throw new Error(`expected ${status} ${code}, got ${where}`)
+  const keys = Object.keys(answer.body ?? {})
+  if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`expected only an error member, got ${where}`)
+  const err = answer.body.error
+  if (err.code !== code || typeof err.message !== 'string' || !err.message) throw new Error(`expected code ${code}, got ${where}`)
+  if (Object.keys(err).sort().join() !== 'code,message') throw new Error(`error has extra members: ${where}`)
+  if (messageIncludes !== undefined) {
+    const ok = typeof messageIncludes === 'string' ? err.message.includes(messageIncludes) : messageIncludes.test(err.message)
+    if (!ok) throw new Error(`expected message to mention ${messageIncludes}, got ${err.message}`)
+  }
+}
