@@ -94,7 +94,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
     const pid = Number(readFileSync(lock, 'utf8').trim())
-    if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && pid !== process.pid) {
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
       // Another process owns the database; wait for its socket, then use it.
       for (let i = 0; i < 100 && !existsSync(socketPath(dataDir)); i++) await Bun.sleep(100)
       if (existsSync(socketPath(dataDir))) {

@@ -1,0 +1,282 @@
+/**
+ * Benchmark (not a test; run by hand with `npm run bench`): what the API's request pipeline costs.
+ *
+ * It compares, on the same PostgreSQL database, in the same process and run:
+ * - "pipeline": the real server (Elysia, token authentication + rate-limit counting in PostgreSQL,
+ *   call counting, validation, envelope) answering GET /api/v1/missions;
+ * - "bare handler": a plain Bun.serve whose fetch handler runs the same SQL as selectMissions
+ *   (server/src/store/growth.ts) with its own postgres.js pool of the same size, no auth, no limits.
+ * Load comes from test/bench/load.ts in a separate process, the same for both. Each target is warmed
+ * up, then measured; the order alternates (bare, pipeline, bare, pipeline...) and the best run of
+ * each is reported.
+ *
+ * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a scratch database is
+ * created next to it and dropped at the end), BENCH_SECONDS (8), BENCH_CONCURRENCY (32),
+ * BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2).
+ *
+ * Exit status: 0 whether or not the aim is met; non-zero only when the benchmark itself failed
+ * (no database, a non-200 answer, the load generator failing).
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { loadConfig } from '../../server/src/config.ts'
+import { createToken, createWorkspace } from '../../server/src/domain/admin.ts'
+import { newId } from '../../server/src/ids.ts'
+import { LIMITS } from '../../server/src/http/rate-limit.ts'
+import { createLogger } from '../../server/src/log.ts'
+import { startServer, type RunningServer } from '../../server/src/server.ts'
+
+const ROUTE = '/api/v1/missions'
+const POOL_MAX = 10
+const MISSIONS = 5
+const AUTOMATIONS_PER_MISSION = 2
+/** The aim: the pipeline keeps at least this share of the bare handler's throughput. */
+const AIM = 0.8
+/**
+ * A throughput no run on the bench machine will reach; the token pool is sized so that even at
+ * this rate no token passes its hourly limit within one load run (the counters are cleared before
+ * every run), with a margin: at most TOKEN_BUDGET of the limit per token.
+ */
+const ASSUMED_MAX_RPS = 20_000
+const TOKEN_BUDGET = Math.floor(LIMITS.workspace * 0.75)
+
+function envNumber(name: string, fallback: number, integer = false): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!(n > 0) || (integer && !Number.isInteger(n))) {
+    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'} (got ${JSON.stringify(raw)})`)
+  }
+  return n
+}
+
+type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
+type Target = 'bare' | 'pipeline'
+
+const SECONDS = envNumber('BENCH_SECONDS', 8)
+const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 32, true)
+const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 2)
+const ROUNDS = envNumber('BENCH_ROUNDS', 2, true)
+const TOKENS = Math.max(20, Math.ceil((ASSUMED_MAX_RPS * Math.max(SECONDS, WARMUP)) / TOKEN_BUDGET))
+
+const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+const dbName = `growth_bench_${randomBytes(4).toString('hex')}`
+const adminUrl = withDatabase(baseUrl, 'postgres')
+const benchUrl = withDatabase(baseUrl, dbName)
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url)
+  u.pathname = `/${database}`
+  return u.toString()
+}
+
+const quiet = { onnotice: () => {} }
+let admin: postgres.Sql | undefined
+let created = false
+let server: RunningServer | undefined
+let bare: ReturnType<typeof Bun.serve> | undefined
+let bareSql: postgres.Sql | undefined
+let benchSql: postgres.Sql | undefined
+let child: ReturnType<typeof Bun.spawn> | undefined
+let tmpDir: string | undefined
+let cleaning: Promise<void> | undefined
+
+/** Stop everything this run started and drop the scratch database; safe to call more than once. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    const step = async (what: string, f: () => unknown) => {
+      try {
+        await f()
+      } catch (err) {
+        console.error(`cleanup: ${what} failed: ${(err as Error).message}`)
+      }
+    }
+    if (child && child.exitCode === null) await step('stopping the load generator', () => child!.kill())
+    if (server) await step('stopping the server', () => server!.stop())
+    if (bare) await step('stopping the bare server', () => bare!.stop(true))
+    if (bareSql) await step('closing the bare pool', () => bareSql!.end({ timeout: 5 }))
+    if (benchSql) await step('closing the bench connection', () => benchSql!.end({ timeout: 5 }))
+    if (admin && created) {
+      await step(`dropping database ${dbName}`, () => admin!.unsafe(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`))
+    }
+    if (admin) await step('closing the admin connection', () => admin!.end({ timeout: 5 }))
+    if (tmpDir) rmSync(tmpDir, { recursive: true, force: true })
+  })()
+  return cleaning
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: cleaning up`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+
+/** One run of the load generator against `url`; resolves to its JSON result. */
+async function load(url: string, tokenArg: string, seconds: number): Promise<Result> {
+  child = Bun.spawn({
+    cmd: [process.execPath, join(import.meta.dir, 'load.ts'), url, tokenArg, String(seconds), String(CONCURRENCY), String(MISSIONS)],
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const [out, code] = await Promise.all([new Response(child.stdout as ReadableStream).text(), child.exited])
+  if (code !== 0) throw new Error(`load generator exited with ${code}: ${out.trim()}`)
+  const line = out.trim().split('\n').at(-1) ?? ''
+  try {
+    return JSON.parse(line) as Result
+  } catch {
+    throw new Error(`load generator printed no result: ${out.trim()}`)
+  }
+}
+
+const fmt = (x: number, width: number, digits = 1) => x.toFixed(digits).padEnd(width)
+
+async function main(): Promise<number> {
+  // 1. A scratch database.
+  admin = postgres(adminUrl, { ...quiet, max: 1, connect_timeout: 5 })
+  try {
+    await admin.unsafe(`CREATE DATABASE "${dbName}"`)
+  } catch (err) {
+    throw new Error(`cannot create a scratch database on ${new URL(adminUrl).host}: ${(err as Error).message}`)
+  }
+  created = true
+
+  // 2. The real server, in this process; it migrates the database.
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: benchUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DB_POOL_MAX: String(POOL_MAX),
+  })
+  server = await startServer(config, { log: createLogger('silent') })
+  const sql = server.db.sql
+
+  const ws = await createWorkspace(sql, { name: 'Bench workspace', plan: 'growth' })
+  const tokens: string[] = []
+  for (let i = 0; i < TOKENS; i += 20) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(20, TOKENS - i) }, () => createToken(sql, { workspaceId: ws.id, scopes: 'all' })),
+    )
+    tokens.push(...batch.map((t) => t.token))
+  }
+  tmpDir = mkdtempSync(join(tmpdir(), 'growth-bench-'))
+  const tokenFile = join(tmpDir, 'tokens.txt')
+  writeFileSync(tokenFile, `${tokens.join('\n')}\n`, { mode: 0o600 })
+
+  // Missions and automations, written with the bench's own connection.
+  benchSql = postgres(benchUrl, { ...quiet, max: 1 })
+  const now = Date.now()
+  for (let m = 0; m < MISSIONS; m++) {
+    const createdAt = new Date(now - (MISSIONS - m) * 60_000)
+    const missionId = newId('mission', createdAt)
+    await benchSql`
+      INSERT INTO missions (workspace_id, id, name, objective, status, metric_name, metric_unit,
+                            baseline_value, current_value, target_value, measured_at, started_at, created_at)
+      VALUES (${ws.id}, ${missionId}, ${`Grow repeat purchases ${m + 1}`}, 'Bring first-time buyers back for a second order.',
+              'active', 'repeat_purchase_rate', 'percent', 20, 26, 30, ${createdAt}, ${createdAt}, ${createdAt})`
+    for (let a = 0; a < AUTOMATIONS_PER_MISSION; a++) {
+      await benchSql`
+        INSERT INTO automations (workspace_id, id, mission_id, name, kind, status)
+        VALUES (${ws.id}, ${newId('automation')}, ${missionId}, ${`Win-back flow ${a + 1}`}, 'winback_flow', 'running')`
+    }
+  }
+  await benchSql`ANALYZE`
+
+  // 3. The bare handler: the same query as selectMissions, its own pool of the same size.
+  bareSql = postgres(benchUrl, { ...quiet, max: POOL_MAX, idle_timeout: 30, connection: { application_name: 'growth-bench-bare' } })
+  const bareDb = bareSql
+  const workspaceId = ws.id
+  bare = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: async () => {
+      const rows = await bareDb`
+        SELECT m.id, m.name, m.objective, m.status, m.metric_name, m.metric_unit,
+               m.baseline_value::float8 AS baseline_value, m.current_value::float8 AS current_value,
+               m.target_value::float8 AS target_value, m.measured_at, m.started_at, m.due_at, m.created_at,
+               COALESCE((SELECT json_agg(json_build_object('id', a.id, 'name', a.name, 'kind', a.kind, 'status', a.status)
+                                         ORDER BY a.created_at, a.id)
+                         FROM automations a WHERE a.workspace_id = m.workspace_id AND a.mission_id = m.id), '[]') AS automations
+        FROM missions m
+        WHERE m.workspace_id = ${workspaceId}
+        ORDER BY m.created_at DESC, m.id DESC`
+      return Response.json({ data: rows })
+    },
+  })
+
+  const targets: Record<Target, { label: string; url: string; tokenArg: string }> = {
+    bare: { label: 'bare handler', url: `http://127.0.0.1:${bare.port}${ROUTE}`, tokenArg: '-' },
+    pipeline: { label: 'pipeline', url: `${server.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
+  }
+
+  // 4. Alternate bare, pipeline, ... and keep the best run of each.
+  console.log(
+    `GET ${ROUTE} on PostgreSQL (${dbName}), ${CONCURRENCY} concurrent, ${WARMUP} s warm-up + ${SECONDS} s measured per run, ` +
+      `${ROUNDS} rounds; pipeline requests spread over ${TOKENS} tokens`,
+  )
+  const best: Partial<Record<Target, Result>> = {}
+  const failures: string[] = []
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const target of ['bare', 'pipeline'] as const) {
+      const t = targets[target]
+      for (const phase of ['warm-up', 'measured'] as const) {
+        // Every run starts with fresh rate-limit windows, so no token comes near its hourly limit.
+        await sql`DELETE FROM rate_limit_counters`
+        const r = await load(t.url, t.tokenArg, phase === 'warm-up' ? WARMUP : SECONDS)
+        let used = ''
+        if (target === 'pipeline') {
+          const [row] = await sql<{ max: number | null }[]>`SELECT max(count)::int AS max FROM rate_limit_counters`
+          used = `, busiest token ${row?.max ?? 0}/${LIMITS.workspace}`
+        }
+        console.log(
+          `  round ${round} ${t.label.padEnd(12)} ${phase.padEnd(8)} ${fmt(r.rps, 8)} req/s  p50 ${fmt(r.p50ms, 6, 2)} ms  ` +
+            `p99 ${fmt(r.p99ms, 6, 2)} ms  ${r.requests} requests, ${r.errors} errors${used}`,
+        )
+        if (r.errors > 0) {
+          failures.push(`${t.label}, round ${round}, ${phase}: ${r.errors} of ${r.requests} requests failed`)
+          for (const s of r.errorSamples) failures.push(`    ${s}`)
+        }
+        if (phase === 'measured' && (!best[target] || r.rps > best[target]!.rps)) best[target] = r
+      }
+    }
+  }
+
+  // 5. The table.
+  const b = best.bare!
+  const p = best.pipeline!
+  const ratio = p.rps / b.rps
+  console.log('')
+  console.log(`GET ${ROUTE} on PostgreSQL, ${CONCURRENCY} concurrent, ${SECONDS} s each (best of ${ROUNDS})`)
+  console.log(`${''.padEnd(20)}${'req/s'.padEnd(10)}${'p50 ms'.padEnd(9)}${'p99 ms'.padEnd(9)}errors`)
+  for (const [label, r] of [['bare handler', b], ['pipeline', p]] as const) {
+    console.log(`${label.padEnd(20)}${fmt(r.rps, 10)}${fmt(r.p50ms, 9)}${fmt(r.p99ms, 9)}${r.errors}`)
+  }
+  console.log(`${'pipeline / bare'.padEnd(20)}${(ratio * 100).toFixed(1)}% of throughput`)
+  console.log('')
+
+  if (failures.length) {
+    const bar = '!'.repeat(78)
+    console.error(`${bar}\n!!! BENCHMARK INVALID: some requests did not answer 200 OK\n${failures.join('\n')}\n${bar}`)
+    return 1
+  }
+  console.log(
+    ratio >= AIM
+      ? `Aim met: the pipeline keeps ${(ratio * 100).toFixed(1)}% of the bare handler's throughput (aim: at least ${AIM * 100}%).`
+      : `Aim NOT met: the pipeline keeps ${(ratio * 100).toFixed(1)}% of the bare handler's throughput (aim: at least ${AIM * 100}%).`,
+  )
+  return 0
+}
+
+let code: number
+try {
+  code = await main()
+} catch (err) {
+  console.error(`benchmark failed: ${(err as Error).stack ?? err}`)
+  code = 1
+}
+await cleanup()
+process.exit(code)

@@ -1,0 +1,47 @@
+import { expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { openDatabase } from '../../server/src/store/db.ts'
+import { migrate } from '../../server/src/store/migrate.ts'
+
+test('several processes migrating one fresh database at once apply each migration exactly once', async () => {
+  if (process.env.DATABASE_URL) {
+    const admin = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} })
+    const name = `growth_migrate_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+    await admin.unsafe(`CREATE DATABASE ${name}`)
+    const url = new URL(process.env.DATABASE_URL)
+    url.pathname = `/${name}`
+    const dbs = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: url.toString(), dataDir: '', poolMax: 2 })))
+    try {
+      const results = await Promise.all(dbs.map((db) => migrate(db.sql)))
+      const applied = results.flatMap((r) => r.applied)
+      expect(applied.sort()).toEqual([...new Set(applied)].sort())
+      expect(applied.length).toBeGreaterThan(0)
+      const [row] = await dbs[0]!.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM schema_migrations`
+      expect(row!.n).toBe(applied.length)
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()))
+      await admin.unsafe(`DROP DATABASE ${name}`)
+      await admin.end()
+    }
+  } else {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-migrate-'))
+    const owner = await openDatabase({ dataDir })
+    // a second process's view of the same embedded database: through the owner's socket
+    const client = await openDatabase({ dataDir })
+    expect(client.kind).toBe('embedded-owner' === owner.kind ? 'embedded-client' : 'embedded-owner')
+    try {
+      const results = await Promise.all([migrate(owner.sql), migrate(client.sql), migrate(owner.sql)])
+      const applied = results.flatMap((r) => r.applied)
+      expect(applied.length).toBeGreaterThan(0)
+      expect(applied.sort()).toEqual([...new Set(applied)].sort())
+      const again = await migrate(client.sql)
+      expect(again.applied).toEqual([])
+    } finally {
+      await client.close()
+      await owner.close()
+    }
+  }
+}, 60_000)

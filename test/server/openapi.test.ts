@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'bun:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { operations } from '../../server/src/routes/index.ts'
+import { call } from '../harness.ts'
+
+describe('GET /api/v1/openapi.json', () => {
+  test('is an OpenAPI 3.1 document, info.version "1", valid for an independent validator, without a token', async () => {
+    const r = await call('GET', '/api/v1/openapi.json')
+    expect(r.status).toBe(200)
+    expect(r.body.openapi).toMatch(/^3\.1\./)
+    expect(r.body.info.version).toBe('1')
+    const validator = new Validator()
+    const result = await validator.validate(r.body)
+    if (!result.valid) throw new Error(`invalid OpenAPI: ${JSON.stringify(result.errors).slice(0, 2000)}`)
+  })
+
+  test('describes exactly the operations the server serves, each with an operationId and named response schemas', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
+    const documented: string[] = []
+    for (const [path, methods] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(methods)) {
+        documented.push(`${method.toUpperCase()} ${path} ${op.operationId}`)
+        expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/)
+        const ok = op.responses['200'] ?? op.responses['201']
+        const schema = ok.content['application/json'].schema
+        const refs = JSON.stringify(schema).match(/#\/components\/schemas\/\w+/g) ?? []
+        expect(refs.length).toBeGreaterThan(0)
+        for (const ref of refs) expect(doc.components.schemas[ref.split('/').pop()!]).toBeDefined()
+      }
+    }
+    const served = operations.map((op) => `${op.method} /api/v1${op.path} ${op.operationId}`)
+    expect(documented.sort()).toEqual(served.sort())
+    for (const name of ['Mission', 'Decision', 'Experiment', 'CreateExperimentRequest', 'Error']) {
+      expect(doc.components.schemas[name]).toBeDefined()
+    }
+    // every workspace-token operation names its scope; writes take an Idempotency-Key
+    expect(doc.paths['/api/v1/missions'].get.security).toEqual([{ WorkspaceToken: ['read:growth'] }])
+    expect(doc.paths['/api/v1/experiments'].post.security).toEqual([{ WorkspaceToken: ['write:experiments'] }])
+    expect(doc.paths['/api/v1/experiments'].post.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' })
+  })
+
+  test('every field of the response models is described by a type', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
+    const mission = doc.components.schemas.Mission
+    expect(Object.keys(mission.properties).sort()).toEqual(
+      ['automations', 'createdAt', 'dueAt', 'id', 'metric', 'name', 'objective', 'progress', 'startedAt', 'status'].sort(),
+    )
+    expect(doc.components.schemas.CreateExperimentRequest.additionalProperties).toBe(false)
+    expect(doc.components.schemas.CreateExperimentRequest.properties.hypothesis.minLength).toBe(10)
+  })
+})
+
+describe('GET /api/v1', () => {
+  test('the live list of endpoints, without a token and without workspace data', async () => {
+    const r = await call('GET', '/api/v1')
+    expect(r.status).toBe(200)
+    expect(r.body.data.version).toBe('1')
+    expect(r.body.data.openapi).toBe('/api/v1/openapi.json')
+    const listed = r.body.data.endpoints.map((e: any) => `${e.method} ${e.path}`)
+    expect(listed.sort()).toEqual(operations.map((op) => `${op.method} /api/v1${op.path}`).sort())
+    const missions = r.body.data.endpoints.find((e: any) => e.operationId === 'listMissions')
+    expect(missions).toEqual({ method: 'GET', path: '/api/v1/missions', operationId: 'listMissions', summary: 'List missions', auth: 'workspace', scope: 'read:growth' })
+    expect(r.text).not.toMatch(/ws_[0-9a-z]{26}/)
+  })
+})
