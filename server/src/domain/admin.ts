@@ -30,7 +30,7 @@ export function parseScopes(input: string | undefined): string[] {
 
 export async function createToken(
   sql: Sql,
-  opts: { workspaceId: string; test?: boolean; scopes?: string; expiresAt?: string },
+  opts: { workspaceId: string; test?: boolean; scopes?: string; expiresAt?: string; /** tests only */ allowPast?: boolean },
 ) {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
   const scopes = parseScopes(opts.scopes)
@@ -39,6 +39,9 @@ export async function createToken(
     expiresAt = new Date(opts.expiresAt)
     if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(opts.expiresAt)) {
       throw new AdminError(`--expires-at must be an ISO 8601 time, e.g. 2027-01-31T00:00:00Z (got ${opts.expiresAt}).`)
+    }
+    if (expiresAt.getTime() <= Date.now() && !opts.allowPast) {
+      throw new AdminError(`--expires-at ${opts.expiresAt} is in the past; a token must expire in the future.`)
     }
   }
   const mode = opts.test ? 'test' : 'live'
@@ -83,13 +86,14 @@ export async function createAgent(
     )
   }
   const id = newId('agent')
+  const credentialId = newId('credential')
   const minted = mintToken('agent', opts.workspaceId)
   await sql.begin(async (tx) => {
     await store.insertAgent(tx, { workspaceId: opts.workspaceId, id, name, owner: opts.owner ?? 'workspace', description: opts.description, ceilings: opts.ceilings })
     await store.insertPermissions(tx, opts.workspaceId, id, pairs)
     await store.insertCredential(tx, {
       workspaceId: opts.workspaceId,
-      id: newId('credential'),
+      id: credentialId,
       kind: 'agent',
       agentId: id,
       hash: minted.hash,
@@ -98,7 +102,7 @@ export async function createAgent(
       expiresAt: null,
     })
   })
-  return { id, name, credential: minted.token }
+  return { id, name, credential: minted.token, credentialId }
 }
 
 export async function setAgentsStopped(sql: Sql, opts: { workspaceId: string; stopped: boolean; reason?: string; actor?: string }) {

@@ -145,8 +145,12 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
       if (closed) return
       closed = true
       await sql.end({ timeout: 5 })
+      // Other processes (the CLI) may be mid-command through our socket: stop accepting new
+      // connections and give the open ones time to finish before the database goes away.
+      const closing = new Promise<void>((res) => server.close(() => res()))
+      for (let waited = 0; handlers.size > 0 && waited < 15_000; waited += 50) await Bun.sleep(50)
       for (const h of handlers) h.detach(true)
-      await new Promise<void>((res) => server.close(() => res()))
+      await closing
       await db.close()
       rmSync(path, { force: true })
       rmSync(lock, { force: true })

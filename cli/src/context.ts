@@ -1,0 +1,103 @@
+import { userInfo } from 'node:os'
+import { loadConfig, migrate, openDatabase, type Database, type MigrationResult, type Sql } from './core.ts'
+import { CliError } from './errors.ts'
+import { createOutput, type Output } from './output.ts'
+
+export type Context = {
+  sql: Sql
+  db: Database
+  out: Output
+  /** What the migration done before the command applied (usually nothing). */
+  migration: MigrationResult
+  /** Which database this is, for people: "embedded database in /path", "PostgreSQL at host/db". */
+  where: string
+}
+
+export type CommonOptions = { json?: boolean }
+
+/**
+ * Run one operator command against the database: open it the way the server does (DATABASE_URL, or
+ * the embedded database in DATA_DIR, through the running server's socket if it owns it), bring the
+ * schema up to date, run the command, and always close the database.
+ */
+export async function withDatabase(
+  opts: CommonOptions,
+  command: (ctx: Context) => Promise<void>,
+  settings: { reportMigration?: boolean } = { reportMigration: true },
+): Promise<void> {
+  const out = createOutput({ json: opts.json })
+  let config: ReturnType<typeof loadConfig>
+  try {
+    // Only the settings the CLI uses: a bad PORT or LOG_LEVEL meant for the server must not stop it.
+    config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR })
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 })
+  const where = describeDatabase(db, config.databaseUrl, config.dataDir)
+  let failed = false
+  try {
+    if (db.freshEmbedded) out.note(`Created a new embedded database in ${config.dataDir} (set DATA_DIR or DATABASE_URL to use another).`)
+    const migration = await migrate(db.sql)
+    if (settings.reportMigration !== false && migration.applied.length) {
+      out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
+    }
+    await command({ sql: db.sql, db, out, migration, where })
+  } catch (err) {
+    failed = true
+    throw explainLostOwner(err, db, config.dataDir)
+  } finally {
+    try {
+      await db.close()
+    } catch (err) {
+      // A failure to close must not hide the command's own error.
+      if (!failed) throw err
+    }
+  }
+}
+
+export function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir: string): string {
+  if (db.kind === 'server' && databaseUrl) {
+    try {
+      const u = new URL(databaseUrl)
+      return `PostgreSQL database at ${u.host}${u.pathname}`
+    } catch {
+      return 'PostgreSQL database at DATABASE_URL'
+    }
+  }
+  if (db.kind === 'embedded-client') return `embedded database in ${dataDir} (through the running server)`
+  return `embedded database in ${dataDir}`
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** Who is acting, for the records the domain keeps (e.g. the kill-switch log): `operator:<login>`. */
+export function operatorActor(): string {
+  let login = process.env.USER || process.env.LOGNAME || process.env.USERNAME
+  if (!login) {
+    try {
+      login = userInfo().username
+    } catch {
+      login = 'unknown'
+    }
+  }
+  return `operator:${login}`
+}
+
+/**
+ * Another process owned the embedded database and we were its client: if that process (the server,
+ * or another growth command run at the same moment) exits, our connection is cut mid-command. Say so
+ * plainly instead of a bare socket error. It stays an unexpected failure (exit 2).
+ */
+function explainLostOwner(err: unknown, db: Database, dataDir: string): unknown {
+  const code = (err as { code?: string } | null)?.code
+  if (db.kind !== 'embedded-client' || !code || !['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNREFUSED', 'ECONNRESET', 'ENOENT'].includes(code)) {
+    return err
+  }
+  return new Error(
+    `lost the connection to the embedded database in ${dataDir}: the process that owned it (the server, or another growth command) exited during this command. ` +
+      'Check whether the command took effect, then run it again.',
+  )
+}

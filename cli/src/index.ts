@@ -1,0 +1,64 @@
+import { Command } from 'commander'
+import pkg from '../../package.json'
+import { registerAgentCreate } from './commands/admin/agent/create.ts'
+import { registerAgentsResume } from './commands/admin/agents/resume.ts'
+import { registerAgentsStop } from './commands/admin/agents/stop.ts'
+import { registerDemo } from './commands/admin/demo.ts'
+import { registerMigrate } from './commands/admin/migrate.ts'
+import { registerTokenCreate } from './commands/admin/token/create.ts'
+import { registerTokenRevoke } from './commands/admin/token/revoke.ts'
+import { registerWorkspaceCreate } from './commands/admin/workspace/create.ts'
+import { handleError } from './errors.ts'
+import { flush, writeErr, writeOut } from './output.ts'
+
+/** The whole command tree, in one place. Each verb lives in its own file under commands/. */
+export function buildProgram(): Command {
+  const program = new Command('growth')
+    .description('Operator commands of the Growth Automation Service. They act on the database directly (DATABASE_URL, or the embedded database in DATA_DIR), whether or not the server is running.')
+    .version(pkg.version, '-v, --version')
+    // Settings inherited by every command created below with .command():
+    .exitOverride()
+    .configureOutput({ writeOut, writeErr })
+    .showHelpAfterError('(add --help for usage)')
+    .showSuggestionAfterError(true)
+
+  const admin = program.command('admin').description('issue credentials, register agents, manage the database')
+  registerMigrate(admin)
+  registerDemo(admin)
+
+  const workspace = admin.command('workspace').description('workspaces')
+  registerWorkspaceCreate(workspace)
+
+  const token = admin.command('token').description('API tokens of workspaces')
+  registerTokenCreate(token)
+  registerTokenRevoke(token)
+
+  const agent = admin.command('agent').description('agents and their credentials')
+  registerAgentCreate(agent)
+
+  const agents = admin.command('agents').description('all the agents of a workspace at once (the kill switch)')
+  registerAgentsStop(agents)
+  registerAgentsResume(agents)
+
+  return program
+}
+
+/** Run the CLI and exit with its code: 0 done, 1 refused (usage or operator error), 2 unexpected failure. */
+export async function main(argv: string[] = process.argv): Promise<never> {
+  const program = buildProgram()
+  let code = 0
+  if (argv.length <= 2) {
+    program.outputHelp()
+  } else {
+    try {
+      await program.parseAsync(argv)
+    } catch (err) {
+      code = handleError(err)
+    }
+  }
+  await flush()
+  // Exit now: an embedded database handle (PGlite) could keep the process alive after closing.
+  process.exit(code)
+}
+
+if (import.meta.main) await main()

@@ -1,0 +1,108 @@
+/**
+ * The CLI's one output writer.
+ * - For people: readable lines and tables on stdout; notes and warnings on stderr.
+ * - With --json: exactly one JSON object on stdout and nothing else (stderr stays quiet too, except
+ *   for errors), so `growth ... --json | jq` always works.
+ * - Errors: `error: <message>` on stderr, stdout untouched.
+ */
+
+export type Human = string | string[]
+
+export type Output = {
+  readonly json: boolean
+  /** The command's result: `data` as JSON with --json, otherwise the human rendering. Once per command. */
+  result(data: object, human: () => Human): void
+  /** A message for a person (progress, hints, warnings): stderr, and only without --json. */
+  note(message: string): void
+}
+
+export function createOutput(opts: { json?: boolean } = {}): Output {
+  const json = Boolean(opts.json)
+  let printed = false
+  return {
+    json,
+    result(data, human) {
+      if (printed) throw new Error('output.result() called twice: a command prints exactly one result')
+      printed = true
+      if (json) {
+        writeOut(`${JSON.stringify(data, null, 2)}\n`)
+      } else {
+        const text = human()
+        const lines = Array.isArray(text) ? text : [text]
+        writeOut(lines.map((l) => `${l}\n`).join(''))
+      }
+    },
+    note(message) {
+      if (!json) writeErr(`${message}\n`)
+    },
+  }
+}
+
+export function writeOut(text: string) {
+  process.stdout.write(text)
+}
+
+export function writeErr(text: string) {
+  process.stderr.write(text)
+}
+
+/** The one format of errors, whatever the mode: a line on stderr. */
+export function printError(message: string) {
+  writeErr(`error: ${message}\n`)
+}
+
+/** Wait until everything written to stdout and stderr has been handed to the OS (before process.exit). */
+export async function flush(): Promise<void> {
+  await Promise.all(
+    [process.stdout, process.stderr].map(
+      (stream) => new Promise<void>((resolve) => void stream.write('', () => resolve())),
+    ),
+  )
+}
+
+/** Rows of cells as aligned columns, two spaces apart, each line prefixed with `indent`. */
+export function table(rows: string[][], indent = '  '): string[] {
+  const widths: number[] = []
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+}
+
+/** Any JSON-like value as readable, indented lines (`key: value`), for data with no fixed shape. */
+export function describe(value: unknown, indent = '  '): string[] {
+  if (value === null || typeof value !== 'object') return [`${indent}${scalar(value)}`]
+  if (Array.isArray(value)) {
+    if (!value.length) return [`${indent}(none)`]
+    return value.flatMap((item) =>
+      item !== null && typeof item === 'object' && !Array.isArray(item)
+        ? [`${indent}- ${inline(item as Record<string, unknown>)}`]
+        : [`${indent}- ${scalar(item)}`],
+    )
+  }
+  const lines: string[] = []
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
+      const simpleArray = Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')
+      if (simpleArray) lines.push(`${indent}${key}: ${(v as unknown[]).length ? (v as unknown[]).map(scalar).join(', ') : '(none)'}`)
+      else lines.push(`${indent}${key}:`, ...describe(v, `${indent}  `))
+    } else {
+      lines.push(`${indent}${key}: ${scalar(v)}`)
+    }
+  }
+  return lines.length ? lines : [`${indent}(none)`]
+}
+
+function inline(obj: Record<string, unknown>): string {
+  return Object.entries(obj)
+    .map(([k, v]) => `${k}=${v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : scalar(v)}`)
+    .join('  ')
+}
+
+function scalar(v: unknown): string {
+  if (v instanceof Date) return v.toISOString()
+  if (typeof v === 'string') return v
+  if (v === undefined) return '-'
+  return JSON.stringify(v)
+}
+
+/** The --json flag every command takes: `cmd.option(...JSON_FLAG)`. */
+export const JSON_FLAG = ['--json', 'print the result as one JSON object on stdout, and nothing else'] as const
