@@ -1,0 +1,80 @@
+import { expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dir, '../..')
+
+/** Start `bun server/src/main.ts` (what npm start runs) and wait for its banner. */
+async function start(env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, 'server/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const reader = proc.stdout.getReader()
+  let out = ''
+  const deadline = Date.now() + 25_000
+  // The banner is one write: the reference line, then the demo credentials when there are any.
+  const complete = () => out.includes('reference:') && (!out.includes('Demo workspace') || out.includes('curl -s'))
+  while (!complete()) {
+    if (Date.now() > deadline) throw new Error(`no banner: ${out}`)
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`exited early: ${out} ${await new Response(proc.stderr).text()}`)
+    out += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  const base = /listening on (\S+)/.exec(out)![1]!
+  return { proc, out, base }
+}
+
+async function stop(proc: ReturnType<typeof Bun.spawn>) {
+  proc.kill('SIGTERM')
+  return proc.exited
+}
+
+test.skipIf(Boolean(process.env.DATABASE_URL))(
+  'npm start on an empty embedded database seeds a demo workspace, prints working credentials, and stops cleanly on SIGTERM',
+  async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-start-'))
+    try {
+      const first = await start({ DATA_DIR: dataDir })
+      const live = /live token: (\S+)/.exec(first.out)![1]!
+      const test = /test token: (\S+)/.exec(first.out)![1]!
+      expect(first.out).toMatch(/agent Budget Pacer \(agt_\w+\): svc_agt_/)
+      expect(first.out).toContain(`curl -s ${first.base}/missions -H "Authorization: Bearer ${live}"`)
+      const missions = await fetch(`${first.base}/missions`, { headers: { Authorization: `Bearer ${live}` } })
+      expect(missions.status).toBe(200)
+      expect(((await missions.json()) as any).data.length).toBeGreaterThan(0)
+      const decisions = await fetch(`${first.base}/decisions?limit=100`, { headers: { Authorization: `Bearer ${test}` } })
+      const page = (await decisions.json()) as any
+      expect(page.data).toHaveLength(100)
+      expect(page.meta.nextCursor).toBeString()
+      expect(await stop(first.proc)).toBe(0)
+      expect(existsSync(join(dataDir, 'owner.lock'))).toBe(false)
+
+      // The second start seeds nothing new and prints the same credentials again.
+      const second = await start({ DATA_DIR: dataDir })
+      expect(/live token: (\S+)/.exec(second.out)![1]).toBe(live)
+      const again = await fetch(`${second.base}/missions`, { headers: { Authorization: `Bearer ${live}` } })
+      expect(again.status).toBe(200)
+      expect(await stop(second.proc)).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  },
+  60_000,
+)
+
+test.skipIf(!process.env.DATABASE_URL)('with DATABASE_URL the server migrates, seeds nothing and prints no credentials', async () => {
+  const s = await start({})
+  try {
+    expect(s.out).toContain('PostgreSQL server (DATABASE_URL)')
+    expect(s.out).not.toContain('svc_live_')
+    const r = await fetch(`${s.base}/openapi.json`)
+    expect(r.status).toBe(200)
+  } finally {
+    expect(await stop(s.proc)).toBe(0)
+  }
+}, 60_000)
