@@ -116,3 +116,24 @@ describe('failed authentication is throttled per client address', () => {
     }
   })
 })
+
+describe('calls without a credential are limited per client address', () => {
+  test('the public endpoints answer 429 past the anonymous limit', async () => {
+    const { db } = await getHarness()
+    const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' })
+    const server = await startServer(config, { db, log: createLogger('silent'), anonymous: new MemoryLimiter(2, 3_600_000) })
+    try {
+      const first = await fetch(`${server.url}/api/v1`)
+      expect(first.status).toBe(200)
+      expect(first.headers.get('x-ratelimit-limit')).toBe('2')
+      expect(first.headers.get('x-ratelimit-remaining')).toBe('1')
+      expect((await fetch(`${server.url}/api/v1/openapi.json`)).status).toBe(200)
+      const over = await fetch(`${server.url}/api/v1`)
+      expect(over.status).toBe(429)
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(((await over.json()) as any).error.code).toBe('rate_limited')
+    } finally {
+      await server.stop()
+    }
+  })
+})

@@ -190,9 +190,12 @@ export function createPipeline(deps: PipelineDeps) {
       let answer: Answer
       try {
         if (op.auth.kind === 'public') {
-          Object.assign(headers, rateHeaders(anonymous.hit(address)))
-          const url = new URL(request.url)
-          answer = await read(op as ReadOperation, url, null as never, requestId)
+          const state = anonymous.hit(address)
+          Object.assign(headers, rateHeaders(state))
+          if (isOver(state)) {
+            throw new ApiError('rate_limited', `Rate limit of ${state.limit} requests per hour without a credential reached for this address; retry after ${headers['Retry-After']} seconds.`)
+          }
+          answer = await read(op as ReadOperation, new URL(request.url), null as never, requestId)
         } else {
           const { caller, error } = await authenticate(op, request, address, headers)
           workspaceId = caller.workspaceId
