@@ -1,11 +1,10 @@
-import postgres from 'postgres'
 import { createApp } from './app.ts'
 import type { Config } from './config.ts'
 import { CallCounter } from './http/call-counter.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
 import { createLogger, type Logger } from './log.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
-import { openDatabase, type Database, type Sql } from './store/db.ts'
+import { openDatabase, openPool, type Database, type Sql } from './store/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/migrate.ts'
 
@@ -36,11 +35,11 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // for WAL flushes: losing the last few counts in a crash is acceptable, a slower hot path is not.
   const counterSql: Sql =
     db.kind === 'server'
-      ? (postgres(config.databaseUrl!, {
+      ? openPool(config.databaseUrl!, {
           max: Math.max(2, Math.ceil(config.poolMax / 2)),
-          onnotice: () => {},
-          connection: { synchronous_commit: 'off', application_name: 'growth-service-counters' },
-        }) as unknown as Sql)
+          synchronousCommit: false,
+          name: 'growth-service-counters',
+        })
       : db.sql
   const counter = new CallCounter(counterSql, config.callCountFlushMs)
   counter.start()

@@ -28,6 +28,7 @@ import { newId } from '../../server/src/ids.ts'
 import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import { createLogger } from '../../server/src/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
+import { selectMissions } from '../../server/src/store/growth.ts'
 
 const ROUTE = '/api/v1/missions'
 const POOL_MAX = 10
@@ -186,7 +187,7 @@ async function main(): Promise<number> {
   }
   await benchSql`ANALYZE`
 
-  // 3. The bare handler: the same query as selectMissions, its own pool of the same size.
+  // 3. The bare handler: the same query (the store's selectMissions), its own pool of the same size.
   bareSql = postgres(benchUrl, { ...quiet, max: POOL_MAX, idle_timeout: 30, connection: { application_name: 'growth-bench-bare' } })
   const bareDb = bareSql
   const workspaceId = ws.id
@@ -194,16 +195,7 @@ async function main(): Promise<number> {
     hostname: '127.0.0.1',
     port: 0,
     fetch: async () => {
-      const rows = await bareDb`
-        SELECT m.id, m.name, m.objective, m.status, m.metric_name, m.metric_unit,
-               m.baseline_value::float8 AS baseline_value, m.current_value::float8 AS current_value,
-               m.target_value::float8 AS target_value, m.measured_at, m.started_at, m.due_at, m.created_at,
-               COALESCE((SELECT json_agg(json_build_object('id', a.id, 'name', a.name, 'kind', a.kind, 'status', a.status)
-                                         ORDER BY a.created_at, a.id)
-                         FROM automations a WHERE a.workspace_id = m.workspace_id AND a.mission_id = m.id), '[]') AS automations
-        FROM missions m
-        WHERE m.workspace_id = ${workspaceId}
-        ORDER BY m.created_at DESC, m.id DESC`
+      const rows = await selectMissions(bareDb as never, workspaceId)
       return Response.json({ data: rows })
     },
   })

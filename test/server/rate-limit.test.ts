@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/log.ts'
 import { startServer } from '../../server/src/server.ts'
+import { createToken, revokeToken } from '../../server/src/domain/admin.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 
 describe('rate limits', () => {
@@ -66,5 +67,24 @@ describe('rate limits', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => call('GET', '/api/v1/missions', { token: ws.live })))
     const remaining = answers.map((a) => Number(a.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)
     expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => 580 + i))
+  })
+
+  test('concurrent requests of several tokens, one revoked, are each counted once against their own token', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const revoked = await createToken(sql, { workspaceId: ws.id })
+    await revokeToken(sql, revoked.id)
+    const tokens = [ws.live, ws.test, revoked.token]
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => call('GET', '/api/v1/missions', { token: tokens[i % 3] }).then((a) => ({ a, token: tokens[i % 3] }))),
+    )
+    for (const token of [ws.live, ws.test]) {
+      const mine = answers.filter((x) => x.token === token)
+      expect(mine.every((x) => x.a.status === 200)).toBe(true)
+      expect(mine.map((x) => Number(x.a.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 10 }, (_, i) => 590 + i),
+      )
+    }
+    for (const x of answers.filter((x) => x.token === revoked.token)) expectError(x.a, 401, 'unauthorized')
   })
 })

@@ -17,8 +17,17 @@ export function mintToken(kind: TokenKind, workspaceId: string) {
   return { token, hash: hashToken(token), hint: token.slice(-4) }
 }
 
+const recentHashes = new Map<string, string>()
+
+/** SHA-256 of the token, hex. Recent results are kept (bounded) so a busy token is hashed once. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
+  let hash = recentHashes.get(token)
+  if (hash === undefined) {
+    hash = createHash('sha256').update(token).digest('hex')
+    if (recentHashes.size >= 10_000) recentHashes.clear()
+    recentHashes.set(token, hash)
+  }
+  return hash
 }
 
 export function parseToken(token: string): { kind: TokenKind; workspaceId: string } | null {

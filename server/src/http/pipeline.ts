@@ -3,12 +3,12 @@ import { hashToken, parseToken } from '../domain/tokens.ts'
 import { ApiError, errorBody, UNAUTHORIZED_MESSAGE } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Caller, Operation, ReadOperation, WriteOperation } from '../routes/operation.ts'
-import { authenticateAndCount } from '../store/credentials.ts'
 import type { Sql, Tx } from '../store/db.ts'
 import { findAnswer, saveAnswer, tryLockKey } from '../store/idempotency.ts'
 import { canonicalJson, readJsonObject } from './body.ts'
 import type { CallCounter } from './call-counter.ts'
-import { isOver, LIMITS, MemoryLimiter, rateHeaders, type RateState, WINDOW_MS, windowStart } from './rate-limit.ts'
+import { CredentialChecker } from './credential-check.ts'
+import { isOver, LIMITS, MemoryLimiter, rateHeaders, type RateState, WINDOW_MS } from './rate-limit.ts'
 import { parseBody, parseQuery } from './validate.ts'
 import type { Logger } from '../log.ts'
 
@@ -39,6 +39,7 @@ export function createPipeline(deps: PipelineDeps) {
   const anonymous = deps.anonymous ?? new MemoryLimiter(1200, WINDOW_MS)
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
   const ttlHours = deps.idempotencyTtlHours ?? 24
+  const credentials = new CredentialChecker(deps.counterSql, 1)
 
   function finish(answer: Answer, headers: Record<string, string>): Response {
     return new Response(answer.body, {
@@ -75,10 +76,9 @@ export function createPipeline(deps: PipelineDeps) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
     const parsed = match ? parseToken(match[1]!) : null
     if (!parsed) return refuse()
-    const now = Date.now()
-    const start = windowStart(now)
-    const row = await authenticateAndCount(deps.counterSql, parsed.workspaceId, hashToken(match![1]!), new Date(start))
-    if (!row) return refuse()
+    const checked = await credentials.check(parsed.workspaceId, hashToken(match![1]!))
+    if (!checked) return refuse()
+    const { row } = checked
 
     const caller: Caller = {
       workspaceId: parsed.workspaceId,
@@ -91,10 +91,10 @@ export function createPipeline(deps: PipelineDeps) {
     if (caller.mode === 'test') headers['X-Service-Mode'] = 'test'
     const state: RateState = {
       limit: caller.mode === 'agent' ? LIMITS.agent : LIMITS.workspace,
-      used: row.used,
-      resetAt: start + WINDOW_MS,
+      used: checked.used,
+      resetAt: checked.windowStart + WINDOW_MS,
     }
-    Object.assign(headers, rateHeaders(state, now))
+    Object.assign(headers, rateHeaders(state))
     const result = { caller, error: undefined as ApiError | undefined }
     if (isOver(state)) {
       result.error = new ApiError(

@@ -1,42 +1,49 @@
 import type { Sql } from './db.ts'
 
 export type AuthenticatedRow = {
+  workspace_id: string
+  token_hash: string
   id: string
   kind: 'live' | 'test' | 'agent'
   agent_id: string | null
   scopes: string[]
   secret_key: string
   api_access: boolean
+  /** The credential's count in this window after this statement's increments. */
   used: number
 }
 
 /**
- * One round trip for the hot path: find a live credential by (workspace, hash), join its
- * workspace's plan, and count this request in the credential's rate-limit window, all in one
- * statement. Returns nothing when the credential is unknown, revoked or expired.
+ * One statement for a batch of requests: find each live credential by (workspace, hash), join its
+ * workspace's plan, and add `n` (the requests presenting it in this batch) to its rate-limit
+ * window. Counter rows are upserted in a fixed order, so two processes' batches never deadlock.
+ * Unknown, revoked and expired credentials are simply absent from the result.
  */
 export async function authenticateAndCount(
   sql: Sql,
-  workspaceId: string,
-  tokenHash: string,
+  items: { workspaceId: string; tokenHash: string; n: number }[],
   windowStart: Date,
-): Promise<AuthenticatedRow | undefined> {
-  const rows = await sql<AuthenticatedRow[]>`
-    WITH cred AS (
-      SELECT c.id, c.kind, c.agent_id, c.scopes, w.secret_key, p.api_access
-      FROM credentials c
+): Promise<AuthenticatedRow[]> {
+  return sql<AuthenticatedRow[]>`
+    WITH req AS (
+      SELECT * FROM unnest(${items.map((i) => i.workspaceId)}::text[], ${items.map((i) => i.tokenHash)}::text[],
+                           ${items.map((i) => i.n)}::int[]) AS r(workspace_id, token_hash, n)
+    ), cred AS (
+      SELECT c.workspace_id, c.token_hash, r.n, c.id, c.kind, c.agent_id, c.scopes, w.secret_key, p.api_access
+      FROM req r
+      JOIN credentials c ON c.workspace_id = r.workspace_id AND c.token_hash = r.token_hash
       JOIN workspaces w ON w.workspace_id = c.workspace_id
       JOIN plans p ON p.plan = w.plan
-      WHERE c.workspace_id = ${workspaceId} AND c.token_hash = ${tokenHash}
-        AND c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > now())
+      WHERE c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > now())
     ), counted AS (
-      INSERT INTO rate_limit_counters AS r (workspace_id, credential_id, window_start, count)
-      SELECT ${workspaceId}, cred.id, ${windowStart}, 1 FROM cred
-      ON CONFLICT (workspace_id, credential_id, window_start) DO UPDATE SET count = r.count + 1
-      RETURNING r.count
+      INSERT INTO rate_limit_counters AS rc (workspace_id, credential_id, window_start, count)
+      SELECT workspace_id, id, ${windowStart}, n FROM cred ORDER BY workspace_id, id
+      ON CONFLICT (workspace_id, credential_id, window_start) DO UPDATE SET count = rc.count + excluded.count
+      RETURNING rc.workspace_id, rc.credential_id, rc.count
     )
-    SELECT cred.*, (SELECT count FROM counted) AS used FROM cred`
-  return rows[0]
+    SELECT cred.workspace_id, cred.token_hash, cred.id, cred.kind, cred.agent_id, cred.scopes, cred.secret_key,
+           cred.api_access, counted.count AS used
+    FROM cred JOIN counted ON counted.workspace_id = cred.workspace_id AND counted.credential_id = cred.id`
 }
 
 /** Drop rate-limit windows that ended more than an hour ago. */

@@ -42,15 +42,26 @@ const common: postgres.Options<Record<string, postgres.PostgresType>> = {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const sql = postgres(opts.databaseUrl, {
-      ...common,
-      max: opts.poolMax ?? 10,
-      idle_timeout: 30,
-      connection: { application_name: 'growth-service' },
-    }) as unknown as Sql
+    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10 })
     return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
   }
   return openEmbedded(opts.dataDir)
+}
+
+/**
+ * A postgres.js pool on a PostgreSQL server, with the shared type and transform options.
+ * `synchronousCommit: false` makes the pool's commits not wait for the WAL flush (counters only).
+ */
+export function openPool(url: string, opts: { max: number; synchronousCommit?: boolean; name?: string }): Sql {
+  return postgres(url, {
+    ...common,
+    max: opts.max,
+    idle_timeout: 30,
+    connection: {
+      application_name: opts.name ?? 'growth-service',
+      ...(opts.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
+    },
+  }) as unknown as Sql
 }
 
 function socketPath(dataDir: string) {
