@@ -51,10 +51,3 @@ export function newId(kind: IdKind, at?: Date | number): string {
   const body = at === undefined ? nextUlid() : ulid(typeof at === 'number' ? at : at.getTime())
   return `${ID_PREFIXES[kind]}_${body.toLowerCase()}`
 }
-
-const ID_SHAPE = /^[a-z]+_[0-9a-z]{26}$/
-
-/** True when `value` has the shape of an id of `kind` (it may still not exist). */
-export function looksLikeId(kind: IdKind, value: string): boolean {
-  return value.startsWith(`${ID_PREFIXES[kind]}_`) && ID_SHAPE.test(value)
-}

@@ -121,4 +121,18 @@ describe('bad input', () => {
     }
     expectError(await call('GET', '/api/v1/missions?status=active', { token: ws.live }), 400, 'invalid_parameter', 'status')
   })
+
+  test('a NUL character in any body string or query parameter is a 400 naming the field, never a 500', async () => {
+    const ws = await makeWorkspace()
+    const abt = await insertAbTest(ws.id, 'running')
+    const body = { hypothesis: 'Naming the roast \u0000 lifts opens.', kind: 'email_ab_test', subjectId: abt, expectation: 'a_better' }
+    expectError(await call('POST', '/api/v1/experiments', { token: ws.live, body }), 400, 'invalid_request', 'hypothesis')
+    expectError(
+      await call('POST', '/api/v1/experiments', { token: ws.live, body: { ...body, hypothesis: 'Naming the roast lifts opens.', subjectId: 'abt_\u0000' } }),
+      400,
+      'invalid_request',
+      'subjectId',
+    )
+    expectError(await call('GET', '/api/v1/decisions?cursor=%00', { token: ws.live }), 400, 'invalid_parameter', 'cursor')
+  })
 })

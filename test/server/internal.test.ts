@@ -6,6 +6,9 @@ import { startServer } from '../../server/src/server.ts'
 import { openDatabase } from '../../server/src/store/db.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
 import { ApiError } from '../../server/src/errors.ts'
+import { z } from 'zod'
+import { createPipeline } from '../../server/src/http/pipeline.ts'
+import { defineRead } from '../../server/src/routes/operation.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { insertAbTest } from '../fixtures.ts'
 
@@ -63,4 +66,32 @@ test('a cursor issued for another list is refused', () => {
 test('query parameters on a write are refused too', async () => {
   const ws = await makeWorkspace()
   expectError(await call('POST', '/api/v1/experiments?dryRun=1', { token: ws.live, body: {} }), 400, 'invalid_parameter', 'dryRun')
+})
+
+test('an agent-only operation refuses a workspace token (403) and answers an agent credential within its 1200 limit', async () => {
+  const ws = await makeWorkspace()
+  const { sql, server } = await getHarness()
+  // No agent endpoint exists yet (the gateway is a later issue): a probe operation through the real pipeline.
+  const probe = defineRead({
+    method: 'GET',
+    path: '/agent/probe',
+    operationId: 'probeAgent',
+    summary: 'probe',
+    tag: 'Test',
+    auth: { kind: 'agent' },
+    response: { model: { name: 'Probe', schema: z.object({ agentId: z.string().nullable() }) }, shape: 'item' },
+    handler: async ({ caller }) => ({ agentId: caller.agentId }),
+  })
+  const pipeline = createPipeline({ sql, counterSql: sql, counter: server.counter, log: createLogger('silent') })
+  const ask = (token: string) =>
+    pipeline.handle(probe, new Request('http://localhost/api/v1/agent/probe', { headers: { Authorization: `Bearer ${token}` } }), '127.0.0.1')
+  const refused = await ask(ws.live)
+  expect(refused.status).toBe(403)
+  const body = (await refused.json()) as any
+  expect(body.error.code).toBe('forbidden')
+  expect(body.error.message).toContain('agent credential')
+  const allowed = await ask(ws.agent.credential)
+  expect(allowed.status).toBe(200)
+  expect(await allowed.json()).toEqual({ data: { agentId: ws.agent.id } })
+  expect(allowed.headers.get('x-ratelimit-limit')).toBe('1200')
 })

@@ -105,11 +105,12 @@ export async function createAgent(
   return { id, name, credential: minted.token, credentialId }
 }
 
-export async function setAgentsStopped(sql: Sql, opts: { workspaceId: string; stopped: boolean; reason?: string; actor?: string }) {
+/** `actor` says who flipped the switch, for the record (e.g. operator:maya). */
+export async function setAgentsStopped(sql: Sql, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string }) {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
   const reason = opts.reason?.trim() || null
   if (opts.stopped && !reason) throw new AdminError('--reason is required to stop the agents: say why, for the record.')
-  const actor = opts.actor ?? `operator:${process.env.USER ?? 'unknown'}`
-  await sql.begin((tx) => store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, actor, reason))
-  return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor }
+  if (!opts.actor.trim()) throw new AdminError('The actor of a stop or resume must be named.')
+  await sql.begin((tx) => store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, opts.actor, reason))
+  return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor: opts.actor }
 }

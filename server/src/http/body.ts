@@ -22,7 +22,32 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw new ApiError('invalid_body', 'The request body is not valid JSON.')
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw notAnObject()
+  const nul = pathWithNul(value, '')
+  if (nul !== undefined) throw new ApiError('invalid_request', `${nul || 'A field name'} contains a NUL character (\\u0000), which text may not hold.`)
   return value as Record<string, unknown>
+}
+
+/**
+ * The path of the first string (value or key) holding U+0000, which PostgreSQL text cannot store.
+ * Refused here, once for every body, rather than failing in the database.
+ */
+export function pathWithNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = pathWithNul(value[i], `${path}[${i}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return path
+      const found = pathWithNul(v, path ? `${path}.${k}` : k)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
 }
 
 function tooLarge() {

@@ -238,8 +238,6 @@ export function createPipeline(deps: PipelineDeps) {
   }
 }
 
-export type Pipeline = ReturnType<typeof createPipeline>
-
 /** `{ data }`, or `{ data, meta }` only when meta has something to say. */
 function envelope(shape: 'item' | 'list' | 'page' | 'raw', result: unknown): string {
   if (shape === 'raw') return JSON.stringify(result)

@@ -39,6 +39,9 @@ export function parseQuery<S extends z.ZodType>(schema: S | undefined, url: URL)
   const raw: Record<string, string> = {}
   for (const [key, value] of url.searchParams) {
     if (key in raw) throw new ApiError('invalid_parameter', `Query parameter ${key} is given more than once.`)
+    if (key.includes('\u0000') || value.includes('\u0000')) {
+      throw new ApiError('invalid_parameter', `Query parameter ${key.replaceAll('\u0000', '')} contains a NUL character (%00).`)
+    }
     raw[key] = value
   }
   if (!schema) {

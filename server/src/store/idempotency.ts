@@ -1,4 +1,4 @@
-import type { Tx } from './db.ts'
+import type { Sql, Tx } from './db.ts'
 
 export type StoredAnswer = { requestHash: string; status: number; body: string }
 
@@ -39,7 +39,7 @@ export async function saveAnswer(
       WHERE k.expires_at <= now()`
 }
 
-export async function purgeExpiredKeys(sql: { unsafe: Tx['unsafe'] } | Tx): Promise<number> {
-  const r = await (sql as Tx)`DELETE FROM idempotency_keys WHERE expires_at <= now()`
+export async function purgeExpiredKeys(sql: Sql): Promise<number> {
+  const r = await sql`DELETE FROM idempotency_keys WHERE expires_at <= now()`
   return r.count
 }
