@@ -50,3 +50,14 @@ export const limitParam = (defaultValue: number) =>
 /** An id of the given prefix, e.g. `msn`: a malformed one is refused before any lookup. */
 export const idOf = (prefix: string, what: string) =>
   z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), { message: `must be ${what} id (${prefix}_...)` })
+
+/** Money (CONTRACT: Shapes): an integer in the currency's minor unit and an ISO 4217 code. */
+export const Money = z
+  .object({
+    amountMinor: z.number().int().describe("Integer amount in the currency's minor unit (cents for USD, yen for JPY)."),
+    currency: z.string().regex(/^[A-Z]{3}$/).describe('ISO 4217 code in capitals.'),
+  })
+  .describe('An amount of money in one currency.')
+
+/** A figure spanning currencies: one entry per currency, ordered by code, never added across them. */
+export const MoneyList = z.array(Money).describe('One entry per currency, ordered by currency code; never converted or added across currencies.')

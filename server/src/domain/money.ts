@@ -1,0 +1,45 @@
+/**
+ * Money (CONTRACT: Shapes): `{ amountMinor, currency }`, an integer in the currency's minor unit and
+ * an ISO 4217 code in capitals. A figure spanning currencies is a list, one entry per currency,
+ * ordered by code. Nothing here adds or converts across currencies.
+ *
+ * Minor-unit exponents come from the runtime's ICU data (JPY 0, USD 2, KWD 3), not a hand-kept table.
+ */
+export type Money = { amountMinor: number; currency: string }
+
+const KNOWN = new Set(Intl.supportedValuesOf('currency'))
+const exponents = new Map<string, number>()
+
+/** Whether `code` is an ISO 4217 currency code the runtime knows, in capitals. */
+export function isCurrency(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && KNOWN.has(code)
+}
+
+/** Digits after the decimal point in the currency's own format (JPY 0, USD 2, KWD 3). */
+export function exponentOf(currency: string): number {
+  let e = exponents.get(currency)
+  if (e === undefined) {
+    e = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2
+    exponents.set(currency, e)
+  }
+  return e
+}
+
+/** For people: "50,000.00 EUR", "90,000 JPY", "1.250 KWD". */
+export function formatMoney(m: Money): string {
+  const e = exponentOf(m.currency)
+  const major = m.amountMinor / 10 ** e
+  return `${major.toLocaleString('en-US', { minimumFractionDigits: e, maximumFractionDigits: e })} ${m.currency}`
+}
+
+/** Order a per-currency list by currency code (the contract's order). */
+export function byCurrency<T extends { currency: string }>(xs: T[]): T[] {
+  return [...xs].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0))
+}
+
+/** Totals per currency: each currency summed on its own, never with another. */
+export function totalsByCurrency(xs: Money[]): Money[] {
+  const sums = new Map<string, number>()
+  for (const m of xs) sums.set(m.currency, (sums.get(m.currency) ?? 0) + m.amountMinor)
+  return byCurrency([...sums].map(([currency, amountMinor]) => ({ amountMinor, currency })))
+}
