@@ -1,0 +1,78 @@
+import { ApiError } from '../errors.ts'
+import type { Sql, Tx } from '../store/db.ts'
+import * as store from '../store/allowances.ts'
+import type { AllowanceName } from '../store/allowances.ts'
+
+/**
+ * Plan allowances (CONTRACT: Allowances and plans). Monthly ones (emails, sms, trackedEvents,
+ * agentRequests) are counted per calendar month in UTC; `contacts` is standing: how many contacts
+ * the workspace may hold. Going over is 402 plan_required naming the allowance and what remains,
+ * never rate_limited.
+ */
+export const MONTHLY_ALLOWANCES = ['emails', 'sms', 'trackedEvents', 'agentRequests'] as const
+export type MonthlyAllowance = (typeof MONTHLY_ALLOWANCES)[number]
+export type { AllowanceName }
+
+/** The UTC calendar month holding `at`: [start, end). */
+export function periodOf(at: Date): { start: Date; end: Date; startDate: string } {
+  const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1))
+  const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1))
+  return { start, end, startDate: start.toISOString().slice(0, 10) }
+}
+
+const count = (n: number) => n.toLocaleString('en-US')
+
+export function overAllowance(name: AllowanceName, limit: number, remaining: number, asked: number, monthly: boolean): ApiError {
+  const left = count(Math.max(0, remaining))
+  const message = monthly
+    ? `The ${name} allowance of the workspace's plan is ${count(limit)} a month; ${left} remain this month and this request needs ${count(asked)}. Upgrade the plan or wait for next month.`
+    : `The ${name} allowance of the workspace's plan is ${count(limit)}; ${left} remain and this request needs ${count(asked)}. Upgrade the plan or remove contacts.`
+  return new ApiError('plan_required', message)
+}
+
+/**
+ * Uses `n` of a monthly allowance inside the caller's transaction, or throws 402 plan_required.
+ * Atomic across processes: the counter only moves if the result stays within the allowance. A
+ * test-mode write rolls the counter back with everything else.
+ */
+export async function consumeMonthly(tx: Tx, workspaceId: string, name: MonthlyAllowance, n = 1, at = new Date()): Promise<void> {
+  const limits = await store.selectAllowanceLimits(tx, workspaceId)
+  const limit = limits[name] ?? 0
+  const period = periodOf(at)
+  const used = await store.incrementUsageWithin(tx, workspaceId, name, period.startDate, n, limit)
+  if (used === undefined) {
+    const now = (await store.selectUsage(tx, workspaceId, period.startDate))[name] ?? 0
+    throw overAllowance(name, limit, limit - now, n, true)
+  }
+}
+
+/**
+ * Checks that the workspace can hold `adding` more contacts, and keeps other writers out until the
+ * transaction ends (so two imports cannot pass the allowance together). Throws 402 otherwise.
+ */
+export async function reserveContacts(tx: Tx, workspaceId: string, adding: number): Promise<void> {
+  await store.lockContactsAllowance(tx, workspaceId)
+  if (adding <= 0) return
+  const limit = (await store.selectAllowanceLimits(tx, workspaceId)).contacts ?? 0
+  const held = await store.countContacts(tx, workspaceId)
+  if (held + adding > limit) throw overAllowance('contacts', limit, limit - held, adding, false)
+}
+
+export type UsageEntry = { name: AllowanceName; limit: number; used: number; remaining: number; periodStart: string | null; periodEnd: string | null }
+
+/** Every allowance as the contract shapes it; the standing contacts allowance has no period. */
+export async function usageOf(sql: Sql, workspaceId: string, at = new Date()): Promise<UsageEntry[]> {
+  const period = periodOf(at)
+  const [limits, used, contacts] = await Promise.all([
+    store.selectAllowanceLimits(sql, workspaceId),
+    store.selectUsage(sql, workspaceId, period.startDate),
+    store.countContacts(sql, workspaceId),
+  ])
+  const monthly = MONTHLY_ALLOWANCES.map((name) => {
+    const limit = limits[name] ?? 0
+    const u = used[name] ?? 0
+    return { name, limit, used: u, remaining: Math.max(0, limit - u), periodStart: period.start.toISOString(), periodEnd: period.end.toISOString() } as UsageEntry
+  })
+  const cLimit = limits.contacts ?? 0
+  return [...monthly, { name: 'contacts', limit: cLimit, used: contacts, remaining: Math.max(0, cLimit - contacts), periodStart: null, periodEnd: null }]
+}

@@ -1,0 +1,53 @@
+import type { Sql, Tx } from './db.ts'
+
+export type AllowanceName = 'emails' | 'sms' | 'trackedEvents' | 'agentRequests' | 'contacts'
+
+/** Each allowance of the workspace: the plan's figure unless the workspace has its own. */
+export async function selectAllowanceLimits(sql: Sql | Tx, workspaceId: string): Promise<Record<string, number>> {
+  const [row] = await sql<{ limits: Record<string, number> }[]>`
+    SELECT p.allowances || COALESCE((SELECT jsonb_object_agg(a.name, a.amount) FROM allowances a
+                                     WHERE a.workspace_id = w.workspace_id), '{}'::jsonb) AS limits
+    FROM workspaces w JOIN plans p ON p.plan = w.plan
+    WHERE w.workspace_id = ${workspaceId}`
+  return row?.limits ?? {}
+}
+
+/** Monthly counters of one period (the first day of the UTC month). */
+export async function selectUsage(sql: Sql | Tx, workspaceId: string, periodStart: string): Promise<Record<string, number>> {
+  const rows = await sql<{ name: string; used: number }[]>`
+    SELECT name, used FROM usage_counters WHERE workspace_id = ${workspaceId} AND period_start = ${periodStart}`
+  return Object.fromEntries(rows.map((r) => [r.name, r.used]))
+}
+
+/**
+ * Adds `n` to a monthly counter only if it stays within `limit`, in one statement, so concurrent
+ * writers can never pass the allowance together. Returns the new figure, or undefined if it would not fit.
+ */
+export async function incrementUsageWithin(
+  tx: Tx,
+  workspaceId: string,
+  name: string,
+  periodStart: string,
+  n: number,
+  limit: number,
+): Promise<number | undefined> {
+  if (n > limit) return undefined
+  const [row] = await tx<{ used: number }[]>`
+    INSERT INTO usage_counters AS u (workspace_id, name, period_start, used)
+    VALUES (${workspaceId}, ${name}, ${periodStart}, ${n})
+    ON CONFLICT (workspace_id, name, period_start) DO UPDATE SET used = u.used + ${n}
+    WHERE u.used + ${n} <= ${limit}
+    RETURNING used`
+  return row?.used
+}
+
+/** How many contacts the workspace holds now (the standing `contacts` allowance counts these). */
+export async function countContacts(sql: Sql | Tx, workspaceId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ${workspaceId}`
+  return row?.n ?? 0
+}
+
+/** Serialises writers that add contacts to one workspace, until their transaction ends. */
+export async function lockContactsAllowance(tx: Tx, workspaceId: string) {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${'contacts-allowance\u0001' + workspaceId}, 0))`
+}
