@@ -61,3 +61,6 @@ export const Money = z
 
 /** A figure spanning currencies: one entry per currency, ordered by code, never added across them. */
 export const MoneyList = z.array(Money).describe('One entry per currency, ordered by currency code; never converted or added across currencies.')
+
+/** Query `cursor`: the meta.nextCursor of the previous page (signed; see http/cursor.ts). */
+export const cursorParam = () => z.string().min(1).optional().describe('The meta.nextCursor of the previous page.')
