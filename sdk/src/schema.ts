@@ -273,19 +273,33 @@ export interface components {
     schemas: {
         /** @description The endpoints this deployment serves. */
         ApiIndex: {
+            /** @description Every endpoint this deployment serves. */
             endpoints: {
-                /** @enum {string} */
+                /**
+                 * @description No credential, a workspace token, or an agent credential.
+                 * @enum {string}
+                 */
                 auth: "public" | "workspace" | "agent";
-                /** @enum {string} */
+                /**
+                 * @description HTTP method.
+                 * @enum {string}
+                 */
                 method: "GET" | "POST";
+                /** @description The operationId in the OpenAPI document. */
                 operationId: string;
+                /** @description Full path, e.g. /api/v1/missions. */
                 path: string;
+                /** @description The scope a workspace token needs; null otherwise. */
                 scope: ("read:growth" | "write:experiments" | "write:actions" | "write:contacts" | "write:events" | "read:contacts" | "read:analytics" | "read:events" | "read:agents") | null;
+                /** @description What it does, in a line. */
                 summary: string;
             }[];
             /** @description Where the OpenAPI 3.1 description is. */
             openapi: string;
-            /** @constant */
+            /**
+             * @description The API version; the base path is /api/v1.
+             * @constant
+             */
             version: "1";
         };
         /** @description A send or an agent's request waiting for, or given, a person's approval. */
@@ -293,6 +307,7 @@ export interface components {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
             decidedAt: string | null;
+            /** @description The person who decided, once decided. */
             decidedBy: string | null;
             /** @description Pending past expiresAt: it can no longer be approved. Expiry is not a rejection. */
             expired: boolean;
@@ -307,7 +322,10 @@ export interface components {
             kind: "send" | "agent_request";
             /** @description Who asked: an agent, a person or the API. */
             requestedBy: string;
-            /** @enum {string} */
+            /**
+             * @description pending, approved or rejected.
+             * @enum {string}
+             */
             status: "pending" | "approved" | "rejected";
             /** @description The email send (snd_...) or the agent request (auth_...) waiting. */
             subjectId: string | null;
@@ -326,9 +344,13 @@ export interface components {
             failingSince: string | null;
             /** @description conn_... */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description What is connected.
+             * @enum {string}
+             */
             kind: "store" | "ad_account" | "email_platform" | "social_account";
             lastDeliveredAt: string | null;
+            /** @description The name people know it by. */
             name: string;
             /** @description e.g. shopify, meta_ads, google_ads, klaviyo, instagram. */
             provider: string;
@@ -344,7 +366,10 @@ export interface components {
             expectation: "a_better" | "b_better" | "no_difference" | "send_adds";
             /** @description What is expected and why; at least 10 characters. */
             hypothesis: string;
-            /** @enum {string} */
+            /**
+             * @description email_ab_test for an A/B test; email_holdout or sms_holdout for a hold-back.
+             * @enum {string}
+             */
             kind: "email_ab_test" | "email_holdout" | "sms_holdout";
             /** @description The A/B test id, or the email send id for a hold-back. */
             subjectId: string;
@@ -353,11 +378,13 @@ export interface components {
         Customer: {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description The buyer's email address. */
             email: string;
             firstOrderAt: string | null;
             /** @description cus_... */
             id: string;
             lastOrderAt: string | null;
+            /** @description The buyer's name. */
             name: string;
             /** @description Orders placed, in every currency. */
             orders: number;
@@ -368,20 +395,29 @@ export interface components {
                 /** @description ISO 4217 code in capitals. */
                 currency: string;
             }[];
-            /** @enum {string} */
+            /**
+             * @description prospect (no order yet), first_time, repeat or lapsed.
+             * @enum {string}
+             */
             stage: "prospect" | "first_time" | "repeat" | "lapsed";
         };
         /** @description An entry of the decision ledger: a prediction and, once measured, what happened. */
         Decision: {
+            /** @description Who made the call. */
             author: {
-                /** @enum {string} */
+                /**
+                 * @description An agent or a person.
+                 * @enum {string}
+                 */
                 kind: "agent" | "person";
+                /** @description The agent's or the person's name. */
                 name: string;
             };
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
             /** @description dec_... */
             id: string;
+            /** @description The mission (msn_...) the decision serves. */
             missionId: string;
             /** @description What happened, once measured. */
             outcome: {
@@ -392,21 +428,28 @@ export interface components {
                 /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
                 measuredAt: string;
             } | null;
+            /** @description What the decision predicted, and how sure its author was. */
             prediction: {
                 /** @description Predicted relative change of the measure, in percent. */
                 change: number;
                 /** @description Stated confidence that the prediction holds, 0 to 1. */
                 confidence: number;
+                /** @description The metric the prediction is about. */
                 measure: string;
             };
             /** @description The argument for the call, as written when it was made. */
             rationale: string;
-            /** @enum {string} */
+            /**
+             * @description recorded until the outcome is measured.
+             * @enum {string}
+             */
             status: "recorded" | "measured";
+            /** @description The call, in a line. */
             title: string;
         };
         /** @description Every refusal: the error replaces data and meta. */
         Error: {
+            /** @description What was refused and why. */
             error: {
                 /**
                  * @description A stable, machine-readable code.
@@ -421,20 +464,31 @@ export interface components {
         Experiment: {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description The decision (dec_...) whose argument this tests, if any. */
             decisionId: string | null;
-            /** @enum {string} */
+            /**
+             * @description What the hypothesis expects the test to show.
+             * @enum {string}
+             */
             expectation: "a_better" | "b_better" | "no_difference" | "send_adds";
+            /** @description What is expected and why, as written before the test was decided. */
             hypothesis: string;
             /** @description exp_... */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description email_ab_test, email_holdout or sms_holdout.
+             * @enum {string}
+             */
             kind: "email_ab_test" | "email_holdout" | "sms_holdout";
             /** @description What the test said, once decided. */
             result: {
                 decidedAt: string | null;
                 /** @description Whether the test showed what the hypothesis expected. */
                 held: boolean;
-                /** @enum {string} */
+                /**
+                 * @description What the test showed.
+                 * @enum {string}
+                 */
                 observed: "a_better" | "b_better" | "no_difference" | "send_adds";
             } | null;
             /**
@@ -449,11 +503,16 @@ export interface components {
         Mission: {
             /** @description The automations working on this mission. */
             automations: {
+                /** @description aut_... */
                 id: string;
                 /** @description What the automation does, e.g. winback_flow, ad_budget_pacing. */
                 kind: string;
+                /** @description What people call it. */
                 name: string;
-                /** @enum {string} */
+                /**
+                 * @description Whether it is working now.
+                 * @enum {string}
+                 */
                 status: "running" | "paused" | "finished";
             }[];
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
@@ -461,6 +520,7 @@ export interface components {
             dueAt: string | null;
             /** @description msn_... */
             id: string;
+            /** @description The measure the mission moves, from baseline to target. */
             metric: {
                 /** @description Where the measure stood when the mission started. */
                 baseline: number;
@@ -469,10 +529,12 @@ export interface components {
                 measuredAt: string | null;
                 /** @description The measure the mission moves, e.g. repeat_purchase_rate. */
                 name: string;
+                /** @description Where the mission means to bring it. */
                 target: number;
                 /** @description 'count', 'percent', or an ISO 4217 currency code for amounts in minor units. */
                 unit: string;
             };
+            /** @description The mission in a few words. */
             name: string;
             /** @description What the mission is for, in a sentence. */
             objective: string;
@@ -480,7 +542,10 @@ export interface components {
             progress: number;
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             startedAt: string;
-            /** @enum {string} */
+            /**
+             * @description active, paused or completed.
+             * @enum {string}
+             */
             status: "active" | "paused" | "completed";
         };
         /** @description An OpenAPI 3.1 document. */
@@ -517,33 +582,50 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "actioned" | "dismissed" | "expired";
+            /** @description The thing worth doing, in a line. */
             title: string;
             /** @description The score opportunities are ordered by: higher is worth doing sooner. */
             worth: number;
         };
         /** @description Aggregates only: how predictions held up, why findings were turned down, what tests showed. */
         Outcomes: {
+            /** @description Findings the product raised, and why people turned some down. */
             findings: {
+                /** @description Findings a person accepted. */
                 accepted: number;
+                /** @description Findings waiting for a person. */
                 open: number;
+                /** @description Findings a person turned down. */
                 rejected: number;
                 /** @description Why findings were turned down, most common reason first. */
                 turnedDown: {
+                    /** @description How many findings were turned down for it. */
                     count: number;
+                    /** @description The findings turned down for this reason, newest first. */
                     findings: {
                         /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
                         createdAt: string;
+                        /** @description The finding. */
                         id: string;
+                        /** @description What it claimed. */
                         title: string;
                     }[];
+                    /** @description The reason a person gave. */
                     reason: string;
                 }[];
             };
+            /** @description How the predictions of the decision ledger held up. */
             predictions: {
+                /** @description How each author's predictions held up, most measured first. */
                 byAuthor: {
+                    /** @description Who made the predictions. */
                     author: {
-                        /** @enum {string} */
+                        /**
+                         * @description An agent or a person.
+                         * @enum {string}
+                         */
                         kind: "agent" | "person";
+                        /** @description The agent's or person's name. */
                         name: string;
                     };
                     /** @description Of those, how many came true. */
@@ -555,14 +637,17 @@ export interface components {
                     /** @description Mean stated confidence, 0 to 1. */
                     statedConfidence: number;
                 }[];
+                /** @description How predictions about each measure held up, most measured first. */
                 byMeasure: {
                     /** @description Of those, how many came true. */
                     held: number;
                     /** @description held / measured, 0 to 1; null when nothing was measured. */
                     heldRate: number | null;
+                    /** @description The metric predicted. */
                     measure: string;
                     /** @description Predictions measured. */
                     measured: number;
+                    /** @description Mean stated confidence, 0 to 1. */
                     statedConfidence: number;
                 }[];
                 /** @description Stated confidence against how often it came true: a calibrated author holds about as often as they say. */
@@ -580,33 +665,48 @@ export interface components {
                     /** @description Mean confidence stated in this bucket. */
                     statedConfidence: number;
                 }[];
+                /** @description Of those measured, how many came true. */
                 held: number;
                 /** @description held / measured, 0 to 1; null when nothing was measured. */
                 heldRate: number | null;
+                /** @description Of those, how many have been measured. */
                 measured: number;
                 /** @description Every decision in the ledger. */
                 recorded: number;
             };
+            /** @description What tests showed. */
             tests: {
+                /** @description Email A/B tests by what they showed. */
                 abTests: {
+                    /** @description Decided for variant A. */
                     aWon: number;
+                    /** @description Decided for variant B. */
                     bWon: number;
+                    /** @description Tests decided. */
                     decided: number;
+                    /** @description Decided with no difference. */
                     noDifference: number;
+                    /** @description Tests still running. */
                     running: number;
                 };
+                /** @description Sends measured against a group held back from them. */
                 holdouts: {
+                    /** @description Hold-backs decided. */
                     decided: number;
                     /** @description Mean measured lift of the send over its hold-back, in percent. */
                     meanLiftPercent: number | null;
                     /** @description Decided hold-backs where the send beat its hold-back group. */
                     sendAdded: number;
                 };
+                /** @description Hypotheses written before their tests, and how they held. */
                 hypotheses: {
+                    /** @description Of those, how many tests have been decided. */
                     decided: number;
+                    /** @description Of those decided, how many showed what the hypothesis expected. */
                     held: number;
                     /** @description held / measured, 0 to 1; null when nothing was measured. */
                     heldRate: number | null;
+                    /** @description Hypotheses recorded. */
                     written: number;
                 };
             };
@@ -622,6 +722,7 @@ export interface components {
             currencies: {
                 /** @description ISO 4217 code. */
                 currency: string;
+                /** @description The part of the revenue traced to marketing. */
                 marketing: {
                     /** @description The part traced to a marketing channel. */
                     amount: {
@@ -630,6 +731,7 @@ export interface components {
                         /** @description ISO 4217 code in capitals. */
                         currency: string;
                     };
+                    /** @description The marketing part by channel, largest first. */
                     byChannel: {
                         /** @description An amount of money in one currency. */
                         amount: {
@@ -638,13 +740,17 @@ export interface components {
                             /** @description ISO 4217 code in capitals. */
                             currency: string;
                         };
+                        /** @description email, sms, ads or social. */
                         channel: string;
+                        /** @description Orders traced to this channel. */
                         orders: number;
                     }[];
+                    /** @description Orders traced to a marketing channel. */
                     orders: number;
                     /** @description amount / total, 0 to 1 (0 when total is 0). */
                     share: number;
                 };
+                /** @description Orders placed in this currency. */
                 orders: number;
                 /** @description Order-ledger revenue in this currency. */
                 total: {
@@ -673,34 +779,52 @@ export interface components {
             opportunity: {
                 /** @description opp_... */
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description Its status now.
+                 * @enum {string}
+                 */
                 status: "open" | "actioned" | "dismissed" | "expired";
+                /** @description The opportunity in a line. */
                 title: string;
             } | null;
             resolvedAt: string | null;
-            /** @enum {string} */
+            /**
+             * @description open, resolved or dismissed.
+             * @enum {string}
+             */
             status: "open" | "resolved" | "dismissed";
             /** @description What the product noticed, in a line. */
             title: string;
         };
         /** @description A test-token write: every check a live write meets passed, and nothing was recorded. */
         SimulatedWrite: {
-            /** @constant */
+            /**
+             * @description Always true: nothing was recorded.
+             * @constant
+             */
             simulated: true;
         };
         /** @description Each allowance of the workspace's plan and the API calls counted this period. */
         Usage: {
+            /** @description Each monthly allowance, then the standing contacts allowance. */
             allowances: {
+                /** @description What the workspace's plan allows. */
                 limit: number;
-                /** @enum {string} */
+                /**
+                 * @description The allowance.
+                 * @enum {string}
+                 */
                 name: "emails" | "sms" | "trackedEvents" | "agentRequests" | "contacts";
                 /** @description Start of the next month; null for contacts. */
                 periodEnd: string | null;
                 /** @description Start of the calendar month (UTC); null for the standing contacts allowance. */
                 periodStart: string | null;
+                /** @description limit - used, never below 0. */
                 remaining: number;
+                /** @description Used this period (for contacts: contacts held now). */
                 used: number;
             }[];
+            /** @description API calls counted this month. */
             apiCalls: {
                 /** @description Calls counted this period, whatever the outcome: success, refusal, rate limit or failure. */
                 count: number;

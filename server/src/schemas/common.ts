@@ -25,7 +25,7 @@ export const ErrorEnvelope = z
     error: z.object({
       code: ErrorCodeSchema.describe('A stable, machine-readable code.'),
       message: z.string().describe('A sentence naming what was wrong: the field, the scope, the rule or the allowance.'),
-    }),
+    }).describe('What was refused and why.'),
   })
   .describe('Every refusal: the error replaces data and meta.')
 
@@ -34,7 +34,7 @@ export const PageMeta = z
   .describe('Present only when there is another page.')
 
 export const SimulatedWrite = z
-  .object({ simulated: z.literal(true) })
+  .object({ simulated: z.literal(true).describe('Always true: nothing was recorded.') })
   .describe('A test-token write: every check a live write meets passed, and nothing was recorded.')
 
 /** Query `limit`: integer 1..100 (spec: Limits, Page size). */

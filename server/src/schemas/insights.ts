@@ -10,12 +10,12 @@ export const Signal = z
     kind: z.string().describe('What sort of notice this is, e.g. repeat_rate_drop, stock_low, cpc_spike.'),
     title: z.string().describe('What the product noticed, in a line.'),
     detail: z.string().describe('The figures behind it.'),
-    status: z.enum(SIGNAL_STATUSES),
+    status: z.enum(SIGNAL_STATUSES).describe('open, resolved or dismissed.'),
     opportunity: z
       .object({
         id: z.string().describe('opp_...'),
-        title: z.string(),
-        status: z.enum(OPPORTUNITY_STATUSES),
+        title: z.string().describe('The opportunity in a line.'),
+        status: z.enum(OPPORTUNITY_STATUSES).describe('Its status now.'),
       })
       .nullable()
       .describe('The opportunity this notice speaks for, or null when it speaks for none.'),
@@ -27,7 +27,7 @@ export const Signal = z
 export const Opportunity = z
   .object({
     id: z.string().describe('opp_...'),
-    title: z.string(),
+    title: z.string().describe('The thing worth doing, in a line.'),
     detail: z.string().describe('Why it is worth doing.'),
     status: z.enum(OPPORTUNITY_STATUSES).describe('An open opportunity whose expiresAt has passed is reported as expired.'),
     worth: z.number().describe('The score opportunities are ordered by: higher is worth doing sooner.'),
@@ -51,11 +51,15 @@ export const Outcomes = z
   .object({
     predictions: z.object({
       recorded: z.number().int().describe('Every decision in the ledger.'),
-      measured: z.number().int(),
-      held: z.number().int(),
+      measured: z.number().int().describe('Of those, how many have been measured.'),
+      held: z.number().int().describe('Of those measured, how many came true.'),
       heldRate: Rate,
-      byAuthor: z.array(z.object({ author: z.object({ name: z.string(), kind: z.enum(['agent', 'person']) }), ...PredictionGroup, statedConfidence: z.number().describe('Mean stated confidence, 0 to 1.') })),
-      byMeasure: z.array(z.object({ measure: z.string(), ...PredictionGroup, statedConfidence: z.number() })),
+      byAuthor: z
+        .array(z.object({ author: z.object({ name: z.string().describe("The agent's or person's name."), kind: z.enum(['agent', 'person']).describe('An agent or a person.') }).describe('Who made the predictions.'), ...PredictionGroup, statedConfidence: z.number().describe('Mean stated confidence, 0 to 1.') }))
+        .describe('How each author\'s predictions held up, most measured first.'),
+      byMeasure: z
+        .array(z.object({ measure: z.string().describe('The metric predicted.'), ...PredictionGroup, statedConfidence: z.number().describe('Mean stated confidence, 0 to 1.') }))
+        .describe('How predictions about each measure held up, most measured first.'),
       calibration: z
         .array(
           z.object({
@@ -66,24 +70,45 @@ export const Outcomes = z
           }),
         )
         .describe('Stated confidence against how often it came true: a calibrated author holds about as often as they say.'),
-    }),
+    }).describe('How the predictions of the decision ledger held up.'),
     findings: z.object({
-      open: z.number().int(),
-      accepted: z.number().int(),
-      rejected: z.number().int(),
+      open: z.number().int().describe('Findings waiting for a person.'),
+      accepted: z.number().int().describe('Findings a person accepted.'),
+      rejected: z.number().int().describe('Findings a person turned down.'),
       turnedDown: z
-        .array(z.object({ reason: z.string(), count: z.number().int(), findings: z.array(z.object({ id: z.string(), title: z.string(), createdAt: Timestamp })) }))
+        .array(
+          z.object({
+            reason: z.string().describe('The reason a person gave.'),
+            count: z.number().int().describe('How many findings were turned down for it.'),
+            findings: z.array(z.object({ id: z.string().describe('The finding.'), title: z.string().describe('What it claimed.'), createdAt: Timestamp })).describe('The findings turned down for this reason, newest first.'),
+          }),
+        )
         .describe('Why findings were turned down, most common reason first.'),
-    }),
+    }).describe('Findings the product raised, and why people turned some down.'),
     tests: z.object({
-      abTests: z.object({ running: z.number().int(), decided: z.number().int(), aWon: z.number().int(), bWon: z.number().int(), noDifference: z.number().int() }),
+      abTests: z
+        .object({
+          running: z.number().int().describe('Tests still running.'),
+          decided: z.number().int().describe('Tests decided.'),
+          aWon: z.number().int().describe('Decided for variant A.'),
+          bWon: z.number().int().describe('Decided for variant B.'),
+          noDifference: z.number().int().describe('Decided with no difference.'),
+        })
+        .describe('Email A/B tests by what they showed.'),
       holdouts: z.object({
-        decided: z.number().int(),
+        decided: z.number().int().describe('Hold-backs decided.'),
         sendAdded: z.number().int().describe('Decided hold-backs where the send beat its hold-back group.'),
         meanLiftPercent: z.number().nullable().describe('Mean measured lift of the send over its hold-back, in percent.'),
-      }),
-      hypotheses: z.object({ written: z.number().int(), decided: z.number().int(), held: z.number().int(), heldRate: Rate }),
-    }),
+      }).describe('Sends measured against a group held back from them.'),
+      hypotheses: z
+        .object({
+          written: z.number().int().describe('Hypotheses recorded.'),
+          decided: z.number().int().describe('Of those, how many tests have been decided.'),
+          held: z.number().int().describe('Of those decided, how many showed what the hypothesis expected.'),
+          heldRate: Rate,
+        })
+        .describe('Hypotheses written before their tests, and how they held.'),
+    }).describe('What tests showed.'),
   })
   .describe('Aggregates only: how predictions held up, why findings were turned down, what tests showed.')
 
@@ -93,11 +118,11 @@ export const Approval = z
   .object({
     id: z.string().describe('apr_...'),
     kind: z.enum(['send', 'agent_request']).describe('A send waiting to go out, or an agent request the gateway held for a person.'),
-    status: z.enum(APPROVAL_STATUSES),
+    status: z.enum(APPROVAL_STATUSES).describe('pending, approved or rejected.'),
     summary: z.string().describe('What a person is asked to approve, in a line.'),
     subjectId: z.string().nullable().describe('The email send (snd_...) or the agent request (auth_...) waiting.'),
     requestedBy: z.string().describe('Who asked: an agent, a person or the API.'),
-    decidedBy: z.string().nullable(),
+    decidedBy: z.string().nullable().describe('The person who decided, once decided.'),
     decidedAt: Timestamp.nullable(),
     expiresAt: Timestamp.nullable().describe('Until when a decision or an approval can be used.'),
     expired: z.boolean().describe('Pending past expiresAt: it can no longer be approved. Expiry is not a rejection.'),
