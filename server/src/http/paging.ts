@@ -25,3 +25,28 @@ export async function paged<Row, Item, P>(opts: {
   if (!more) return { data }
   return { data, meta: { nextCursor: encodeCursor(ctx, opts.positionOf(pageRows[pageRows.length - 1]!)) } }
 }
+
+/**
+ * Paging of a stream read oldest first from a position (GET /events): meta.nextCursor is the
+ * position of the last item served whenever the page holds any, so a consumer can always resume
+ * from where it stopped, even when it has caught up. An empty page answers the cursor it was given
+ * (or no meta, when none was), so polling again with the same cursor sees what arrives next.
+ */
+export async function streamed<Row, Item, P>(opts: {
+  caller: Caller
+  list: string
+  filter: Record<string, unknown>
+  after: string | undefined
+  cursorParam: string
+  limit: number
+  fetch: (after: P | undefined, limit: number) => Promise<Row[]>
+  positionOf: (row: Row) => P
+  toItem: (row: Row) => Item
+}): Promise<Page<Item>> {
+  const ctx = { workspaceId: opts.caller.workspaceId, secretKey: opts.caller.secretKey, list: opts.list, filter: opts.filter }
+  const after = opts.after === undefined ? undefined : decodeCursor<P>(ctx, opts.after, opts.cursorParam)
+  const rows = await opts.fetch(after, opts.limit)
+  const last = rows[rows.length - 1]
+  if (last === undefined) return opts.after === undefined ? { data: [] } : { data: [], meta: { nextCursor: opts.after } }
+  return { data: rows.map(opts.toItem), meta: { nextCursor: encodeCursor(ctx, opts.positionOf(last)) } }
+}

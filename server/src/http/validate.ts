@@ -21,7 +21,8 @@ function describe(issue: z.core.$ZodIssue, root: string): string {
     case 'invalid_value':
       return `${name} must be one of: ${issue.values.map((v) => String(v)).join(', ')}.`
     case 'invalid_format':
-      return `${name} is not a valid ${issue.format}.`
+      // A pattern's own message says what the value must be (e.g. "must be a campaign id (cmp_...)").
+      return issue.format === 'regex' ? `${name} ${issue.message}.` : `${name} is not a valid ${issue.format}.`
     default:
       return `${name}: ${issue.message}`
   }
@@ -49,7 +50,7 @@ export function parseQuery<S extends z.ZodType>(schema: S | undefined, url: URL)
     if (keys.length) throw new ApiError('invalid_parameter', `Unknown query parameter ${keys[0]}: this endpoint takes none.`)
     return {} as z.output<S>
   }
-  const result = schema.safeParse(raw)
+  const result = schema.safeParse(raw, { reportInput: true })
   if (result.success) return result.data
   const issue = result.error.issues[0]!
   if (issue.code === 'unrecognized_keys') {
@@ -62,7 +63,8 @@ export function parseQuery<S extends z.ZodType>(schema: S | undefined, url: URL)
 
 /** A parsed JSON body against the operation's strict schema: 400 invalid_request naming the field. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const result = schema.safeParse(body)
+  // reportInput: so a wrong type ("must be a string") is told apart from a missing field ("is required").
+  const result = schema.safeParse(body, { reportInput: true })
   if (result.success) return result.data
   const messages = result.error.issues.slice(0, 3).map((i) => describe(i, 'the body'))
   throw new ApiError('invalid_request', messages.join(' '))
