@@ -95,5 +95,5 @@ export async function setAllowance(workspaceId: string, name: string, amount: nu
 /** Every event of the workspace, oldest first, straight from the outbox. */
 export async function outbox(workspaceId: string) {
   const { sql } = await getHarness()
-  return sql<{ seq: number; type: string; data: any }[]>`SELECT seq, type, data FROM events WHERE workspace_id = ${workspaceId} ORDER BY seq`
+  return [...(await sql<{ seq: number; type: string; data: any }[]>`SELECT seq, type, data FROM events WHERE workspace_id = ${workspaceId} ORDER BY seq`)]
 }

@@ -7,8 +7,8 @@ const importContacts = (ws: Workspace, body: unknown, opts: { token?: string; ke
 
 async function contactsOf(workspaceId: string) {
   const { sql } = await getHarness()
-  return sql<{ id: string; email: string; name: string | null; company: string | null; phone: string | null; tags: string[] }[]>`
-    SELECT id, email, name, company, phone, tags FROM contacts WHERE workspace_id = ${workspaceId} ORDER BY email_key`
+  return [...(await sql<{ id: string; email: string; name: string | null; company: string | null; phone: string | null; tags: string[] }[]>`
+    SELECT id, email, name, company, phone, tags FROM contacts WHERE workspace_id = ${workspaceId} ORDER BY email_key`)]
 }
 
 describe('POST /contacts', () => {

@@ -146,3 +146,16 @@ describe('demo data', () => {
     }
   })
 })
+
+describe('the OpenAPI document', () => {
+  test('documents every event type on Event.event, and every action kind with its args', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
+    const event = doc.components.schemas.Event.properties.event
+    expect(event.enum).toEqual(EVENT_TYPES)
+    for (const t of EVENT_TYPES) expect(event.description).toContain(`\`${t}\``)
+    const kind = doc.components.schemas.CreateActionRequest.properties.kind
+    expect(kind.enum).toEqual(Object.keys(ACTION_KINDS))
+    for (const k of Object.keys(ACTION_KINDS)) expect(kind.description).toContain(`\`${k}\`: `)
+    expect(doc.paths['/api/v1/events'].get.parameters.find((p: any) => p.name === 'type').schema.enum).toEqual(EVENT_TYPES)
+  })
+})

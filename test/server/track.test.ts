@@ -7,8 +7,8 @@ const track = (ws: Workspace, body: unknown, opts: { token?: string; key?: strin
 
 async function runsOf(workspaceId: string) {
   const { sql } = await getHarness()
-  return sql<{ workflow_id: string; contact_id: string; event: string; properties: Record<string, unknown> }[]>`
-    SELECT workflow_id, contact_id, event, properties FROM workflow_runs WHERE workspace_id = ${workspaceId} ORDER BY id`
+  return [...(await sql<{ workflow_id: string; contact_id: string; event: string; properties: Record<string, unknown> }[]>`
+    SELECT workflow_id, contact_id, event, properties FROM workflow_runs WHERE workspace_id = ${workspaceId} ORDER BY id`)]
 }
 
 async function trackedEventsUsed(workspaceId: string) {

@@ -31,17 +31,7 @@ export async function selectDoNotContact(tx: Tx, workspaceId: string, keys: stri
   return new Set(rows.map((r) => r.email_key))
 }
 
-export type ContactInput = {
-  id: string
-  email: string
-  email_key: string
-  name: string | null
-  first_name: string | null
-  last_name: string | null
-  company: string | null
-  phone: string | null
-  tags: string[]
-}
+export type ContactInput = Omit<ContactRow, 'created_at' | 'updated_at'>
 
 /**
  * The whole import in one statement: new addresses are inserted; existing ones get the fields the
