@@ -15,3 +15,5 @@ export {
   setAgentsStopped,
 } from '../../server/src/domain/admin.ts'
 export { SCOPES } from '../../server/src/routes/operation.ts'
+export { decideAction } from '../../server/src/domain/actions.ts'
+export type { ActionT } from '../../server/src/schemas/actions.ts'

@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import pkg from '../../package.json'
+import { registerActionDecision } from './commands/admin/action/decide.ts'
 import { registerAgentCreate } from './commands/admin/agent/create.ts'
 import { registerAgentsResume } from './commands/admin/agents/resume.ts'
 import { registerAgentsStop } from './commands/admin/agents/stop.ts'
@@ -39,6 +40,10 @@ export function buildProgram(): Command {
   const agents = admin.command('agents').description('all the agents of a workspace at once (the kill switch)')
   registerAgentsStop(agents)
   registerAgentsResume(agents)
+
+  const action = admin.command('action').description('proposed changes waiting for a person')
+  registerActionDecision(action, 'approve')
+  registerActionDecision(action, 'reject')
 
   return program
 }

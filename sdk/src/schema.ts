@@ -23,6 +23,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List proposed changes
+         * @description Proposed changes, newest first, paged with meta.nextCursor: each with its kind and args, its planned effect in words and figures, whether the workspace limits allowed it, who proposed it, who decided it and what became of it. Every status when `status` is omitted.
+         */
+        get: operations["listActions"];
+        put?: never;
+        /**
+         * Propose a change
+         * @description Propose a change for a person to approve. It is planned (its effect in words and figures) and checked against the workspace's limits, the same limits the agent gateway applies: a proposal they refuse is recorded as `refused` with the reason; any other waits as `proposed`. Nothing here approves or carries out a change; a person does, with `growth admin action approve|reject`. An unknown kind is 400 listing the kinds; a bad arg is 400 naming it; an id in args not in this workspace is 404; a record whose state refuses the change (e.g. pausing a paused campaign) is 409.
+         */
+        post: operations["createAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/approvals": {
         parameters: {
             query?: never;
@@ -63,6 +87,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or update contacts
+         * @description Up to 100 contacts a request, as an import does it: addresses are compared without regard to case (the same address twice in one request is 400 naming both indexes); an address on the do-not-contact list is skipped; tags are merged; an existing contact keeps every field the request does not send. The answer says, per contact by its index, whether it was created, updated or skipped and why, and the totals. With listId (404 if not in this workspace) the contacts join that list. New contacts must fit the plan's contacts allowance: otherwise 402 plan_required naming what remains, and nothing is written.
+         */
+        post: operations["importContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/customers": {
         parameters: {
             query?: never;
@@ -95,6 +139,26 @@ export interface paths {
          * @description The decision ledger, newest first, paged with meta.nextCursor. Filter by missionId (404 if that mission is not in this workspace).
          */
         get: operations["listDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Poll events
+         * @description The events a webhook can subscribe to, oldest first, in commit order. Pass `after` = the meta.nextCursor of the previous answer: every page that holds events carries meta.nextCursor (the position of its last event), and an empty page answers the cursor it was given, so a consumer polling from its last cursor sees every event exactly once, in order, including events committed while it was paging. Fewer events than `limit` means it has caught up. Filter with `type` (the cursor is bound to the filter).
+         */
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -247,6 +311,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/track": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Track an event
+         * @description Report something a contact did in your own systems. It starts every active workflow listening for the event (compared without regard to capitals), one run each keeping the properties, and says how many it started (0 when none listens). The email must be a contact of this workspace (404). Each tracked event counts against the plan's trackedEvents allowance (402 plan_required past it).
+         */
+        post: operations["trackEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -271,6 +355,63 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A proposed change: its planned effect, whether the limits allowed it, who proposed it, and what became of it. */
+        Action: {
+            appliedAt: string | null;
+            /** @description The arguments as the kind declares them. */
+            args: {
+                [key: string]: unknown;
+            };
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            decidedAt: string | null;
+            /** @description The person who approved or rejected it. */
+            decidedBy: string | null;
+            /** @description act_... */
+            id: string;
+            /** @description The kind of change, e.g. adjust_budget (POST /actions lists every kind). */
+            kind: string;
+            /** @description The check against the workspace's limits, made when the change was proposed. */
+            limits: {
+                /** @description Whether the workspace's limits allowed the proposal. */
+                allowed: boolean;
+                /** @description Why the limits refused it; null when allowed. */
+                reason: string | null;
+            };
+            /** @description What became of the change once carried out (applied or failed); null before. */
+            outcome: {
+                /** @description What was done, when it went through. */
+                detail: string | null;
+                /** @description What went wrong, when it failed. */
+                error: string | null;
+                /** @description Whether the change went through. */
+                ok: boolean;
+            } | null;
+            /** @description What the change would do, in words (summary) and figures: e.g. adjust_budget has campaign, from, to (money, per currency) and changePercent; send_campaign has campaign, audience, recipients and sendAt. */
+            plannedEffect: {
+                /** @description What the change would do, in one line a person can read. */
+                summary: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Who proposed the change. */
+            proposedBy: {
+                /** @description The credential (cred_...) or agent (agt_...) that proposed it, when known. */
+                id: string | null;
+                /**
+                 * @description Proposed through the API, by an agent, or by the product itself.
+                 * @enum {string}
+                 */
+                kind: "api" | "agent" | "product";
+                /** @description Who proposed it, as people know them. */
+                name: string;
+            };
+            /**
+             * @description proposed, approved, applying, applied, rejected, refused or failed.
+             * @enum {string}
+             */
+            status: "proposed" | "approved" | "applying" | "applied" | "rejected" | "refused" | "failed";
+        };
         /** @description The endpoints this deployment serves. */
         ApiIndex: {
             /** @description Every endpoint this deployment serves. */
@@ -354,6 +495,62 @@ export interface components {
             name: string;
             /** @description e.g. shopify, meta_ads, google_ads, klaviyo, instagram. */
             provider: string;
+        };
+        /** @description What became of each contact of an import, by its index, and the totals. */
+        ContactImport: {
+            /** @description The list the contacts were put on, if one was given. */
+            listId: string | null;
+            /** @description One entry per contact sent, in the order sent. */
+            results: {
+                /** @description The contact, unless it was skipped for being on the do-not-contact list. */
+                contactId: string | null;
+                /** @description The address as sent. */
+                email: string;
+                /** @description The position of the contact in the request. */
+                index: number;
+                /** @description Why it was skipped: the address is on the do-not-contact list, or nothing in the request differs from the contact. */
+                reason: {
+                    /**
+                     * @description A stable code for the reason.
+                     * @enum {string}
+                     */
+                    code: "do_not_contact" | "unchanged";
+                    /** @description The reason, for people. */
+                    message: string;
+                } | null;
+                /**
+                 * @description What became of it.
+                 * @enum {string}
+                 */
+                status: "created" | "updated" | "skipped";
+            }[];
+            /** @description How many of each. */
+            totals: {
+                /** @description Contacts created. */
+                created: number;
+                /** @description Contacts skipped, each with its reason. */
+                skipped: number;
+                /** @description Existing contacts updated. */
+                updated: number;
+            };
+        };
+        /** @description A change to propose; it waits for a person, or is refused by the workspace limits. */
+        CreateActionRequest: {
+            /** @description The arguments, as the kind declares them (see kind). An unknown or malformed arg is 400 naming it; an id not in this workspace is 404. */
+            args: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The kind of change. The kinds and their args:
+             *     - `pause_campaign`: Pause an active campaign. args: { campaignId }.
+             *     - `resume_campaign`: Resume a paused campaign. args: { campaignId }.
+             *     - `adjust_budget`: Change a campaign's daily budget. args: { campaignId, dailyBudget: { amountMinor, currency } } in the campaign's own currency, or { campaignId, changePercent } (e.g. 15 or -20).
+             *     - `send_campaign`: Send an email or SMS campaign to a list or a segment. args: { campaignId, listId | segmentId, sendAt? } (sendAt: ISO 8601 time; without it, the send goes once approved). Addresses on the do-not-contact list are not counted or sent to.
+             *     - `create_discount`: Create a discount code in the store. args: { code (3 to 32 letters, digits, dashes, underscores; stored in capitals), percentOff (above 0, at most 100), expiresAt (ISO 8601, in the future) }.
+             *     - `tag_contacts`: Add a tag to every contact of a list or a segment. args: { tag (1 to 64 characters), listId | segmentId }.
+             * @enum {string}
+             */
+            kind: "pause_campaign" | "resume_campaign" | "adjust_budget" | "send_campaign" | "create_discount" | "tag_contacts";
         };
         /** @description A hypothesis to record against a test that has not been decided yet. */
         CreateExperimentRequest: {
@@ -460,6 +657,47 @@ export interface components {
                 message: string;
             };
         };
+        /** @description Something that happened in the workspace, as polled from GET /events and as a webhook delivery body. */
+        Event: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description The record the event is about, under its name (e.g. data.action, data.contact, data.run). */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The event type. The catalogue:
+             *     - `signal.created`: The product noticed something in the business. data.signal.
+             *     - `signal.resolved`: A signal was resolved. data.signal.
+             *     - `opportunity.created`: A thing worth doing was found. data.opportunity.
+             *     - `decision.recorded`: A decision and its prediction entered the ledger. data.decision.
+             *     - `decision.measured`: What a decision predicted was measured. data.decision (with outcome).
+             *     - `experiment.created`: A hypothesis was written against a test. data.experiment (the Experiment).
+             *     - `experiment.decided`: The test an experiment is about was decided. data.experiment.
+             *     - `approval.requested`: A send or an agent request waits for a person. data.approval.
+             *     - `approval.approved`: A person approved it. data.approval.
+             *     - `approval.rejected`: A person rejected it. data.approval.
+             *     - `action.proposed`: A proposed change passed the workspace limits and waits for a person. data.action (the Action).
+             *     - `action.refused`: The workspace's limits refused a proposed change; data.action.limits.reason says why. data.action.
+             *     - `action.rejected`: A person rejected a proposed change (added to the contract catalogue). data.action.
+             *     - `action.applied`: An approved change was carried out; data.action.outcome says how. data.action.
+             *     - `action.failed`: An approved change could not be carried out; data.action.outcome.error says why. data.action.
+             *     - `contact.created`: A contact was added (POST /contacts). data.contact (the Contact).
+             *     - `contact.updated`: A contact was changed: fields, merged tags or a list joined. data.contact.
+             *     - `workflow.started`: A tracked event started a workflow run. data.run: id, workflowId, workflowName, contactId, event, properties, createdAt.
+             *     - `agent.request.decided`: The agent gateway decided a request. data.request.
+             *     - `agent.result.reported`: An agent reported what became of an allowed action. data.result.
+             *     - `connection.failing`: A connection stopped delivering. data.connection.
+             *     - `connection.restored`: A connection delivers again. data.connection.
+             *     - `webhook.test`: A test delivery an operator triggered. data: {}.
+             * @enum {string}
+             */
+            event: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "connection.failing" | "connection.restored" | "webhook.test";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
         /** @description A hypothesis written before its test was decided, and what the test said. */
         Experiment: {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
@@ -498,6 +736,28 @@ export interface components {
             status: "open" | "decided";
             /** @description The A/B test (abt_...) or, for a hold-back, the email send (snd_...). */
             subjectId: string;
+        };
+        /** @description Contacts to add or update, as an import does it. */
+        ImportContactsRequest: {
+            /** @description 1 to 100 contacts; each address at most once (compared without regard to case). */
+            contacts: {
+                /** @description Company. */
+                company?: string;
+                /** @description The address; compared without regard to case. */
+                email: string;
+                /** @description First name. */
+                firstName?: string;
+                /** @description Last name. */
+                lastName?: string;
+                /** @description Full name. */
+                name?: string;
+                /** @description Phone number, as written. */
+                phone?: string;
+                /** @description Merged with the tags the contact already has. */
+                tags?: string[];
+            }[];
+            /** @description A list of this workspace to put the contacts on (not those skipped). */
+            listId?: string;
         };
         /** @description A growth mission, its measured progress and the automations working on it. */
         Mission: {
@@ -804,6 +1064,35 @@ export interface components {
              */
             simulated: true;
         };
+        /** @description Something a contact did in your own systems. */
+        TrackRequest: {
+            /** @description The address of a contact of this workspace. */
+            email: string;
+            /** @description The event name: 1 to 64 letters, digits, dots, dashes and underscores; capitals are ignored. */
+            event: string;
+            /** @description At most 20 named plain values (string, number, boolean or null), kept with each run the event starts. */
+            properties?: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
+        /** @description What a tracked event started. */
+        TrackResult: {
+            /** @description The contact (ctc_...) the event was tracked for. */
+            contactId: string;
+            /** @description The event name, lower-cased. */
+            event: string;
+            /** @description The runs started, one per active workflow listening for the event. */
+            runs: {
+                /** @description run_... */
+                id: string;
+                /** @description wf_... */
+                workflowId: string;
+                /** @description The workflow, as people know it. */
+                workflowName: string;
+            }[];
+            /** @description How many workflow runs the event started; 0 when no active workflow listens for it. */
+            workflowsStarted: number;
+        };
         /** @description Each allowance of the workspace's plan and the API calls counted this period. */
         Usage: {
             /** @description Each monthly allowance, then the standing contacts allowance. */
@@ -882,6 +1171,315 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["ApiIndex"];
                     };
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listActions: {
+        parameters: {
+            query?: {
+                /** @description The meta.nextCursor of the previous page. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Only actions in this status (all when omitted). */
+                status?: "proposed" | "approved" | "applying" | "applied" | "rejected" | "refused" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"][];
+                        meta?: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatedWrite"];
+                    };
+                };
+            };
+            /** @description Created (live token). */
+            201: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the record refuses this in its state, or a request with this Idempotency-Key is still being answered. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the key was used in the last 24 hours with a different request. */
+            422: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description rate_limited: too many requests; Retry-After says when to retry. */
@@ -1172,6 +1770,182 @@ export interface operations {
             };
         };
     };
+    importContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportContactsRequest"];
+            };
+        };
+        responses: {
+            /** @description Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatedWrite"];
+                    };
+                };
+            };
+            /** @description Created (live token). */
+            201: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactImport"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the record refuses this in its state, or a request with this Idempotency-Key is still being answered. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the key was used in the last 24 hours with a different request. */
+            422: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCustomers: {
         parameters: {
             query?: {
@@ -1334,6 +2108,139 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Decision"][];
+                        meta?: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The meta.nextCursor of the previous answer; from the first event when omitted. */
+                after?: string;
+                /** @description How many items to return, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Only events of this type. */
+                type?: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "connection.failing" | "connection.restored" | "webhook.test";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -2386,6 +3293,182 @@ export interface operations {
             };
             /** @description not_found: nothing with that id in this workspace. */
             404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    trackEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackRequest"];
+            };
+        };
+        responses: {
+            /** @description Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatedWrite"];
+                    };
+                };
+            };
+            /** @description Created (live token). */
+            201: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TrackResult"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the record refuses this in its state, or a request with this Idempotency-Key is still being answered. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the key was used in the last 24 hours with a different request. */
+            422: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -22,7 +22,8 @@ function describe(issue: z.core.$ZodIssue, root: string): string {
       return `${name} must be one of: ${issue.values.map((v) => String(v)).join(', ')}.`
     case 'invalid_format':
       if (issue.format === 'datetime') return `${name} is not an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z.`
-      return `${name} is not a valid ${issue.format}.`
+      // A pattern's own message says what the value must be (e.g. "must be a campaign id (cmp_...)").
+      return issue.format === 'regex' ? `${name} ${issue.message}.` : `${name} is not a valid ${issue.format}.`
     default:
       return `${name}: ${issue.message}`
   }
@@ -50,7 +51,7 @@ export function parseQuery<S extends z.ZodType>(schema: S | undefined, url: URL)
     if (keys.length) throw new ApiError('invalid_parameter', `Unknown query parameter ${keys[0]}: this endpoint takes none.`)
     return {} as z.output<S>
   }
-  const result = schema.safeParse(raw)
+  const result = schema.safeParse(raw, { reportInput: true })
   if (result.success) return result.data
   const issue = result.error.issues[0]!
   if (issue.code === 'unrecognized_keys') {
@@ -63,7 +64,8 @@ export function parseQuery<S extends z.ZodType>(schema: S | undefined, url: URL)
 
 /** A parsed JSON body against the operation's strict schema: 400 invalid_request naming the field. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const result = schema.safeParse(body)
+  // reportInput: so a wrong type ("must be a string") is told apart from a missing field ("is required").
+  const result = schema.safeParse(body, { reportInput: true })
   if (result.success) return result.data
   const messages = result.error.issues.slice(0, 3).map((i) => describe(i, 'the body'))
   throw new ApiError('invalid_request', messages.join(' '))

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto'
+import { budgetEffect, campaignSwitchEffect, discountEffect, notDelivering, sendEffect, tagEffect } from '../domain/action-kinds.ts'
+import { toAction } from '../domain/actions.ts'
+import { toContact } from '../domain/contacts.ts'
+import { checkWorkspaceLimits, loadWorkspaceLimits, type LimitFacts } from '../domain/limits.ts'
+import { formatMoney } from '../domain/money.ts'
 import { TOOL_CATALOGUE } from '../domain/tool-catalogue.ts'
+import type { ActionRow } from './actions.ts'
+import type { ContactRow } from './contacts.ts'
 import { newId, type IdKind } from '../ids.ts'
 import type { Tx } from './db.ts'
 
@@ -467,18 +474,21 @@ export async function seedDemoData(
   }
 
   // --- Campaigns, A/B tests, email sends, experiments ---------------------------------------------
-  const campaignSpecs: [string, string, string, number | null, string | null, number][] = [
-    ['Monthly newsletter', 'email', 'active', null, null, 176],
-    ['Meta prospecting – US', 'ads', 'active', 12_000, 'USD', 170],
-    ['Google Shopping – EU', 'ads', 'active', 9_000, 'EUR', 118],
-    ['Instagram Japan – drip bags', 'ads', 'paused', 15_000, 'JPY', 90],
-    ['Restock alerts', 'sms', 'active', null, null, 75],
-    ['Brew-guide reels', 'social', 'finished', null, null, 62],
-    ['Ethiopia Guji washed launch', 'email', 'active', null, null, 9],
+  // The last figure is the connection (of connectionSpecs) that carries the campaign's changes out.
+  const campaignSpecs: [string, string, string, number | null, string | null, number, number][] = [
+    ['Monthly newsletter', 'email', 'active', null, null, 176, 1],
+    ['Meta prospecting – US', 'ads', 'active', 12_000, 'USD', 170, 2],
+    ['Google Shopping – EU', 'ads', 'active', 9_000, 'EUR', 118, 3],
+    ['Instagram Japan – drip bags', 'ads', 'paused', 15_000, 'JPY', 90, 2],
+    ['Restock alerts', 'sms', 'active', null, null, 75, 1],
+    ['Brew-guide reels', 'social', 'finished', null, null, 62, 4],
+    ['Ethiopia Guji washed launch', 'email', 'active', null, null, 9, 1],
   ]
-  const campaigns = campaignSpecs.map(([name, channel, status, budget, currency, days]) => {
+  const campaigns = campaignSpecs.map(([name, channel, status, budget, currency, days, conn]) => {
     const createdAt = agoJitter(days)
-    return { ...ws, id: id('campaign', createdAt), name, channel, status, daily_budget_minor: budget, currency, created_at: createdAt }
+    return {
+      ...ws, id: id('campaign', createdAt), name, channel, status, daily_budget_minor: budget, currency, connection_id: connections[conn].id, created_at: createdAt,
+    }
   })
   const [cNewsletter, cMeta, cGoogle, cInstagram, cSms, , cLaunch] = campaigns
 
@@ -588,83 +598,6 @@ export async function seedDemoData(
     createdAt: sends[7].created_at, decidedAt: new Date(sends[7].created_at.getTime() + 2.5 * HOUR), usedAt: null,
   })
 
-  // --- Actions (proposed changes) -----------------------------------------------------------------
-  const pacer = agents[0]
-  const byAgent = (a: { id: string; name: string } | undefined) => (a ? { kind: 'agent', id: a.id, name: a.name } : { kind: 'api', id: null, name: 'API' })
-  const byApi = { kind: 'api', id: null, name: 'API' }
-  const budgetChange = (c: (typeof campaigns)[number], from: number, pct: number) => {
-    const to = Math.round((from * (100 + pct)) / 100)
-    const cur = c.currency!
-    return {
-      args: { campaignId: c.id, dailyBudget: money(to, cur) },
-      effect: {
-        summary: `Daily budget ${fmt(money(from, cur))} -> ${fmt(money(to, cur))} (${pct >= 0 ? '+' : ''}${pct}%)`,
-        campaign: { id: c.id, name: c.name }, from: money(from, cur), to: money(to, cur), changePercent: pct,
-      },
-    }
-  }
-  const campaignEffect = (c: (typeof campaigns)[number], verb: string) => ({
-    args: { campaignId: c.id },
-    effect: {
-      summary: `${verb} "${c.name}"${c.daily_budget_minor ? ` (daily budget ${fmt(money(c.daily_budget_minor, c.currency!))})` : ''}`,
-      campaign: { id: c.id, name: c.name },
-    },
-  })
-  const discount = (code: string, pct: number, days: number) => ({
-    args: { code, percentOff: pct, durationDays: days },
-    effect: { summary: `Create discount code ${code}: ${pct}% off for ${days} days`, code, percentOff: pct, durationDays: days },
-  })
-  type ActSpec = {
-    kind: string; change: { args: Row; effect: Row }; status: string; by: Row; days: number; refusal?: string
-    decidedBy?: string; decidedAfterH?: number; outcome?: Row
-  }
-  const actionSpecs: ActSpec[] = [
-    { kind: 'adjust_budget', change: budgetChange(cMeta, 12_000, 15), status: 'proposed', by: byAgent(pacer), days: 0.9 },
-    {
-      kind: 'send_campaign', status: 'proposed', by: byApi, days: 0.1,
-      change: { args: { emailSendId: sends[6].id, recipients: 16_880 }, effect: { summary: `Send "${sends[6].subject}" to 16,880 contacts`, recipients: 16_880 } },
-    },
-    { kind: 'resume_campaign', change: campaignEffect(cInstagram, 'Resume'), status: 'approved', by: byAgent(pacer), days: 0.4, decidedBy: 'Kenji Watanabe', decidedAfterH: 3 },
-    { kind: 'adjust_budget', change: budgetChange(cGoogle, 9_000, 15), status: 'applying', by: byAgent(pacer), days: 0.05, decidedBy: 'Daniel Okafor', decidedAfterH: 0.5 },
-    { kind: 'pause_campaign', change: campaignEffect(cInstagram, 'Pause'), status: 'applied', by: byAgent(pacer), days: 41, decidedBy: 'Kenji Watanabe', decidedAfterH: 2, outcome: { ok: true, detail: 'Campaign paused on Meta Ads.' } },
-    { kind: 'adjust_budget', change: budgetChange(cMeta, 10_000, 20), status: 'applied', by: byAgent(pacer), days: 26, decidedBy: 'Daniel Okafor', decidedAfterH: 5, outcome: { ok: true, detail: 'Daily budget updated on Meta Ads.' } },
-    { kind: 'create_discount', change: discount('WELCOME10', 10, 30), status: 'applied', by: byApi, days: 63, decidedBy: 'Maya Chen', decidedAfterH: 20, outcome: { ok: true, detail: 'Discount code WELCOME10 created in Shopify.' } },
-    {
-      kind: 'tag_contacts', status: 'applied', by: byAgent(agents[1] ?? pacer), days: 15, decidedBy: 'Sofia Lindqvist', decidedAfterH: 1,
-      change: { args: { tag: 'vip', segment: 'VIP buyers', contacts: 38 }, effect: { summary: 'Tag 38 contacts "vip"', tag: 'vip', contacts: 38 } },
-      outcome: { ok: true, detail: '38 contacts tagged.' },
-    },
-    { kind: 'create_discount', change: discount('SPRING20', 20, 7), status: 'rejected', by: byAgent(agents[1] ?? pacer), days: 20, decidedBy: 'Maya Chen', decidedAfterH: 6 },
-    { kind: 'pause_campaign', change: campaignEffect(cGoogle, 'Pause'), status: 'rejected', by: byAgent(pacer), days: 9, decidedBy: 'Daniel Okafor', decidedAfterH: 1 },
-    { kind: 'adjust_budget', change: budgetChange(cMeta, 12_000, 60), status: 'refused', by: byAgent(pacer), days: 11, refusal: 'A budget change of +60% is over the workspace limit of 30%.' },
-    { kind: 'create_discount', change: discount('FLASH40', 40, 2), status: 'refused', by: byApi, days: 12, refusal: 'A discount of 40% is over the workspace limit of 25%.' },
-    {
-      kind: 'send_campaign', status: 'refused', by: byApi, days: 33,
-      change: { args: { campaignId: cNewsletter.id, recipients: 62_400 }, effect: { summary: 'Send "Spring espresso blend: first taste" to 62,400 contacts', recipients: 62_400 } },
-      refusal: '62,400 recipients is over the workspace limit of 50,000 per send.',
-    },
-    {
-      kind: 'adjust_budget', change: budgetChange(cGoogle, 9_000, 10), status: 'failed', by: byAgent(pacer), days: 0.85, decidedBy: 'Daniel Okafor', decidedAfterH: 0.4,
-      outcome: { ok: false, error: 'Google Ads refused the change: the connection needs to be authorised again.' },
-    },
-  ]
-  const actions = actionSpecs.map((a) => {
-    const createdAt = agoJitter(a.days, 0.02)
-    const decidedAt = a.decidedBy ? new Date(Math.min(createdAt.getTime() + (a.decidedAfterH ?? 1) * HOUR, now - MINUTE)) : null
-    const appliedAt = a.status === 'applied' && decidedAt ? new Date(decidedAt.getTime() + r.int(1, 20) * 1000) : null
-    const row = {
-      ...ws, id: id('action', createdAt), kind: a.kind, args: a.change.args, status: a.status, planned_effect: a.change.effect,
-      limits_allowed: a.status !== 'refused', refusal_reason: a.refusal ?? null, proposed_by: a.by, decided_by: a.decidedBy ?? null,
-      decided_at: decidedAt, outcome: a.outcome ?? null, applied_at: appliedAt, created_at: createdAt,
-    }
-    const data = (status: string) => ({ action: { id: row.id, kind: row.kind, status, summary: a.change.effect.summary, proposedBy: a.by } })
-    if (a.status === 'refused') ev('action.refused', createdAt, { action: { ...data('refused').action, refusalReason: a.refusal } })
-    else ev('action.proposed', createdAt, data('proposed'))
-    if (appliedAt) ev('action.applied', appliedAt, data('applied'))
-    if (a.status === 'failed' && decidedAt) ev('action.failed', new Date(decidedAt.getTime() + 8000), { action: { ...data('failed').action, error: a.outcome?.error } })
-    return row
-  })
-
   // --- Contacts, lists, segments, do-not-contact --------------------------------------------------
   const doNotContact: [string, string, number][] = [
     ['tom.harlow@outlook.com', 'Unsubscribed from every list', 64],
@@ -715,9 +648,8 @@ export async function seedDemoData(
     }
   })
   for (const c of contacts) {
-    const data = { id: c.id, email: c.email, name: c.name, tags: c.tags }
-    ev('contact.created', c.created_at, { contact: data })
-    if (c.updated_at > c.created_at) ev('contact.updated', c.updated_at, { contact: data })
+    ev('contact.created', c.created_at, { contact: toContact({ ...c, tags: [...c.tags], updated_at: c.created_at } as ContactRow) })
+    if (c.updated_at > c.created_at) ev('contact.updated', c.updated_at, { contact: toContact({ ...c, tags: [...c.tags] } as ContactRow) })
   }
   const listSpecs: [string, number, (c: (typeof contacts)[number], i: number) => boolean][] = [
     ['Newsletter', 178, (c, i) => i === 0 || !c.company && r.chance(0.72)],
@@ -747,6 +679,97 @@ export async function seedDemoData(
     return { ...ws, id: id('segment', createdAt), name: s.name, definition: s.definition, size: s.size, created_at: createdAt }
   })
   const dnc = doNotContact.map(([email, reason, days]) => ({ ...ws, email_key: email, reason, created_at: agoJitter(days) }))
+
+  // --- Actions (proposed changes) -----------------------------------------------------------------
+  // Planned and worded by the same effect builders and limits check as POST /actions.
+  const pacer = agents[0]
+  const byAgent = (a: { id: string; name: string } | undefined) => (a ? { kind: 'agent', id: a.id, name: a.name } : { kind: 'api', id: null, name: 'API' })
+  const byApi = { kind: 'api', id: null, name: 'API' }
+  const limits = await loadWorkspaceLimits(tx, workspaceId)
+  const connOf = (c: (typeof campaigns)[number]) => connections.find((x) => x.id === c.connection_id)!
+  type Change = { args: Row; effect: Row; facts: LimitFacts }
+  const budgetChange = (c: (typeof campaigns)[number], fromMinor: number, pct: number, asAmount = false): Change => {
+    const from = money(fromMinor, c.currency!)
+    const to = money(Math.round((fromMinor * (100 + pct)) / 100), c.currency!)
+    const effect = budgetEffect(c, from, to)
+    return {
+      args: asAmount ? { campaignId: c.id, dailyBudget: to } : { campaignId: c.id, changePercent: pct },
+      effect,
+      facts: { budgetChangePercent: effect.changePercent as number },
+    }
+  }
+  const campaignSwitch = (c: (typeof campaigns)[number], verb: 'pause' | 'resume'): Change => ({
+    args: { campaignId: c.id },
+    effect: campaignSwitchEffect(verb, { id: c.id, name: c.name, dailyBudget: c.daily_budget_minor ? money(c.daily_budget_minor, c.currency!) : null }),
+    facts: {},
+  })
+  const discount = (code: string, pct: number, days: number, from: number): Change => {
+    const args = { code, percentOff: pct, expiresAt: new Date(now - from * DAY + days * DAY).toISOString() }
+    return { args, effect: discountEffect(args), facts: { discountPercent: pct } }
+  }
+  const newsletterList = lists[0]
+  const newsletterReach = listMembers.filter((m) => m.list_id === newsletterList.id).length
+  const send: Change = {
+    args: { campaignId: cLaunch.id, listId: newsletterList.id },
+    effect: sendEffect(cLaunch, { kind: 'list', id: newsletterList.id, name: newsletterList.name }, newsletterReach, null),
+    facts: { recipients: newsletterReach },
+  }
+  const taggedSegment = segments[1]
+  const TAG = 'spring-launch'
+  const tagged = contacts.filter((c) => c.tags.includes('espresso') && c.tags.includes('eu'))
+  const tagging: Change = {
+    args: { tag: TAG, segmentId: taggedSegment.id },
+    effect: tagEffect(TAG, { kind: 'segment', id: taggedSegment.id, name: taggedSegment.name }, tagged.length),
+    facts: {},
+  }
+  const applied = (detail: string) => ({ ok: true, detail })
+  type ActSpec = { kind: string; change: Change; status: string; by: Row; days: number; decidedBy?: string; decidedAfterH?: number; outcome?: Row }
+  const actionSpecs: ActSpec[] = [
+    { kind: 'adjust_budget', change: budgetChange(cMeta, 12_000, 15), status: 'proposed', by: byAgent(pacer), days: 0.9 },
+    { kind: 'send_campaign', change: send, status: 'proposed', by: byApi, days: 0.1 },
+    { kind: 'resume_campaign', change: campaignSwitch(cInstagram, 'resume'), status: 'approved', by: byAgent(pacer), days: 0.4, decidedBy: 'Kenji Watanabe', decidedAfterH: 3 },
+    { kind: 'adjust_budget', change: budgetChange(cGoogle, 9_000, 15), status: 'applying', by: byAgent(pacer), days: 0.05, decidedBy: 'Daniel Okafor', decidedAfterH: 0.5 },
+    { kind: 'pause_campaign', change: campaignSwitch(cInstagram, 'pause'), status: 'applied', by: byAgent(pacer), days: 41, decidedBy: 'Kenji Watanabe', decidedAfterH: 2, outcome: applied(`Campaign paused on ${connOf(cInstagram).name}.`) },
+    { kind: 'adjust_budget', change: budgetChange(cMeta, 10_000, 20, true), status: 'applied', by: byAgent(pacer), days: 26, decidedBy: 'Daniel Okafor', decidedAfterH: 5, outcome: applied(`Daily budget set to ${formatMoney(money(12_000, 'USD'))} on ${connOf(cMeta).name}.`) },
+    { kind: 'create_discount', change: discount('WELCOME10', 10, 30, 63), status: 'applied', by: byApi, days: 63, decidedBy: 'Maya Chen', decidedAfterH: 20, outcome: applied(`Discount code WELCOME10 created in ${connections[0].name}.`) },
+    {
+      kind: 'tag_contacts', change: tagging, status: 'applied', by: byAgent(agents[1] ?? pacer), days: 15, decidedBy: 'Sofia Lindqvist', decidedAfterH: 1,
+      outcome: applied(`${tagged.length} contacts of segment "${taggedSegment.name}" tagged "${TAG}".`),
+    },
+    { kind: 'create_discount', change: discount('SPRING20', 20, 7, 20), status: 'rejected', by: byAgent(agents[1] ?? pacer), days: 20, decidedBy: 'Maya Chen', decidedAfterH: 6 },
+    { kind: 'pause_campaign', change: campaignSwitch(cGoogle, 'pause'), status: 'rejected', by: byAgent(pacer), days: 9, decidedBy: 'Daniel Okafor', decidedAfterH: 1 },
+    { kind: 'adjust_budget', change: budgetChange(cMeta, 12_000, 60), status: 'refused', by: byAgent(pacer), days: 11 },
+    { kind: 'create_discount', change: discount('FLASH40', 40, 2, 12), status: 'refused', by: byApi, days: 12 },
+    { kind: 'adjust_budget', change: budgetChange(cInstagram, 15_000, -45, true), status: 'refused', by: byApi, days: 33 },
+    {
+      kind: 'adjust_budget', change: budgetChange(cGoogle, 9_000, 10), status: 'failed', by: byAgent(pacer), days: 0.85, decidedBy: 'Daniel Okafor', decidedAfterH: 0.4,
+      outcome: { ok: false, error: notDelivering(connOf(cGoogle)) },
+    },
+  ]
+  for (const c of tagged) c.tags = [...c.tags, TAG]
+  const actions = actionSpecs.map((a) => {
+    const createdAt = agoJitter(a.days, 0.02)
+    const decidedAt = a.decidedBy ? new Date(Math.min(createdAt.getTime() + (a.decidedAfterH ?? 1) * HOUR, now - MINUTE)) : null
+    const doneAt = decidedAt && a.outcome ? new Date(Math.min(decidedAt.getTime() + r.int(1, 20) * 1000, now)) : null
+    const verdict = checkWorkspaceLimits(limits, a.change.facts as LimitFacts)
+    if (verdict.passed !== (a.status !== 'refused')) throw new Error(`demo action ${a.kind} ${a.status} disagrees with the limits`)
+    const row = {
+      ...ws, id: id('action', createdAt), kind: a.kind, args: a.change.args, status: a.status, planned_effect: a.change.effect,
+      limits_allowed: verdict.passed, refusal_reason: verdict.passed ? null : verdict.reasons.join(' '), proposed_by: a.by, decided_by: a.decidedBy ?? null,
+      decided_at: decidedAt, outcome: a.outcome ?? null, applied_at: a.status === 'applied' ? doneAt : null, created_at: createdAt,
+    }
+    const asOf = (status: string, more: Partial<typeof row> = {}) =>
+      ({ action: toAction({ ...row, status, decided_by: null, decided_at: null, outcome: null, applied_at: null, ...more } as unknown as ActionRow) })
+    ev(a.status === 'refused' ? 'action.refused' : 'action.proposed', createdAt, asOf(a.status === 'refused' ? 'refused' : 'proposed'))
+    if (a.status === 'rejected') ev('action.rejected', decidedAt!, { action: toAction(row as unknown as ActionRow) })
+    if (a.status === 'applied' || a.status === 'failed') ev(`action.${a.status}`, doneAt!, { action: toAction(row as unknown as ActionRow) })
+    return row
+  })
+  const taggedAt = actions.find((a) => a.kind === 'tag_contacts')!.applied_at!
+  for (const c of tagged) {
+    if (c.updated_at < taggedAt) c.updated_at = taggedAt
+    ev('contact.updated', taggedAt, { contact: toContact({ ...c, tags: [...c.tags], updated_at: taggedAt } as ContactRow) })
+  }
 
   // --- Workflows and runs -------------------------------------------------------------------------
   const TRACKED_EVENT = 'checkout.abandoned'
@@ -779,7 +802,7 @@ export async function seedDemoData(
         status: age < 3 ? 'started' : r.weighted([['completed', 8], ['exited', 2]] as const), created_at: createdAt,
       }
       runs.push(run)
-      ev('workflow.started', createdAt, { run: { id: run.id, workflowId: wf.id, workflowName: wf.name, contactId: c.id, event: trigger } })
+      ev('workflow.started', createdAt, { run: { id: run.id, workflowId: wf.id, workflowName: wf.name, contactId: c.id, event: trigger, properties, createdAt: iso(createdAt) } })
     }
   })
 

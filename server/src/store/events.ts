@@ -1,5 +1,5 @@
 import { newId } from '../ids.ts'
-import type { Tx } from './db.ts'
+import type { Sql, Tx } from './db.ts'
 
 /**
  * The outbox: every change writes its events in its own transaction. The sequence number comes
@@ -7,10 +7,33 @@ import type { Tx } from './db.ts'
  * commit order and a poller reading by seq never skips one that commits later.
  */
 export async function appendEvent(tx: Tx, workspaceId: string, type: string, data: Record<string, unknown>): Promise<string> {
-  const id = newId('event')
+  const [id] = await appendEvents(tx, workspaceId, [{ type, data }])
+  return id!
+}
+
+/**
+ * Several events of one change in one statement (e.g. a contact import's contact.created events),
+ * numbered in the order given, under the same workspace row lock as appendEvent.
+ */
+export async function appendEvents(tx: Tx, workspaceId: string, events: { type: string; data: Record<string, unknown> }[]): Promise<string[]> {
+  if (!events.length) return []
+  const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event'), type: e.type, data: e.data }))
   await tx`
-    WITH s AS (UPDATE workspaces SET event_seq = event_seq + 1 WHERE workspace_id = ${workspaceId} RETURNING event_seq)
+    WITH s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} RETURNING event_seq)
     INSERT INTO events (workspace_id, seq, id, type, data)
-    SELECT ${workspaceId}, s.event_seq, ${id}, ${type}, ${tx.json(data as never)} FROM s`
-  return id
+    SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data
+    FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb)`
+  return rows.map((r) => r.id)
+}
+
+export type EventRow = { seq: number; id: string; type: string; data: Record<string, unknown>; created_at: Date }
+
+/** Events oldest first after `afterSeq`, optionally of one type. */
+export async function selectEvents(sql: Sql, workspaceId: string, opts: { type?: string; afterSeq: number; limit: number }): Promise<EventRow[]> {
+  const type = opts.type === undefined ? sql`` : sql`AND type = ${opts.type}`
+  return sql<EventRow[]>`
+    SELECT seq, id, type, data, created_at FROM events
+    WHERE workspace_id = ${workspaceId} ${type} AND seq > ${opts.afterSeq}
+    ORDER BY seq
+    LIMIT ${opts.limit}`
 }

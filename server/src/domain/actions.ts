@@ -1,0 +1,153 @@
+import { ApiError } from '../errors.ts'
+import { newId } from '../ids.ts'
+import type { ActionT } from '../schemas/actions.ts'
+import { iso, isoOrNull } from '../schemas/common.ts'
+import * as store from '../store/actions.ts'
+import type { Sql, Tx } from '../store/db.ts'
+import { appendEvent, appendEvents } from '../store/events.ts'
+import { ACTION_KINDS, type ActionKindName, type EventSpec, type Outcome } from './action-kinds.ts'
+import { AdminError } from './admin.ts'
+import { checkWorkspaceLimits, loadWorkspaceLimits } from './limits.ts'
+
+export function toAction(a: store.ActionRow): ActionT {
+  return {
+    id: a.id,
+    kind: a.kind,
+    args: a.args,
+    plannedEffect: a.planned_effect,
+    limits: { allowed: a.limits_allowed, reason: a.refusal_reason },
+    proposedBy: a.proposed_by,
+    status: a.status as ActionT['status'],
+    decidedBy: a.decided_by,
+    decidedAt: isoOrNull(a.decided_at),
+    outcome: a.outcome ? { ok: a.outcome.ok, detail: a.outcome.detail ?? null, error: a.outcome.error ?? null } : null,
+    appliedAt: isoOrNull(a.applied_at),
+    createdAt: iso(a.created_at),
+  }
+}
+
+export type Proposer = { kind: 'api' | 'agent' | 'product'; id: string | null; name: string }
+
+/**
+ * POST /actions: plan the change (404 for an id of another workspace, 409 when the record's state
+ * refuses it), check the plan against the workspace limits (the same check the agent gateway
+ * makes), and record it: `refused` with the reason, or `proposed` to wait for a person. Nothing here
+ * approves or carries out a change.
+ */
+export async function proposeAction(
+  tx: Tx,
+  workspaceId: string,
+  input: { kind: ActionKindName; args: Record<string, unknown> },
+  proposedBy: Proposer,
+  now = new Date(),
+): Promise<ActionT> {
+  const kind = ACTION_KINDS[input.kind]
+  const plan = await kind.plan({ tx, workspaceId, now }, input.args)
+  const verdict = checkWorkspaceLimits(await loadWorkspaceLimits(tx, workspaceId), plan.facts)
+  const row = await store.insertAction(tx, {
+    workspace_id: workspaceId,
+    id: newId('action'),
+    kind: input.kind,
+    args: input.args,
+    status: verdict.passed ? 'proposed' : 'refused',
+    planned_effect: plan.effect,
+    limits_allowed: verdict.passed,
+    refusal_reason: verdict.passed ? null : verdict.reasons.join(' '),
+    proposed_by: proposedBy,
+  })
+  const action = toAction(row)
+  await appendEvent(tx, workspaceId, verdict.passed ? 'action.proposed' : 'action.refused', { action })
+  return action
+}
+
+export function actionsPage(sql: Sql, workspaceId: string, opts: { status?: string; after?: store.Position; limit: number }) {
+  return store.selectActions(sql, workspaceId, { status: opts.status, before: opts.after, limit: opts.limit })
+}
+
+export const actionPosition = (a: store.ActionRow): store.Position => ({ t: iso(a.created_at), id: a.id })
+
+/**
+ * A person's decision on a proposed change (the operator command `growth admin action approve|reject`).
+ *
+ * Reject: proposed -> rejected, with an `action.rejected` event. Approve: proposed -> approved ->
+ * applying, committed (so others see it being carried out), then the stand-in executor carries it
+ * out in a second transaction: -> applied (action.applied) or failed (action.failed), with the
+ * outcome. Only a proposed action can be decided; anything else is refused with what became of it.
+ */
+export async function decideAction(
+  sql: Sql,
+  opts: { actionId: string; decision: 'approve' | 'reject'; actor: string; now?: () => Date },
+): Promise<ActionT> {
+  const now = opts.now ?? (() => new Date())
+  if (!opts.actor.trim()) throw new AdminError('The person deciding must be named.')
+  const decided = await sql.begin(async (tx) => {
+    const a = await store.lockActionById(tx, opts.actionId)
+    if (!a) throw new AdminError(`No action ${opts.actionId}.`)
+    if (a.status !== 'proposed') throw new AdminError(alreadyDecided(a))
+    const at = now()
+    if (opts.decision === 'reject') {
+      const row = await store.updateAction(tx, a.workspace_id, a.id, { status: 'rejected', decidedBy: opts.actor, decidedAt: at })
+      await appendEvent(tx, a.workspace_id, 'action.rejected', { action: toAction(row) })
+      return row
+    }
+    await store.updateAction(tx, a.workspace_id, a.id, { status: 'approved', decidedBy: opts.actor, decidedAt: at })
+    return store.updateAction(tx, a.workspace_id, a.id, { status: 'applying' })
+  })
+  if (decided.status === 'rejected') return toAction(decided)
+  return sql.begin(async (tx) => {
+    const a = (await store.lockActionById(tx, decided.id))!
+    if (a.status !== 'applying') return toAction(a)
+    const events: EventSpec[] = []
+    const ctx = { tx, workspaceId: a.workspace_id, now: now(), emit: (e: EventSpec[]) => events.push(...e) }
+    // A failed outcome, or a refusal met while carrying out (a list deleted meanwhile, ...), undoes
+    // whatever the executor had begun; anything else is a crash of ours and propagates.
+    const outcome = await tx.savepoint((sp) => execute({ ...ctx, tx: sp }, a)).catch((err): Outcome => {
+      if (err instanceof FailedOutcome) return err.outcome
+      if (err instanceof ApiError) return { ok: false, error: `${err.message} Nothing was changed.` }
+      throw err
+    })
+    if (!outcome.ok) events.length = 0
+    const row = await store.updateAction(tx, a.workspace_id, a.id, {
+      status: outcome.ok ? 'applied' : 'failed',
+      outcome,
+      appliedAt: outcome.ok ? now() : null,
+    })
+    await appendEvents(tx, a.workspace_id, [...events, { type: outcome.ok ? 'action.applied' : 'action.failed', data: { action: toAction(row) } }])
+    return toAction(row)
+  })
+}
+
+async function execute(ctx: Parameters<(typeof ACTION_KINDS)[ActionKindName]['execute']>[0], a: store.ActionRow): Promise<Outcome> {
+  const kind = ACTION_KINDS[a.kind as ActionKindName]
+  if (!kind) return { ok: false, error: `The kind ${a.kind} has no executor; nothing was changed.` }
+  const outcome = await kind.execute(ctx, a.args, a.planned_effect)
+  if (!outcome.ok) throw new FailedOutcome(outcome)
+  return outcome
+}
+
+/** Thrown out of the executor's savepoint so that a failed outcome leaves nothing behind. */
+class FailedOutcome extends Error {
+  constructor(readonly outcome: Outcome) {
+    super('failed outcome')
+  }
+}
+
+function alreadyDecided(a: store.ActionRow): string {
+  const by = a.decided_by ? ` by ${a.decided_by}` : ''
+  const at = a.decided_at ? ` at ${iso(a.decided_at)}` : ''
+  switch (a.status) {
+    case 'refused':
+      return `Action ${a.id} was refused by the workspace's limits (${a.refusal_reason}); it cannot be decided.`
+    case 'rejected':
+      return `Action ${a.id} was already rejected${by}${at}.`
+    case 'approved':
+    case 'applying':
+      return `Action ${a.id} was already approved${by}${at} and is being carried out.`
+    case 'applied':
+      return `Action ${a.id} was already approved${by}${at} and applied.`
+    case 'failed':
+      return `Action ${a.id} was already approved${by}${at} and failed: ${a.outcome?.error ?? 'no detail'}.`
+    default:
+      return `Action ${a.id} is ${a.status}; only a proposed action can be decided.`
+  }
+}

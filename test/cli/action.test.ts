@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createDemoWorkspace } from '../../server/src/domain/demo.ts'
+import { openDatabase, type Database } from '../../server/src/store/db.ts'
+import { migrate } from '../../server/src/store/migrate.ts'
+
+/**
+ * `growth admin action approve|reject ID`, spawned as an operator runs it, against the demo
+ * workspace's seeded proposals. This process holds the database (the PostgreSQL server at
+ * DATABASE_URL, or an embedded one it owns, as a running server would) to set up and check.
+ */
+
+const ROOT = join(import.meta.dir, '..', '..')
+const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-action-'))
+const T = 30_000
+let db: Database
+let proposed: { id: string; kind: string }[]
+let workspaceId: string
+
+async function growth(args: string[]) {
+  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { code, stdout, stderr }
+}
+
+beforeAll(async () => {
+  db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir })
+  await migrate(db.sql)
+  const demo = await createDemoWorkspace(db.sql)
+  workspaceId = demo.workspace.id
+  proposed = [...(await db.sql<{ id: string; kind: string }[]>`
+    SELECT id, kind FROM actions WHERE workspace_id = ${workspaceId} AND status = 'proposed' ORDER BY kind`)]
+}, T)
+
+afterAll(async () => {
+  await db?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('growth admin action', () => {
+  test('approve --json carries the change out and prints the action as one object', async () => {
+    const budget = proposed.find((a) => a.kind === 'adjust_budget')!
+    const r = await growth(['admin', 'action', 'approve', budget.id, '--json'])
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+    const a = JSON.parse(r.stdout)
+    expect(a).toMatchObject({
+      id: budget.id,
+      status: 'applied',
+      decidedBy: expect.stringMatching(/^operator:/),
+      outcome: { ok: true, detail: 'Daily budget set to 138.00 USD on Meta Ads – Northwind US.', error: null },
+    })
+    const [row] = await db.sql<{ status: string }[]>`SELECT status FROM actions WHERE workspace_id = ${workspaceId} AND id = ${budget.id}`
+    expect(row!.status).toBe('applied')
+    const [event] = await db.sql<{ type: string }[]>`
+      SELECT type FROM events WHERE workspace_id = ${workspaceId} AND data->'action'->>'id' = ${budget.id} ORDER BY seq DESC LIMIT 1`
+    expect(event!.type).toBe('action.applied')
+
+    // A second decision is a refusal: exit 1, the reason on stderr, nothing on stdout.
+    const again = await growth(['admin', 'action', 'reject', budget.id])
+    expect(again.code).toBe(1)
+    expect(again.stdout).toBe('')
+    expect(again.stderr).toMatch(/^error: Action act_\S+ was already approved by operator:\S+ at \S+ and applied\./)
+  }, T)
+
+  test('reject tells a person what was rejected', async () => {
+    const send = proposed.find((a) => a.kind === 'send_campaign')!
+    const r = await growth(['admin', 'action', 'reject', send.id])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`Rejected ${send.id} (send_campaign): Send "Ethiopia Guji washed launch" to`)
+    expect(r.stdout).toMatch(/Decided by: operator:\S+ at /)
+    const [row] = await db.sql<{ status: string }[]>`SELECT status FROM actions WHERE workspace_id = ${workspaceId} AND id = ${send.id}`
+    expect(row!.status).toBe('rejected')
+  }, T)
+
+  test('an unknown action, or one the limits refused, is refused with exit 1', async () => {
+    const unknown = await growth(['admin', 'action', 'approve', 'act_01jd0000000000000000000000', '--json'])
+    expect({ code: unknown.code, stdout: unknown.stdout }).toEqual({ code: 1, stdout: '' })
+    expect(unknown.stderr).toContain('No action act_01jd0000000000000000000000')
+    const [refused] = await db.sql<{ id: string }[]>`SELECT id FROM actions WHERE workspace_id = ${workspaceId} AND status = 'refused' LIMIT 1`
+    const r = await growth(['admin', 'action', 'approve', refused!.id])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain("refused by the workspace's limits")
+  }, T)
+})
