@@ -3,6 +3,7 @@ import { conflict, invalidRequest, notFound } from '../errors.ts'
 import { idOf } from '../schemas/common.ts'
 import type { Tx } from '../store/db.ts'
 import * as store from '../store/actions.ts'
+import { lockContactsAllowance } from '../store/allowances.ts'
 import { toContact } from './contacts.ts'
 import type { LimitFacts } from './limits.ts'
 import { formatMoney, isCurrency, type Money } from './money.ts'
@@ -294,6 +295,9 @@ export const ACTION_KINDS = {
     },
     async execute(ctx, args) {
       const audience = await audienceOf(ctx, args)
+      // Take the lock contact imports take before touching contact rows, in the same order as they
+      // do, so an import and a tagging of the same contacts wait for each other instead of deadlocking.
+      await lockContactsAllowance(ctx.tx, ctx.workspaceId)
       const changed = await store.tagAudience(ctx.tx, ctx.workspaceId, audience.query, args.tag)
       ctx.emit?.(changed.map((c) => ({ type: 'contact.updated', data: { contact: toContact(c) } })))
       return { ok: true, detail: `${count(changed.length)} contacts of ${audienceWords(audience.ref)} tagged "${args.tag}".` }
