@@ -1,7 +1,8 @@
+import { agentOperations } from './agents.ts'
 import { growthOperations } from './growth.ts'
 import { metaOperations } from './meta.ts'
 import type { Operation } from './operation.ts'
 
 /** Every operation of the API, declared once; the app, GET /api/v1 and openapi.json all read this. */
 export const operations: Operation[] = []
-operations.push(...metaOperations(() => operations), ...growthOperations)
+operations.push(...metaOperations(() => operations), ...growthOperations, ...agentOperations)
