@@ -14,4 +14,5 @@ export {
   revokeToken,
   setAgentsStopped,
 } from '../../server/src/domain/admin.ts'
+export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { SCOPES } from '../../server/src/routes/operation.ts'

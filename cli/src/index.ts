@@ -3,6 +3,8 @@ import pkg from '../../package.json'
 import { registerAgentCreate } from './commands/admin/agent/create.ts'
 import { registerAgentsResume } from './commands/admin/agents/resume.ts'
 import { registerAgentsStop } from './commands/admin/agents/stop.ts'
+import { registerApprovalApprove } from './commands/admin/approval/approve.ts'
+import { registerApprovalReject } from './commands/admin/approval/reject.ts'
 import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
@@ -39,6 +41,10 @@ export function buildProgram(): Command {
   const agents = admin.command('agents').description('all the agents of a workspace at once (the kill switch)')
   registerAgentsStop(agents)
   registerAgentsResume(agents)
+
+  const approval = admin.command('approval').description("decide a send or an agent's request waiting for a person")
+  registerApprovalApprove(approval)
+  registerApprovalReject(approval)
 
   return program
 }
