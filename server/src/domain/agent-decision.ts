@@ -65,7 +65,8 @@ export type Verdict = {
 }
 
 type Outcome = 'pass' | 'deny' | 'person'
-type Judged = { name: CheckName; outcome: Outcome; detail: string }
+/** `base`: for a check that needs a person, what it compared, without what became of any approval. */
+type Judged = { name: CheckName; outcome: Outcome; detail: string; base?: string }
 
 const iso = (d: Date) => d.toISOString()
 const count = (n: number) => n.toLocaleString('en-US')
@@ -181,7 +182,11 @@ export function decide(input: DecisionInput): Verdict {
     checks.push({ name: 'limits', outcome: 'deny', detail: parts.join(' ') })
   } else {
     const within = ceil.ok.length ? `Within ${agent.name}'s ceilings (${ceil.ok.join('; ')}) and the workspace's limits.` : null
-    checks.push({ name: 'limits', outcome: 'pass', detail: within ?? `Within the workspace's limits; no stated fact meets one of ${agent.name}'s ceilings.` })
+    const stated = Object.keys(facts).some((k) => k !== 'currency' && k !== 'increase')
+    const none = stated
+      ? `Within the workspace's limits; ${agent.name} has no ceiling of its own on the facts stated.`
+      : `No amount, percentage, recipients or records were stated, so no ceiling of ${agent.name}'s applies; within the workspace's limits.`
+    checks.push({ name: 'limits', outcome: 'pass', detail: within ?? none })
   }
 
   // risk: above the highest risk the agent may take without a person, a person decides.
@@ -210,7 +215,7 @@ export function decide(input: DecisionInput): Verdict {
     decision === 'denied'
       ? `Denied: ${firstDeny!.detail}`
       : decision === 'requires_approval'
-        ? `Needs a person's approval: ${persons.map((c) => c.detail).join(' ')}`
+        ? `Needs a person's approval: ${persons.map((c) => c.base ?? c.detail).join(' ')}${prior?.state === 'pending' ? ` Approval ${prior.id} is waiting for a person.` : ''}`
         : liftedByApproval
           ? `Allowed once: ${(prior as { decidedBy: string }).decidedBy} approved this request (${prior!.id}).`
           : `Allowed: ${agent.name} may ${w.verb} (${key}) and every check passed.`
@@ -225,6 +230,10 @@ export function decide(input: DecisionInput): Verdict {
 
 /** A check that needs a person, as the latest approval of this same request leaves it. */
 function withApproval(c: { name: CheckName; detail: string }, prior: PriorApproval | null): Judged {
+  return { ...afterApproval(c, prior), base: c.detail }
+}
+
+function afterApproval(c: { name: CheckName; detail: string }, prior: PriorApproval | null): Judged {
   switch (prior?.state) {
     case 'approved':
       return { name: c.name, outcome: 'pass', detail: `${c.detail} Approved by ${prior.decidedBy} (${prior.id}); allowed once, until ${iso(prior.expiresAt)}.` }
