@@ -270,6 +270,14 @@ describe('approvals of agent requests', () => {
     expect(checkOf(third, 'risk').detail).toContain('was used at')
   })
 
+  test('approved: two identical requests at once, only one is allowed', async () => {
+    const { agent, approvalId } = await pending()
+    const { sql } = await getHarness()
+    await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    const answers = await Promise.all([authorize(agent.credential, send), authorize(agent.credential, send), authorize(agent.credential, send)])
+    expect(answers.map(decisionOf).sort()).toEqual(['allowed', 'requires_approval', 'requires_approval'])
+  })
+
   test('rejected: the same request is denied, never allowed', async () => {
     const { agent, approvalId } = await pending()
     const { sql } = await getHarness()
