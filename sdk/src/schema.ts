@@ -163,6 +163,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approvals
+         * @description Sends and agent requests waiting for, or given, a person's approval, newest first. Every status unless `status` says one. Paged with meta.nextCursor like the other long lists.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connections
+         * @description The connected store, ad accounts, email platform and social accounts, each with whether it still delivers and since when it stopped, if it did.
+         */
+        get: operations["listConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List customers
+         * @description Buyers newest first, with order count and spend per currency; every stage unless `stage` says one. Paged with meta.nextCursor.
+         */
+        get: operations["listCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions": {
         parameters: {
             query?: never;
@@ -247,6 +307,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/opportunities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List opportunities
+         * @description Things worth doing, in the order they are worth doing (worth, highest first; ties broken by id), with measured impact where there is one. Open ones unless `status` says otherwise; an open opportunity past its expiresAt is listed as expired.
+         */
+        get: operations["listOpportunities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How predictions, findings and tests turned out
+         * @description Aggregates only: how predictions held up by author, by measure and by stated confidence (calibration), why findings were turned down, and what tests showed.
+         */
+        get: operations["getOutcomes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/revenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revenue per currency
+         * @description Order-ledger revenue per currency over [from, to), with the share traced to marketing. Defaults to the last 30 days; at most 366 days at a time. Nothing is converted or added across currencies.
+         */
+        get: operations["getRevenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List signals
+         * @description What the product noticed in the business, newest first, each with the opportunity it speaks for. Open signals unless `status` says otherwise.
+         */
+        get: operations["listSignals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Allowances and API calls
+         * @description Each monthly allowance of the workspace's plan (emails, sms, trackedEvents, agentRequests) and the standing contacts allowance, with what is used and what remains; and the API calls counted this month, with the date counting began.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -264,30 +424,42 @@ export interface components {
                     /** @description ISO 4217 code in capitals. */
                     currency: string;
                 }[];
+                /** @description The most recipients of one request; null: no ceiling of its own. */
                 recipients: number | null;
+                /** @description The most records one request may touch; null: no ceiling of its own. */
                 records: number | null;
                 /** @description The same ceilings in words. */
                 sentences: string[];
             };
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description The data it may use (the keys of the tools' dataUsed). */
             dataAccess: string[];
+            /** @description What it is for. */
             description: string | null;
             /** @description agt_... */
             id: string;
             /** @description When it last asked the gateway or reported a result. */
             lastActedAt: string | null;
-            /** @enum {string} */
+            /**
+             * @description The highest risk it may take without a person; above it, a person approves.
+             * @enum {string}
+             */
             maxUnattendedRisk: "low" | "medium" | "high";
+            /** @description Its name, as people see it. */
             name: string;
             /**
              * @description product: the product's own agent; workspace: the workspace's own.
              * @enum {string}
              */
             owner: "product" | "workspace";
+            /** @description Each action the agent is permitted, in words. */
             permissions: {
+                /** @description The action key within the tool. */
                 action: string;
+                /** @description The permission in words. */
                 sentence: string;
+                /** @description The tool key. */
                 tool: string;
             }[];
         };
@@ -301,8 +473,12 @@ export interface components {
             checks: {
                 /** @description What was compared and, where it failed, what would have passed. */
                 detail: string;
-                /** @enum {string} */
+                /**
+                 * @description Which check.
+                 * @enum {string}
+                 */
                 name: "agents_enabled" | "tool" | "permission" | "data" | "limits" | "risk" | "rules";
+                /** @description False when it denied or needs a person. */
                 passed: boolean;
             }[];
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
@@ -322,10 +498,14 @@ export interface components {
             reason: string;
             /** @description The rules that bit. */
             rules: {
-                /** @enum {string} */
+                /**
+                 * @description deny refuses; require_approval waits for a person.
+                 * @enum {string}
+                 */
                 effect: "deny" | "require_approval";
                 /** @description rule_... */
                 id: string;
+                /** @description The rule in words. */
                 sentence: string;
             }[];
             /** @description The version of the workspace's rules this was decided under. */
@@ -333,16 +513,26 @@ export interface components {
         };
         /** @description A gateway decision: what was asked, what was decided, which checks passed, which rules bit, and what became of it. */
         AgentRequest: {
+            /** @description The action asked for. */
             action: string;
+            /** @description The agent that asked. */
             agentId: string;
+            /** @description The agent's name. */
             agentName: string;
+            /** @description The approval it waited for, or used. */
             approvalId: string | null;
+            /** @description auth_..., as the agent was answered. */
             authorizationId: string;
+            /** @description Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules. */
             checks: {
                 /** @description What was compared and, where it failed, what would have passed. */
                 detail: string;
-                /** @enum {string} */
+                /**
+                 * @description Which check.
+                 * @enum {string}
+                 */
                 name: "agents_enabled" | "tool" | "permission" | "data" | "limits" | "risk" | "rules";
+                /** @description False when it denied or needs a person. */
                 passed: boolean;
             }[];
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
@@ -352,35 +542,55 @@ export interface components {
              * @enum {string}
              */
             decision: "allowed" | "denied" | "requires_approval";
+            /** @description An allowed authorization is valid until then. */
             expiresAt: string | null;
+            /** @description The facts it stated. */
             facts: {
                 [key: string]: unknown;
             };
             /** @description auth_... */
             id: string;
+            /** @description True only when allowed. */
             mayProceed: boolean;
+            /** @description One sentence a person can read. */
             reason: string;
+            /** @description What it would act on, in the agent's terms. */
             resource: string | null;
             /** @description What the agent reported became of it, unverified; null if nothing was reported. */
             result: {
                 /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
                 createdAt: string;
+                /** @description What went wrong, if given. */
                 error: string | null;
+                /** @description res_... */
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description What became of the action, as the agent says.
+                 * @enum {string}
+                 */
                 status: "completed" | "failed" | "cancelled";
+                /** @description One line on what happened, if given. */
                 summary: string | null;
+                /** @description Always false: a claim, not a check. */
                 verified: boolean;
             } | null;
+            /** @description The rules that bit. */
             rules: {
-                /** @enum {string} */
+                /**
+                 * @description deny refuses; require_approval waits for a person.
+                 * @enum {string}
+                 */
                 effect: "deny" | "require_approval";
                 /** @description rule_... */
                 id: string;
+                /** @description The rule in words. */
                 sentence: string;
             }[];
+            /** @description The version of the workspace's rules it was decided under. */
             rulesVersion: number;
+            /** @description The line the agent gave for a person. */
             summary: string | null;
+            /** @description The tool asked for. */
             tool: string;
         };
         /** @description Present only when there is another page. */
@@ -390,15 +600,22 @@ export interface components {
         };
         /** @description What an agent reports became of an allowed action; kept as unverified. */
         AgentResult: {
+            /** @description The agent that reported it. */
             agentId: string;
+            /** @description The authorization it reports on. */
             authorizationId: string;
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description What went wrong, if given. */
             error: string | null;
             /** @description res_... */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description What became of the action, as the agent says.
+             * @enum {string}
+             */
             status: "completed" | "failed" | "cancelled";
+            /** @description One line on what happened, if given. */
             summary: string | null;
             /**
              * @description Always false: a result is what the agent says happened, a claim and not a check.
@@ -408,10 +625,16 @@ export interface components {
         };
         /** @description An agent asking about itself. */
         AgentSelf: {
+            /** @description The calling agent. */
             agent: {
+                /** @description agt_... */
                 id: string;
+                /** @description Its name, as people see it. */
                 name: string;
-                /** @enum {string} */
+                /**
+                 * @description product: the product's own agent; workspace: the workspace's own.
+                 * @enum {string}
+                 */
                 owner: "product" | "workspace";
             };
             /** @description Whether the workspace's stop switch is on: then every request is denied. */
@@ -427,16 +650,20 @@ export interface components {
                     /** @description ISO 4217 code in capitals. */
                     currency: string;
                 }[];
+                /** @description The most recipients of one request; null: no ceiling of its own. */
                 recipients: number | null;
+                /** @description The most records one request may touch; null: no ceiling of its own. */
                 records: number | null;
                 /** @description The same ceilings in words. */
                 sentences: string[];
             };
-            /** @description The data it may use. */
+            /** @description The data it may use (the keys of the tools' dataUsed). */
             dataAccess: string[];
+            /** @description Its own rate limit and what remains. */
             limits: {
                 /** @description Requests left in the current hour, this one counted. */
                 remaining: number;
+                /** @description Its rate limit: requests per hour on its credential. */
                 requestsPerHour: number;
                 /** @description When the current window ends. */
                 resetAt: string;
@@ -448,8 +675,11 @@ export interface components {
             maxUnattendedRisk: "low" | "medium" | "high";
             /** @description Each action the agent is permitted, in words. */
             permissions: {
+                /** @description The action key within the tool. */
                 action: string;
+                /** @description The permission in words. */
                 sentence: string;
+                /** @description The tool key. */
                 tool: string;
             }[];
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
@@ -459,20 +689,66 @@ export interface components {
         };
         /** @description The endpoints this deployment serves. */
         ApiIndex: {
+            /** @description Every endpoint this deployment serves. */
             endpoints: {
-                /** @enum {string} */
+                /**
+                 * @description No credential, a workspace token, or an agent credential.
+                 * @enum {string}
+                 */
                 auth: "public" | "workspace" | "agent";
-                /** @enum {string} */
+                /**
+                 * @description HTTP method.
+                 * @enum {string}
+                 */
                 method: "GET" | "POST";
+                /** @description The operationId in the OpenAPI document. */
                 operationId: string;
+                /** @description Full path, e.g. /api/v1/missions. */
                 path: string;
+                /** @description The scope a workspace token needs; null otherwise. */
                 scope: ("read:growth" | "write:experiments" | "write:actions" | "write:contacts" | "write:events" | "read:contacts" | "read:analytics" | "read:events" | "read:agents") | null;
+                /** @description What it does, in a line. */
                 summary: string;
             }[];
             /** @description Where the OpenAPI 3.1 description is. */
             openapi: string;
-            /** @constant */
+            /**
+             * @description The API version; the base path is /api/v1.
+             * @constant
+             */
             version: "1";
+        };
+        /** @description A send or an agent's request waiting for, or given, a person's approval. */
+        Approval: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            decidedAt: string | null;
+            /** @description The person who decided, once decided. */
+            decidedBy: string | null;
+            /** @description Pending past expiresAt: it can no longer be approved. Expiry is not a rejection. */
+            expired: boolean;
+            /** @description Until when a decision or an approval can be used. */
+            expiresAt: string | null;
+            /** @description apr_... */
+            id: string;
+            /**
+             * @description A send waiting to go out, or an agent request the gateway held for a person.
+             * @enum {string}
+             */
+            kind: "send" | "agent_request";
+            /** @description Who asked: an agent, a person or the API. */
+            requestedBy: string;
+            /**
+             * @description pending, approved or rejected.
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description The email send (snd_...) or the agent request (auth_...) waiting. */
+            subjectId: string | null;
+            /** @description What a person is asked to approve, in a line. */
+            summary: string;
+            /** @description When an approved request was carried out (an approval is used once). */
+            usedAt: string | null;
         };
         AuthorizeAgentActionRequest: {
             /** @description The action key within that tool. */
@@ -503,6 +779,27 @@ export interface components {
             /** @description The tool key, as GET /agents/tools lists it. */
             tool: string;
         };
+        /** @description A connected store, ad account, email platform or social account, and whether it still delivers. */
+        Connection: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description Whether it still delivers data. */
+            delivering: boolean;
+            /** @description When it stopped delivering; null while it delivers. */
+            failingSince: string | null;
+            /** @description conn_... */
+            id: string;
+            /**
+             * @description What is connected.
+             * @enum {string}
+             */
+            kind: "store" | "ad_account" | "email_platform" | "social_account";
+            lastDeliveredAt: string | null;
+            /** @description The name people know it by. */
+            name: string;
+            /** @description e.g. shopify, meta_ads, google_ads, klaviyo, instagram. */
+            provider: string;
+        };
         /** @description A hypothesis to record against a test that has not been decided yet. */
         CreateExperimentRequest: {
             /** @description The decision whose argument this tests. */
@@ -514,22 +811,58 @@ export interface components {
             expectation: "a_better" | "b_better" | "no_difference" | "send_adds";
             /** @description What is expected and why; at least 10 characters. */
             hypothesis: string;
-            /** @enum {string} */
+            /**
+             * @description email_ab_test for an A/B test; email_holdout or sms_holdout for a hold-back.
+             * @enum {string}
+             */
             kind: "email_ab_test" | "email_holdout" | "sms_holdout";
             /** @description The A/B test id, or the email send id for a hold-back. */
             subjectId: string;
         };
+        /** @description A buyer in a stage, with spend per currency. */
+        Customer: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description The buyer's email address. */
+            email: string;
+            firstOrderAt: string | null;
+            /** @description cus_... */
+            id: string;
+            lastOrderAt: string | null;
+            /** @description The buyer's name. */
+            name: string;
+            /** @description Orders placed, in every currency. */
+            orders: number;
+            /** @description Total spend, one entry per currency the customer paid in; empty for a prospect. */
+            spend: {
+                /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                amountMinor: number;
+                /** @description ISO 4217 code in capitals. */
+                currency: string;
+            }[];
+            /**
+             * @description prospect (no order yet), first_time, repeat or lapsed.
+             * @enum {string}
+             */
+            stage: "prospect" | "first_time" | "repeat" | "lapsed";
+        };
         /** @description An entry of the decision ledger: a prediction and, once measured, what happened. */
         Decision: {
+            /** @description Who made the call. */
             author: {
-                /** @enum {string} */
+                /**
+                 * @description An agent or a person.
+                 * @enum {string}
+                 */
                 kind: "agent" | "person";
+                /** @description The agent's or the person's name. */
                 name: string;
             };
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
             /** @description dec_... */
             id: string;
+            /** @description The mission (msn_...) the decision serves. */
             missionId: string;
             /** @description What happened, once measured. */
             outcome: {
@@ -540,21 +873,28 @@ export interface components {
                 /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
                 measuredAt: string;
             } | null;
+            /** @description What the decision predicted, and how sure its author was. */
             prediction: {
                 /** @description Predicted relative change of the measure, in percent. */
                 change: number;
                 /** @description Stated confidence that the prediction holds, 0 to 1. */
                 confidence: number;
+                /** @description The metric the prediction is about. */
                 measure: string;
             };
             /** @description The argument for the call, as written when it was made. */
             rationale: string;
-            /** @enum {string} */
+            /**
+             * @description recorded until the outcome is measured.
+             * @enum {string}
+             */
             status: "recorded" | "measured";
+            /** @description The call, in a line. */
             title: string;
         };
         /** @description Every refusal: the error replaces data and meta. */
         Error: {
+            /** @description What was refused and why. */
             error: {
                 /**
                  * @description A stable, machine-readable code.
@@ -569,20 +909,31 @@ export interface components {
         Experiment: {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description The decision (dec_...) whose argument this tests, if any. */
             decisionId: string | null;
-            /** @enum {string} */
+            /**
+             * @description What the hypothesis expects the test to show.
+             * @enum {string}
+             */
             expectation: "a_better" | "b_better" | "no_difference" | "send_adds";
+            /** @description What is expected and why, as written before the test was decided. */
             hypothesis: string;
             /** @description exp_... */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description email_ab_test, email_holdout or sms_holdout.
+             * @enum {string}
+             */
             kind: "email_ab_test" | "email_holdout" | "sms_holdout";
             /** @description What the test said, once decided. */
             result: {
                 decidedAt: string | null;
                 /** @description Whether the test showed what the hypothesis expected. */
                 held: boolean;
-                /** @enum {string} */
+                /**
+                 * @description What the test showed.
+                 * @enum {string}
+                 */
                 observed: "a_better" | "b_better" | "no_difference" | "send_adds";
             } | null;
             /**
@@ -597,11 +948,16 @@ export interface components {
         Mission: {
             /** @description The automations working on this mission. */
             automations: {
+                /** @description aut_... */
                 id: string;
                 /** @description What the automation does, e.g. winback_flow, ad_budget_pacing. */
                 kind: string;
+                /** @description What people call it. */
                 name: string;
-                /** @enum {string} */
+                /**
+                 * @description Whether it is working now.
+                 * @enum {string}
+                 */
                 status: "running" | "paused" | "finished";
             }[];
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
@@ -609,6 +965,7 @@ export interface components {
             dueAt: string | null;
             /** @description msn_... */
             id: string;
+            /** @description The measure the mission moves, from baseline to target. */
             metric: {
                 /** @description Where the measure stood when the mission started. */
                 baseline: number;
@@ -617,10 +974,12 @@ export interface components {
                 measuredAt: string | null;
                 /** @description The measure the mission moves, e.g. repeat_purchase_rate. */
                 name: string;
+                /** @description Where the mission means to bring it. */
                 target: number;
                 /** @description 'count', 'percent', or an ISO 4217 currency code for amounts in minor units. */
                 unit: string;
             };
+            /** @description The mission in a few words. */
             name: string;
             /** @description What the mission is for, in a sentence. */
             objective: string;
@@ -628,12 +987,174 @@ export interface components {
             progress: number;
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             startedAt: string;
-            /** @enum {string} */
+            /**
+             * @description active, paused or completed.
+             * @enum {string}
+             */
             status: "active" | "paused" | "completed";
         };
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {
             [key: string]: unknown;
+        };
+        /** @description A thing worth doing, with its expected and, where measured, its measured impact. */
+        Opportunity: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description Why it is worth doing. */
+            detail: string;
+            /** @description Expected revenue, one entry per currency. */
+            estimatedImpact: {
+                /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                amountMinor: number;
+                /** @description ISO 4217 code in capitals. */
+                currency: string;
+            }[];
+            expiresAt: string | null;
+            /** @description opp_... */
+            id: string;
+            /** @description Measured revenue once it was actioned and measured, one entry per currency; null until then. */
+            measuredImpact: {
+                /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                amountMinor: number;
+                /** @description ISO 4217 code in capitals. */
+                currency: string;
+            }[] | null;
+            /** @description How many signals speak for it. */
+            signals: number;
+            /**
+             * @description An open opportunity whose expiresAt has passed is reported as expired.
+             * @enum {string}
+             */
+            status: "open" | "actioned" | "dismissed" | "expired";
+            /** @description The thing worth doing, in a line. */
+            title: string;
+            /** @description The score opportunities are ordered by: higher is worth doing sooner. */
+            worth: number;
+        };
+        /** @description Aggregates only: how predictions held up, why findings were turned down, what tests showed. */
+        Outcomes: {
+            /** @description Findings the product raised, and why people turned some down. */
+            findings: {
+                /** @description Findings a person accepted. */
+                accepted: number;
+                /** @description Findings waiting for a person. */
+                open: number;
+                /** @description Findings a person turned down. */
+                rejected: number;
+                /** @description Why findings were turned down, most common reason first. */
+                turnedDown: {
+                    /** @description How many findings were turned down for it. */
+                    count: number;
+                    /** @description The findings turned down for this reason, newest first. */
+                    findings: {
+                        /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                        createdAt: string;
+                        /** @description The finding. */
+                        id: string;
+                        /** @description What it claimed. */
+                        title: string;
+                    }[];
+                    /** @description The reason a person gave. */
+                    reason: string;
+                }[];
+            };
+            /** @description How the predictions of the decision ledger held up. */
+            predictions: {
+                /** @description How each author's predictions held up, most measured first. */
+                byAuthor: {
+                    /** @description Who made the predictions. */
+                    author: {
+                        /**
+                         * @description An agent or a person.
+                         * @enum {string}
+                         */
+                        kind: "agent" | "person";
+                        /** @description The agent's or person's name. */
+                        name: string;
+                    };
+                    /** @description Of those, how many came true. */
+                    held: number;
+                    /** @description held / measured, 0 to 1; null when nothing was measured. */
+                    heldRate: number | null;
+                    /** @description Predictions measured. */
+                    measured: number;
+                    /** @description Mean stated confidence, 0 to 1. */
+                    statedConfidence: number;
+                }[];
+                /** @description How predictions about each measure held up, most measured first. */
+                byMeasure: {
+                    /** @description Of those, how many came true. */
+                    held: number;
+                    /** @description held / measured, 0 to 1; null when nothing was measured. */
+                    heldRate: number | null;
+                    /** @description The metric predicted. */
+                    measure: string;
+                    /** @description Predictions measured. */
+                    measured: number;
+                    /** @description Mean stated confidence, 0 to 1. */
+                    statedConfidence: number;
+                }[];
+                /** @description Stated confidence against how often it came true: a calibrated author holds about as often as they say. */
+                calibration: {
+                    /** @description Stated confidence bucket, from (inclusive). */
+                    confidenceFrom: number;
+                    /** @description To (exclusive; 1.0 includes 1). */
+                    confidenceTo: number;
+                    /** @description Of those, how many came true. */
+                    held: number;
+                    /** @description held / measured, 0 to 1; null when nothing was measured. */
+                    heldRate: number | null;
+                    /** @description Predictions measured. */
+                    measured: number;
+                    /** @description Mean confidence stated in this bucket. */
+                    statedConfidence: number;
+                }[];
+                /** @description Of those measured, how many came true. */
+                held: number;
+                /** @description held / measured, 0 to 1; null when nothing was measured. */
+                heldRate: number | null;
+                /** @description Of those, how many have been measured. */
+                measured: number;
+                /** @description Every decision in the ledger. */
+                recorded: number;
+            };
+            /** @description What tests showed. */
+            tests: {
+                /** @description Email A/B tests by what they showed. */
+                abTests: {
+                    /** @description Decided for variant A. */
+                    aWon: number;
+                    /** @description Decided for variant B. */
+                    bWon: number;
+                    /** @description Tests decided. */
+                    decided: number;
+                    /** @description Decided with no difference. */
+                    noDifference: number;
+                    /** @description Tests still running. */
+                    running: number;
+                };
+                /** @description Sends measured against a group held back from them. */
+                holdouts: {
+                    /** @description Hold-backs decided. */
+                    decided: number;
+                    /** @description Mean measured lift of the send over its hold-back, in percent. */
+                    meanLiftPercent: number | null;
+                    /** @description Decided hold-backs where the send beat its hold-back group. */
+                    sendAdded: number;
+                };
+                /** @description Hypotheses written before their tests, and how they held. */
+                hypotheses: {
+                    /** @description Of those, how many tests have been decided. */
+                    decided: number;
+                    /** @description Of those decided, how many showed what the hypothesis expected. */
+                    held: number;
+                    /** @description held / measured, 0 to 1; null when nothing was measured. */
+                    heldRate: number | null;
+                    /** @description Hypotheses recorded. */
+                    written: number;
+                };
+            };
         };
         /** @description Present only when there is another page. */
         PageMeta: {
@@ -641,63 +1162,205 @@ export interface components {
             nextCursor: string;
         };
         ReportAgentResultRequest: {
+            /** @description The authorizationId the authorize call returned (auth_...). */
             authorizationId: string;
             /** @description What went wrong, when it did. */
             error?: string;
-            /** @enum {string} */
+            /**
+             * @description What became of the action.
+             * @enum {string}
+             */
             status: "completed" | "failed" | "cancelled";
             /** @description One line on what happened. */
             summary?: string;
+        };
+        /** @description Order-ledger revenue per currency over a span, with the share traced to marketing. */
+        Revenue: {
+            /** @description One entry per currency, ordered by currency code; never converted or added across currencies. */
+            currencies: {
+                /** @description ISO 4217 code. */
+                currency: string;
+                /** @description The part of the revenue traced to marketing. */
+                marketing: {
+                    /** @description The part traced to a marketing channel. */
+                    amount: {
+                        /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                        amountMinor: number;
+                        /** @description ISO 4217 code in capitals. */
+                        currency: string;
+                    };
+                    /** @description The marketing part by channel, largest first. */
+                    byChannel: {
+                        /** @description An amount of money in one currency. */
+                        amount: {
+                            /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                            amountMinor: number;
+                            /** @description ISO 4217 code in capitals. */
+                            currency: string;
+                        };
+                        /** @description email, sms, ads or social. */
+                        channel: string;
+                        /** @description Orders traced to this channel. */
+                        orders: number;
+                    }[];
+                    /** @description Orders traced to a marketing channel. */
+                    orders: number;
+                    /** @description amount / total, 0 to 1 (0 when total is 0). */
+                    share: number;
+                };
+                /** @description Orders placed in this currency. */
+                orders: number;
+                /** @description Order-ledger revenue in this currency. */
+                total: {
+                    /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                    amountMinor: number;
+                    /** @description ISO 4217 code in capitals. */
+                    currency: string;
+                };
+            }[];
+            /** @description Start of the span (inclusive). */
+            from: string;
+            /** @description End of the span (exclusive). */
+            to: string;
         };
         /** @description A rule in force for agents. */
         Rule: {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
-            /** @enum {string} */
+            /**
+             * @description deny refuses; require_approval waits for a person.
+             * @enum {string}
+             */
             effect: "deny" | "require_approval";
             /** @description rule_... */
             id: string;
             /** @description The rule in words, built from its structure. */
             sentence: string;
+            /** @description The rule as the gateway judges it. */
             structure: {
                 /** @description The tool actions it covers (no action: every action of the tool). */
                 match: {
+                    /** @description An action key of it; absent: every action of the tool. */
                     action?: string;
+                    /** @description A tool key. */
                     tool: string;
                 }[];
                 /** @description Every condition must hold on the stated facts; none: always. */
                 when: {
                     /** @description For amountMinor: the currency the amount is in. */
                     currency?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description The fact compared.
+                     * @enum {string}
+                     */
                     fact: "amountMinor" | "currency" | "amountPercent" | "increase" | "recipients" | "records";
-                    /** @enum {string} */
+                    /**
+                     * @description How it is compared.
+                     * @enum {string}
+                     */
                     op: ">" | ">=" | "<" | "<=" | "=";
+                    /** @description What it is compared with (minor units for amountMinor). */
                     value: number | boolean | string;
                 }[];
             };
         };
+        /** @description What the product noticed in the business, and the opportunity it speaks for. */
+        Signal: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description The figures behind it. */
+            detail: string;
+            /** @description sig_... */
+            id: string;
+            /** @description What sort of notice this is, e.g. repeat_rate_drop, stock_low, cpc_spike. */
+            kind: string;
+            /** @description The opportunity this notice speaks for, or null when it speaks for none. */
+            opportunity: {
+                /** @description opp_... */
+                id: string;
+                /**
+                 * @description Its status now.
+                 * @enum {string}
+                 */
+                status: "open" | "actioned" | "dismissed" | "expired";
+                /** @description The opportunity in a line. */
+                title: string;
+            } | null;
+            resolvedAt: string | null;
+            /**
+             * @description open, resolved or dismissed.
+             * @enum {string}
+             */
+            status: "open" | "resolved" | "dismissed";
+            /** @description What the product noticed, in a line. */
+            title: string;
+        };
         /** @description A test-token write: every check a live write meets passed, and nothing was recorded. */
         SimulatedWrite: {
-            /** @constant */
+            /**
+             * @description Always true: nothing was recorded.
+             * @constant
+             */
             simulated: true;
         };
         /** @description A tool an agent can be permitted, with each action: risk, data used, whether it can be undone. */
         Tool: {
+            /** @description Every action of the tool. */
             actions: {
+                /** @description The data it uses, e.g. contacts, ad_spend, customer_spend, revenue. */
                 dataUsed: string[];
+                /** @description The action key (authorize takes it as action). */
                 key: string;
+                /** @description The action in words. */
                 name: string;
                 /** @description Whether it can be undone. */
                 reversible: boolean;
-                /** @enum {string} */
+                /**
+                 * @description low, medium or high.
+                 * @enum {string}
+                 */
                 risk: "low" | "medium" | "high";
             }[];
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description What it reaches. */
             description: string;
+            /** @description The tool key, e.g. ads (authorize takes it as tool). */
             key: string;
+            /** @description The tool in words. */
             name: string;
+        };
+        /** @description Each allowance of the workspace's plan and the API calls counted this period. */
+        Usage: {
+            /** @description Each monthly allowance, then the standing contacts allowance. */
+            allowances: {
+                /** @description What the workspace's plan allows. */
+                limit: number;
+                /**
+                 * @description The allowance.
+                 * @enum {string}
+                 */
+                name: "emails" | "sms" | "trackedEvents" | "agentRequests" | "contacts";
+                /** @description Start of the next month; null for contacts. */
+                periodEnd: string | null;
+                /** @description Start of the calendar month (UTC); null for the standing contacts allowance. */
+                periodStart: string | null;
+                /** @description limit - used, never below 0. */
+                remaining: number;
+                /** @description Used this period (for contacts: contacts held now). */
+                used: number;
+            }[];
+            /** @description API calls counted this month. */
+            apiCalls: {
+                /** @description Calls counted this period, whatever the outcome: success, refusal, rate limit or failure. */
+                count: number;
+                /** @description Counting began on this date; nothing earlier is reconstructed. */
+                countingBeganAt: string;
+                /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                periodEnd: string;
+                /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                periodStart: string;
+            };
         };
     };
     responses: never;
@@ -1764,6 +2427,397 @@ export interface operations {
             };
         };
     };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description The meta.nextCursor of the previous page. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description pending, approved or rejected; every status when omitted. */
+                status?: "pending" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"][];
+                        meta?: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"][];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /** @description The meta.nextCursor of the previous page. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description prospect, first_time, repeat or lapsed; buyers of every stage when omitted. */
+                stage?: "prospect" | "first_time" | "repeat" | "lapsed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Customer"][];
+                        meta?: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listDecisions: {
         parameters: {
             query?: {
@@ -2344,6 +3398,642 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOpportunities: {
+        parameters: {
+            query?: {
+                /** @description open (default), actioned, dismissed or expired. */
+                status?: "open" | "actioned" | "dismissed" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Opportunity"][];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOutcomes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Outcomes"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRevenue: {
+        parameters: {
+            query?: {
+                /** @description Start of the span (inclusive); default 30 days before to, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z. */
+                from?: string;
+                /** @description End of the span (exclusive); default now, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Revenue"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSignals: {
+        parameters: {
+            query?: {
+                /** @description open (default), resolved or dismissed. */
+                status?: "open" | "resolved" | "dismissed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Signal"][];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Usage"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description rate_limited: too many requests; Retry-After says when to retry. */

@@ -14,6 +14,23 @@ describe('GET /api/v1/openapi.json', () => {
     if (!result.valid) throw new Error(`invalid OpenAPI: ${JSON.stringify(result.errors).slice(0, 2000)}`)
   })
 
+  test('describes every field of every response schema', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
+    const undescribed: string[] = []
+    const described = (v: any) => v.description || v.$ref || (v.anyOf ?? []).some((x: any) => x.description || x.$ref)
+    const walk = (s: any, path: string) => {
+      if (!s || typeof s !== 'object' || s.$ref) return
+      for (const [k, v] of Object.entries<any>(s.properties ?? {})) {
+        if (!described(v)) undescribed.push(`${path}.${k}`)
+        walk(v, `${path}.${k}`)
+      }
+      if (s.items) walk(s.items, `${path}[]`)
+      for (const x of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) walk(x, path)
+    }
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) walk(schema, name)
+    expect(undescribed).toEqual([])
+  })
+
   test('describes exactly the operations the server serves, each with an operationId and named response schemas', async () => {
     const doc = (await call('GET', '/api/v1/openapi.json')).body
     const documented: string[] = []

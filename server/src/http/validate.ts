@@ -21,6 +21,7 @@ function describe(issue: z.core.$ZodIssue, root: string): string {
     case 'invalid_value':
       return `${name} must be one of: ${issue.values.map((v) => String(v)).join(', ')}.`
     case 'invalid_format':
+      if (issue.format === 'datetime') return `${name} is not an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z.`
       return `${name} is not a valid ${issue.format}.`
     default:
       return `${name}: ${issue.message}`

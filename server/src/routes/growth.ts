@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import * as growth from '../domain/growth.ts'
 import { paged } from '../http/paging.ts'
-import { idOf, limitParam } from '../schemas/common.ts'
+import { cursorParam, idOf, limitParam } from '../schemas/common.ts'
 import { CreateExperimentRequest, Decision, Experiment, Mission } from '../schemas/growth.ts'
 import { defineRead, defineWrite } from './operation.ts'
 
@@ -31,7 +31,7 @@ export const growthOperations = [
     query: z.strictObject({
       missionId: idOf('msn', 'a mission').optional().describe('Only decisions of this mission.'),
       limit: limitParam(20),
-      cursor: z.string().min(1).optional().describe('The meta.nextCursor of the previous page.'),
+      cursor: cursorParam(),
     }),
     response: { model: { name: 'Decision', schema: Decision }, shape: 'page' },
     handler: ({ sql, caller, query }) =>

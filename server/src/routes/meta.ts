@@ -4,18 +4,18 @@ import { SCOPES, defineRead, type Operation } from './operation.ts'
 
 const ApiIndex = z
   .object({
-    version: z.literal('1'),
+    version: z.literal('1').describe('The API version; the base path is /api/v1.'),
     openapi: z.string().describe('Where the OpenAPI 3.1 description is.'),
     endpoints: z.array(
       z.object({
-        method: z.enum(['GET', 'POST']),
-        path: z.string(),
-        operationId: z.string(),
-        summary: z.string(),
-        auth: z.enum(['public', 'workspace', 'agent']),
-        scope: z.enum(SCOPES).nullable(),
+        method: z.enum(['GET', 'POST']).describe('HTTP method.'),
+        path: z.string().describe('Full path, e.g. /api/v1/missions.'),
+        operationId: z.string().describe('The operationId in the OpenAPI document.'),
+        summary: z.string().describe('What it does, in a line.'),
+        auth: z.enum(['public', 'workspace', 'agent']).describe('No credential, a workspace token, or an agent credential.'),
+        scope: z.enum(SCOPES).nullable().describe('The scope a workspace token needs; null otherwise.'),
       }),
-    ),
+    ).describe('Every endpoint this deployment serves.'),
   })
   .describe('The endpoints this deployment serves.')
 

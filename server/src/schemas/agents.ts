@@ -41,8 +41,8 @@ export const AuthorizeRequest = z.strictObject({
 export type AuthorizeInput = z.output<typeof AuthorizeRequest>
 
 export const ResultRequest = z.strictObject({
-  authorizationId: idOf('auth', 'an authorization'),
-  status: z.enum(['completed', 'failed', 'cancelled']),
+  authorizationId: idOf('auth', 'an authorization').describe('The authorizationId the authorize call returned (auth_...).'),
+  status: z.enum(['completed', 'failed', 'cancelled']).describe('What became of the action.'),
   summary: z.string().min(1).max(500).optional().describe('One line on what happened.'),
   error: z.string().min(1).max(2000).optional().describe('What went wrong, when it did.'),
 })
@@ -51,28 +51,39 @@ export type ResultInput = z.output<typeof ResultRequest>
 // --- Shared parts -----------------------------------------------------------------------------------
 
 export const CheckSchema = z.object({
-  name: z.enum(['agents_enabled', 'tool', 'permission', 'data', 'limits', 'risk', 'rules']),
-  passed: z.boolean(),
+  name: z.enum(['agents_enabled', 'tool', 'permission', 'data', 'limits', 'risk', 'rules']).describe('Which check.'),
+  passed: z.boolean().describe('False when it denied or needs a person.'),
   detail: z.string().describe('What was compared and, where it failed, what would have passed.'),
 })
 
-export const BitRule = z.object({ id: z.string().describe('rule_...'), sentence: z.string(), effect: z.enum(['deny', 'require_approval']) })
+const Effect = z.enum(['deny', 'require_approval']).describe('deny refuses; require_approval waits for a person.')
+export const BitRule = z.object({ id: z.string().describe('rule_...'), sentence: z.string().describe('The rule in words.'), effect: Effect })
 
 const Decision = z.enum(['allowed', 'denied', 'requires_approval']).describe('Only allowed is a yes.')
 
-export const Permission = z.object({ tool: z.string(), action: z.string(), sentence: z.string() })
+export const Permission = z.object({
+  tool: z.string().describe('The tool key.'),
+  action: z.string().describe('The action key within the tool.'),
+  sentence: z.string().describe('The permission in words.'),
+})
+const Permissions = z.array(Permission).describe('Each action the agent is permitted, in words.')
+const DataAccess = z.array(z.string()).describe('The data it may use (the keys of the tools\' dataUsed).')
 
 export const CeilingsSchema = z
   .object({
     amounts: z.array(Money).describe('The most it may ask for, per currency; an amount in any other currency is denied.'),
     amountPercent: z.number().nullable().describe('The largest percentage it may ask for; null: no ceiling of its own.'),
-    recipients: z.number().int().nullable(),
-    records: z.number().int().nullable(),
+    recipients: z.number().int().nullable().describe('The most recipients of one request; null: no ceiling of its own.'),
+    records: z.number().int().nullable().describe('The most records one request may touch; null: no ceiling of its own.'),
     sentences: z.array(z.string()).describe('The same ceilings in words.'),
   })
   .describe("The most the agent may ask for. The workspace's own limits apply as well.")
 
-const RiskSchema = z.enum(['low', 'medium', 'high'])
+const RiskSchema = z.enum(['low', 'medium', 'high']).describe('low, medium or high.')
+const MaxRisk = RiskSchema.describe('The highest risk it may take without a person; above it, a person approves.')
+const Checks = z.array(CheckSchema).describe('Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules.')
+const BitRules = z.array(BitRule).describe('The rules that bit.')
+const ResultStatus = z.enum(['completed', 'failed', 'cancelled']).describe('What became of the action, as the agent says.')
 
 // --- Response models --------------------------------------------------------------------------------
 
@@ -83,8 +94,8 @@ export const AgentAuthorization = z
     decision: Decision,
     mayProceed: z.boolean().describe('True only when decision is allowed.'),
     reason: z.string().describe('One sentence a person can read.'),
-    checks: z.array(CheckSchema).describe('Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules.'),
-    rules: z.array(BitRule).describe('The rules that bit.'),
+    checks: Checks,
+    rules: BitRules,
     rulesVersion: z.number().int().describe("The version of the workspace's rules this was decided under."),
     approvalId: z.string().nullable().describe('apr_...: the approval waiting for a person (requires_approval), or the one this used (allowed).'),
     expiresAt: Timestamp.nullable().describe('An allowed authorization is valid until then (15 minutes); null otherwise.'),
@@ -95,11 +106,11 @@ export const AgentAuthorization = z
 export const AgentResult = z
   .object({
     id: z.string().describe('res_...'),
-    authorizationId: z.string(),
-    agentId: z.string(),
-    status: z.enum(['completed', 'failed', 'cancelled']),
-    summary: z.string().nullable(),
-    error: z.string().nullable(),
+    authorizationId: z.string().describe('The authorization it reports on.'),
+    agentId: z.string().describe('The agent that reported it.'),
+    status: ResultStatus,
+    summary: z.string().nullable().describe('One line on what happened, if given.'),
+    error: z.string().nullable().describe('What went wrong, if given.'),
     verified: z.literal(false).describe('Always false: a result is what the agent says happened, a claim and not a check.'),
     createdAt: Timestamp,
   })
@@ -107,16 +118,22 @@ export const AgentResult = z
 
 export const AgentSelf = z
   .object({
-    agent: z.object({ id: z.string(), name: z.string(), owner: z.enum(['product', 'workspace']) }),
-    permissions: z.array(Permission).describe('Each action the agent is permitted, in words.'),
-    dataAccess: z.array(z.string()).describe('The data it may use.'),
-    maxUnattendedRisk: RiskSchema.describe('The highest risk it may take without a person; above it, a person approves.'),
+    agent: z
+      .object({
+        id: z.string().describe('agt_...'),
+        name: z.string().describe('Its name, as people see it.'),
+        owner: z.enum(['product', 'workspace']).describe("product: the product's own agent; workspace: the workspace's own."),
+      })
+      .describe('The calling agent.'),
+    permissions: Permissions,
+    dataAccess: DataAccess,
+    maxUnattendedRisk: MaxRisk,
     ceilings: CeilingsSchema,
     limits: z.object({
-      requestsPerHour: z.number().int(),
+      requestsPerHour: z.number().int().describe('Its rate limit: requests per hour on its credential.'),
       remaining: z.number().int().describe('Requests left in the current hour, this one counted.'),
       resetAt: Timestamp.describe('When the current window ends.'),
-    }),
+    }).describe('Its own rate limit and what remains.'),
     agentsStopped: z.boolean().describe("Whether the workspace's stop switch is on: then every request is denied."),
     stoppedReason: z.string().optional().describe('Why, when stopped.'),
     stoppedAt: Timestamp.optional(),
@@ -126,12 +143,12 @@ export const AgentSelf = z
 export const Agent = z
   .object({
     id: z.string().describe('agt_...'),
-    name: z.string(),
+    name: z.string().describe('Its name, as people see it.'),
     owner: z.enum(['product', 'workspace']).describe("product: the product's own agent; workspace: the workspace's own."),
-    description: z.string().nullable(),
-    permissions: z.array(Permission),
-    dataAccess: z.array(z.string()),
-    maxUnattendedRisk: RiskSchema,
+    description: z.string().nullable().describe('What it is for.'),
+    permissions: Permissions,
+    dataAccess: DataAccess,
+    maxUnattendedRisk: MaxRisk,
     ceilings: CeilingsSchema,
     lastActedAt: Timestamp.nullable().describe('When it last asked the gateway or reported a result.'),
     createdAt: Timestamp,
@@ -140,18 +157,20 @@ export const Agent = z
 
 export const Tool = z
   .object({
-    key: z.string(),
-    name: z.string(),
-    description: z.string(),
-    actions: z.array(
-      z.object({
-        key: z.string(),
-        name: z.string(),
-        risk: RiskSchema,
-        dataUsed: z.array(z.string()),
-        reversible: z.boolean().describe('Whether it can be undone.'),
-      }),
-    ),
+    key: z.string().describe('The tool key, e.g. ads (authorize takes it as tool).'),
+    name: z.string().describe('The tool in words.'),
+    description: z.string().describe('What it reaches.'),
+    actions: z
+      .array(
+        z.object({
+          key: z.string().describe('The action key (authorize takes it as action).'),
+          name: z.string().describe('The action in words.'),
+          risk: RiskSchema,
+          dataUsed: z.array(z.string()).describe('The data it uses, e.g. contacts, ad_spend, customer_spend, revenue.'),
+          reversible: z.boolean().describe('Whether it can be undone.'),
+        }),
+      )
+      .describe('Every action of the tool.'),
     createdAt: Timestamp,
   })
   .describe('A tool an agent can be permitted, with each action: risk, data used, whether it can be undone.')
@@ -160,20 +179,27 @@ export const RuleModel = z
   .object({
     id: z.string().describe('rule_...'),
     sentence: z.string().describe('The rule in words, built from its structure.'),
-    effect: z.enum(['deny', 'require_approval']),
+    effect: Effect,
     structure: z.object({
-      match: z.array(z.object({ tool: z.string(), action: z.string().optional() })).describe('The tool actions it covers (no action: every action of the tool).'),
+      match: z
+        .array(
+          z.object({
+            tool: z.string().describe('A tool key.'),
+            action: z.string().optional().describe('An action key of it; absent: every action of the tool.'),
+          }),
+        )
+        .describe('The tool actions it covers (no action: every action of the tool).'),
       when: z
         .array(
           z.object({
-            fact: z.enum(['amountMinor', 'currency', 'amountPercent', 'increase', 'recipients', 'records']),
-            op: z.enum(['>', '>=', '<', '<=', '=']),
-            value: z.union([z.number(), z.boolean(), z.string()]),
+            fact: z.enum(['amountMinor', 'currency', 'amountPercent', 'increase', 'recipients', 'records']).describe('The fact compared.'),
+            op: z.enum(['>', '>=', '<', '<=', '=']).describe('How it is compared.'),
+            value: z.union([z.number(), z.boolean(), z.string()]).describe('What it is compared with (minor units for amountMinor).'),
             currency: z.string().optional().describe('For amountMinor: the currency the amount is in.'),
           }),
         )
         .describe('Every condition must hold on the stated facts; none: always.'),
-    }),
+    }).describe('The rule as the gateway judges it.'),
     createdAt: Timestamp,
   })
   .describe('A rule in force for agents.')
@@ -181,29 +207,29 @@ export const RuleModel = z
 export const AgentRequest = z
   .object({
     id: z.string().describe('auth_...'),
-    authorizationId: z.string(),
-    agentId: z.string(),
-    agentName: z.string(),
-    tool: z.string(),
-    action: z.string(),
-    resource: z.string().nullable(),
-    summary: z.string().nullable(),
-    facts: z.record(z.string(), z.unknown()),
+    authorizationId: z.string().describe('auth_..., as the agent was answered.'),
+    agentId: z.string().describe('The agent that asked.'),
+    agentName: z.string().describe("The agent's name."),
+    tool: z.string().describe('The tool asked for.'),
+    action: z.string().describe('The action asked for.'),
+    resource: z.string().nullable().describe('What it would act on, in the agent\'s terms.'),
+    summary: z.string().nullable().describe('The line the agent gave for a person.'),
+    facts: z.record(z.string(), z.unknown()).describe('The facts it stated.'),
     decision: Decision,
-    mayProceed: z.boolean(),
-    reason: z.string(),
-    checks: z.array(CheckSchema),
-    rules: z.array(BitRule),
-    rulesVersion: z.number().int(),
-    approvalId: z.string().nullable(),
-    expiresAt: Timestamp.nullable(),
+    mayProceed: z.boolean().describe('True only when allowed.'),
+    reason: z.string().describe('One sentence a person can read.'),
+    checks: Checks,
+    rules: BitRules,
+    rulesVersion: z.number().int().describe("The version of the workspace's rules it was decided under."),
+    approvalId: z.string().nullable().describe('The approval it waited for, or used.'),
+    expiresAt: Timestamp.nullable().describe('An allowed authorization is valid until then.'),
     result: z
       .object({
-        id: z.string(),
-        status: z.enum(['completed', 'failed', 'cancelled']),
-        summary: z.string().nullable(),
-        error: z.string().nullable(),
-        verified: z.boolean(),
+        id: z.string().describe('res_...'),
+        status: ResultStatus,
+        summary: z.string().nullable().describe('One line on what happened, if given.'),
+        error: z.string().nullable().describe('What went wrong, if given.'),
+        verified: z.boolean().describe('Always false: a claim, not a check.'),
         createdAt: Timestamp,
       })
       .nullable()

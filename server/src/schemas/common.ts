@@ -25,7 +25,7 @@ export const ErrorEnvelope = z
     error: z.object({
       code: ErrorCodeSchema.describe('A stable, machine-readable code.'),
       message: z.string().describe('A sentence naming what was wrong: the field, the scope, the rule or the allowance.'),
-    }),
+    }).describe('What was refused and why.'),
   })
   .describe('Every refusal: the error replaces data and meta.')
 
@@ -34,7 +34,7 @@ export const PageMeta = z
   .describe('Present only when there is another page.')
 
 export const SimulatedWrite = z
-  .object({ simulated: z.literal(true) })
+  .object({ simulated: z.literal(true).describe('Always true: nothing was recorded.') })
   .describe('A test-token write: every check a live write meets passed, and nothing was recorded.')
 
 /** Query `limit`: integer 1..100 (spec: Limits, Page size). */
@@ -61,3 +61,6 @@ export const Money = z
 
 /** A figure spanning currencies: one entry per currency, ordered by code, never added across them. */
 export const MoneyList = z.array(Money).describe('One entry per currency, ordered by currency code; never converted or added across currencies.')
+
+/** Query `cursor`: the meta.nextCursor of the previous page (signed; see http/cursor.ts). */
+export const cursorParam = () => z.string().min(1).optional().describe('The meta.nextCursor of the previous page.')

@@ -52,10 +52,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
  * A postgres.js pool on a PostgreSQL server, with the shared type and transform options.
  * `synchronousCommit: false` makes the pool's commits not wait for the WAL flush (counters only).
  */
-export function openPool(url: string, opts: { max: number; synchronousCommit?: boolean; name?: string }): Sql {
+export function openPool(
+  url: string,
+  opts: { max: number; synchronousCommit?: boolean; name?: string; debug?: (connection: number, query: string, params: unknown[]) => void },
+): Sql {
   return postgres(url, {
     ...common,
     max: opts.max,
+    ...(opts.debug ? { debug: opts.debug } : {}),
     idle_timeout: 30,
     connection: {
       application_name: opts.name ?? 'growth-service',
