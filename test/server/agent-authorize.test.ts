@@ -186,6 +186,9 @@ describe('POST /agent/authorize: requires_approval', () => {
     expect(apr).toMatchObject({ kind: 'agent_request', status: 'pending', summary: body.summary, subject_id: d.authorizationId, requested_by: 'Gateway agent', used_at: null })
     expect(new Date(apr.expires_at).getTime() - Date.now()).toBeGreaterThan(23.9 * 3_600_000)
     expect((await eventsOf(ws.id, 'approval.requested')).map((e) => e.data.approval.id)).toEqual([d.approvalId])
+    // a person finds it in GET /approvals, with the line they read
+    const listed = await call('GET', '/api/v1/approvals?status=pending', { token: ws.live })
+    expect(listed.body.data.find((x: any) => x.id === d.approvalId)).toMatchObject({ kind: 'agent_request', summary: body.summary, subjectId: d.authorizationId })
     // asking again while it waits: the same approval, not a second one
     const again = await authorize(agent.credential, body)
     expect(decisionOf(again)).toBe('requires_approval')
