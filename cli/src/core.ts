@@ -14,6 +14,7 @@ export {
   revokeToken,
   setAgentsStopped,
 } from '../../server/src/domain/admin.ts'
+export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { SCOPES } from '../../server/src/routes/operation.ts'
 export { decideAction } from '../../server/src/domain/actions.ts'
 export type { ActionT } from '../../server/src/schemas/actions.ts'

@@ -4,6 +4,8 @@ import { registerActionDecision } from './commands/admin/action/decide.ts'
 import { registerAgentCreate } from './commands/admin/agent/create.ts'
 import { registerAgentsResume } from './commands/admin/agents/resume.ts'
 import { registerAgentsStop } from './commands/admin/agents/stop.ts'
+import { registerApprovalApprove } from './commands/admin/approval/approve.ts'
+import { registerApprovalReject } from './commands/admin/approval/reject.ts'
 import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
@@ -44,6 +46,10 @@ export function buildProgram(): Command {
   const action = admin.command('action').description('proposed changes waiting for a person')
   registerActionDecision(action, 'approve')
   registerActionDecision(action, 'reject')
+
+  const approval = admin.command('approval').description("decide a send or an agent's request waiting for a person")
+  registerApprovalApprove(approval)
+  registerApprovalReject(approval)
 
   return program
 }

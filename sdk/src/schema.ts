@@ -47,6 +47,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agent/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask whether the agent may act
+         * @description The gateway decides against the stop switch, the tool, the agent's permissions, the data the action uses, the agent's ceilings and the workspace's limits, the risk, and the owner's rules, in that order; every check reports. decision is allowed (mayProceed, valid until expiresAt), denied, or requires_approval (approvalId names the approval waiting for a person; once approved, the same request is allowed once within 24 hours). Every decision is recorded (GET /agents/requests) and counts against the agentRequests allowance (402 plan_required past it). An unknown fact name is 400.
+         */
+        post: operations["authorizeAgentAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling agent: what it may do and ask for
+         * @description The agent's permissions in words, the data it may use, its ceilings, its own rate limit and what remains, and whether the workspace has stopped its agents (and why).
+         */
+        get: operations["getAgentSelf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report what became of an allowed action
+         * @description Recorded against an authorization of this agent (404 otherwise) and kept as unverified: a claim, not a check. A result for an authorization that was not allowed, a second result, or one after the authorization expired is 409 conflict, and the refusal is recorded.
+         */
+        post: operations["reportAgentResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agents
+         * @description The workspace's agents (the product's own and the workspace's), with their permissions in words, the data they may use, their ceilings, and when each last acted.
+         */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agent requests
+         * @description Every gateway decision, refusals included, newest first, each with the result reported for it (or null). Filter by status (the decision) and agentId (404 if that agent is not in this workspace); page with meta.nextBefore.
+         */
+        get: operations["listAgentRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agent rules
+         * @description The rules in force for agents, oldest first, each as a sentence and as the structure the gateway judges.
+         */
+        get: operations["listAgentRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agent tools
+         * @description Every tool an agent can be permitted, with each action: its risk, the data it uses, and whether it can be undone.
+         */
+        get: operations["listAgentTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/approvals": {
         parameters: {
             query?: never;
@@ -412,6 +552,282 @@ export interface components {
              */
             status: "proposed" | "approved" | "applying" | "applied" | "rejected" | "refused" | "failed";
         };
+        /** @description An agent of the workspace, what it may do and the most it may ask for. */
+        Agent: {
+            /** @description The most the agent may ask for. The workspace's own limits apply as well. */
+            ceilings: {
+                /** @description The largest percentage it may ask for; null: no ceiling of its own. */
+                amountPercent: number | null;
+                /** @description The most it may ask for, per currency; an amount in any other currency is denied. */
+                amounts: {
+                    /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                    amountMinor: number;
+                    /** @description ISO 4217 code in capitals. */
+                    currency: string;
+                }[];
+                /** @description The most recipients of one request; null: no ceiling of its own. */
+                recipients: number | null;
+                /** @description The most records one request may touch; null: no ceiling of its own. */
+                records: number | null;
+                /** @description The same ceilings in words. */
+                sentences: string[];
+            };
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description The data it may use (the keys of the tools' dataUsed). */
+            dataAccess: string[];
+            /** @description What it is for. */
+            description: string | null;
+            /** @description agt_... */
+            id: string;
+            /** @description When it last asked the gateway or reported a result. */
+            lastActedAt: string | null;
+            /**
+             * @description The highest risk it may take without a person; above it, a person approves.
+             * @enum {string}
+             */
+            maxUnattendedRisk: "low" | "medium" | "high";
+            /** @description Its name, as people see it. */
+            name: string;
+            /**
+             * @description product: the product's own agent; workspace: the workspace's own.
+             * @enum {string}
+             */
+            owner: "product" | "workspace";
+            /** @description Each action the agent is permitted, in words. */
+            permissions: {
+                /** @description The action key within the tool. */
+                action: string;
+                /** @description The permission in words. */
+                sentence: string;
+                /** @description The tool key. */
+                tool: string;
+            }[];
+        };
+        /** @description The gateway's decision on one request of an agent. */
+        AgentAuthorization: {
+            /** @description apr_...: the approval waiting for a person (requires_approval), or the one this used (allowed). */
+            approvalId: string | null;
+            /** @description auth_...; echo it in POST /agent/result. */
+            authorizationId: string;
+            /** @description Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules. */
+            checks: {
+                /** @description What was compared and, where it failed, what would have passed. */
+                detail: string;
+                /**
+                 * @description Which check.
+                 * @enum {string}
+                 */
+                name: "agents_enabled" | "tool" | "permission" | "data" | "limits" | "risk" | "rules";
+                /** @description False when it denied or needs a person. */
+                passed: boolean;
+            }[];
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /**
+             * @description Only allowed is a yes.
+             * @enum {string}
+             */
+            decision: "allowed" | "denied" | "requires_approval";
+            /** @description An allowed authorization is valid until then (15 minutes); null otherwise. */
+            expiresAt: string | null;
+            /** @description auth_... (the same as authorizationId) */
+            id: string;
+            /** @description True only when decision is allowed. */
+            mayProceed: boolean;
+            /** @description One sentence a person can read. */
+            reason: string;
+            /** @description The rules that bit. */
+            rules: {
+                /**
+                 * @description deny refuses; require_approval waits for a person.
+                 * @enum {string}
+                 */
+                effect: "deny" | "require_approval";
+                /** @description rule_... */
+                id: string;
+                /** @description The rule in words. */
+                sentence: string;
+            }[];
+            /** @description The version of the workspace's rules this was decided under. */
+            rulesVersion: number;
+        };
+        /** @description A gateway decision: what was asked, what was decided, which checks passed, which rules bit, and what became of it. */
+        AgentRequest: {
+            /** @description The action asked for. */
+            action: string;
+            /** @description The agent that asked. */
+            agentId: string;
+            /** @description The agent's name. */
+            agentName: string;
+            /** @description The approval it waited for, or used. */
+            approvalId: string | null;
+            /** @description auth_..., as the agent was answered. */
+            authorizationId: string;
+            /** @description Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules. */
+            checks: {
+                /** @description What was compared and, where it failed, what would have passed. */
+                detail: string;
+                /**
+                 * @description Which check.
+                 * @enum {string}
+                 */
+                name: "agents_enabled" | "tool" | "permission" | "data" | "limits" | "risk" | "rules";
+                /** @description False when it denied or needs a person. */
+                passed: boolean;
+            }[];
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /**
+             * @description Only allowed is a yes.
+             * @enum {string}
+             */
+            decision: "allowed" | "denied" | "requires_approval";
+            /** @description An allowed authorization is valid until then. */
+            expiresAt: string | null;
+            /** @description The facts it stated. */
+            facts: {
+                [key: string]: unknown;
+            };
+            /** @description auth_... */
+            id: string;
+            /** @description True only when allowed. */
+            mayProceed: boolean;
+            /** @description One sentence a person can read. */
+            reason: string;
+            /** @description What it would act on, in the agent's terms. */
+            resource: string | null;
+            /** @description What the agent reported became of it, unverified; null if nothing was reported. */
+            result: {
+                /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                createdAt: string;
+                /** @description What went wrong, if given. */
+                error: string | null;
+                /** @description res_... */
+                id: string;
+                /**
+                 * @description What became of the action, as the agent says.
+                 * @enum {string}
+                 */
+                status: "completed" | "failed" | "cancelled";
+                /** @description One line on what happened, if given. */
+                summary: string | null;
+                /** @description Always false: a claim, not a check. */
+                verified: boolean;
+            } | null;
+            /** @description The rules that bit. */
+            rules: {
+                /**
+                 * @description deny refuses; require_approval waits for a person.
+                 * @enum {string}
+                 */
+                effect: "deny" | "require_approval";
+                /** @description rule_... */
+                id: string;
+                /** @description The rule in words. */
+                sentence: string;
+            }[];
+            /** @description The version of the workspace's rules it was decided under. */
+            rulesVersion: number;
+            /** @description The line the agent gave for a person. */
+            summary: string | null;
+            /** @description The tool asked for. */
+            tool: string;
+        };
+        /** @description Present only when there is another page. */
+        AgentRequestsPageMeta: {
+            /** @description Pass as `before` to get the next (older) page. */
+            nextBefore: string;
+        };
+        /** @description What an agent reports became of an allowed action; kept as unverified. */
+        AgentResult: {
+            /** @description The agent that reported it. */
+            agentId: string;
+            /** @description The authorization it reports on. */
+            authorizationId: string;
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What went wrong, if given. */
+            error: string | null;
+            /** @description res_... */
+            id: string;
+            /**
+             * @description What became of the action, as the agent says.
+             * @enum {string}
+             */
+            status: "completed" | "failed" | "cancelled";
+            /** @description One line on what happened, if given. */
+            summary: string | null;
+            /**
+             * @description Always false: a result is what the agent says happened, a claim and not a check.
+             * @constant
+             */
+            verified: false;
+        };
+        /** @description An agent asking about itself. */
+        AgentSelf: {
+            /** @description The calling agent. */
+            agent: {
+                /** @description agt_... */
+                id: string;
+                /** @description Its name, as people see it. */
+                name: string;
+                /**
+                 * @description product: the product's own agent; workspace: the workspace's own.
+                 * @enum {string}
+                 */
+                owner: "product" | "workspace";
+            };
+            /** @description Whether the workspace's stop switch is on: then every request is denied. */
+            agentsStopped: boolean;
+            /** @description The most the agent may ask for. The workspace's own limits apply as well. */
+            ceilings: {
+                /** @description The largest percentage it may ask for; null: no ceiling of its own. */
+                amountPercent: number | null;
+                /** @description The most it may ask for, per currency; an amount in any other currency is denied. */
+                amounts: {
+                    /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                    amountMinor: number;
+                    /** @description ISO 4217 code in capitals. */
+                    currency: string;
+                }[];
+                /** @description The most recipients of one request; null: no ceiling of its own. */
+                recipients: number | null;
+                /** @description The most records one request may touch; null: no ceiling of its own. */
+                records: number | null;
+                /** @description The same ceilings in words. */
+                sentences: string[];
+            };
+            /** @description The data it may use (the keys of the tools' dataUsed). */
+            dataAccess: string[];
+            /** @description Its own rate limit and what remains. */
+            limits: {
+                /** @description Requests left in the current hour, this one counted. */
+                remaining: number;
+                /** @description Its rate limit: requests per hour on its credential. */
+                requestsPerHour: number;
+                /** @description When the current window ends. */
+                resetAt: string;
+            };
+            /**
+             * @description The highest risk it may take without a person; above it, a person approves.
+             * @enum {string}
+             */
+            maxUnattendedRisk: "low" | "medium" | "high";
+            /** @description Each action the agent is permitted, in words. */
+            permissions: {
+                /** @description The action key within the tool. */
+                action: string;
+                /** @description The permission in words. */
+                sentence: string;
+                /** @description The tool key. */
+                tool: string;
+            }[];
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            stoppedAt?: string;
+            /** @description Why, when stopped. */
+            stoppedReason?: string;
+        };
         /** @description The endpoints this deployment serves. */
         ApiIndex: {
             /** @description Every endpoint this deployment serves. */
@@ -474,6 +890,35 @@ export interface components {
             summary: string;
             /** @description When an approved request was carried out (an approval is used once). */
             usedAt: string | null;
+        };
+        AuthorizeAgentActionRequest: {
+            /** @description The action key within that tool. */
+            action: string;
+            /** @description What the action would do, in the terms the gateway judges: amountMinor, currency, amountPercent, increase, recipients, records. */
+            facts?: {
+                /** @description An amount in the currency's minor unit (integer >= 0); needs currency. */
+                amountMinor?: number;
+                /** @description A percentage in percentage points (25 means 25%), >= 0. */
+                amountPercent?: number;
+                /** @description ISO 4217 code in capitals. */
+                currency?: string;
+                /** @description Whether the change raises (true) or lowers (false) what it changes. */
+                increase?: boolean;
+                /** @description How many people the action would reach. */
+                recipients?: number;
+                /** @description How many records the action would touch. */
+                records?: number;
+            };
+            /** @description The parameters of the action. Kept only as a keyed digest, to recognise the same request again; never stored. */
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description What it would act on, in your own terms (e.g. a campaign id). */
+            resource?: string;
+            /** @description One line a person reads if the request waits for them. */
+            summary?: string;
+            /** @description The tool key, as GET /agents/tools lists it. */
+            tool: string;
         };
         /** @description A connected store, ad account, email platform or social account, and whether it still delivers. */
         Connection: {
@@ -976,6 +1421,19 @@ export interface components {
             /** @description Pass as `cursor` to get the next page. */
             nextCursor: string;
         };
+        ReportAgentResultRequest: {
+            /** @description The authorizationId the authorize call returned (auth_...). */
+            authorizationId: string;
+            /** @description What went wrong, when it did. */
+            error?: string;
+            /**
+             * @description What became of the action.
+             * @enum {string}
+             */
+            status: "completed" | "failed" | "cancelled";
+            /** @description One line on what happened. */
+            summary?: string;
+        };
         /** @description Order-ledger revenue per currency over a span, with the share traced to marketing. */
         Revenue: {
             /** @description One entry per currency, ordered by currency code; never converted or added across currencies. */
@@ -1025,6 +1483,47 @@ export interface components {
             /** @description End of the span (exclusive). */
             to: string;
         };
+        /** @description A rule in force for agents. */
+        Rule: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /**
+             * @description deny refuses; require_approval waits for a person.
+             * @enum {string}
+             */
+            effect: "deny" | "require_approval";
+            /** @description rule_... */
+            id: string;
+            /** @description The rule in words, built from its structure. */
+            sentence: string;
+            /** @description The rule as the gateway judges it. */
+            structure: {
+                /** @description The tool actions it covers (no action: every action of the tool). */
+                match: {
+                    /** @description An action key of it; absent: every action of the tool. */
+                    action?: string;
+                    /** @description A tool key. */
+                    tool: string;
+                }[];
+                /** @description Every condition must hold on the stated facts; none: always. */
+                when: {
+                    /** @description For amountMinor: the currency the amount is in. */
+                    currency?: string;
+                    /**
+                     * @description The fact compared.
+                     * @enum {string}
+                     */
+                    fact: "amountMinor" | "currency" | "amountPercent" | "increase" | "recipients" | "records";
+                    /**
+                     * @description How it is compared.
+                     * @enum {string}
+                     */
+                    op: ">" | ">=" | "<" | "<=" | "=";
+                    /** @description What it is compared with (minor units for amountMinor). */
+                    value: number | boolean | string;
+                }[];
+            };
+        };
         /** @description What the product noticed in the business, and the opportunity it speaks for. */
         Signal: {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
@@ -1063,6 +1562,33 @@ export interface components {
              * @constant
              */
             simulated: true;
+        };
+        /** @description A tool an agent can be permitted, with each action: risk, data used, whether it can be undone. */
+        Tool: {
+            /** @description Every action of the tool. */
+            actions: {
+                /** @description The data it uses, e.g. contacts, ad_spend, customer_spend, revenue. */
+                dataUsed: string[];
+                /** @description The action key (authorize takes it as action). */
+                key: string;
+                /** @description The action in words. */
+                name: string;
+                /** @description Whether it can be undone. */
+                reversible: boolean;
+                /**
+                 * @description low, medium or high.
+                 * @enum {string}
+                 */
+                risk: "low" | "medium" | "high";
+            }[];
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What it reaches. */
+            description: string;
+            /** @description The tool key, e.g. ads (authorize takes it as tool). */
+            key: string;
+            /** @description The tool in words. */
+            name: string;
         };
         /** @description Something a contact did in your own systems. */
         TrackRequest: {
@@ -1470,6 +1996,993 @@ export interface operations {
             };
             /** @description idempotency_key_reused: the key was used in the last 24 hours with a different request. */
             422: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    authorizeAgentAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthorizeAgentActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatedWrite"];
+                    };
+                };
+            };
+            /** @description Created (live token). */
+            201: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentAuthorization"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the record refuses this in its state, or a request with this Idempotency-Key is still being answered. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the key was used in the last 24 hours with a different request. */
+            422: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentSelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentSelf"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reportAgentResult: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportAgentResultRequest"];
+            };
+        };
+        responses: {
+            /** @description Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SimulatedWrite"];
+                    };
+                };
+            };
+            /** @description Created (live token). */
+            201: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentResult"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict: the record refuses this in its state, or a request with this Idempotency-Key is still being answered. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the key was used in the last 24 hours with a different request. */
+            422: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Agent"][];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentRequests: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's requests. */
+                agentId?: string;
+                /** @description The meta.nextBefore of the previous page. */
+                before?: string;
+                /** @description How many items to return, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Only decisions of this value. */
+                status?: "allowed" | "denied" | "requires_approval";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentRequest"][];
+                        meta?: components["schemas"]["AgentRequestsPageMeta"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Rule"][];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Tool"][];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -34,6 +34,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A refusal whose writes are kept: the handler recorded why it refused (e.g. a result the gateway
+ * would not accept) and the pipeline commits that record, then answers with this error. Kept and
+ * replayed under its Idempotency-Key like any final answer, so the refusal is not recorded twice.
+ */
+export class RecordedRefusal extends ApiError {}
+
 /** The one wording of every failed authentication, whatever the cause (spec: Authentication 5). */
 export const UNAUTHORIZED_MESSAGE =
   'Missing or invalid credential. Send Authorization: Bearer <token> with a valid, unrevoked, unexpired token.'

@@ -72,7 +72,18 @@ export function parseAllow(input: string | undefined): { tool: string; action: s
 
 export async function createAgent(
   sql: Sql,
-  opts: { workspaceId: string; name: string; allow?: string; owner?: 'product' | 'workspace'; description?: string; ceilings?: unknown },
+  opts: {
+    workspaceId: string
+    name: string
+    allow?: string
+    owner?: 'product' | 'workspace'
+    description?: string
+    ceilings?: unknown
+    /** The data it may use; by default the data its permitted actions use. */
+    dataAccess?: string[]
+    /** The highest risk it may take without a person (default medium: high-risk actions wait for one). */
+    maxUnattendedRisk?: 'low' | 'medium' | 'high'
+  },
 ) {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
   const name = opts.name.trim()
@@ -82,14 +93,18 @@ export async function createAgent(
   const unknown = pairs.filter((p) => !known.has(`${p.tool}.${p.action}`))
   if (unknown.length) {
     throw new AdminError(
-      `Unknown tool action ${unknown.map((p) => `${p.tool}.${p.action}`).join(', ')}; known: ${[...known].sort().join(', ')}.`,
+      `Unknown tool action ${unknown.map((p) => `${p.tool}.${p.action}`).join(', ')}; known: ${[...known.keys()].sort().join(', ')}.`,
     )
   }
+  const dataAccess = opts.dataAccess ?? [...new Set(pairs.flatMap((p) => known.get(`${p.tool}.${p.action}`) ?? []))].sort()
   const id = newId('agent')
   const credentialId = newId('credential')
   const minted = mintToken('agent', opts.workspaceId)
   await sql.begin(async (tx) => {
-    await store.insertAgent(tx, { workspaceId: opts.workspaceId, id, name, owner: opts.owner ?? 'workspace', description: opts.description, ceilings: opts.ceilings })
+    await store.insertAgent(tx, {
+      workspaceId: opts.workspaceId, id, name, owner: opts.owner ?? 'workspace', description: opts.description, ceilings: opts.ceilings,
+      dataAccess, maxUnattendedRisk: opts.maxUnattendedRisk ?? 'medium',
+    })
     await store.insertPermissions(tx, opts.workspaceId, id, pairs)
     await store.insertCredential(tx, {
       workspaceId: opts.workspaceId,

@@ -72,7 +72,8 @@ function successSchema(op: Operation): Json {
   if (op.response.shape === 'item') return { type: 'object', required: ['data'], properties: { data: model } }
   const data = { type: 'array', items: model }
   if (op.response.shape === 'list') return { type: 'object', required: ['data'], properties: { data } }
-  return { type: 'object', required: ['data'], properties: { data, meta: ref('PageMeta') } }
+  const meta = op.method === 'GET' && op.response.meta ? op.response.meta.name : 'PageMeta'
+  return { type: 'object', required: ['data'], properties: { data, meta: ref(meta) } }
 }
 
 /** The OpenAPI 3.1 document, built from the same declarations that serve the routes. */
@@ -85,6 +86,7 @@ export function buildOpenApi(operations: Operation[]): Json {
   const requestModels = new Map<string, z.ZodType>()
   for (const op of operations) {
     responseModels.set(op.response.model.name, op.response.model.schema)
+    if (op.method === 'GET' && op.response.meta) responseModels.set(op.response.meta.name, op.response.meta.schema)
     if (op.method === 'POST') requestModels.set(op.body.model.name, op.body.model.schema)
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { hashToken, parseToken } from '../domain/tokens.ts'
-import { ApiError, errorBody, UNAUTHORIZED_MESSAGE } from '../errors.ts'
+import { ApiError, errorBody, RecordedRefusal, UNAUTHORIZED_MESSAGE } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Caller, Operation, ReadOperation, WriteOperation } from '../routes/operation.ts'
 import type { Sql, Tx } from '../store/db.ts'
@@ -80,6 +80,11 @@ export function createPipeline(deps: PipelineDeps) {
     if (!checked) return refuse()
     const { row } = checked
 
+    const state: RateState = {
+      limit: row.kind === 'agent' ? LIMITS.agent : LIMITS.workspace,
+      used: checked.used,
+      resetAt: checked.windowStart + WINDOW_MS,
+    }
     const caller: Caller = {
       workspaceId: parsed.workspaceId,
       credentialId: row.id,
@@ -87,13 +92,9 @@ export function createPipeline(deps: PipelineDeps) {
       agentId: row.agent_id,
       scopes: row.scopes,
       secretKey: row.secret_key,
+      rateLimit: { limit: state.limit, remaining: Math.max(0, state.limit - state.used), resetAt: new Date(state.resetAt) },
     }
     if (caller.mode === 'test') headers['X-Service-Mode'] = 'test'
-    const state: RateState = {
-      limit: caller.mode === 'agent' ? LIMITS.agent : LIMITS.workspace,
-      used: checked.used,
-      resetAt: checked.windowStart + WINDOW_MS,
-    }
     Object.assign(headers, rateHeaders(state))
     const result = { caller, error: undefined as ApiError | undefined }
     if (isOver(state)) {
@@ -133,7 +134,14 @@ export function createPipeline(deps: PipelineDeps) {
     const test = caller.mode === 'test'
 
     const runDomain = async (tx: Tx): Promise<Answer> => {
-      const data = await op.handler({ body, caller, tx, requestId })
+      let data: unknown
+      try {
+        data = await op.handler({ body, caller, tx, requestId })
+      } catch (err) {
+        // The handler recorded why it refused: commit that record (never in test mode) and answer the refusal.
+        if (err instanceof RecordedRefusal && !test) return { status: err.status, body: errorBody(err.code, err.message), headers: err.headers }
+        throw err
+      }
       if (test) throw new Simulated()
       return { status: 201, body: JSON.stringify({ data }) }
     }

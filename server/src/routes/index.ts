@@ -1,4 +1,5 @@
 import { actionOperations } from './actions.ts'
+import { agentOperations } from './agents.ts'
 import { commerceOperations } from './commerce.ts'
 import { contactOperations } from './contacts.ts'
 import { eventOperations } from './events.ts'
@@ -17,4 +18,5 @@ operations.push(
   ...contactOperations,
   ...commerceOperations,
   ...eventOperations,
+  ...agentOperations,
 )

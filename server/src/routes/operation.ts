@@ -26,6 +26,8 @@ export type Caller = {
   scopes: string[]
   /** The workspace's own key for signing cursors and digests. Never sent anywhere. */
   secretKey: string
+  /** This credential's rate limit as counted for this request (GET /agent/me reports it). */
+  rateLimit: { limit: number; remaining: number; resetAt: Date }
 }
 
 export type Page<T> = { data: T[]; meta?: { nextCursor: string } }
@@ -54,7 +56,7 @@ export type ReadOperation<Q extends z.ZodType | undefined = z.ZodType | undefine
    * `item`: data is one model; `list`: an array of it; `page`: an array with meta.nextCursor paging;
    * `raw`: the model itself, unwrapped (only the OpenAPI document, which tools read as it is).
    */
-  response: { model: Model; shape: 'item' | 'list' | 'page' | 'raw' }
+  response: { model: Model; shape: 'item' | 'list' | 'page' | 'raw'; /** page meta other than { nextCursor } */ meta?: Model }
   handler: (ctx: ReadContext<QueryOf<Q>>) => Promise<unknown>
 }
 

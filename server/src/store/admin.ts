@@ -52,17 +52,22 @@ export async function revokeCredential(sql: Sql, id: string): Promise<{ workspac
 
 export async function insertAgent(
   tx: Tx,
-  a: { workspaceId: string; id: string; name: string; owner: 'product' | 'workspace'; description?: string; ceilings?: unknown },
+  a: {
+    workspaceId: string; id: string; name: string; owner: 'product' | 'workspace'; description?: string; ceilings?: unknown
+    dataAccess: string[]; maxUnattendedRisk: 'low' | 'medium' | 'high'
+  },
 ) {
   await tx`
-    INSERT INTO agents (workspace_id, id, name, owner, description, ceilings)
-    VALUES (${a.workspaceId}, ${a.id}, ${a.name}, ${a.owner}, ${a.description ?? null}, ${tx.json((a.ceilings ?? {}) as never)})`
+    INSERT INTO agents (workspace_id, id, name, owner, description, ceilings, data_access, max_unattended_risk)
+    VALUES (${a.workspaceId}, ${a.id}, ${a.name}, ${a.owner}, ${a.description ?? null}, ${tx.json((a.ceilings ?? {}) as never)},
+            ${a.dataAccess}, ${a.maxUnattendedRisk})`
 }
 
-export async function knownToolActions(sql: Sql | Tx, workspaceId: string): Promise<Set<string>> {
-  const rows = await sql<{ k: string }[]>`
-    SELECT tool_key || '.' || key AS k FROM tool_actions WHERE workspace_id = ${workspaceId}`
-  return new Set(rows.map((r) => r.k))
+/** Every tool action of the workspace ('tool.action') with the data it uses. */
+export async function knownToolActions(sql: Sql | Tx, workspaceId: string): Promise<Map<string, string[]>> {
+  const rows = await sql<{ k: string; data_used: string[] }[]>`
+    SELECT tool_key || '.' || key AS k, data_used FROM tool_actions WHERE workspace_id = ${workspaceId}`
+  return new Map(rows.map((r) => [r.k, r.data_used]))
 }
 
 export async function insertPermissions(tx: Tx, workspaceId: string, agentId: string, pairs: { tool: string; action: string }[]) {

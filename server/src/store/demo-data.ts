@@ -1,12 +1,15 @@
-import { createHash } from 'node:crypto'
 import { budgetEffect, campaignSwitchEffect, discountEffect, notDelivering, sendEffect, tagEffect } from '../domain/action-kinds.ts'
 import { toAction } from '../domain/actions.ts'
 import { toContact } from '../domain/contacts.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits, type LimitFacts } from '../domain/limits.ts'
 import { formatMoney } from '../domain/money.ts'
-import { TOOL_CATALOGUE } from '../domain/tool-catalogue.ts'
 import type { ActionRow } from './actions.ts'
 import type { ContactRow } from './contacts.ts'
+import { decide, type DecisionInput } from '../domain/agent-decision.ts'
+import { loadWorld, paramsDigest } from '../domain/agent-gateway.ts'
+import { ruleSentence, type Facts, type RuleStructure } from '../domain/agent-rules.ts'
+import { toProfile } from '../domain/agents.ts'
+import { selectAgents, selectWorkspaceGate } from './agents.ts'
 import { newId, type IdKind } from '../ids.ts'
 import type { Tx } from './db.ts'
 
@@ -205,13 +208,9 @@ export async function seedDemoData(
   const agents = opts.agents
   const agentAuthors = agents.map((a) => a.name)
 
-  // What the workspace already holds: its plan's allowances and its agents' permissions and ceilings.
+  // What the workspace already holds: its plan's allowances.
   const [plan] = await tx<{ allowances: Record<string, number> }[]>`
     SELECT p.allowances FROM workspaces w JOIN plans p ON p.plan = w.plan WHERE w.workspace_id = ${workspaceId}`
-  const permRows = await tx<{ agent_id: string; k: string }[]>`
-    SELECT agent_id, tool_key || '.' || action_key AS k FROM agent_permissions WHERE workspace_id = ${workspaceId}`
-  const agentRows = await tx<{ id: string; ceilings: Ceilings | null }[]>`
-    SELECT id, ceilings FROM agents WHERE workspace_id = ${workspaceId}`
 
   // --- Connections --------------------------------------------------------------------------------
   const googleFailingSince = new Date(now - 26 * HOUR - 17 * MINUTE)
@@ -854,31 +853,39 @@ export async function seedDemoData(
   })
 
   // --- Rules, agent requests, results -------------------------------------------------------------
+  // The seeded requests are decided by the real gateway's decision function, on the agents' own
+  // permissions, data, ceilings and risk, the workspace's limits and these rules.
+  const world = await loadWorld(tx, workspaceId)
+  const profiles = new Map((await selectAgents(tx, workspaceId)).map((row) => [row.id, toProfile(row)]))
+  const { secret_key: secretKey } = await selectWorkspaceGate(tx, workspaceId)
   const rulesCreated = [150, 150, 97].map((d) => agoJitter(d))
-  const ruleSpecs: { structure: RuleStructure; effect: 'deny' | 'require_approval'; sentence: string }[] = [
+  const ruleSpecs: { structure: RuleStructure; effect: 'deny' | 'require_approval' }[] = [
     {
-      structure: { tool: 'ads', action: 'adjust_budget', when: { fact: 'amountPercent', op: '>', value: 15 } },
-      effect: 'require_approval', sentence: 'Changing a daily budget by more than 15% needs a person\'s approval.',
+      structure: { match: [{ tool: 'ads', action: 'adjust_budget' }], when: [{ fact: 'increase', op: '=', value: true }, { fact: 'amountPercent', op: '>', value: 15 }] },
+      effect: 'require_approval',
     },
-    {
-      structure: { tool: 'email', action: 'send_campaign', when: { fact: 'recipients', op: '>', value: 10_000 } },
-      effect: 'require_approval', sentence: 'Sending an email campaign to more than 10,000 recipients needs a person\'s approval.',
-    },
-    {
-      structure: { tool: 'contacts', action: 'export_contacts', when: { fact: 'records', op: '>', value: 500 } },
-      effect: 'deny', sentence: 'Exporting more than 500 contacts is not allowed.',
-    },
+    { structure: { match: [{ tool: 'email', action: 'send_campaign' }, { tool: 'sms', action: 'send_message' }], when: [{ fact: 'recipients', op: '>', value: 10_000 }] }, effect: 'require_approval' },
+    { structure: { match: [{ tool: 'contacts', action: 'export_contacts' }], when: [{ fact: 'records', op: '>', value: 500 }] }, effect: 'deny' },
   ]
+  const RULES_VERSION = ruleSpecs.length
   const rules = ruleSpecs.map((s, i) => ({ ...ws, id: id('rule', rulesCreated[i]), structure: s.structure, effect: s.effect, enabled: true, created_at: rulesCreated[i] }))
-
-  const anyPermissions = permRows.length > 0
-  const DEFAULT_PERMISSIONS = ['ads.read_performance', 'ads.pause_campaign', 'ads.adjust_budget', 'email.draft_campaign']
-  const gateway = makeGateway({
-    limits: { budgetPercent: 30, discountPercent: 25, recipients: 50_000 },
-    rules: rules.map((row, i) => ({ id: row.id, ...ruleSpecs[i] })),
-    permissions: (agentId) => new Set(anyPermissions ? permRows.filter((p) => p.agent_id === agentId).map((p) => p.k) : DEFAULT_PERMISSIONS),
-    ceilings: (agentId) => agentRows.find((a) => a.id === agentId)?.ceilings ?? null,
-  })
+  const rulesInForce = rules.map((row, i) => ({ id: row.id, ...ruleSpecs[i], sentence: ruleSentence(ruleSpecs[i], world.toolNames) }))
+  const permittedOf = (agentId: string) => profiles.get(agentId)?.permissions ?? new Set<string>()
+  const judge = (agent: { id: string }, s: Scenario, at: Date, approval: { id: string; name: string; expiresAt: Date } | null) =>
+    decide({
+      agent: profiles.get(agent.id)!,
+      stopped: null,
+      tool: s.tool,
+      action: s.action,
+      tools: world.tools,
+      actionDef: world.actions.get(`${s.tool}.${s.action}`) ?? null,
+      facts: s.facts,
+      rules: rulesInForce,
+      rulesVersion: RULES_VERSION,
+      limits: world.limits,
+      at,
+      prior: approval ? { state: 'approved', id: approval.id, decidedBy: approval.name, expiresAt: approval.expiresAt } : null,
+    } satisfies DecisionInput)
   const scenarios: [Scenario, number][] = [
     [{ tool: 'ads', action: 'read_performance', resource: cMeta.id, summary: `Read yesterday's spend and first orders for "${cMeta.name}"`, facts: {} }, 3],
     [{ tool: 'ads', action: 'read_performance', resource: cGoogle.id, summary: `Read this week's cost per click for "${cGoogle.name}"`, facts: {} }, 2],
@@ -911,20 +918,20 @@ export async function seedDemoData(
   const perAgent = agents.length ? Math.ceil(REQUESTS / agents.length) : 0
   const lastActed = new Map<string, Date>()
   agents.forEach((agent, ai) => {
-    const permitted = gateway.permissions(agent.id)
+    const permitted = permittedOf(agent.id)
     const weights = scenarios.map(([s, w]) => [s, permitted.has(`${s.tool}.${s.action}`) ? w : w * 0.12] as const)
     // The agent's latest request waits for a person, if anything it may do can need one.
-    const waiting = scenarios.find(([s]) => permitted.has(`${s.tool}.${s.action}`) && gateway.judge(agent, s, null).decision === 'requires_approval')
+    const waiting = scenarios.find(([s]) => permitted.has(`${s.tool}.${s.action}`) && judge(agent, s, opts.now, null).decision === 'requires_approval')
     for (let k = 0; k < perAgent; k++) {
       const last = k === perAgent - 1
       const createdAt = last ? ago(r.float(0.1, 0.25) + ai * 0.05) : ago(Math.max(0.3, 28 * (1 - (k + 0.5) / perAgent) + r.float(-0.4, 0.4)))
       const s = last && waiting ? waiting[0] : r.weighted(weights)
-      const push = (at: Date, approvedBy: { id: string; name: string } | null) => {
-        const verdict = gateway.judge(agent, s, approvedBy)
+      const push = (at: Date, approvedBy: { id: string; name: string; expiresAt: Date } | null) => {
+        const verdict = judge(agent, s, at, approvedBy)
         const row = {
           ...ws, id: id('authorization', at), agent_id: agent.id, tool: s.tool, action: s.action, resource: s.resource, summary: s.summary,
-          facts: s.facts, params_digest: createHash('sha256').update(`${workspaceId}:${s.tool}.${s.action}:${s.resource}:${JSON.stringify(s.facts)}`).digest('hex'),
-          decision: verdict.decision, reason: verdict.reason, checks: verdict.checks, rules: verdict.rules, rules_version: 1,
+          facts: s.facts, params_digest: paramsDigest(secretKey, undefined),
+          decision: verdict.decision, reason: verdict.reason, checks: verdict.checks, rules: verdict.rules, rules_version: RULES_VERSION,
           approval_id: null as string | null, expires_at: verdict.decision === 'allowed' ? new Date(at.getTime() + 15 * MINUTE) : null, created_at: at,
         }
         requests.push(row)
@@ -946,7 +953,7 @@ export async function seedDemoData(
           createdAt, decidedAt, usedAt: followUp,
         })
         row.approval_id = approval.id as string
-        if (followUp) push(followUp, { id: approval.id as string, name: decider.name })
+        if (followUp) push(followUp, { id: approval.id as string, name: decider.name, expiresAt: approval.expires_at })
       }
     }
   })
@@ -1023,7 +1030,7 @@ export async function seedDemoData(
   await insertRows(tx, 'agent_requests', jsonCols(requests, ['facts', 'checks', 'rules']))
   await insertRows(tx, 'agent_results', results)
   await insertRows(tx, 'events', jsonCols(eventRows, ['data']))
-  await tx`UPDATE workspaces SET event_seq = ${eventRows.length} WHERE workspace_id = ${workspaceId}`
+  await tx`UPDATE workspaces SET event_seq = ${eventRows.length}, rules_version = ${RULES_VERSION} WHERE workspace_id = ${workspaceId}`
   for (const [agentId, at] of lastActed) {
     await tx`UPDATE agents SET last_acted_at = ${at} WHERE workspace_id = ${workspaceId} AND id = ${agentId}`
   }
@@ -1040,78 +1047,4 @@ export async function seedDemoData(
   }
 }
 
-// --- A stand-in for the agent gateway, so seeded requests read as the real one would answer -------
-
-type Ceilings = { amounts?: Money[]; amountPercent?: number; recipients?: number; records?: number }
-type RuleStructure = { tool: string; action: string; when: { fact: string; op: '>' | '>=' | '<' | '<='; value: number } }
-type Facts = { amountMinor?: number; currency?: string; amountPercent?: number; increase?: boolean; recipients?: number; records?: number }
 type Scenario = { tool: string; action: string; resource: string; summary: string; facts: Facts }
-type Check = { name: string; passed: boolean; detail: string }
-
-function makeGateway(cfg: {
-  limits: { budgetPercent: number; discountPercent: number; recipients: number }
-  rules: { id: string; structure: RuleStructure; effect: 'deny' | 'require_approval'; sentence: string }[]
-  permissions: (agentId: string) => Set<string>
-  ceilings: (agentId: string) => Ceilings | null
-}) {
-  const actionOf = (tool: string, action: string) => TOOL_CATALOGUE.find((t) => t.key === tool)?.actions.find((a) => a.key === action)
-  const compare = (x: number, op: string, v: number) => (op === '>' ? x > v : op === '>=' ? x >= v : op === '<' ? x < v : x <= v)
-  return {
-    permissions: cfg.permissions,
-    judge(agent: { id: string; name: string }, s: Scenario, approval: { id: string; name: string } | null) {
-      const def = actionOf(s.tool, s.action)!
-      const f = s.facts
-      const permitted = cfg.permissions(agent.id).has(`${s.tool}.${s.action}`)
-      const over: string[] = []
-      const ceil = cfg.ceilings(agent.id)
-      if (s.action === 'adjust_budget' && (f.amountPercent ?? 0) > cfg.limits.budgetPercent) over.push(`a ${f.amountPercent}% budget change is over the workspace limit of ${cfg.limits.budgetPercent}%`)
-      if (s.action === 'create_discount' && (f.amountPercent ?? 0) > cfg.limits.discountPercent) over.push(`a ${f.amountPercent}% discount is over the workspace limit of ${cfg.limits.discountPercent}%`)
-      if ((f.recipients ?? 0) > cfg.limits.recipients) over.push(`${f.recipients} recipients is over the workspace limit of ${cfg.limits.recipients}`)
-      if (ceil) {
-        if (f.amountPercent !== undefined && ceil.amountPercent !== undefined && f.amountPercent > ceil.amountPercent) over.push(`${agent.name} may ask for at most ${ceil.amountPercent}%, not ${f.amountPercent}%`)
-        if (f.recipients !== undefined && ceil.recipients !== undefined && f.recipients > ceil.recipients) over.push(`${agent.name} may send to at most ${ceil.recipients} recipients, not ${f.recipients}`)
-        if (f.records !== undefined && ceil.records !== undefined && f.records > ceil.records) over.push(`${agent.name} may touch at most ${ceil.records} records, not ${f.records}`)
-        if (f.amountMinor !== undefined && f.currency) {
-          const c = ceil.amounts?.find((m) => m.currency === f.currency)
-          if (!c) over.push(`${agent.name} has no ceiling in ${f.currency}`)
-          else if (f.amountMinor > c.amountMinor) over.push(`${agent.name} may ask for at most ${fmt(c)}`)
-        }
-      }
-      const bit = cfg.rules.filter((rule) => {
-        const st = rule.structure
-        const x = (f as Record<string, unknown>)[st.when.fact]
-        return st.tool === s.tool && st.action === s.action && typeof x === 'number' && compare(x, st.when.op, st.when.value)
-      })
-      const denyRule = bit.find((rule) => rule.effect === 'deny')
-      const approvalRule = bit.find((rule) => rule.effect === 'require_approval')
-      const highRisk = def.risk === 'high'
-      const approved = approval !== null
-      const checks: Check[] = [
-        { name: 'agents_enabled', passed: true, detail: 'Agents are running in this workspace.' },
-        { name: 'tool', passed: true, detail: `${s.tool}.${s.action} is a tool action of this workspace.` },
-        { name: 'permission', passed: permitted, detail: permitted ? `${agent.name} is permitted ${s.tool}.${s.action}.` : `${agent.name} is not permitted ${s.tool}.${s.action}.` },
-        { name: 'data', passed: true, detail: `Uses ${def.dataUsed.join(', ')}; all connected.` },
-        { name: 'limits', passed: over.length === 0, detail: over.length ? `${over[0].charAt(0).toUpperCase()}${over[0].slice(1)}.` : 'Within the workspace limits and the agent\'s ceilings.' },
-        {
-          name: 'risk', passed: !highRisk || approved,
-          detail: highRisk ? (approved ? `High risk; approved by ${approval.name} (${approval.id}).` : 'High risk and cannot be undone: a person must approve it.') : `${def.risk === 'low' ? 'Low' : 'Medium'} risk, ${def.reversible ? 'reversible' : 'not reversible'}.`,
-        },
-        {
-          name: 'rules', passed: !denyRule && (!approvalRule || approved),
-          detail: denyRule ? denyRule.sentence : approvalRule ? (approved ? `${approvalRule.sentence} Approved by ${approval.name} (${approval.id}).` : approvalRule.sentence) : 'No rule applies.',
-        },
-      ]
-      const denied = !permitted || over.length > 0 || !!denyRule
-      const needsPerson = !approved && (highRisk || !!approvalRule)
-      const decision = denied ? 'denied' : needsPerson ? 'requires_approval' : 'allowed'
-      const reason =
-        !permitted ? `${agent.name} is not permitted to ${def.name.toLowerCase()}.`
-        : over.length ? `Refused: ${over[0]}.`
-        : denyRule ? `Refused by a rule: ${denyRule.sentence}`
-        : needsPerson ? (approvalRule ? `Waiting for a person: ${approvalRule.sentence}` : `Waiting for a person: ${def.name.toLowerCase()} is high risk.`)
-        : approved ? `Allowed once: ${approval.name} approved this request.`
-        : `Allowed: ${def.name.toLowerCase()} is permitted and within limits.`
-      return { decision, reason, checks, rules: bit.map((rule) => ({ id: rule.id, sentence: rule.sentence, effect: rule.effect })) }
-    },
-  }
-}

@@ -1,0 +1,255 @@
+import { type Facts, ruleBites, type Rule } from './agent-rules.ts'
+import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './limits.ts'
+import { formatMoney, type Money } from './money.ts'
+import { dataName, RISKS, type Risk, wordsOf } from './tool-catalogue.ts'
+
+/**
+ * The gateway's decision, as a pure function of plain values: the same function decides live
+ * requests (POST /agent/authorize) and the demo's seeded history, so both read alike.
+ *
+ * Checks run in the contract's order and every one reports: agents_enabled, tool, permission, data,
+ * limits, risk, rules. A check passes, denies, or needs a person. Any denial makes the decision
+ * `denied`; otherwise anything needing a person makes it `requires_approval`; otherwise `allowed`.
+ * An approval a person gave for this same request lifts "needs a person" once; a rejection within
+ * the approval's validity turns it into a denial; an expired or used approval lifts nothing.
+ */
+export type Ceilings = { amounts?: Money[]; amountPercent?: number; recipients?: number; records?: number }
+
+export type AgentProfile = {
+  id: string
+  name: string
+  /** 'tool.action' keys the agent is permitted. */
+  permissions: Set<string>
+  dataAccess: string[]
+  ceilings: Ceilings
+  maxUnattendedRisk: Risk
+}
+
+export type ActionDef = { tool: string; key: string; name: string; risk: Risk; dataUsed: string[]; reversible: boolean }
+
+/** The latest approval of this same request from this agent, as it stands now. */
+export type PriorApproval =
+  | { state: 'approved'; id: string; decidedBy: string; expiresAt: Date }
+  | { state: 'pending'; id: string; expiresAt: Date }
+  | { state: 'rejected'; id: string; decidedBy: string; decidedAt: Date; expiresAt: Date }
+  | { state: 'expired'; id: string; expiresAt: Date }
+  | { state: 'used'; id: string; usedAt: Date }
+
+export type DecisionInput = {
+  agent: AgentProfile
+  /** Set when the workspace's stop switch is on. */
+  stopped: { at: Date | null; by: string | null; reason: string | null } | null
+  tool: string
+  action: string
+  /** The workspace's tools and their action keys. */
+  tools: Map<string, string[]>
+  actionDef: ActionDef | null
+  facts: Facts
+  rules: (Rule & { sentence: string })[]
+  rulesVersion: number
+  limits: WorkspaceLimits
+  at: Date
+  prior: PriorApproval | null
+}
+
+export type CheckName = 'agents_enabled' | 'tool' | 'permission' | 'data' | 'limits' | 'risk' | 'rules'
+export type Check = { name: CheckName; passed: boolean; detail: string }
+export type Decision = 'allowed' | 'denied' | 'requires_approval'
+export type Verdict = {
+  decision: Decision
+  reason: string
+  checks: Check[]
+  rules: { id: string; sentence: string; effect: Rule['effect'] }[]
+  /** An approval this decision uses up (allowed because a person approved this request). */
+  approvalUsed: string | null
+}
+
+type Outcome = 'pass' | 'deny' | 'person'
+/** `base`: for a check that needs a person, what it compared, without what became of any approval. */
+type Judged = { name: CheckName; outcome: Outcome; detail: string; base?: string }
+
+const iso = (d: Date) => d.toISOString()
+const count = (n: number) => n.toLocaleString('en-US')
+const words = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`)
+const SEND_ACTIONS = new Set(['email.send_campaign', 'sms.send_message'])
+
+/** The workspace limits' terms for a request's facts (the shared limits module does the judging). */
+export function limitFactsOf(tool: string, action: string, f: Facts, at: Date): LimitFacts {
+  const out: LimitFacts = {}
+  if (action === 'adjust_budget' && f.amountPercent !== undefined) out.budgetChangePercent = f.increase === false ? -f.amountPercent : f.amountPercent
+  if (action === 'create_discount' && f.amountPercent !== undefined) out.discountPercent = f.amountPercent
+  if (f.recipients !== undefined) out.recipients = f.recipients
+  if (SEND_ACTIONS.has(`${tool}.${action}`)) out.sendAt = at
+  return out
+}
+
+/** Each stated fact against the agent's ceilings: what was asked and the most it may ask for. */
+function ceilingComparisons(agent: AgentProfile, f: Facts): { ok: string[]; over: string[] } {
+  const ok: string[] = []
+  const over: string[] = []
+  const c = agent.ceilings
+  if (f.amountMinor !== undefined && f.currency) {
+    const asked = formatMoney({ amountMinor: f.amountMinor, currency: f.currency })
+    const ceiling = c.amounts?.find((m) => m.currency === f.currency)
+    if (!ceiling) {
+      const has = (c.amounts ?? []).map((m) => m.currency)
+      over.push(`asked ${asked}, but ${agent.name} has no ceiling in ${f.currency}, so no amount in ${f.currency} passes${has.length ? ` (it has ceilings in ${words(has)})` : ''}`)
+    } else (f.amountMinor > ceiling.amountMinor ? over : ok).push(`asked ${asked}, ceiling ${formatMoney(ceiling)}`)
+  }
+  const plain: [keyof Ceilings & ('amountPercent' | 'recipients' | 'records'), (n: number) => string][] = [
+    ['amountPercent', (n) => `${n}%`],
+    ['recipients', (n) => `${count(n)} recipients`],
+    ['records', (n) => `${count(n)} records`],
+  ]
+  for (const [name, show] of plain) {
+    const asked = f[name]
+    const ceiling = c[name]
+    if (asked === undefined || ceiling === undefined) continue
+    ;(asked > ceiling ? over : ok).push(`asked ${show(asked)}, ceiling ${show(ceiling)}`)
+  }
+  return { ok, over }
+}
+
+export function decide(input: DecisionInput): Verdict {
+  const { agent, tool, action, actionDef: def, facts, prior } = input
+  const key = `${tool}.${action}`
+  const w = wordsOf(tool, action, def?.name)
+  const unjudged = `Not judged: ${key} is not a tool action of this workspace.`
+  const checks: Judged[] = []
+
+  // agents_enabled: the workspace's stop switch, always first.
+  const s = input.stopped
+  checks.push(
+    s
+      ? {
+          name: 'agents_enabled',
+          outcome: 'deny',
+          detail: `The workspace's agents are stopped${s.at ? ` since ${iso(s.at)}` : ''}${s.by ? ` by ${s.by}` : ''}${s.reason ? `: ${s.reason}` : ''}. Nothing is allowed until they are resumed.`,
+        }
+      : { name: 'agents_enabled', outcome: 'pass', detail: "The workspace's agents are running." },
+  )
+
+  // tool: the tool and the action exist in this workspace.
+  const toolActions = input.tools.get(tool)
+  checks.push(
+    def
+      ? {
+          name: 'tool',
+          outcome: 'pass',
+          detail: `${key} (${def.name}) is a tool action of this workspace: ${def.risk} risk, ${def.reversible ? 'can be undone' : 'cannot be undone'}.`,
+        }
+      : toolActions
+        ? { name: 'tool', outcome: 'deny', detail: `The tool ${tool} has no action ${action}; its actions are ${words(toolActions)}.` }
+        : { name: 'tool', outcome: 'deny', detail: `${tool} is not a tool of this workspace; its tools are ${words([...input.tools.keys()].sort())}.` },
+  )
+
+  // permission: the agent is permitted this action.
+  if (!def) checks.push({ name: 'permission', outcome: 'deny', detail: unjudged })
+  else if (agent.permissions.has(key)) checks.push({ name: 'permission', outcome: 'pass', detail: `${agent.name} is permitted to ${w.verb} (${key}).` })
+  else {
+    const has = [...agent.permissions].sort()
+    checks.push({
+      name: 'permission',
+      outcome: 'deny',
+      detail: `${agent.name} is not permitted to ${w.verb} (${key}); it is permitted ${has.length ? words(has) : 'no action'}.`,
+    })
+  }
+
+  // data: every kind of data the action uses is data the agent may use.
+  if (!def) checks.push({ name: 'data', outcome: 'deny', detail: unjudged })
+  else {
+    const missing = def.dataUsed.filter((d) => !agent.dataAccess.includes(d))
+    const used = words(def.dataUsed.map(dataName))
+    checks.push(
+      missing.length === 0
+        ? { name: 'data', outcome: 'pass', detail: def.dataUsed.length ? `${key} uses ${used}, which ${agent.name} may use.` : `${key} uses no workspace data.` }
+        : {
+            name: 'data',
+            outcome: 'deny',
+            detail: `${key} uses ${used}; ${agent.name} may not use ${words(missing.map(dataName))}${agent.dataAccess.length ? ` (it may use ${words(agent.dataAccess.map(dataName))})` : ' (it may use no data)'}.`,
+          },
+    )
+  }
+
+  // limits: the agent's own ceilings and the workspace's limits (the shared limits module).
+  const ceil = ceilingComparisons(agent, facts)
+  const ws = checkWorkspaceLimits(input.limits, limitFactsOf(tool, action, facts, input.at))
+  if (ceil.over.length || !ws.passed) {
+    const parts = [
+      ...(ceil.over.length ? [`Over ${agent.name}'s ceilings: ${ceil.over.join('; ')}.`] : []),
+      ...ws.reasons,
+    ]
+    checks.push({ name: 'limits', outcome: 'deny', detail: parts.join(' ') })
+  } else {
+    const within = ceil.ok.length ? `Within ${agent.name}'s ceilings (${ceil.ok.join('; ')}) and the workspace's limits.` : null
+    const stated = Object.keys(facts).some((k) => k !== 'currency' && k !== 'increase')
+    const none = stated
+      ? `Within the workspace's limits; ${agent.name} has no ceiling of its own on the facts stated.`
+      : `No amount, percentage, recipients or records were stated, so no ceiling of ${agent.name}'s applies; within the workspace's limits.`
+    checks.push({ name: 'limits', outcome: 'pass', detail: within ?? none })
+  }
+
+  // risk: above the highest risk the agent may take without a person, a person decides.
+  const riskOver = !!def && RISKS.indexOf(def.risk) > RISKS.indexOf(agent.maxUnattendedRisk)
+  if (!def) checks.push({ name: 'risk', outcome: 'deny', detail: unjudged })
+  else {
+    const over = riskOver
+    const base = `${def.risk.charAt(0).toUpperCase()}${def.risk.slice(1)} risk${def.reversible ? '' : ' that cannot be undone'}; ${agent.name} may take up to ${agent.maxUnattendedRisk} risk without a person.`
+    checks.push(over ? withApproval({ name: 'risk', detail: base }, prior) : { name: 'risk', outcome: 'pass', detail: base })
+  }
+
+  // rules: the owner's rules, judged against the stated facts.
+  const bit = input.rules.filter((r) => ruleBites(r, tool, action, facts))
+  const denying = bit.filter((r) => r.effect === 'deny')
+  const asking = bit.filter((r) => r.effect === 'require_approval')
+  const inForce = `${count(input.rules.length)} rule${input.rules.length === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
+  if (denying.length) checks.push({ name: 'rules', outcome: 'deny', detail: `${denying.map((r) => r.sentence).join(' ')} (${inForce}.)` })
+  else if (asking.length) checks.push(withApproval({ name: 'rules', detail: asking.map((r) => r.sentence).join(' ') }, prior))
+  else checks.push({ name: 'rules', outcome: 'pass', detail: `No rule applies (${inForce}).` })
+
+  const firstDeny = checks.find((c) => c.outcome === 'deny')
+  const persons = checks.filter((c) => c.outcome === 'person')
+  const decision: Decision = firstDeny ? 'denied' : persons.length ? 'requires_approval' : 'allowed'
+  const liftedByApproval = prior?.state === 'approved' && decision === 'allowed' && (riskOver || asking.length > 0)
+  const reason =
+    decision === 'denied'
+      ? `Denied: ${firstDeny!.detail}`
+      : decision === 'requires_approval'
+        ? `Needs a person's approval: ${persons.map((c) => c.base ?? c.detail).join(' ')}${prior?.state === 'pending' ? ` Approval ${prior.id} is waiting for a person.` : ''}`
+        : liftedByApproval
+          ? `Allowed once: ${(prior as { decidedBy: string }).decidedBy} approved this request (${prior!.id}).`
+          : `Allowed: ${agent.name} may ${w.verb} (${key}) and every check passed.`
+  return {
+    decision,
+    reason,
+    checks: checks.map((c) => ({ name: c.name, passed: c.outcome === 'pass', detail: c.detail })),
+    rules: bit.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect })),
+    approvalUsed: liftedByApproval ? prior!.id : null,
+  }
+}
+
+/** A check that needs a person, as the latest approval of this same request leaves it. */
+function withApproval(c: { name: CheckName; detail: string }, prior: PriorApproval | null): Judged {
+  return { ...afterApproval(c, prior), base: c.detail }
+}
+
+function afterApproval(c: { name: CheckName; detail: string }, prior: PriorApproval | null): Judged {
+  switch (prior?.state) {
+    case 'approved':
+      return { name: c.name, outcome: 'pass', detail: `${c.detail} Approved by ${prior.decidedBy} (${prior.id}); allowed once, until ${iso(prior.expiresAt)}.` }
+    case 'rejected':
+      return {
+        name: c.name,
+        outcome: 'deny',
+        detail: `${c.detail} ${prior.decidedBy} rejected this same request (${prior.id}) at ${iso(prior.decidedAt)}; the rejection stands until ${iso(prior.expiresAt)}.`,
+      }
+    case 'pending':
+      return { name: c.name, outcome: 'person', detail: `${c.detail} Approval ${prior.id} is waiting for a person until ${iso(prior.expiresAt)}.` }
+    case 'expired':
+      return { name: c.name, outcome: 'person', detail: `${c.detail} The earlier approval ${prior.id} expired at ${iso(prior.expiresAt)} without being used; a person must approve it again.` }
+    case 'used':
+      return { name: c.name, outcome: 'person', detail: `${c.detail} Approval ${prior.id} was used at ${iso(prior.usedAt)}; an approval allows a request once, so a person must approve it again.` }
+    default:
+      return { name: c.name, outcome: 'person', detail: `${c.detail} A person must approve it.` }
+  }
+}

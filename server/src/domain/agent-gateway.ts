@@ -1,0 +1,230 @@
+import { createHmac } from 'node:crypto'
+import { ApiError, RecordedRefusal } from '../errors.ts'
+import { canonicalJson } from '../http/body.ts'
+import { newId } from '../ids.ts'
+import type { AgentAuthorizationT, AgentResultT, AgentSelfT, AuthorizeInput, ResultInput } from '../schemas/agents.ts'
+import { iso } from '../schemas/common.ts'
+import type { Sql, Tx } from '../store/db.ts'
+import { appendEvent } from '../store/events.ts'
+import * as store from '../store/agents.ts'
+import { type ActionDef, decide, type PriorApproval } from './agent-decision.ts'
+import type { Facts } from './agent-rules.ts'
+import { ceilingsView, loadRules, permissionsView, toProfile } from './agents.ts'
+import { consumeMonthly } from './allowances.ts'
+import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
+import { formatMoney } from './money.ts'
+import { wordsOf } from './tool-catalogue.ts'
+
+/**
+ * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
+ * agents and the workspace's come through here alike. Every decision is recorded with what was
+ * asked, what was decided, the checks, the rules that bit and the rules version; the decision
+ * itself is the pure `decide` of agent-decision.ts.
+ */
+export const AUTHORIZATION_TTL_MS = 15 * 60_000
+export const APPROVAL_TTL_MS = 24 * 3_600_000
+
+/** What every decision in a workspace is judged against, apart from the agent. */
+export type GatewayWorld = {
+  tools: Map<string, string[]>
+  actions: Map<string, ActionDef>
+  toolNames: Record<string, string>
+  limits: WorkspaceLimits
+}
+
+export async function loadWorld(sql: Sql | Tx, workspaceId: string): Promise<GatewayWorld> {
+  const rows = await store.selectTools(sql, workspaceId)
+  const actions = new Map<string, ActionDef>()
+  for (const t of rows) for (const a of t.actions) actions.set(`${t.key}.${a.key}`, { tool: t.key, ...a })
+  return {
+    tools: new Map(rows.map((t) => [t.key, t.actions.map((a) => a.key)])),
+    actions,
+    toolNames: Object.fromEntries(rows.map((t) => [t.key, t.name])),
+    limits: await loadWorkspaceLimits(sql, workspaceId),
+  }
+}
+
+/** The keyed digest of an action's params: recognises the same params again, reveals nothing of them. */
+export function paramsDigest(secretKey: string, params: Record<string, unknown> | undefined): string {
+  return createHmac('sha256', secretKey).update(`agent-params\n${canonicalJson(params ?? {})}`).digest('hex')
+}
+
+function priorOf(row: store.PriorApprovalRow | undefined, at: Date): PriorApproval | null {
+  if (!row) return null
+  if (row.used_at) return { state: 'used', id: row.id, usedAt: row.used_at }
+  const live = row.expires_at.getTime() > at.getTime()
+  if (row.status === 'rejected') {
+    return live ? { state: 'rejected', id: row.id, decidedBy: row.decided_by ?? 'a person', decidedAt: row.decided_at ?? row.expires_at, expiresAt: row.expires_at } : null
+  }
+  if (!live) return { state: 'expired', id: row.id, expiresAt: row.expires_at }
+  return row.status === 'approved'
+    ? { state: 'approved', id: row.id, decidedBy: row.decided_by ?? 'a person', expiresAt: row.expires_at }
+    : { state: 'pending', id: row.id, expiresAt: row.expires_at }
+}
+
+/** The line a person reads on the approval when the agent gave no summary. */
+function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): string {
+  const w = wordsOf(body.tool, body.action)
+  const parts: string[] = []
+  if (facts.amountMinor !== undefined && facts.currency) parts.push(formatMoney({ amountMinor: facts.amountMinor, currency: facts.currency }))
+  if (facts.amountPercent !== undefined) parts.push(`${facts.increase === false ? '-' : facts.increase ? '+' : ''}${facts.amountPercent}%`)
+  if (facts.recipients !== undefined) parts.push(`${facts.recipients.toLocaleString('en-US')} recipients`)
+  if (facts.records !== undefined) parts.push(`${facts.records.toLocaleString('en-US')} records`)
+  return `${agentName} asks to ${w.verb} (${body.tool}.${body.action})${body.resource ? ` on ${body.resource}` : ''}${parts.length ? `: ${parts.join(', ')}` : ''}.`
+}
+
+/** Who asks: an agent of a workspace, as its credential established. */
+export type AgentCaller = { workspaceId: string; agentId: string }
+
+export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInput, at = new Date()): Promise<AgentAuthorizationT> {
+  const ws = caller.workspaceId
+  const agentId = caller.agentId
+  await consumeMonthly(tx, ws, 'agentRequests', 1, at)
+  const gate = await store.selectWorkspaceGate(tx, ws)
+  const agentRow = await store.selectAgent(tx, ws, agentId)
+  if (!agentRow) throw new Error(`agent ${agentId} of a valid credential is missing`)
+  const world = await loadWorld(tx, ws)
+  const rules = await loadRules(tx, ws, world.toolNames)
+  const agent = toProfile(agentRow)
+  const facts: Facts = body.facts ?? {}
+  const digest = paramsDigest(gate.secret_key, body.params)
+  const resource = body.resource ?? null
+  const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
+  const prior = def
+    ? priorOf(await store.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
+    : null
+
+  const verdict = decide({
+    agent,
+    stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
+    tool: body.tool,
+    action: body.action,
+    tools: world.tools,
+    actionDef: def,
+    facts,
+    rules,
+    rulesVersion: gate.rules_version,
+    limits: world.limits,
+    at,
+    prior,
+  })
+
+  const id = newId('authorization', at)
+  let approvalId: string | null = null
+  if (verdict.approvalUsed) {
+    if (!(await store.useApproval(tx, ws, verdict.approvalUsed, at))) throw new ApiError('conflict', 'The approval for this request was used at this moment by another request; ask again.')
+    approvalId = verdict.approvalUsed
+  } else if (verdict.decision === 'requires_approval') {
+    if (prior?.state === 'pending') approvalId = prior.id
+    else {
+      approvalId = newId('approval', at)
+      const summary = body.summary ?? defaultSummary(agent.name, body, facts)
+      const expiresAt = new Date(at.getTime() + APPROVAL_TTL_MS)
+      await store.insertApproval(tx, ws, { id: approvalId, kind: 'agent_request', summary, subjectId: id, requestedBy: agent.name, expiresAt, createdAt: at })
+      await appendEvent(tx, ws, 'approval.requested', {
+        approval: { id: approvalId, kind: 'agent_request', status: 'pending', summary, subjectId: id, requestedBy: agent.name, decidedBy: null, expiresAt: iso(expiresAt) },
+      })
+    }
+  }
+  const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
+  await store.insertAgentRequest(tx, ws, {
+    id,
+    agentId,
+    tool: body.tool,
+    action: body.action,
+    resource,
+    summary: body.summary ?? null,
+    facts,
+    paramsDigest: digest,
+    decision: verdict.decision,
+    reason: verdict.reason,
+    checks: verdict.checks,
+    rules: verdict.rules,
+    rulesVersion: gate.rules_version,
+    approvalId,
+    expiresAt,
+    createdAt: at,
+  })
+  await store.touchAgent(tx, ws, agentId, at)
+  const answer: AgentAuthorizationT = {
+    id,
+    authorizationId: id,
+    decision: verdict.decision,
+    mayProceed: verdict.decision === 'allowed',
+    reason: verdict.reason,
+    checks: verdict.checks,
+    rules: verdict.rules,
+    rulesVersion: gate.rules_version,
+    approvalId,
+    expiresAt: expiresAt ? iso(expiresAt) : null,
+    createdAt: iso(at),
+  }
+  await appendEvent(tx, ws, 'agent.request.decided', {
+    request: {
+      authorizationId: id, agentId, agentName: agent.name, tool: body.tool, action: body.action,
+      decision: verdict.decision, mayProceed: answer.mayProceed, reason: verdict.reason, approvalId, rulesVersion: gate.rules_version,
+    },
+  })
+  return answer
+}
+
+/**
+ * A result against one of this agent's authorizations, kept as unverified. Refused (409, and the
+ * refusal recorded) when the authorization was not allowed, already has a result, or has expired.
+ */
+export async function reportResult(tx: Tx, caller: AgentCaller, body: ResultInput, at = new Date()): Promise<AgentResultT> {
+  const ws = caller.workspaceId
+  const agentId = caller.agentId
+  const auth = await store.lockAuthorization(tx, ws, agentId, body.authorizationId)
+  // The same words whether the authorization is another agent's, another workspace's, or nobody's.
+  if (!auth) throw new ApiError('not_found', `No authorization ${body.authorizationId} was given to this agent.`)
+  const refusal =
+    auth.decision !== 'allowed'
+      ? `Authorization ${auth.id} was ${auth.decision === 'denied' ? 'denied' : 'not allowed (it requires approval)'}; a result is taken only for an allowed authorization.`
+      : auth.result_id
+        ? `A result (${auth.result_status}, ${auth.result_id}) was already reported for authorization ${auth.id} at ${iso(auth.result_at!)}; a result is final.`
+        : auth.expires_at && auth.expires_at.getTime() <= at.getTime()
+          ? `Authorization ${auth.id} expired at ${iso(auth.expires_at)}; a result is taken only while its authorization is valid.`
+          : null
+  if (refusal) {
+    await store.insertResultRefusal(tx, ws, {
+      id: newId('result', at), authorizationId: auth.id, agentId, status: body.status, summary: body.summary ?? null, error: body.error ?? null, reason: refusal,
+    })
+    throw new RecordedRefusal('conflict', refusal)
+  }
+  const result = { id: newId('result', at), authorization_id: auth.id, agent_id: agentId, status: body.status, summary: body.summary ?? null, error: body.error ?? null, created_at: at }
+  await store.insertResult(tx, ws, result)
+  await store.touchAgent(tx, ws, agentId, at)
+  const answer: AgentResultT = {
+    id: result.id,
+    authorizationId: auth.id,
+    agentId,
+    status: body.status,
+    summary: result.summary,
+    error: result.error,
+    verified: false,
+    createdAt: iso(at),
+  }
+  await appendEvent(tx, ws, 'agent.result.reported', { result: answer })
+  return answer
+}
+
+/** GET /agent/me: the agent's permissions in words, its ceilings, its rate limit, the stop switch. */
+export async function agentSelf(
+  sql: Sql,
+  caller: AgentCaller & { rateLimit: { limit: number; remaining: number; resetAt: Date } },
+): Promise<AgentSelfT> {
+  const [row, gate] = await Promise.all([store.selectAgent(sql, caller.workspaceId, caller.agentId), store.selectWorkspaceGate(sql, caller.workspaceId)])
+  if (!row) throw new Error(`agent ${caller.agentId} of a valid credential is missing`)
+  const profile = toProfile(row)
+  return {
+    agent: { id: row.id, name: row.name, owner: row.owner },
+    permissions: permissionsView(row.name, row.permissions),
+    dataAccess: row.data_access,
+    maxUnattendedRisk: row.max_unattended_risk,
+    ceilings: ceilingsView(profile.ceilings),
+    limits: { requestsPerHour: caller.rateLimit.limit, remaining: caller.rateLimit.remaining, resetAt: iso(caller.rateLimit.resetAt) },
+    agentsStopped: gate.agents_stopped,
+    ...(gate.agents_stopped ? { stoppedReason: gate.stopped_reason ?? 'No reason was recorded.', ...(gate.stopped_at ? { stoppedAt: iso(gate.stopped_at) } : {}) } : {}),
+  }
+}

@@ -1,0 +1,50 @@
+import { iso, isoOrNull } from '../schemas/common.ts'
+import type { Sql } from '../store/db.ts'
+import { appendEvent } from '../store/events.ts'
+import * as store from '../store/agents.ts'
+import { AdminError } from './admin.ts'
+
+/**
+ * A person deciding an approval (the operator command `growth admin approval approve|reject ID`):
+ * a send, or an agent's request waiting for a person. The decision is final and recorded with who
+ * decided and when; an expired approval can no longer be decided (the agent may ask again, which
+ * asks for a new approval). An approved agent request is then allowed once, within the approval's
+ * validity, when the agent asks again the same way.
+ */
+export async function decideApproval(sql: Sql, opts: { id: string; approve: boolean; actor: string; at?: Date }) {
+  const id = opts.id.trim()
+  if (!/^apr_[0-9a-z]{26}$/.test(id)) throw new AdminError(`An approval id looks like apr_ followed by 26 letters and digits (got ${opts.id}).`)
+  if (!opts.actor.trim()) throw new AdminError('The person deciding an approval must be named.')
+  const at = opts.at ?? new Date()
+  return sql.begin(async (tx) => {
+    const row = await store.lockApproval(tx, id)
+    if (!row) throw new AdminError(`No approval ${id}.`)
+    if (row.status !== 'pending') {
+      throw new AdminError(
+        `Approval ${id} was already ${row.status}${row.decided_by ? ` by ${row.decided_by}` : ''}${row.decided_at ? ` at ${iso(row.decided_at)}` : ''}; a decision is final.`,
+      )
+    }
+    if (row.expires_at && row.expires_at.getTime() <= at.getTime()) {
+      throw new AdminError(
+        `Approval ${id} expired at ${iso(row.expires_at)} without a decision; it can no longer be decided.` +
+          (row.kind === 'agent_request' ? ` If ${row.requested_by} asks again, a new approval will wait for a person.` : ''),
+      )
+    }
+    const status = opts.approve ? 'approved' : 'rejected'
+    const decided = await store.decideApprovalRow(tx, row.workspace_id, id, status, opts.actor, at)
+    if (!decided) throw new AdminError(`Approval ${id} was decided by someone else at this moment.`)
+    const approval = {
+      id,
+      kind: decided.kind,
+      status,
+      summary: decided.summary,
+      subjectId: decided.subject_id,
+      requestedBy: decided.requested_by,
+      decidedBy: opts.actor,
+      decidedAt: iso(at),
+      expiresAt: isoOrNull(decided.expires_at),
+    }
+    await appendEvent(tx, row.workspace_id, opts.approve ? 'approval.approved' : 'approval.rejected', { approval })
+    return { workspaceId: row.workspace_id, ...approval }
+  })
+}

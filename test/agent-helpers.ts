@@ -1,0 +1,46 @@
+import { createAgent } from '../server/src/domain/admin.ts'
+import { addRule } from '../server/src/domain/agents.ts'
+import type { RuleEffect } from '../server/src/domain/agent-rules.ts'
+import { call, getHarness, type Answer } from './harness.ts'
+
+/** Helpers for the agent gateway's black-box tests. */
+
+export const CHECK_ORDER = ['agents_enabled', 'tool', 'permission', 'data', 'limits', 'risk', 'rules']
+
+export async function agentIn(
+  workspaceId: string,
+  opts: {
+    allow: string
+    name?: string
+    ceilings?: unknown
+    dataAccess?: string[]
+    maxUnattendedRisk?: 'low' | 'medium' | 'high'
+  },
+) {
+  const { sql } = await getHarness()
+  const a = await createAgent(sql, { workspaceId, name: opts.name ?? 'Gateway agent', ...opts })
+  return { id: a.id, credential: a.credential }
+}
+
+export async function ruleIn(workspaceId: string, structure: unknown, effect: RuleEffect) {
+  const { sql } = await getHarness()
+  return sql.begin((tx) => addRule(tx, workspaceId, { structure, effect }))
+}
+
+export const authorize = (credential: string, body: unknown, headers?: Record<string, string>) =>
+  call('POST', '/api/v1/agent/authorize', { token: credential, body, headers })
+
+export const report = (credential: string, body: unknown, headers?: Record<string, string>) =>
+  call('POST', '/api/v1/agent/result', { token: credential, body, headers })
+
+export function checkOf(a: Answer, name: string): { name: string; passed: boolean; detail: string } {
+  const c = a.body?.data?.checks?.find((x: { name: string }) => x.name === name)
+  if (!c) throw new Error(`no check ${name} in ${a.status} ${a.text}`)
+  return c
+}
+
+/** The decision, with the answer in the failure message when it is not the one expected. */
+export function decisionOf(a: Answer): string {
+  if (a.status !== 201) throw new Error(`expected 201, got ${a.status} ${a.text}`)
+  return a.body.data.decision
+}

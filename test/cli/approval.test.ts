@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createAgent, createWorkspace } from '../../server/src/domain/admin.ts'
+import { authorize } from '../../server/src/domain/agent-gateway.ts'
+import { openDatabase, type Database } from '../../server/src/store/db.ts'
+import { migrate } from '../../server/src/store/migrate.ts'
+
+/**
+ * `growth admin approval approve|reject ID`, black-box: the CLI runs as its own process against the
+ * database this file also holds open (DATABASE_URL, or an embedded database it owns, which the CLI
+ * reaches through the owner's socket, as it would a running server's).
+ */
+const ROOT = join(import.meta.dir, '..', '..')
+const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-approval-'))
+const T = 30_000
+let db: Database
+let workspaceId: string
+let agentId: string
+
+async function growth(args: string[]) {
+  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { code, stdout, stderr }
+}
+
+/** A new pending approval: the agent asks for a high-risk send. */
+async function pendingApproval(recipients: number): Promise<{ approvalId: string; authorizationId: string }> {
+  const answer = await db.sql.begin((tx) =>
+    authorize(tx, { workspaceId, agentId }, { tool: 'email', action: 'send_campaign', summary: `Send the newsletter to ${recipients}`, facts: { recipients } }),
+  )
+  expect(answer.decision).toBe('requires_approval')
+  return { approvalId: answer.approvalId!, authorizationId: answer.authorizationId }
+}
+
+beforeAll(async () => {
+  db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, poolMax: 2 })
+  await migrate(db.sql)
+  workspaceId = (await createWorkspace(db.sql, { name: 'Approval CLI test' })).id
+  agentId = (await createAgent(db.sql, { workspaceId, name: 'Lifecycle Writer', allow: 'email.send_campaign' })).id
+}, T)
+
+afterAll(async () => {
+  await db.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('growth admin approval approve|reject', () => {
+  test('approve records who and when, emits approval.approved; a second decision is refused with exit 1', async () => {
+    const { approvalId, authorizationId } = await pendingApproval(3_200)
+    const r = await growth(['admin', 'approval', 'approve', approvalId, '--by', 'Maya Chen', '--json'])
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+    const out = JSON.parse(r.stdout)
+    expect(out).toMatchObject({ id: approvalId, workspaceId, kind: 'agent_request', status: 'approved', subjectId: authorizationId, requestedBy: 'Lifecycle Writer', decidedBy: 'Maya Chen' })
+    expect(Date.now() - new Date(out.decidedAt).getTime()).toBeLessThan(60_000)
+    const [row] = await db.sql<any[]>`SELECT status, decided_by, decided_at FROM approvals WHERE workspace_id = ${workspaceId} AND id = ${approvalId}`
+    expect(row).toMatchObject({ status: 'approved', decided_by: 'Maya Chen' })
+    const events = await db.sql<any[]>`SELECT data FROM events WHERE workspace_id = ${workspaceId} AND type = 'approval.approved'`
+    expect(events.map((e) => e.data.approval.id)).toContain(approvalId)
+
+    for (const verb of ['approve', 'reject']) {
+      const again = await growth(['admin', 'approval', verb, approvalId, '--json'])
+      expect(again.code).toBe(1)
+      expect(again.stdout).toBe('')
+      expect(again.stderr).toMatch(/^error: Approval apr_\w+ was already approved by Maya Chen at .*; a decision is final\./)
+    }
+  }, T)
+
+  test('reject, for people: says what was rejected, by the operator by default', async () => {
+    const { approvalId } = await pendingApproval(4_100)
+    const r = await growth(['admin', 'approval', 'reject', approvalId])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`Rejected ${approvalId} in workspace ${workspaceId}`)
+    expect(r.stdout).toContain('Send the newsletter to 4100')
+    const [row] = await db.sql<any[]>`SELECT status, decided_by FROM approvals WHERE workspace_id = ${workspaceId} AND id = ${approvalId}`
+    expect(row.status).toBe('rejected')
+    expect(row.decided_by).toMatch(/^operator:/)
+  }, T)
+
+  test('an expired approval cannot be decided: exit 1 with a clear message; an unknown one neither', async () => {
+    const { approvalId } = await pendingApproval(5_000)
+    await db.sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${workspaceId} AND id = ${approvalId}`
+    const r = await growth(['admin', 'approval', 'approve', approvalId, '--json'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/expired at .* it can no longer be decided\. If Lifecycle Writer asks again, a new approval will wait for a person\./)
+    const [row] = await db.sql<any[]>`SELECT status FROM approvals WHERE workspace_id = ${workspaceId} AND id = ${approvalId}`
+    expect(row.status).toBe('pending')
+    const unknown = await growth(['admin', 'approval', 'reject', 'apr_00000000000000000000000000'])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('No approval apr_00000000000000000000000000.')
+    const malformed = await growth(['admin', 'approval', 'approve', 'nope'])
+    expect(malformed.code).toBe(1)
+    expect(malformed.stderr).toContain('apr_')
+  }, T)
+})

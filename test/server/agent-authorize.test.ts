@@ -1,0 +1,392 @@
+import { describe, expect, test } from 'bun:test'
+import { setAgentsStopped } from '../../server/src/domain/admin.ts'
+import { decideApproval } from '../../server/src/domain/approvals.ts'
+import { agentIn, authorize, CHECK_ORDER, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
+import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
+
+const PACER = {
+  allow: 'ads.read_performance,ads.pause_campaign,ads.adjust_budget,email.send_campaign,contacts.export_contacts',
+  ceilings: { amounts: [{ amountMinor: 50_000, currency: 'JPY' }, { amountMinor: 50_000, currency: 'USD' }], amountPercent: 30, recipients: 20_000, records: 1_000 },
+}
+const budget = (facts: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  tool: 'ads', action: 'adjust_budget', resource: 'cmp_spring', facts, ...extra,
+})
+
+async function eventsOf(workspaceId: string, type: string) {
+  const { sql } = await getHarness()
+  return sql<{ data: any }[]>`SELECT data FROM events WHERE workspace_id = ${workspaceId} AND type = ${type} ORDER BY seq`
+}
+
+describe('POST /agent/authorize: allowed', () => {
+  test('every check reports in order, mayProceed, 15 minutes of validity, recorded with its event', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const before = Date.now()
+    const a = await authorize(agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_1', summary: 'Pause the tired ad' })
+    expect(decisionOf(a)).toBe('allowed')
+    const d = a.body.data
+    expect(d.mayProceed).toBe(true)
+    expect(d.authorizationId).toMatch(/^auth_[0-9a-z]{26}$/)
+    expect(d.id).toBe(d.authorizationId)
+    expect(d.checks.map((c: any) => c.name)).toEqual(CHECK_ORDER)
+    expect(d.checks.every((c: any) => c.passed && typeof c.detail === 'string' && c.detail.length > 10)).toBe(true)
+    expect(d.rules).toEqual([])
+    expect(d.approvalId).toBeNull()
+    expect(d.rulesVersion).toBe(1)
+    expect(d.reason).toContain('pause a campaign')
+    const validFor = new Date(d.expiresAt).getTime() - before
+    expect(validFor).toBeGreaterThan(14 * 60_000)
+    expect(validFor).toBeLessThanOrEqual(15 * 60_000 + 5_000)
+    const events = await eventsOf(ws.id, 'agent.request.decided')
+    expect(events.map((e) => e.data.request.authorizationId)).toEqual([d.authorizationId])
+    expect(events[0]!.data.request).toMatchObject({ decision: 'allowed', mayProceed: true, agentId: agent.id })
+  })
+
+  test('the product\'s own agents go through the same checks', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    await sql`UPDATE agents SET owner = 'product' WHERE workspace_id = ${ws.id} AND id = ${ws.agent.id}`
+    expect(decisionOf(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }))).toBe('allowed')
+    const refused = await authorize(ws.agent.credential, { tool: 'ads', action: 'adjust_budget' })
+    expect(decisionOf(refused)).toBe('denied')
+    expect(checkOf(refused, 'permission').passed).toBe(false)
+  })
+})
+
+describe('POST /agent/authorize: denied', () => {
+  test('by the stop switch: the first check fails with who, when and why; resumed, the same request is allowed', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    await setAgentsStopped(sql, { workspaceId: ws.id, stopped: true, reason: 'Black Friday freeze', actor: 'operator:maya' })
+    const a = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' })
+    expect(decisionOf(a)).toBe('denied')
+    expect(a.body.data.mayProceed).toBe(false)
+    expect(a.body.data.expiresAt).toBeNull()
+    const c = checkOf(a, 'agents_enabled')
+    expect(c.passed).toBe(false)
+    expect(c.detail).toContain('Black Friday freeze')
+    expect(c.detail).toContain('operator:maya')
+    // every other check still reports
+    expect(a.body.data.checks.map((x: any) => x.name)).toEqual(CHECK_ORDER)
+    expect(a.body.data.checks.slice(1).every((x: any) => x.passed)).toBe(true)
+    expect(a.body.data.reason).toContain('stopped')
+    await setAgentsStopped(sql, { workspaceId: ws.id, stopped: false, actor: 'operator:maya' })
+    expect(decisionOf(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }))).toBe('allowed')
+  })
+
+  test('by the tool: an unknown tool or action is denied and recorded, naming what exists', async () => {
+    const ws = await makeWorkspace()
+    const a = await authorize(ws.agent.credential, { tool: 'ads', action: 'launch_rockets' })
+    expect(decisionOf(a)).toBe('denied')
+    expect(checkOf(a, 'tool')).toMatchObject({ passed: false })
+    expect(checkOf(a, 'tool').detail).toContain('pause_campaign')
+    const b = await authorize(ws.agent.credential, { tool: 'rockets', action: 'launch' })
+    expect(checkOf(b, 'tool').detail).toContain('rockets is not a tool')
+    const { sql } = await getHarness()
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_requests WHERE workspace_id = ${ws.id} AND decision = 'denied'`
+    expect(n!.n).toBe(2)
+  })
+
+  test('by permission: the detail names what the agent is permitted', async () => {
+    const ws = await makeWorkspace()
+    const a = await authorize(ws.agent.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 10 } })
+    expect(decisionOf(a)).toBe('denied')
+    const c = checkOf(a, 'permission')
+    expect(c.passed).toBe(false)
+    expect(c.detail).toContain('not permitted to send an email campaign (email.send_campaign)')
+    expect(c.detail).toContain('ads.pause_campaign')
+  })
+
+  test('by data: an action using data the agent may not use', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { ...PACER, dataAccess: ['campaigns'] })
+    const ok = await authorize(agent.credential, { tool: 'ads', action: 'pause_campaign' })
+    expect(decisionOf(ok)).toBe('allowed')
+    expect(checkOf(ok, 'data').detail).toContain('campaigns')
+    const a = await authorize(agent.credential, { tool: 'ads', action: 'read_performance' })
+    expect(decisionOf(a)).toBe('denied')
+    const c = checkOf(a, 'data')
+    expect(c.passed).toBe(false)
+    expect(c.detail).toContain('may not use ad spend')
+    expect(a.body.data.reason).toContain('ad spend')
+  })
+
+  test('by a ceiling: the detail gives what was asked and the most that passes, in the currency\'s own format', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const jpy = await authorize(agent.credential, budget({ amountMinor: 90_000, currency: 'JPY', amountPercent: 10, increase: true }))
+    expect(decisionOf(jpy)).toBe('denied')
+    expect(checkOf(jpy, 'limits')).toMatchObject({ passed: false })
+    expect(checkOf(jpy, 'limits').detail).toContain('asked 90,000 JPY, ceiling 50,000 JPY')
+    const usd = await authorize(agent.credential, budget({ amountMinor: 40_000, currency: 'USD', amountPercent: 10, increase: true }))
+    expect(decisionOf(usd)).toBe('allowed')
+    expect(checkOf(usd, 'limits').detail).toContain('asked 400.00 USD, ceiling 500.00 USD')
+    const pct = await authorize(agent.credential, budget({ amountPercent: 35, increase: false }))
+    expect(checkOf(pct, 'limits').detail).toContain('asked 35%, ceiling 30%')
+    const recipients = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 25_000 } })
+    expect(decisionOf(recipients)).toBe('denied')
+    expect(checkOf(recipients, 'limits').detail).toContain('asked 25,000 recipients, ceiling 20,000 recipients')
+  })
+
+  test('by a ceiling: an amount in a currency the agent has no ceiling for is denied', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const a = await authorize(agent.credential, budget({ amountMinor: 1, currency: 'EUR' }))
+    expect(decisionOf(a)).toBe('denied')
+    expect(checkOf(a, 'limits').detail).toContain('no ceiling in EUR')
+    expect(checkOf(a, 'limits').detail).toContain('0.01 EUR')
+  })
+
+  test("by the workspace's limits, through the shared limits module", async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { ...PACER, ceilings: { ...PACER.ceilings, amountPercent: 80 } })
+    const a = await authorize(agent.credential, budget({ amountPercent: 60, increase: true }))
+    expect(decisionOf(a)).toBe('denied')
+    expect(checkOf(a, 'limits').detail).toContain('A budget change of +60% is over the workspace limit of 30%.')
+    const { sql } = await getHarness()
+    const hour = new Date().getUTCHours()
+    await sql`UPDATE workspace_limits SET quiet_hours_start = ${hour}, quiet_hours_end = ${(hour + 1) % 24} WHERE workspace_id = ${ws.id}`
+    const send = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 10 } })
+    expect(decisionOf(send)).toBe('denied')
+    expect(checkOf(send, 'limits').detail).toContain('quiet hours')
+  })
+
+  test('by a rule: the rule bites only when its conditions hold on the stated facts', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const rule = await ruleIn(ws.id, { match: [{ tool: 'contacts', action: 'export_contacts' }], when: [{ fact: 'records', op: '>', value: 500 }] }, 'deny')
+    expect(rule.sentence).toBe('No agent may export contacts affecting more than 500 records.')
+    const a = await authorize(agent.credential, { tool: 'contacts', action: 'export_contacts', facts: { records: 800 } })
+    expect(decisionOf(a)).toBe('denied')
+    expect(a.body.data.rules).toEqual([{ id: rule.id, sentence: rule.sentence, effect: 'deny' }])
+    expect(checkOf(a, 'rules')).toMatchObject({ passed: false })
+    expect(a.body.data.rulesVersion).toBe(2)
+    // 400 records: the rule does not bite; the action is high risk, so it waits for a person instead
+    const b = await authorize(agent.credential, { tool: 'contacts', action: 'export_contacts', facts: { records: 400 } })
+    expect(decisionOf(b)).toBe('requires_approval')
+    expect(b.body.data.rules).toEqual([])
+  })
+})
+
+describe('POST /agent/authorize: requires_approval', () => {
+  test('by risk: a pending approval a person reads, asked once however often the agent repeats', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const body = { tool: 'email', action: 'send_campaign', resource: 'lst_news', summary: 'Send "Spring origins" to 3,200 subscribers', facts: { recipients: 3_200 } }
+    const a = await authorize(agent.credential, body)
+    expect(decisionOf(a)).toBe('requires_approval')
+    const d = a.body.data
+    expect(d.mayProceed).toBe(false)
+    expect(d.approvalId).toMatch(/^apr_[0-9a-z]{26}$/)
+    expect(checkOf(a, 'risk')).toMatchObject({ passed: false })
+    expect(checkOf(a, 'risk').detail).toContain('High risk that cannot be undone')
+    expect(d.reason).toContain("Needs a person's approval")
+    const { sql } = await getHarness()
+    const [apr] = await sql<any[]>`SELECT * FROM approvals WHERE workspace_id = ${ws.id} AND id = ${d.approvalId}`
+    expect(apr).toMatchObject({ kind: 'agent_request', status: 'pending', summary: body.summary, subject_id: d.authorizationId, requested_by: 'Gateway agent', used_at: null })
+    expect(new Date(apr.expires_at).getTime() - Date.now()).toBeGreaterThan(23.9 * 3_600_000)
+    expect((await eventsOf(ws.id, 'approval.requested')).map((e) => e.data.approval.id)).toEqual([d.approvalId])
+    // a person finds it in GET /approvals, with the line they read
+    const listed = await call('GET', '/api/v1/approvals?status=pending', { token: ws.live })
+    expect(listed.body.data.find((x: any) => x.id === d.approvalId)).toMatchObject({ kind: 'agent_request', summary: body.summary, subjectId: d.authorizationId })
+    // asking again while it waits: the same approval, not a second one
+    const again = await authorize(agent.credential, body)
+    expect(decisionOf(again)).toBe('requires_approval')
+    expect(again.body.data.approvalId).toBe(d.approvalId)
+    expect(checkOf(again, 'risk').detail).toContain(`${d.approvalId} is waiting`)
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM approvals WHERE workspace_id = ${ws.id}`
+    expect(n!.n).toBe(1)
+  })
+
+  test('by risk: an agent allowed only low risk needs a person for a medium-risk action', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { ...PACER, maxUnattendedRisk: 'low' })
+    expect(decisionOf(await authorize(agent.credential, { tool: 'ads', action: 'pause_campaign' }))).toBe('allowed')
+    const a = await authorize(agent.credential, budget({ amountPercent: 5, increase: true }))
+    expect(decisionOf(a)).toBe('requires_approval')
+    expect(checkOf(a, 'risk').detail).toContain('may take up to low risk')
+  })
+
+  test('by a rule: "Ask a person before any agent raises a daily budget by more than 20%."', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const rule = await ruleIn(
+      ws.id,
+      { match: [{ tool: 'ads', action: 'adjust_budget' }], when: [{ fact: 'increase', op: '=', value: true }, { fact: 'amountPercent', op: '>', value: 20 }] },
+      'require_approval',
+    )
+    expect(rule.sentence).toBe('Ask a person before any agent raises a daily budget by more than 20%.')
+    const up = await authorize(agent.credential, budget({ amountPercent: 25, increase: true }))
+    expect(decisionOf(up)).toBe('requires_approval')
+    expect(up.body.data.rules).toEqual([{ id: rule.id, sentence: rule.sentence, effect: 'require_approval' }])
+    expect(checkOf(up, 'rules').detail).toContain(rule.sentence)
+    expect(checkOf(up, 'risk').passed).toBe(true)
+    // lowering by as much is not what the rule is about
+    expect(decisionOf(await authorize(agent.credential, budget({ amountPercent: 25, increase: false })))).toBe('allowed')
+    expect(decisionOf(await authorize(agent.credential, budget({ amountPercent: 20, increase: true })))).toBe('allowed')
+  })
+
+  test('a denial wins over a need for a person', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const a = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 99_000 } })
+    expect(decisionOf(a)).toBe('denied')
+    expect(a.body.data.approvalId).toBeNull()
+  })
+})
+
+describe('approvals of agent requests', () => {
+  const send = { tool: 'email', action: 'send_campaign', resource: 'lst_news', facts: { recipients: 3_200 }, params: { subject: 'Spring', listId: 'lst_news' } }
+
+  async function pending() {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const first = await authorize(agent.credential, send)
+    expect(decisionOf(first)).toBe('requires_approval')
+    return { ws, agent, approvalId: first.body.data.approvalId as string }
+  }
+
+  test('approved: the same request is allowed once, then needs a person again', async () => {
+    const { ws, agent, approvalId } = await pending()
+    const { sql } = await getHarness()
+    const decided = await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    expect(decided).toMatchObject({ id: approvalId, status: 'approved', decidedBy: 'Maya Chen' })
+    // another request (other params) is not the one approved
+    const other = await authorize(agent.credential, { ...send, params: { subject: 'Summer', listId: 'lst_news' } })
+    expect(decisionOf(other)).toBe('requires_approval')
+    expect(other.body.data.approvalId).not.toBe(approvalId)
+    // another agent asking the same is not the one approved either
+    const twin = await agentIn(ws.id, PACER)
+    expect((await authorize(twin.credential, send)).body.data.approvalId).not.toBe(approvalId)
+    const used = await authorize(agent.credential, { ...send, params: { listId: 'lst_news', subject: 'Spring' } })
+    expect(decisionOf(used)).toBe('allowed')
+    expect(used.body.data.mayProceed).toBe(true)
+    expect(used.body.data.approvalId).toBe(approvalId)
+    expect(used.body.data.reason).toContain('Allowed once: Maya Chen approved')
+    expect(checkOf(used, 'risk')).toMatchObject({ passed: true })
+    expect(checkOf(used, 'risk').detail).toContain(`Approved by Maya Chen (${approvalId})`)
+    const [row] = await sql<any[]>`SELECT used_at FROM approvals WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
+    expect(row.used_at).not.toBeNull()
+    const third = await authorize(agent.credential, send)
+    expect(decisionOf(third)).toBe('requires_approval')
+    expect(third.body.data.approvalId).not.toBe(approvalId)
+    expect(checkOf(third, 'risk').detail).toContain('was used at')
+  })
+
+  test('approved: two identical requests at once, only one is allowed', async () => {
+    const { agent, approvalId } = await pending()
+    const { sql } = await getHarness()
+    await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    const answers = await Promise.all([authorize(agent.credential, send), authorize(agent.credential, send), authorize(agent.credential, send)])
+    expect(answers.map(decisionOf).sort()).toEqual(['allowed', 'requires_approval', 'requires_approval'])
+  })
+
+  test('rejected: the same request is denied, never allowed', async () => {
+    const { agent, approvalId } = await pending()
+    const { sql } = await getHarness()
+    await decideApproval(sql, { id: approvalId, approve: false, actor: 'Daniel Okafor' })
+    const a = await authorize(agent.credential, send)
+    expect(decisionOf(a)).toBe('denied')
+    expect(checkOf(a, 'risk').passed).toBe(false)
+    expect(a.body.data.reason).toContain(`Daniel Okafor rejected this same request (${approvalId})`)
+    expect(decisionOf(await authorize(agent.credential, send))).toBe('denied')
+    await expect(decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })).rejects.toThrow(/already rejected by Daniel Okafor/)
+  })
+
+  test('expired: never a yes; asking again waits for a new approval, and the expired one cannot be decided', async () => {
+    const { ws, agent, approvalId } = await pending()
+    const { sql } = await getHarness()
+    await sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
+    await expect(decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })).rejects.toThrow(/expired at .* can no longer be decided/)
+    const a = await authorize(agent.credential, send)
+    expect(decisionOf(a)).toBe('requires_approval')
+    expect(a.body.data.approvalId).not.toBe(approvalId)
+    expect(checkOf(a, 'risk').detail).toContain(`${approvalId} expired at`)
+    // approved, but past its validity before use: also never a yes
+    await decideApproval(sql, { id: a.body.data.approvalId, approve: true, actor: 'Maya Chen' })
+    await sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${a.body.data.approvalId}`
+    expect(decisionOf(await authorize(agent.credential, send))).toBe('requires_approval')
+  })
+
+  test('an approval lifts only the need for a person: a ceiling still denies', async () => {
+    const { ws, agent, approvalId } = await pending()
+    const { sql } = await getHarness()
+    await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    await setAgentsStopped(sql, { workspaceId: ws.id, stopped: true, reason: 'Audit', actor: 'operator:maya' })
+    expect(decisionOf(await authorize(agent.credential, send))).toBe('denied')
+    const [row] = await sql<any[]>`SELECT used_at FROM approvals WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
+    expect(row.used_at).toBeNull()
+  })
+})
+
+describe('POST /agent/authorize: the request', () => {
+  test('an unknown fact name is 400 naming it, and nothing is recorded', async () => {
+    const ws = await makeWorkspace()
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { budgetPercent: 10 } }), 400, 'invalid_request', 'facts.budgetPercent')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { amountMinor: 1.5, currency: 'USD' } }), 400, 'invalid_request', 'facts.amountMinor')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { amountMinor: 100 } }), 400, 'invalid_request', 'facts.currency')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { amountMinor: 100, currency: 'usd' } }), 400, 'invalid_request', 'ISO 4217')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { amountPercent: -1 } }), 400, 'invalid_request', 'facts.amountPercent')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { increase: 'yes' } }), 400, 'invalid_request', 'facts.increase')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { recipients: -3 } }), 400, 'invalid_request', 'facts.recipients')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { records: '5' } }), 400, 'invalid_request', 'facts.records')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', verb: 'now' }), 400, 'invalid_request', 'verb')
+    expectError(await authorize(ws.agent.credential, { action: 'pause_campaign' }), 400, 'invalid_request', 'tool')
+    const { sql } = await getHarness()
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_requests WHERE workspace_id = ${ws.id}`
+    expect(n!.n).toBe(0)
+  })
+
+  test('params are kept only as a keyed digest: the same params give the same digest, the values are nowhere', async () => {
+    const ws = await makeWorkspace()
+    const params = { campaignId: 'cmp_secret_campaign_42', note: 'very-recognisable-value' }
+    const a = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', params })
+    const b = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', params: { note: 'very-recognisable-value', campaignId: 'cmp_secret_campaign_42' } })
+    const c = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', params: { campaignId: 'cmp_other' } })
+    const { sql } = await getHarness()
+    const rows = await sql<any[]>`SELECT id, params_digest, row_to_json(r)::text AS whole FROM agent_requests r WHERE workspace_id = ${ws.id} ORDER BY created_at, id`
+    const digest = (id: string) => rows.find((r) => r.id === id)!.params_digest
+    expect(digest(a.body.data.authorizationId)).toMatch(/^[0-9a-f]{64}$/)
+    expect(digest(a.body.data.authorizationId)).toBe(digest(b.body.data.authorizationId))
+    expect(digest(c.body.data.authorizationId)).not.toBe(digest(a.body.data.authorizationId))
+    for (const r of rows) expect(r.whole).not.toContain('very-recognisable-value')
+    // keyed: another workspace's digest of the same params differs
+    const other = await makeWorkspace()
+    const d = await authorize(other.agent.credential, { tool: 'ads', action: 'pause_campaign', params })
+    const [od] = await sql<any[]>`SELECT params_digest FROM agent_requests WHERE workspace_id = ${other.id} AND id = ${d.body.data.authorizationId}`
+    expect(od.params_digest).not.toBe(digest(a.body.data.authorizationId))
+  })
+
+  test('past the agentRequests allowance: 402 plan_required naming it, and nothing is recorded', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    await sql`INSERT INTO allowances (workspace_id, name, amount) VALUES (${ws.id}, 'agentRequests', 2)`
+    expect(decisionOf(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }))).toBe('allowed')
+    expect(decisionOf(await authorize(ws.agent.credential, { tool: 'email', action: 'send_campaign' }))).toBe('denied')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }), 402, 'plan_required', 'agentRequests')
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_requests WHERE workspace_id = ${ws.id}`
+    expect(n!.n).toBe(2)
+  })
+
+  test('a workspace token cannot ask; the same Idempotency-Key replays the decision', async () => {
+    const ws = await makeWorkspace()
+    expectError(await authorize(ws.live, { tool: 'ads', action: 'pause_campaign' }), 403, 'forbidden', 'agent credential')
+    const key = { 'Idempotency-Key': `authz-${ws.id}` }
+    const first = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }, key)
+    const again = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }, key)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body).toEqual(first.body)
+  })
+
+  test('every decision records the rules version in force', async () => {
+    const ws = await makeWorkspace()
+    const first = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' })
+    await ruleIn(ws.id, { match: [{ tool: 'sms' }], when: [] }, 'deny')
+    const second = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' })
+    expect([first.body.data.rulesVersion, second.body.data.rulesVersion]).toEqual([1, 2])
+    const { sql } = await getHarness()
+    const rows = await sql<any[]>`SELECT rules_version FROM agent_requests WHERE workspace_id = ${ws.id} ORDER BY created_at, id`
+    expect(rows.map((r) => r.rules_version)).toEqual([1, 2])
+    expect((await call('GET', '/api/v1/agents/rules', { token: ws.live })).body.data[0].sentence).toBe('No agent may use SMS.')
+  })
+})

@@ -1,0 +1,42 @@
+import { describe, expect, test } from 'bun:test'
+import { parseRuleStructure, ruleBites, ruleSentence, type RuleStructure } from '../../server/src/domain/agent-rules.ts'
+
+const sentence = (structure: RuleStructure, effect: 'deny' | 'require_approval' = 'require_approval') => ruleSentence({ structure, effect }, { sms: 'SMS' })
+
+describe('agent rules as structure and sentence', () => {
+  test('sentences: actions in words, several conditions, money in the currency\'s own format', () => {
+    expect(sentence({ match: [{ tool: 'ads', action: 'adjust_budget' }], when: [{ fact: 'increase', op: '=', value: true }, { fact: 'amountPercent', op: '>', value: 20 }] }))
+      .toBe('Ask a person before any agent raises a daily budget by more than 20%.')
+    expect(sentence({ match: [{ tool: 'ads', action: 'adjust_budget' }], when: [{ fact: 'increase', op: '=', value: false }] }, 'deny')).toBe('No agent may lower a daily budget.')
+    expect(sentence({ match: [{ tool: 'discounts', action: 'create_discount' }], when: [{ fact: 'amountPercent', op: '>=', value: 30 }] }, 'deny'))
+      .toBe('No agent may create a discount code of at least 30%.')
+    expect(sentence({ match: [{ tool: 'ads', action: 'adjust_budget' }], when: [{ fact: 'amountMinor', op: '>', value: 9_000_000, currency: 'KWD' }] }))
+      .toBe('Ask a person before any agent changes a daily budget for more than 9,000.000 KWD.')
+    expect(sentence({ match: [{ tool: 'email', action: 'send_campaign' }], when: [{ fact: 'recipients', op: '>', value: 10_000 }, { fact: 'currency', op: '=', value: 'JPY' }] }))
+      .toBe('Ask a person before any agent sends an email campaign to more than 10,000 recipients and in JPY.')
+    expect(sentence({ match: [{ tool: 'contacts', action: 'tag_contacts' }], when: [{ fact: 'increase', op: '=', value: true }] }))
+      .toBe('Ask a person before any agent tags contacts when it is an increase.')
+    expect(sentence({ match: [{ tool: 'sms' }], when: [] }, 'deny')).toBe('No agent may use SMS.')
+  })
+
+  test('a rule bites only on its tool actions, when every condition holds on the stated facts', () => {
+    const rule = {
+      id: 'rule_1',
+      effect: 'deny' as const,
+      structure: parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'amountMinor', op: '>', value: 1000, currency: 'USD' }, { fact: 'records', op: '<=', value: 5 }] }),
+    }
+    expect(ruleBites(rule, 'ads', 'adjust_budget', { amountMinor: 1001, currency: 'USD', records: 5 })).toBe(true)
+    expect(ruleBites(rule, 'ads', 'pause_campaign', { amountMinor: 1001, currency: 'USD', records: 1 })).toBe(true)
+    expect(ruleBites(rule, 'ads', 'adjust_budget', { amountMinor: 1001, currency: 'EUR', records: 5 })).toBe(false)
+    expect(ruleBites(rule, 'ads', 'adjust_budget', { amountMinor: 1001, currency: 'USD' })).toBe(false)
+    expect(ruleBites(rule, 'email', 'send_campaign', { amountMinor: 1001, currency: 'USD', records: 1 })).toBe(false)
+  })
+
+  test('a malformed structure is refused with what is wrong', () => {
+    expect(() => parseRuleStructure({ tool: 'ads', action: 'adjust_budget', when: {} })).toThrow(/match/)
+    expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'budget', op: '>', value: 1 }] })).toThrow(/fact must be one of/)
+    expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'amountMinor', op: '>', value: 1 }] })).toThrow(/names its currency/)
+    expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'increase', op: '>', value: true }] })).toThrow(/increase/)
+    expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'records', op: '~', value: 1 }] })).toThrow(/op must be/)
+  })
+})
