@@ -293,6 +293,18 @@ describe('approvals of agent requests', () => {
     await expect(decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })).rejects.toThrow(/already rejected by Daniel Okafor/)
   })
 
+  test('the same request arriving several times at once opens one approval, not one each', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, PACER)
+    const body = { tool: 'email', action: 'send_campaign', resource: 'lst_at_once', facts: { recipients: 1_200 } }
+    const answers = await Promise.all(Array.from({ length: 5 }, () => authorize(agent.credential, body)))
+    expect(answers.map(decisionOf)).toEqual(Array(5).fill('requires_approval'))
+    expect(new Set(answers.map((a) => a.body.data.approvalId)).size).toBe(1)
+    const { sql } = await getHarness()
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM approvals WHERE workspace_id = ${ws.id}`
+    expect(n!.n).toBe(1)
+  })
+
   test('expired: never a yes; asking again waits for a new approval, and the expired one cannot be decided', async () => {
     const { ws, agent, approvalId } = await pending()
     const { sql } = await getHarness()

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { ApiError, RecordedRefusal } from '../errors.ts'
-import { canonicalJson } from '../http/body.ts'
+import { canonicalJson } from '../canonical-json.ts'
 import { newId } from '../ids.ts'
 import type { AgentAuthorizationT, AgentResultT, AgentSelfT, AuthorizeInput, ResultInput } from '../schemas/agents.ts'
 import { iso } from '../schemas/common.ts'
@@ -90,6 +90,7 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
   const digest = paramsDigest(gate.secret_key, body.params)
   const resource = body.resource ?? null
   const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
+  if (def) await store.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
   const prior = def
     ? priorOf(await store.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
     : null

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../canonical-json.ts'
 import { ApiError } from '../errors.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -72,14 +73,4 @@ async function readCapped(request: Request): Promise<string> {
   return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks))
 }
 
-/** A stable digest input for "the same request": method, path and the body with sorted keys. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-    return `{${entries.join(',')}}`
-  }
-  return JSON.stringify(value)
-}
+export { canonicalJson }

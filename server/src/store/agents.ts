@@ -107,6 +107,14 @@ export type PriorApprovalRow = {
  * The latest approval asked for this same request (agent, tool, action, resource, facts, params
  * digest), locked so two requests cannot use one approval.
  */
+/**
+ * Serialises requests that are the same request (same agent, tool, action, resource, facts and
+ * params digest) until the transaction ends, so two arriving at once cannot both open an approval.
+ */
+export async function lockSameRequest(tx: Tx, workspaceId: string, key: string) {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${'agent-request\u0001' + workspaceId + '\u0001' + key}, 0))`
+}
+
 export async function lockPriorApproval(
   tx: Tx,
   workspaceId: string,
