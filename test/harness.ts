@@ -97,3 +97,13 @@ export function expectError(answer: Answer, status: number, code: string, messag
     if (!ok) throw new Error(`expected message to mention ${messageIncludes}, got ${err.message}`)
   }
 }
+
+/**
+ * Tests that compare monthly figures with the server's own clock wait out the last seconds of a UTC
+ * month, so the test and the server never see two different months.
+ */
+export async function awayFromMonthEnd(margin = 30_000) {
+  const now = new Date()
+  const left = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()
+  if (left < margin) await Bun.sleep(left + 1_000)
+}

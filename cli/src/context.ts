@@ -33,12 +33,18 @@ export async function withDatabase(
   } catch (err) {
     throw new CliError((err as Error).message)
   }
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 })
+  const setting = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir} (DATA_DIR)`
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 }).catch((err) => {
+    throw cannotOpen(err, setting)
+  })
   const where = describeDatabase(db, config.databaseUrl, config.dataDir)
   let failed = false
   try {
     if (db.freshEmbedded) out.note(`Created a new embedded database in ${config.dataDir} (set DATA_DIR or DATABASE_URL to use another).`)
-    const migration = await migrate(db.sql)
+    // The first statement is where an unreachable server, a missing database or a bad password shows.
+    const migration = await migrate(db.sql).catch((err) => {
+      throw db.kind === 'server' ? cannotOpen(err, setting) : err
+    })
     if (settings.reportMigration !== false && migration.applied.length) {
       out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
     }
@@ -54,6 +60,19 @@ export async function withDatabase(
       if (!failed) throw err
     }
   }
+}
+
+/**
+ * Errors of the operator's configuration (a server that does not answer, a database that does not
+ * exist, refused credentials, a DATA_DIR that is a file or not writable) are refusals, exit 1, naming
+ * the setting to fix. Anything else stays unexpected (exit 2).
+ */
+const SETUP_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000', '28P01', '28000', 'EEXIST', 'ENOTDIR', 'EACCES', 'EPERM'])
+
+function cannotOpen(err: unknown, setting: string): unknown {
+  const code = (err as { code?: string } | null)?.code
+  if (!code || !SETUP_ERRORS.has(code)) return err
+  return new CliError(`cannot open ${setting}: ${(err as Error).message}`)
 }
 
 export function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir: string): string {

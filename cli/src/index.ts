@@ -4,8 +4,7 @@ import { registerActionDecision } from './commands/admin/action/decide.ts'
 import { registerAgentCreate } from './commands/admin/agent/create.ts'
 import { registerAgentsResume } from './commands/admin/agents/resume.ts'
 import { registerAgentsStop } from './commands/admin/agents/stop.ts'
-import { registerApprovalApprove } from './commands/admin/approval/approve.ts'
-import { registerApprovalReject } from './commands/admin/approval/reject.ts'
+import { registerApprovalDecision } from './commands/admin/approval/decide.ts'
 import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
@@ -48,8 +47,8 @@ export function buildProgram(): Command {
   registerActionDecision(action, 'reject')
 
   const approval = admin.command('approval').description("decide a send or an agent's request waiting for a person")
-  registerApprovalApprove(approval)
-  registerApprovalReject(approval)
+  registerApprovalDecision(approval, 'approve')
+  registerApprovalDecision(approval, 'reject')
 
   return program
 }

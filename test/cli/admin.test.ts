@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SCOPES } from '../../server/src/routes/operation.ts'
 import { openDatabase } from '../../server/src/store/db.ts'
 import { migrate } from '../../server/src/store/migrate.ts'
+import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf } from './run.ts'
 
 /**
  * The growth operator CLI, black-box: every test spawns `growth` as a real process, as an operator
@@ -13,41 +14,12 @@ import { migrate } from '../../server/src/store/migrate.ts'
  * Spawning bun and opening PGlite takes a second or two per command, hence the timeouts.
  */
 
-const ROOT = join(import.meta.dir, '..', '..')
 const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-test-'))
-const T = 30_000
-
-type Run = { code: number; stdout: string; stderr: string }
-
-async function growth(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr }
-}
+const T = CLI_TIMEOUT
+const growth = growthIn(dataDir)
 
 /** Run a command with --json; it must succeed and print exactly one JSON object, nothing else. */
-async function growthJson(args: string[], env: Record<string, string> = {}): Promise<any> {
-  const r = await growth([...args, '--json'], env)
-  if (r.code !== 0) throw new Error(`growth ${args.join(' ')} exited ${r.code}: ${r.stderr}`)
-  const parsed = JSON.parse(r.stdout)
-  expect(parsed).toBeObject()
-  expect(Array.isArray(parsed)).toBe(false)
-  return parsed
-}
-
-/** The command must be refused: non-zero exit, `error: ...` on stderr, nothing on stdout. */
-function expectRefused(r: Run, message?: RegExp) {
-  expect(r.stdout).toBe('')
-  expect(r.code).not.toBe(0)
-  expect(r.stderr).toMatch(/^error: /)
-  if (message) expect(r.stderr).toMatch(message)
-}
+const growthJson = async (args: string[], env: Record<string, string> = {}) => jsonOf(await growth([...args, '--json'], env), args.join(' '))
 
 let workspaceId: string
 
@@ -142,6 +114,10 @@ describe('growth admin token create', () => {
 
   test('a bad --expires-at is refused', async () => {
     expectRefused(await growth(['admin', 'token', 'create', '--workspace', workspaceId, '--expires-at', 'next tuesday', '--json']), /--expires-at/)
+    // A day that does not exist, trailing text, and a time without a zone are refused, not rolled over or guessed.
+    for (const bad of ['2031-02-30', '2031-01-01junk', '2031-01-31T00:00:00']) {
+      expectRefused(await growth(['admin', 'token', 'create', '--workspace', workspaceId, '--expires-at', bad, '--json']), /--expires-at must be/)
+    }
     expectRefused(await growth(['admin', 'token', 'create', '--workspace', workspaceId, '--expires-at', '2020-01-01T00:00:00Z', '--json']), /in the past/)
   }, T)
 
@@ -195,17 +171,56 @@ describe('growth admin agents stop / resume', () => {
   }, T)
 })
 
-const demoDataReady = existsSync(join(ROOT, 'server', 'src', 'store', 'demo-data.ts'))
+describe('a database that cannot be opened', () => {
+  test('is a refusal (exit 1) naming the setting to fix, not a crash', async () => {
+    expectRefused(await growth(['admin', 'workspace', 'create', '--name', 'x'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }), /cannot open the PostgreSQL database at DATABASE_URL/)
+    const file = join(dataDir, 'not-a-directory')
+    await Bun.write(file, 'x')
+    expectRefused(await growth(['admin', 'workspace', 'create', '--name', 'x'], { DATABASE_URL: '', DATA_DIR: file }), /cannot open the embedded database in .*not-a-directory \(DATA_DIR\)/)
+  }, T)
+})
 
 describe('growth admin demo', () => {
-  test.skipIf(!demoDataReady)('--json gives the workspace, its tokens, its agents and the fixtures', async () => {
+  test('--json gives the workspace, its tokens with every scope, its agents and the fixtures the contract names', async () => {
     const demo = await growthJson(['admin', 'demo'])
+    expect(Object.keys(demo).sort()).toEqual(['agents', 'fixtures', 'tokens', 'workspace'])
     expect(demo.workspace).toEqual({ id: expect.stringMatching(/^ws_/), name: expect.any(String), plan: expect.any(String) })
-    expect(demo.tokens.live).toMatch(/^svc_live_/)
-    expect(demo.tokens.test).toMatch(/^svc_test_/)
+    expect(demo.tokens).toEqual({ live: expect.stringMatching(/^svc_live_/), test: expect.stringMatching(/^svc_test_/) })
     expect(demo.agents.length).toBeGreaterThanOrEqual(1)
     for (const a of demo.agents) expect(a).toMatchObject({ id: expect.stringMatching(/^agt_/), name: expect.any(String), credential: expect.stringMatching(/^svc_agt_/) })
-    expect(demo.fixtures).toBeObject()
+    expect(demo.fixtures).toEqual({
+      openAbTestId: expect.stringMatching(/^abt_/),
+      decidedAbTestId: expect.stringMatching(/^abt_/),
+      emailSendId: expect.stringMatching(/^snd_/),
+      decisionId: expect.stringMatching(/^dec_/),
+      listId: expect.stringMatching(/^lst_/),
+      contactEmail: expect.stringContaining('@'),
+      doNotContactEmail: expect.stringContaining('@'),
+      trackedEvent: expect.any(String),
+    })
+    // What the fixtures say they are, read back from the database the CLI wrote.
+    const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir })
+    try {
+      const ws = demo.workspace.id
+      const f = demo.fixtures
+      const creds = await db.sql<{ kind: string; scopes: string[] }[]>`
+        SELECT kind, scopes FROM credentials WHERE workspace_id = ${ws} AND kind IN ('live', 'test') ORDER BY kind`
+      expect(creds.map((c) => c.kind)).toEqual(['live', 'test'])
+      for (const c of creds) expect([...c.scopes].sort()).toEqual([...SCOPES].sort())
+      const [facts] = await db.sql<any[]>`
+        SELECT (SELECT status FROM ab_tests WHERE workspace_id = ${ws} AND id = ${f.openAbTestId}) AS open_test,
+               (SELECT status FROM ab_tests WHERE workspace_id = ${ws} AND id = ${f.decidedAbTestId}) AS decided_test,
+               (SELECT holdout_status FROM email_sends WHERE workspace_id = ${ws} AND id = ${f.emailSendId}) AS send_holdout,
+               (SELECT count(*)::int FROM decisions WHERE workspace_id = ${ws} AND id = ${f.decisionId}) AS decisions,
+               (SELECT count(*)::int FROM lists WHERE workspace_id = ${ws} AND id = ${f.listId}) AS lists,
+               (SELECT count(*)::int FROM contacts WHERE workspace_id = ${ws} AND email_key = lower(${f.contactEmail})) AS contacts,
+               (SELECT count(*)::int FROM do_not_contact WHERE workspace_id = ${ws} AND email_key = lower(${f.doNotContactEmail})) AS blocked,
+               (SELECT count(*)::int FROM workflows WHERE workspace_id = ${ws} AND trigger_event = lower(${f.trackedEvent}) AND status = 'active') AS listening`
+      expect(facts).toEqual({ open_test: 'running', decided_test: 'decided', send_holdout: 'open', decisions: 1, lists: 1, contacts: 1, blocked: 1, listening: expect.any(Number) })
+      expect(facts.listening).toBeGreaterThan(0)
+    } finally {
+      await db.close()
+    }
   }, T)
 })
 

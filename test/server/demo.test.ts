@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { createDemoWorkspace } from '../../server/src/domain/demo.ts'
-import { call, getHarness } from '../harness.ts'
+import { awayFromMonthEnd, call, getHarness } from '../harness.ts'
 
 /** The demo workspace has something real behind every read: every status, stage and currency. */
 describe('the demo workspace', () => {
   test('every read endpoint has something to show, in every status', async () => {
+    await awayFromMonthEnd()
     const { sql } = await getHarness()
     const demo = await createDemoWorkspace(sql, { name: 'Demo check' })
     const get = async (path: string) => {
@@ -43,4 +44,13 @@ describe('the demo workspace', () => {
     expect(connections.find((c: any) => !c.delivering).failingSince).toMatch(/Z$/)
     expect(new Set(connections.map((c: any) => c.kind))).toEqual(new Set(['store', 'ad_account', 'email_platform', 'social_account']))
   }, 60_000)
+
+  test('is made in one transaction: a seed that fails leaves no workspace and no credentials behind', async () => {
+    const { sql } = await getHarness()
+    const name = `Demo that fails ${Date.now()}`
+    // An impossible "now" makes the seed throw after the workspace, tokens and agents were written.
+    await expect(createDemoWorkspace(sql, { name, now: new Date(Number.NaN) })).rejects.toThrow()
+    const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM workspaces WHERE name = ${name}`
+    expect(left!.n).toBe(0)
+  })
 })

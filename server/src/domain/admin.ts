@@ -1,6 +1,7 @@
+import { z } from 'zod'
 import { newId } from '../ids.ts'
 import { SCOPES } from '../routes/operation.ts'
-import type { Sql } from '../store/db.ts'
+import { inTransaction, type Sql, type Tx } from '../store/db.ts'
 import * as store from '../store/admin.ts'
 import { mintToken } from './tokens.ts'
 
@@ -9,13 +10,13 @@ export class AdminError extends Error {}
 
 export const PLANS = ['starter', 'growth', 'scale'] as const
 
-export async function createWorkspace(sql: Sql, opts: { name: string; plan?: string }) {
+export async function createWorkspace(sql: Sql | Tx, opts: { name: string; plan?: string }) {
   const name = opts.name.trim()
   if (!name) throw new AdminError('--name must not be empty.')
   const plan = opts.plan ?? 'growth'
   if (!PLANS.includes(plan as store.Plan)) throw new AdminError(`--plan must be one of ${PLANS.join(', ')} (got ${plan}).`)
   const id = newId('workspace')
-  await sql.begin((tx) => store.insertWorkspace(tx, { id, name, plan: plan as store.Plan }))
+  await inTransaction(sql, (tx) => store.insertWorkspace(tx, { id, name, plan: plan as store.Plan }))
   return { id, name, plan }
 }
 
@@ -28,16 +29,20 @@ export function parseScopes(input: string | undefined): string[] {
   return scopes
 }
 
+const EXPIRES_AT = z.union([z.iso.date(), z.iso.datetime({ offset: true })])
+
 export async function createToken(
-  sql: Sql,
+  sql: Sql | Tx,
   opts: { workspaceId: string; test?: boolean; scopes?: string; expiresAt?: string; /** tests only */ allowPast?: boolean },
 ) {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
   const scopes = parseScopes(opts.scopes)
   let expiresAt: Date | null = null
   if (opts.expiresAt !== undefined) {
+    // A date (midnight UTC) or a date-time with a zone; zod checks the calendar (no 2027-02-30), and
+    // no trailing text or zone-less local time slips through as some other instant.
     expiresAt = new Date(opts.expiresAt)
-    if (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(opts.expiresAt)) {
+    if (!EXPIRES_AT.safeParse(opts.expiresAt).success || Number.isNaN(expiresAt.getTime())) {
       throw new AdminError(`--expires-at must be an ISO 8601 time, e.g. 2027-01-31T00:00:00Z (got ${opts.expiresAt}).`)
     }
     if (expiresAt.getTime() <= Date.now() && !opts.allowPast) {
@@ -71,7 +76,7 @@ export function parseAllow(input: string | undefined): { tool: string; action: s
 }
 
 export async function createAgent(
-  sql: Sql,
+  sql: Sql | Tx,
   opts: {
     workspaceId: string
     name: string
@@ -100,7 +105,7 @@ export async function createAgent(
   const id = newId('agent')
   const credentialId = newId('credential')
   const minted = mintToken('agent', opts.workspaceId)
-  await sql.begin(async (tx) => {
+  await inTransaction(sql, async (tx) => {
     await store.insertAgent(tx, {
       workspaceId: opts.workspaceId, id, name, owner: opts.owner ?? 'workspace', description: opts.description, ceilings: opts.ceilings,
       dataAccess, maxUnattendedRisk: opts.maxUnattendedRisk ?? 'medium',
@@ -121,11 +126,11 @@ export async function createAgent(
 }
 
 /** `actor` says who flipped the switch, for the record (e.g. operator:maya). */
-export async function setAgentsStopped(sql: Sql, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string }) {
+export async function setAgentsStopped(sql: Sql | Tx, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string }) {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)
   const reason = opts.reason?.trim() || null
   if (opts.stopped && !reason) throw new AdminError('--reason is required to stop the agents: say why, for the record.')
   if (!opts.actor.trim()) throw new AdminError('The actor of a stop or resume must be named.')
-  await sql.begin((tx) => store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, opts.actor, reason))
+  await inTransaction(sql, (tx) => store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, opts.actor, reason))
   return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor: opts.actor }
 }

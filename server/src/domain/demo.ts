@@ -1,4 +1,4 @@
-import type { Sql } from '../store/db.ts'
+import { inTransaction, type Sql, type Tx } from '../store/db.ts'
 import { seedDemoData, type DemoFixtures } from '../store/demo-data.ts'
 import { createAgent, createToken, createWorkspace } from './admin.ts'
 
@@ -12,9 +12,14 @@ export type DemoWorkspace = {
 /**
  * A new workspace full of realistic demo data (CONTRACT: `growth admin demo --json`): live and test
  * tokens with every scope, two agents whose permissions show both yes and no, and the fixtures
- * tests and tutorials use.
+ * tests and tutorials use. One transaction: if seeding fails, no workspace with live credentials is
+ * left behind (and `npm start` seeds again next time).
  */
-export async function createDemoWorkspace(sql: Sql, opts: { name?: string; now?: Date } = {}): Promise<DemoWorkspace> {
+export function createDemoWorkspace(sql: Sql | Tx, opts: { name?: string; now?: Date } = {}): Promise<DemoWorkspace> {
+  return inTransaction(sql, (tx) => createIn(tx, opts))
+}
+
+async function createIn(sql: Tx, opts: { name?: string; now?: Date }): Promise<DemoWorkspace> {
   const workspace = await createWorkspace(sql, { name: opts.name ?? 'Northwind Coffee Roasters', plan: 'growth' })
   const live = await createToken(sql, { workspaceId: workspace.id, scopes: 'all' })
   const test = await createToken(sql, { workspaceId: workspace.id, scopes: 'all', test: true })
@@ -45,8 +50,6 @@ export async function createDemoWorkspace(sql: Sql, opts: { name?: string; now?:
     ceilings: { amounts: [], amountPercent: 0, recipients: 5_000, records: 5_000 },
   })
   const now = opts.now ?? new Date()
-  const fixtures = await sql.begin((tx) =>
-    seedDemoData(tx, workspace.id, { now, agents: [{ id: pacer.id, name: pacer.name }, { id: writer.id, name: writer.name }] }),
-  )
+  const fixtures = await seedDemoData(sql, workspace.id, { now, agents: [{ id: pacer.id, name: pacer.name }, { id: writer.id, name: writer.name }] })
   return { workspace, tokens: { live: live.token, test: test.token }, agents: [pacer, writer], fixtures }
 }

@@ -8,6 +8,14 @@ export type Sql = postgres.Sql<{}>
 export type Tx = postgres.TransactionSql<{}>
 
 /**
+ * Runs `fn` in a transaction of its own, or, when already inside one, in a savepoint of it: an
+ * operation that must be atomic stays atomic when a caller composes it into a larger transaction.
+ */
+export function inTransaction<T>(db: Sql | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return ('savepoint' in db ? db.savepoint(fn) : (db as Sql).begin(fn)) as Promise<T>
+}
+
+/**
  * One database handle for the whole process, whatever serves it:
  * - `server`: a PostgreSQL server at DATABASE_URL, with a pool;
  * - `embedded-owner`: this process runs PGlite on DATA_DIR and serves it on a unix socket in that
@@ -98,6 +106,9 @@ function connectSocket(path: string): Sql {
   return sql
 }
 
+/** The embedded databases this process owns right now (by DATA_DIR). */
+const ownedHere = new Set<string>()
+
 async function openEmbedded(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true })
   const lock = lockPath(dataDir)
@@ -109,7 +120,10 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
     const pid = Number(readFileSync(lock, 'utf8').trim())
-    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
+    // Our own pid in the lock is live only if this process really owns the directory now: a process
+    // restarted after a crash (in a container, often with the same pid) must take the stale lock over.
+    const live = pid === process.pid ? ownedHere.has(dataDir) : Number.isInteger(pid) && pid > 0 && processAlive(pid)
+    if (live) {
       // Another process owns the database; wait for its socket, then use it.
       for (let i = 0; i < 100 && !existsSync(socketPath(dataDir)); i++) await Bun.sleep(100)
       if (existsSync(socketPath(dataDir))) {
@@ -150,6 +164,7 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
     server.once('error', rej)
     server.listen(path, () => res())
   })
+  ownedHere.add(dataDir)
   const sql = connectSocket(path)
   let closed = false
   return {
@@ -169,6 +184,7 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
       await db.close()
       rmSync(path, { force: true })
       rmSync(lock, { force: true })
+      ownedHere.delete(dataDir)
     },
   }
 }

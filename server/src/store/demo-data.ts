@@ -2,7 +2,8 @@ import { budgetEffect, campaignSwitchEffect, discountEffect, notDelivering, send
 import { toAction } from '../domain/actions.ts'
 import { toContact } from '../domain/contacts.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits, type LimitFacts } from '../domain/limits.ts'
-import { formatMoney } from '../domain/money.ts'
+import { byCurrency, formatMoney, type Money } from '../domain/money.ts'
+import { isoOrNull as iso } from '../schemas/common.ts'
 import type { ActionRow } from './actions.ts'
 import type { ContactRow } from './contacts.ts'
 import { decide, type DecisionInput } from '../domain/agent-decision.ts'
@@ -32,7 +33,6 @@ export type DemoFixtures = {
 }
 
 type Row = Record<string, unknown>
-type Money = { amountMinor: number; currency: string }
 type Ev = { type: string; at: Date; data: Record<string, unknown> }
 
 const DAY = 86_400_000
@@ -85,11 +85,7 @@ class Rng {
 
 // --- Small helpers --------------------------------------------------------------------------------
 
-const EXPONENT: Record<string, number> = { EUR: 2, JPY: 0, USD: 2 }
-const fmt = (m: Money) => `${(m.amountMinor / 10 ** EXPONENT[m.currency]).toFixed(EXPONENT[m.currency])} ${m.currency}`
 const money = (amountMinor: number, currency: string): Money => ({ amountMinor, currency })
-const byCurrency = (xs: Money[]) => [...xs].sort((a, b) => a.currency.localeCompare(b.currency))
-const iso = (d: Date | null) => (d ? d.toISOString() : null)
 const plain = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z]/g, '').toLowerCase()
 const digits = (r: Rng, n: number) => Array.from({ length: n }, () => r.int(0, 9)).join('')
 
@@ -908,7 +904,7 @@ export async function seedDemoData(
     const to = Math.round((from * (100 + pct)) / 100)
     return {
       tool: 'ads', action: 'adjust_budget', resource: c.id,
-      summary: `Raise "${c.name}" from ${fmt(money(from, c.currency!))} to ${fmt(money(to, c.currency!))} a day (+${pct}%)`,
+      summary: `Raise "${c.name}" from ${formatMoney(money(from, c.currency!))} to ${formatMoney(money(to, c.currency!))} a day (+${pct}%)`,
       facts: { amountMinor: to, currency: c.currency!, amountPercent: pct, increase: true },
     }
   }

@@ -24,10 +24,11 @@ export function registerActionDecision(action: Command, decision: 'approve' | 'r
         ? 'approve a proposed change: it is carried out at once and ends applied or failed, with the outcome'
         : 'reject a proposed change: it is never carried out',
     )
+    .option('--by <name>', 'who decides, for the record (default: operator:<your login>)')
     .option(...JSON_FLAG)
-    .action((id: string, opts: CommonOptions) =>
+    .action((id: string, opts: CommonOptions & { by?: string }) =>
       withDatabase(opts, async ({ sql, out }) => {
-        const a = await decideAction(sql, { actionId: id, decision, actor: operatorActor() })
+        const a = await decideAction(sql, { actionId: id, decision, actor: opts.by ?? operatorActor() })
         out.result(a, () => render(a))
       }),
     )
