@@ -1,6 +1,7 @@
 import { createAgent } from '../server/src/domain/admin.ts'
 import { addRule } from '../server/src/domain/agents.ts'
 import type { RuleEffect } from '../server/src/domain/agent-rules.ts'
+import type { Risk } from '../server/src/domain/tool-catalogue.ts'
 import { call, getHarness, type Answer } from './harness.ts'
 
 /** Helpers for the agent gateway's black-box tests. */
@@ -14,7 +15,7 @@ export async function agentIn(
     name?: string
     ceilings?: unknown
     dataAccess?: string[]
-    maxUnattendedRisk?: 'low' | 'medium' | 'high'
+    maxUnattendedRisk?: Risk
   },
 ) {
   const { sql } = await getHarness()

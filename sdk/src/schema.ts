@@ -712,8 +712,11 @@ export interface components {
                 status: "completed" | "failed" | "cancelled";
                 /** @description One line on what happened, if given. */
                 summary: string | null;
-                /** @description Always false: a claim, not a check. */
-                verified: boolean;
+                /**
+                 * @description Always false: a claim, not a check.
+                 * @constant
+                 */
+                verified: false;
             } | null;
             /** @description The rules that bit. */
             rules: {
@@ -729,6 +732,11 @@ export interface components {
             }[];
             /** @description The version of the workspace's rules it was decided under. */
             rulesVersion: number;
+            /**
+             * @description The decision again, by the name GET /agents/requests?status= filters on.
+             * @enum {string}
+             */
+            status: "allowed" | "denied" | "requires_approval";
             /** @description The line the agent gave for a person. */
             summary: string | null;
             /** @description The tool asked for. */

@@ -18,6 +18,7 @@ const T = 30_000
 let db: Database
 let workspaceId: string
 let agentId: string
+let secretKey: string
 
 async function growth(args: string[]) {
   const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', ...args], {
@@ -34,7 +35,7 @@ async function growth(args: string[]) {
 /** A new pending approval: the agent asks for a high-risk send. */
 async function pendingApproval(recipients: number): Promise<{ approvalId: string; authorizationId: string }> {
   const answer = await db.sql.begin((tx) =>
-    authorize(tx, { workspaceId, agentId }, { tool: 'email', action: 'send_campaign', summary: `Send the newsletter to ${recipients}`, facts: { recipients } }),
+    authorize(tx, { workspaceId, agentId, secretKey }, { tool: 'email', action: 'send_campaign', summary: `Send the newsletter to ${recipients}`, facts: { recipients } }),
   )
   expect(answer.decision).toBe('requires_approval')
   return { approvalId: answer.approvalId!, authorizationId: answer.authorizationId }
@@ -45,6 +46,7 @@ beforeAll(async () => {
   await migrate(db.sql)
   workspaceId = (await createWorkspace(db.sql, { name: 'Approval CLI test' })).id
   agentId = (await createAgent(db.sql, { workspaceId, name: 'Lifecycle Writer', allow: 'email.send_campaign' })).id
+  secretKey = (await db.sql<{ secret_key: string }[]>`SELECT secret_key FROM workspaces WHERE workspace_id = ${workspaceId}`)[0]!.secret_key
 }, T)
 
 afterAll(async () => {

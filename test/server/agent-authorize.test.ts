@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { setAgentsStopped } from '../../server/src/domain/admin.ts'
+import { authorize as authorizeIn } from '../../server/src/domain/agent-gateway.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
 import { agentIn, authorize, CHECK_ORDER, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
@@ -177,6 +178,7 @@ describe('POST /agent/authorize: requires_approval', () => {
     expect(decisionOf(a)).toBe('requires_approval')
     const d = a.body.data
     expect(d.mayProceed).toBe(false)
+    expect(d.expiresAt).toBeNull()
     expect(d.approvalId).toMatch(/^apr_[0-9a-z]{26}$/)
     expect(checkOf(a, 'risk')).toMatchObject({ passed: false })
     expect(checkOf(a, 'risk').detail).toContain('High risk that cannot be undone')
@@ -188,7 +190,13 @@ describe('POST /agent/authorize: requires_approval', () => {
     expect((await eventsOf(ws.id, 'approval.requested')).map((e) => e.data.approval.id)).toEqual([d.approvalId])
     // a person finds it in GET /approvals, with the line they read
     const listed = await call('GET', '/api/v1/approvals?status=pending', { token: ws.live })
-    expect(listed.body.data.find((x: any) => x.id === d.approvalId)).toMatchObject({ kind: 'agent_request', summary: body.summary, subjectId: d.authorizationId })
+    const item = listed.body.data.find((x: any) => x.id === d.approvalId)
+    expect(item).toMatchObject({ kind: 'agent_request', summary: body.summary, subjectId: d.authorizationId })
+    // the event carries the approval as GET /approvals shows it, written with the decision's event
+    const [event] = await sql<any[]>`SELECT seq, data FROM events WHERE workspace_id = ${ws.id} AND type = 'approval.requested'`
+    expect(event.data.approval).toEqual(item)
+    const [decided] = await sql<any[]>`SELECT seq FROM events WHERE workspace_id = ${ws.id} AND type = 'agent.request.decided'`
+    expect(decided.seq).toBe(event.seq + 1)
     // asking again while it waits: the same approval, not a second one
     const again = await authorize(agent.credential, body)
     expect(decisionOf(again)).toBe('requires_approval')
@@ -293,16 +301,44 @@ describe('approvals of agent requests', () => {
     await expect(decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })).rejects.toThrow(/already rejected by Daniel Okafor/)
   })
 
-  test('the same request arriving several times at once opens one approval, not one each', async () => {
-    const ws = await makeWorkspace()
-    const agent = await agentIn(ws.id, PACER)
-    const body = { tool: 'email', action: 'send_campaign', resource: 'lst_at_once', facts: { recipients: 1_200 } }
-    const answers = await Promise.all(Array.from({ length: 5 }, () => authorize(agent.credential, body)))
-    expect(answers.map(decisionOf)).toEqual(Array(5).fill('requires_approval'))
-    expect(new Set(answers.map((a) => a.body.data.approvalId)).size).toBe(1)
+  test('rejected, past its 24 hours: asking again waits for a new approval, never allowed', async () => {
+    const { ws, agent, approvalId } = await pending()
     const { sql } = await getHarness()
-    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM approvals WHERE workspace_id = ${ws.id}`
-    expect(n!.n).toBe(1)
+    await decideApproval(sql, { id: approvalId, approve: false, actor: 'Daniel Okafor' })
+    await sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
+    const a = await authorize(agent.credential, send)
+    expect(decisionOf(a)).toBe('requires_approval')
+    expect(a.body.data.approvalId).toMatch(/^apr_/)
+    expect(a.body.data.approvalId).not.toBe(approvalId)
+    const again = await authorize(agent.credential, send)
+    expect(decisionOf(again)).toBe('requires_approval')
+    expect(again.body.data.approvalId).toBe(a.body.data.approvalId)
+  })
+
+  test('the event of a decided approval carries it as GET /approvals shows it', async () => {
+    const { ws, approvalId } = await pending()
+    const { sql } = await getHarness()
+    const decided = await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    const listed = await call('GET', '/api/v1/approvals?status=approved', { token: ws.live })
+    const item = listed.body.data.find((x: any) => x.id === approvalId)
+    expect(item).toMatchObject({ status: 'approved', decidedBy: 'Maya Chen' })
+    expect((await eventsOf(ws.id, 'approval.approved')).map((e) => e.data.approval)).toEqual([item])
+    expect(decided).toEqual({ workspaceId: ws.id, ...item })
+  })
+
+  test('the same request arriving several times at once opens one approval, not one each', async () => {
+    // a few rounds: the requests of one round must really overlap for a missing lock to show
+    for (let round = 0; round < 4; round++) {
+      const ws = await makeWorkspace()
+      const agent = await agentIn(ws.id, PACER)
+      const body = { tool: 'email', action: 'send_campaign', resource: 'lst_at_once', facts: { recipients: 1_200 } }
+      const answers = await Promise.all(Array.from({ length: 5 }, () => authorize(agent.credential, body)))
+      expect(answers.map(decisionOf)).toEqual(Array(5).fill('requires_approval'))
+      expect(new Set(answers.map((a) => a.body.data.approvalId)).size).toBe(1)
+      const { sql } = await getHarness()
+      const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM approvals WHERE workspace_id = ${ws.id}`
+      expect(n!.n).toBe(1)
+    }
   })
 
   test('expired: never a yes; asking again waits for a new approval, and the expired one cannot be decided', async () => {
@@ -342,6 +378,11 @@ describe('POST /agent/authorize: the request', () => {
     expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { increase: 'yes' } }), 400, 'invalid_request', 'facts.increase')
     expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { recipients: -3 } }), 400, 'invalid_request', 'facts.recipients')
     expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { records: '5' } }), 400, 'invalid_request', 'facts.records')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { amountMinor: -1, currency: 'USD' } }), 400, 'invalid_request', 'facts.amountMinor')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { amountMinor: 1e20, currency: 'USD' } }), 400, 'invalid_request', 'facts.amountMinor')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { records: -1 } }), 400, 'invalid_request', 'facts.records')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { recipients: 1.5 } }), 400, 'invalid_request', 'facts.recipients')
+    expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', facts: { amountMinor: 100, currency: 'ABC' } }), 400, 'invalid_request', 'ISO 4217')
     expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', verb: 'now' }), 400, 'invalid_request', 'verb')
     expectError(await authorize(ws.agent.credential, { action: 'pause_campaign' }), 400, 'invalid_request', 'tool')
     const { sql } = await getHarness()
@@ -378,6 +419,40 @@ describe('POST /agent/authorize: the request', () => {
     expectError(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }), 402, 'plan_required', 'agentRequests')
     const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_requests WHERE workspace_id = ${ws.id}`
     expect(n!.n).toBe(2)
+    // a request that would open an approval: refused before anything is kept, the approval included
+    const agent = await agentIn(ws.id, PACER)
+    expectError(await authorize(agent.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 10 } }), 402, 'plan_required', 'agentRequests')
+    const [kept] = await sql<{ approvals: number; events: number }[]>`
+      SELECT (SELECT count(*)::int FROM approvals WHERE workspace_id = ${ws.id}) AS approvals,
+             (SELECT count(*)::int FROM events WHERE workspace_id = ${ws.id} AND type LIKE 'approval.%') AS events`
+    expect(kept).toEqual({ approvals: 0, events: 0 })
+  })
+
+  test.skipIf(!process.env.DATABASE_URL)('requests of one workspace are decided side by side; only the allowance counter is taken in turn', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const [{ secret_key: secretKey }] = await sql<{ secret_key: string }[]>`SELECT secret_key FROM workspaces WHERE workspace_id = ${ws.id}`
+    let second: ReturnType<typeof authorize> | undefined
+    let pid = 0
+    let advisory = -1
+    await sql.begin(async (tx) => {
+      // one request decided and recorded, not yet committed
+      await authorizeIn(tx, { workspaceId: ws.id, agentId: ws.agent.id, secretKey }, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_a' })
+      second = authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_b' })
+      for (let i = 0; !pid; i++) {
+        const [w] = await sql<{ pid: number }[]>`
+          SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%usage_counters%'`
+        if (w) pid = w.pid
+        else if (i > 200) throw new Error('the second request never waited on the allowance counter')
+        else await Bun.sleep(10)
+      }
+      // by then the other request has read everything and taken its own same-request lock
+      const [held] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks WHERE pid = ${pid} AND locktype = 'advisory' AND granted`
+      advisory = held!.n
+    })
+    expect(decisionOf(await second!)).toBe('allowed')
+    expect(advisory).toBe(1)
   })
 
   test('a workspace token cannot ask; the same Idempotency-Key replays the decision', async () => {

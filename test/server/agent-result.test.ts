@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { setAgentsStopped } from '../../server/src/domain/admin.ts'
+import { reportResult } from '../../server/src/domain/agent-gateway.ts'
 import { agentIn, authorize, decisionOf, report } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 
@@ -55,6 +56,43 @@ describe('POST /agent/result', () => {
     expect(events.length).toBe(1)
   })
 
+  test.skipIf(!process.env.DATABASE_URL)('a second result arriving while the first is being recorded is 409 and recorded, not a 500', async () => {
+    const { ws, authorizationId } = await allowedIn()
+    const { sql } = await getHarness()
+    let second: Promise<Awaited<ReturnType<typeof report>>> | undefined
+    await sql.begin(async (tx) => {
+      // the first result is written and its authorization locked, not yet committed
+      await reportResult(tx, { workspaceId: ws.id, agentId: ws.agent.id }, { authorizationId, status: 'completed' })
+      second = report(ws.agent.credential, { authorizationId, status: 'failed' })
+      // commit only once the second is waiting on the authorization's lock
+      for (let i = 0; ; i++) {
+        const [w] = await sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%agent_requests%'`
+        if (w!.n > 0) break
+        if (i > 200) throw new Error('the second result never waited on the lock')
+        await Bun.sleep(10)
+      }
+    })
+    const answer = await second!
+    expectError(answer, 409, 'conflict', 'already reported')
+    expect([...(await refusalsOf(ws.id))]).toEqual([{ authorization_id: authorizationId, status: 'failed', reason: answer.body.error.message }])
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_results WHERE workspace_id = ${ws.id}`
+    expect(n!.n).toBe(1)
+  })
+
+  test.skipIf(!process.env.DATABASE_URL)('two results for one authorization at once: one 201, one 409 recorded, never a 500', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { ws, authorizationId } = await allowedIn()
+      const answers = await Promise.all([
+        report(ws.agent.credential, { authorizationId, status: 'completed' }),
+        report(ws.agent.credential, { authorizationId, status: 'cancelled' }),
+      ])
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409])
+      expect((await refusalsOf(ws.id)).length).toBe(1)
+    }
+  })
+
   test('a result for an authorization that was not allowed is 409, recorded', async () => {
     const ws = await makeWorkspace()
     const { sql } = await getHarness()
@@ -64,6 +102,37 @@ describe('POST /agent/result', () => {
     const r = await report(ws.agent.credential, { authorizationId: denied.body.data.authorizationId, status: 'completed' })
     expectError(r, 409, 'conflict', 'was denied')
     expect((await refusalsOf(ws.id)).length).toBe(1)
+  })
+
+  test('a result for an authorization that requires approval is 409, recorded', async () => {
+    const ws = await makeWorkspace()
+    const writer = await agentIn(ws.id, { allow: 'email.send_campaign' })
+    const held = await authorize(writer.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 300 } })
+    expect(decisionOf(held)).toBe('requires_approval')
+    const authorizationId = held.body.data.authorizationId
+    const r = await report(writer.credential, { authorizationId, status: 'completed' })
+    expectError(r, 409, 'conflict', 'requires approval')
+    expect([...(await refusalsOf(ws.id))]).toEqual([{ authorization_id: authorizationId, status: 'completed', reason: r.body.error.message }])
+    const { sql } = await getHarness()
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_results WHERE workspace_id = ${ws.id}`
+    expect(n!.n).toBe(0)
+  })
+
+  test('a refusal is recorded at the time it was decided', async () => {
+    const { ws, authorizationId } = await allowedIn()
+    const { sql } = await getHarness()
+    const later = new Date(Date.now() + 3_600_000) // past the authorization's 15 minutes
+    const refused = await sql.begin(async (tx) => {
+      try {
+        await reportResult(tx, { workspaceId: ws.id, agentId: ws.agent.id }, { authorizationId, status: 'completed' }, later)
+      } catch (err) {
+        return (err as Error).message
+      }
+      throw new Error('the late result was taken')
+    })
+    expect(refused).toContain('expired at')
+    const [row] = await sql<{ created_at: Date }[]>`SELECT created_at FROM agent_result_refusals WHERE workspace_id = ${ws.id}`
+    expect(row!.created_at.toISOString()).toBe(later.toISOString())
   })
 
   test('a result after the authorization expired is 409, recorded', async () => {
@@ -110,6 +179,23 @@ describe('POST /agent/result', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.body).toEqual(first.body)
     expect((await refusalsOf(ws.id)).length).toBe(1)
+  })
+})
+
+describe('POST /agent/result under an Idempotency-Key', () => {
+  test('a result replayed under the same key gives the same answer and is stored once', async () => {
+    const { ws, authorizationId } = await allowedIn()
+    const key = { 'Idempotency-Key': `res-${authorizationId}` }
+    const first = await report(ws.agent.credential, { authorizationId, status: 'completed', summary: 'Paused.' }, key)
+    const again = await report(ws.agent.credential, { authorizationId, status: 'completed', summary: 'Paused.' }, key)
+    expect(first.status).toBe(201)
+    expect(again.status).toBe(201)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body).toEqual(first.body)
+    const { sql } = await getHarness()
+    const results = await sql<{ id: string }[]>`SELECT id FROM agent_results WHERE workspace_id = ${ws.id}`
+    expect(results.map((r) => r.id)).toEqual([first.body.data.id])
+    expect((await refusalsOf(ws.id)).length).toBe(0)
   })
 })
 

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
+import { requestsPage } from '../../server/src/domain/agents.ts'
 import { TOOL_CATALOGUE } from '../../server/src/domain/tool-catalogue.ts'
+import type { Sql } from '../../server/src/store/db.ts'
 import { agentIn, authorize, decisionOf, report, ruleIn } from '../agent-helpers.ts'
-import { call, expectError, makeWorkspace } from '../harness.ts'
+import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 
 describe('GET /agents, /agents/tools, /agents/rules', () => {
   test('agents with their permissions in words, data, ceilings, and when each last acted', async () => {
@@ -76,6 +78,8 @@ describe('GET /agents/requests', () => {
     expect(r.body.meta).toBeUndefined()
     expect(r.body.data.map((x: any) => x.authorizationId)).toEqual([...ids].reverse())
     expect(r.body.data.map((x: any) => x.decision)).toEqual(['requires_approval', 'denied', 'allowed', 'allowed', 'allowed', 'allowed', 'allowed'])
+    // status (the Resources table's name for it) is the decision, the value ?status= filters on
+    expect(r.body.data.map((x: any) => x.status)).toEqual(r.body.data.map((x: any) => x.decision))
     const reported = r.body.data.find((x: any) => x.id === ids[4])
     expect(reported.result).toMatchObject({ status: 'completed', summary: 'Paused.', verified: false })
     expect(r.body.data.find((x: any) => x.id === ids[3]).result).toBeNull()
@@ -89,6 +93,7 @@ describe('GET /agents/requests', () => {
     const { ws, second, ids } = await history()
     const denied = await call('GET', '/api/v1/agents/requests?status=denied', { token: ws.live })
     expect(denied.body.data.map((x: any) => x.id)).toEqual([ids[5]])
+    expect(denied.body.data[0].status).toBe('denied')
     const mine = await call('GET', `/api/v1/agents/requests?agentId=${second.id}`, { token: ws.live })
     expect(mine.body.data.map((x: any) => x.id)).toEqual([ids[6]])
     const both = await call('GET', `/api/v1/agents/requests?agentId=${ws.agent.id}&status=allowed`, { token: ws.live })
@@ -118,5 +123,33 @@ describe('GET /agents/requests', () => {
     const cursor = encodeURIComponent(first.body.meta.nextBefore)
     expectError(await call('GET', `/api/v1/agents/requests?status=allowed&before=${cursor}`, { token: ws.live }), 400, 'invalid_parameter', 'before')
     expectError(await call('GET', '/api/v1/agents/requests?before=made-up', { token: ws.live }), 400, 'invalid_parameter', 'before')
+  })
+})
+
+describe('GET /agents/requests: the agent is looked up only when its page is empty', () => {
+  /** The harness's database, noting the text of every statement and fragment sent through it. */
+  async function noting() {
+    const { sql } = await getHarness()
+    const texts: string[] = []
+    const spy = new Proxy(sql, {
+      apply(target, self, args) {
+        if (Array.isArray(args[0])) texts.push((args[0] as string[]).join('?'))
+        return Reflect.apply(target as never, self, args)
+      },
+    }) as Sql
+    return { spy, lookups: () => texts.filter((t) => /FROM agents WHERE/.test(t)).length }
+  }
+
+  test('a page with requests answers without looking the agent up; an empty one looks it up', async () => {
+    const ws = await makeWorkspace()
+    await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' })
+    const full = await noting()
+    expect(await requestsPage(full.spy, ws.id, { agentId: ws.agent.id, limit: 10 })).toHaveLength(1)
+    expect(full.lookups()).toBe(0)
+    const empty = await noting()
+    expect(await requestsPage(empty.spy, ws.id, { agentId: ws.agent.id, decision: 'denied', limit: 10 })).toEqual([])
+    expect(empty.lookups()).toBe(1)
+    const stranger = await makeWorkspace()
+    await expect(requestsPage(empty.spy, ws.id, { agentId: stranger.agent.id, limit: 10 })).rejects.toThrow(stranger.agent.id)
   })
 })

@@ -1,3 +1,4 @@
+import { iso } from '../schemas/common.ts'
 import { type Facts, ruleBites, type Rule } from './agent-rules.ts'
 import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './limits.ts'
 import { formatMoney, type Money } from './money.ts'
@@ -52,9 +53,12 @@ export type DecisionInput = {
   prior: PriorApproval | null
 }
 
-export type CheckName = 'agents_enabled' | 'tool' | 'permission' | 'data' | 'limits' | 'risk' | 'rules'
+/** The checks, in the order they run and report. */
+export const CHECK_NAMES = ['agents_enabled', 'tool', 'permission', 'data', 'limits', 'risk', 'rules'] as const
+export type CheckName = (typeof CHECK_NAMES)[number]
 export type Check = { name: CheckName; passed: boolean; detail: string }
-export type Decision = 'allowed' | 'denied' | 'requires_approval'
+export const DECISIONS = ['allowed', 'denied', 'requires_approval'] as const
+export type Decision = (typeof DECISIONS)[number]
 export type Verdict = {
   decision: Decision
   reason: string
@@ -68,7 +72,6 @@ type Outcome = 'pass' | 'deny' | 'person'
 /** `base`: for a check that needs a person, what it compared, without what became of any approval. */
 type Judged = { name: CheckName; outcome: Outcome; detail: string; base?: string }
 
-const iso = (d: Date) => d.toISOString()
 const count = (n: number) => n.toLocaleString('en-US')
 const words = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`)
 const SEND_ACTIONS = new Set(['email.send_campaign', 'sms.send_message'])
@@ -193,9 +196,8 @@ export function decide(input: DecisionInput): Verdict {
   const riskOver = !!def && RISKS.indexOf(def.risk) > RISKS.indexOf(agent.maxUnattendedRisk)
   if (!def) checks.push({ name: 'risk', outcome: 'deny', detail: unjudged })
   else {
-    const over = riskOver
     const base = `${def.risk.charAt(0).toUpperCase()}${def.risk.slice(1)} risk${def.reversible ? '' : ' that cannot be undone'}; ${agent.name} may take up to ${agent.maxUnattendedRisk} risk without a person.`
-    checks.push(over ? withApproval({ name: 'risk', detail: base }, prior) : { name: 'risk', outcome: 'pass', detail: base })
+    checks.push(riskOver ? withApproval({ name: 'risk', detail: base }, prior) : { name: 'risk', outcome: 'pass', detail: base })
   }
 
   // rules: the owner's rules, judged against the stated facts.

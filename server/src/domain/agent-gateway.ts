@@ -5,12 +5,14 @@ import { newId } from '../ids.ts'
 import type { AgentAuthorizationT, AgentResultT, AgentSelfT, AuthorizeInput, ResultInput } from '../schemas/agents.ts'
 import { iso } from '../schemas/common.ts'
 import type { Sql, Tx } from '../store/db.ts'
-import { appendEvent } from '../store/events.ts'
+import * as approvals from '../store/approvals.ts'
+import { appendEvent, appendEvents } from '../store/events.ts'
 import * as store from '../store/agents.ts'
 import { type ActionDef, decide, type PriorApproval } from './agent-decision.ts'
 import type { Facts } from './agent-rules.ts'
-import { ceilingsView, loadRules, permissionsView, toProfile } from './agents.ts'
+import { ceilingsView, parseCeilings, permissionsView, rulesInForce, toProfile } from './agents.ts'
 import { consumeMonthly } from './allowances.ts'
+import { toApproval } from './insights.ts'
 import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
 import { formatMoney } from './money.ts'
 import { wordsOf } from './tool-catalogue.ts'
@@ -33,14 +35,14 @@ export type GatewayWorld = {
 }
 
 export async function loadWorld(sql: Sql | Tx, workspaceId: string): Promise<GatewayWorld> {
-  const rows = await store.selectTools(sql, workspaceId)
+  const [rows, limits] = await Promise.all([store.selectTools(sql, workspaceId), loadWorkspaceLimits(sql, workspaceId)])
   const actions = new Map<string, ActionDef>()
   for (const t of rows) for (const a of t.actions) actions.set(`${t.key}.${a.key}`, { tool: t.key, ...a })
   return {
     tools: new Map(rows.map((t) => [t.key, t.actions.map((a) => a.key)])),
     actions,
     toolNames: Object.fromEntries(rows.map((t) => [t.key, t.name])),
-    limits: await loadWorkspaceLimits(sql, workspaceId),
+    limits,
   }
 }
 
@@ -73,21 +75,30 @@ function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): 
   return `${agentName} asks to ${w.verb} (${body.tool}.${body.action})${body.resource ? ` on ${body.resource}` : ''}${parts.length ? `: ${parts.join(', ')}` : ''}.`
 }
 
-/** Who asks: an agent of a workspace, as its credential established. */
-export type AgentCaller = { workspaceId: string; agentId: string }
+/** Who asks: an agent of a workspace, as its credential established, with the workspace's digest key. */
+export type AgentCaller = { workspaceId: string; agentId: string; secretKey: string }
 
+/**
+ * Decides one request of an agent and records it. The allowance is consumed last, just before the
+ * request is recorded: its counter row stays locked until commit, so taking it first would make
+ * every request of the workspace wait for the one before. Two of the same request at once are
+ * kept apart by the same-request lock instead, so they open one approval between them.
+ */
 export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInput, at = new Date()): Promise<AgentAuthorizationT> {
   const ws = caller.workspaceId
   const agentId = caller.agentId
-  await consumeMonthly(tx, ws, 'agentRequests', 1, at)
-  const gate = await store.selectWorkspaceGate(tx, ws)
-  const agentRow = await store.selectAgent(tx, ws, agentId)
+  // Independent reads, sent together: postgres.js pipelines them on the transaction's connection.
+  const [gate, agentRow, world, ruleRows] = await Promise.all([
+    store.selectWorkspaceGate(tx, ws),
+    store.selectAgent(tx, ws, agentId),
+    loadWorld(tx, ws),
+    store.selectRules(tx, ws),
+  ])
   if (!agentRow) throw new Error(`agent ${agentId} of a valid credential is missing`)
-  const world = await loadWorld(tx, ws)
-  const rules = await loadRules(tx, ws, world.toolNames)
+  const rules = rulesInForce(ruleRows, world.toolNames)
   const agent = toProfile(agentRow)
   const facts: Facts = body.facts ?? {}
-  const digest = paramsDigest(gate.secret_key, body.params)
+  const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
   const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
   if (def) await store.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
@@ -111,22 +122,29 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
   })
 
   const id = newId('authorization', at)
+  const events: { type: string; data: Record<string, unknown> }[] = []
   let approvalId: string | null = null
   if (verdict.approvalUsed) {
-    if (!(await store.useApproval(tx, ws, verdict.approvalUsed, at))) throw new ApiError('conflict', 'The approval for this request was used at this moment by another request; ask again.')
+    if (!(await approvals.useApproval(tx, ws, verdict.approvalUsed, at))) throw new ApiError('conflict', 'The approval for this request was used at this moment by another request; ask again.')
     approvalId = verdict.approvalUsed
   } else if (verdict.decision === 'requires_approval') {
     if (prior?.state === 'pending') approvalId = prior.id
     else {
-      approvalId = newId('approval', at)
-      const summary = body.summary ?? defaultSummary(agent.name, body, facts)
-      const expiresAt = new Date(at.getTime() + APPROVAL_TTL_MS)
-      await store.insertApproval(tx, ws, { id: approvalId, kind: 'agent_request', summary, subjectId: id, requestedBy: agent.name, expiresAt, createdAt: at })
-      await appendEvent(tx, ws, 'approval.requested', {
-        approval: { id: approvalId, kind: 'agent_request', status: 'pending', summary, subjectId: id, requestedBy: agent.name, decidedBy: null, expiresAt: iso(expiresAt) },
+      const approval = await approvals.insertApproval(tx, ws, {
+        id: newId('approval', at),
+        kind: 'agent_request',
+        summary: body.summary ?? defaultSummary(agent.name, body, facts),
+        subjectId: id,
+        requestedBy: agent.name,
+        expiresAt: new Date(at.getTime() + APPROVAL_TTL_MS),
+        createdAt: at,
       })
+      approvalId = approval.id
+      events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
     }
   }
+  // Past the allowance: 402, and the transaction, approval included, rolls back.
+  await consumeMonthly(tx, ws, 'agentRequests', 1, at)
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
   await store.insertAgentRequest(tx, ws, {
     id,
@@ -160,12 +178,16 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
     expiresAt: expiresAt ? iso(expiresAt) : null,
     createdAt: iso(at),
   }
-  await appendEvent(tx, ws, 'agent.request.decided', {
-    request: {
-      authorizationId: id, agentId, agentName: agent.name, tool: body.tool, action: body.action,
-      decision: verdict.decision, mayProceed: answer.mayProceed, reason: verdict.reason, approvalId, rulesVersion: gate.rules_version,
+  events.push({
+    type: 'agent.request.decided',
+    data: {
+      request: {
+        authorizationId: id, agentId, agentName: agent.name, tool: body.tool, action: body.action,
+        decision: verdict.decision, mayProceed: answer.mayProceed, reason: verdict.reason, approvalId, rulesVersion: gate.rules_version,
+      },
     },
   })
+  await appendEvents(tx, ws, events)
   return answer
 }
 
@@ -173,7 +195,7 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
  * A result against one of this agent's authorizations, kept as unverified. Refused (409, and the
  * refusal recorded) when the authorization was not allowed, already has a result, or has expired.
  */
-export async function reportResult(tx: Tx, caller: AgentCaller, body: ResultInput, at = new Date()): Promise<AgentResultT> {
+export async function reportResult(tx: Tx, caller: Pick<AgentCaller, 'workspaceId' | 'agentId'>, body: ResultInput, at = new Date()): Promise<AgentResultT> {
   const ws = caller.workspaceId
   const agentId = caller.agentId
   const auth = await store.lockAuthorization(tx, ws, agentId, body.authorizationId)
@@ -182,14 +204,14 @@ export async function reportResult(tx: Tx, caller: AgentCaller, body: ResultInpu
   const refusal =
     auth.decision !== 'allowed'
       ? `Authorization ${auth.id} was ${auth.decision === 'denied' ? 'denied' : 'not allowed (it requires approval)'}; a result is taken only for an allowed authorization.`
-      : auth.result_id
-        ? `A result (${auth.result_status}, ${auth.result_id}) was already reported for authorization ${auth.id} at ${iso(auth.result_at!)}; a result is final.`
+      : auth.result
+        ? `A result (${auth.result.status}, ${auth.result.id}) was already reported for authorization ${auth.id} at ${iso(auth.result.created_at)}; a result is final.`
         : auth.expires_at && auth.expires_at.getTime() <= at.getTime()
           ? `Authorization ${auth.id} expired at ${iso(auth.expires_at)}; a result is taken only while its authorization is valid.`
           : null
   if (refusal) {
     await store.insertResultRefusal(tx, ws, {
-      id: newId('result', at), authorizationId: auth.id, agentId, status: body.status, summary: body.summary ?? null, error: body.error ?? null, reason: refusal,
+      id: newId('result', at), authorizationId: auth.id, agentId, status: body.status, summary: body.summary ?? null, error: body.error ?? null, reason: refusal, createdAt: at,
     })
     throw new RecordedRefusal('conflict', refusal)
   }
@@ -213,17 +235,16 @@ export async function reportResult(tx: Tx, caller: AgentCaller, body: ResultInpu
 /** GET /agent/me: the agent's permissions in words, its ceilings, its rate limit, the stop switch. */
 export async function agentSelf(
   sql: Sql,
-  caller: AgentCaller & { rateLimit: { limit: number; remaining: number; resetAt: Date } },
+  caller: Pick<AgentCaller, 'workspaceId' | 'agentId'> & { rateLimit: { limit: number; remaining: number; resetAt: Date } },
 ): Promise<AgentSelfT> {
   const [row, gate] = await Promise.all([store.selectAgent(sql, caller.workspaceId, caller.agentId), store.selectWorkspaceGate(sql, caller.workspaceId)])
   if (!row) throw new Error(`agent ${caller.agentId} of a valid credential is missing`)
-  const profile = toProfile(row)
   return {
     agent: { id: row.id, name: row.name, owner: row.owner },
     permissions: permissionsView(row.name, row.permissions),
     dataAccess: row.data_access,
     maxUnattendedRisk: row.max_unattended_risk,
-    ceilings: ceilingsView(profile.ceilings),
+    ceilings: ceilingsView(parseCeilings(row.ceilings)),
     limits: { requestsPerHour: caller.rateLimit.limit, remaining: caller.rateLimit.remaining, resetAt: iso(caller.rateLimit.resetAt) },
     agentsStopped: gate.agents_stopped,
     ...(gate.agents_stopped ? { stoppedReason: gate.stopped_reason ?? 'No reason was recorded.', ...(gate.stopped_at ? { stoppedAt: iso(gate.stopped_at) } : {}) } : {}),

@@ -4,6 +4,7 @@ import type { AgentRequestT, AgentT, CeilingsT, RuleT, ToolT } from '../schemas/
 import { iso, isoOrNull } from '../schemas/common.ts'
 import type { Sql, Tx } from '../store/db.ts'
 import * as store from '../store/agents.ts'
+import type { Position } from '../store/growth.ts'
 import type { AgentProfile, Ceilings } from './agent-decision.ts'
 import { parseRuleStructure, ruleSentence, type Rule, type RuleEffect } from './agent-rules.ts'
 import { byCurrency, formatMoney, isCurrency } from './money.ts'
@@ -92,8 +93,7 @@ export async function listTools(sql: Sql, workspaceId: string): Promise<ToolT[]>
 export type RuleInForce = Rule & { sentence: string; createdAt: Date }
 
 /** The rules in force, each with its sentence. */
-export async function loadRules(sql: Sql | Tx, workspaceId: string, toolNames: Record<string, string>): Promise<RuleInForce[]> {
-  const rows = await store.selectRules(sql, workspaceId)
+export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>): RuleInForce[] {
   return rows.map((r) => {
     const structure = parseRuleStructure(r.structure)
     return { id: r.id, structure, effect: r.effect, sentence: ruleSentence({ structure, effect: r.effect }, toolNames), createdAt: r.created_at }
@@ -101,8 +101,8 @@ export async function loadRules(sql: Sql | Tx, workspaceId: string, toolNames: R
 }
 
 export async function listRules(sql: Sql, workspaceId: string): Promise<RuleT[]> {
-  const tools = await store.selectTools(sql, workspaceId)
-  const rules = await loadRules(sql, workspaceId, Object.fromEntries(tools.map((t) => [t.key, t.name])))
+  const [tools, rows] = await Promise.all([store.selectTools(sql, workspaceId), store.selectRules(sql, workspaceId)])
+  const rules = rulesInForce(rows, Object.fromEntries(tools.map((t) => [t.key, t.name])))
   return rules.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect, structure: r.structure as RuleT['structure'], createdAt: iso(r.createdAt) }))
 }
 
@@ -126,6 +126,7 @@ export function toAgentRequest(r: store.RequestRow): AgentRequestT {
     summary: r.summary,
     facts: r.facts,
     decision: r.decision,
+    status: r.decision,
     mayProceed: r.decision === 'allowed',
     reason: r.reason,
     checks: r.checks as AgentRequestT['checks'],
@@ -136,10 +137,10 @@ export function toAgentRequest(r: store.RequestRow): AgentRequestT {
     result: r.result
       ? {
           id: r.result.id,
-          status: r.result.status as 'completed',
+          status: r.result.status,
           summary: r.result.summary,
           error: r.result.error,
-          verified: r.result.verified,
+          verified: false,
           createdAt: iso(r.result.created_at),
         }
       : null,
@@ -147,14 +148,18 @@ export function toAgentRequest(r: store.RequestRow): AgentRequestT {
   }
 }
 
-/** Agent requests newest first; an unknown agentId is 404 rather than a silently empty list. */
+/**
+ * Agent requests newest first; an unknown agentId is 404 rather than a silently empty list. Only an
+ * empty page can hide an unknown agent, so only then is the agent looked up.
+ */
 export async function requestsPage(
   sql: Sql,
   workspaceId: string,
-  opts: { decision?: string; agentId?: string; before?: store.Position; limit: number },
+  opts: { decision?: string; agentId?: string; before?: Position; limit: number },
 ) {
-  if (opts.agentId && !(await store.agentExists(sql, workspaceId, opts.agentId))) throw notFound('agent', opts.agentId)
-  return store.selectRequests(sql, workspaceId, opts)
+  const rows = await store.selectRequests(sql, workspaceId, opts)
+  if (rows.length === 0 && opts.agentId && !(await store.agentExists(sql, workspaceId, opts.agentId))) throw notFound('agent', opts.agentId)
+  return rows
 }
 
-export const requestPosition = (r: store.RequestRow): store.Position => ({ t: iso(r.created_at), id: r.id })
+export const requestPosition = (r: store.RequestRow): Position => ({ t: iso(r.created_at), id: r.id })

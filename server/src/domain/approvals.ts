@@ -1,8 +1,11 @@
-import { iso, isoOrNull } from '../schemas/common.ts'
+import { idOf, iso } from '../schemas/common.ts'
 import type { Sql } from '../store/db.ts'
 import { appendEvent } from '../store/events.ts'
-import * as store from '../store/agents.ts'
+import * as store from '../store/approvals.ts'
 import { AdminError } from './admin.ts'
+import { toApproval } from './insights.ts'
+
+const ApprovalId = idOf('apr', 'an approval')
 
 /**
  * A person deciding an approval (the operator command `growth admin approval approve|reject ID`):
@@ -13,7 +16,7 @@ import { AdminError } from './admin.ts'
  */
 export async function decideApproval(sql: Sql, opts: { id: string; approve: boolean; actor: string; at?: Date }) {
   const id = opts.id.trim()
-  if (!/^apr_[0-9a-z]{26}$/.test(id)) throw new AdminError(`An approval id looks like apr_ followed by 26 letters and digits (got ${opts.id}).`)
+  if (!ApprovalId.safeParse(id).success) throw new AdminError(`An approval id looks like apr_ followed by 26 letters and digits (got ${opts.id}).`)
   if (!opts.actor.trim()) throw new AdminError('The person deciding an approval must be named.')
   const at = opts.at ?? new Date()
   return sql.begin(async (tx) => {
@@ -30,20 +33,10 @@ export async function decideApproval(sql: Sql, opts: { id: string; approve: bool
           (row.kind === 'agent_request' ? ` If ${row.requested_by} asks again, a new approval will wait for a person.` : ''),
       )
     }
-    const status = opts.approve ? 'approved' : 'rejected'
-    const decided = await store.decideApprovalRow(tx, row.workspace_id, id, status, opts.actor, at)
+    const decided = await store.decideApprovalRow(tx, row.workspace_id, id, opts.approve ? 'approved' : 'rejected', opts.actor, at)
     if (!decided) throw new AdminError(`Approval ${id} was decided by someone else at this moment.`)
-    const approval = {
-      id,
-      kind: decided.kind,
-      status,
-      summary: decided.summary,
-      subjectId: decided.subject_id,
-      requestedBy: decided.requested_by,
-      decidedBy: opts.actor,
-      decidedAt: iso(at),
-      expiresAt: isoOrNull(decided.expires_at),
-    }
+    // The same shape GET /approvals shows.
+    const approval = toApproval(decided, at)
     await appendEvent(tx, row.workspace_id, opts.approve ? 'approval.approved' : 'approval.rejected', { approval })
     return { workspaceId: row.workspace_id, ...approval }
   })

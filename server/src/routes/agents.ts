@@ -9,6 +9,7 @@ import {
   AgentResult,
   AgentSelf,
   AuthorizeRequest,
+  Decision,
   RequestsPageMeta,
   ResultRequest,
   RuleModel,
@@ -17,7 +18,7 @@ import {
 import { idOf, limitParam } from '../schemas/common.ts'
 import { type Caller, defineRead, defineWrite } from './operation.ts'
 
-const asAgent = (caller: Caller) => ({ workspaceId: caller.workspaceId, agentId: caller.agentId!, rateLimit: caller.rateLimit })
+const asAgent = (caller: Caller) => ({ workspaceId: caller.workspaceId, agentId: caller.agentId!, secretKey: caller.secretKey, rateLimit: caller.rateLimit })
 
 /** The agent gateway (an agent's own credential) and the workspace's view of its agents (read:agents). */
 export const agentOperations = [
@@ -110,7 +111,7 @@ export const agentOperations = [
     tag: 'Agents',
     auth: { kind: 'workspace', scope: 'read:agents' },
     query: z.strictObject({
-      status: z.enum(['allowed', 'denied', 'requires_approval']).optional().describe('Only decisions of this value.'),
+      status: Decision.optional().describe('Only decisions of this value.'),
       agentId: idOf('agt', 'an agent').optional().describe("Only this agent's requests."),
       limit: limitParam(20),
       before: z.string().min(1).optional().describe('The meta.nextBefore of the previous page.'),

@@ -1,6 +1,12 @@
 import { z } from 'zod'
+import { CHECK_NAMES, DECISIONS } from '../domain/agent-decision.ts'
+import { FACT_NAMES } from '../domain/agent-rules.ts'
 import { isCurrency } from '../domain/money.ts'
+import { RISKS } from '../domain/tool-catalogue.ts'
 import { idOf, Money, Timestamp } from './common.ts'
+
+/** What became of an action, as the agent says. */
+const ResultStatus = z.enum(['completed', 'failed', 'cancelled']).describe('What became of the action, as the agent says.')
 
 // --- Request bodies ---------------------------------------------------------------------------------
 
@@ -42,7 +48,7 @@ export type AuthorizeInput = z.output<typeof AuthorizeRequest>
 
 export const ResultRequest = z.strictObject({
   authorizationId: idOf('auth', 'an authorization').describe('The authorizationId the authorize call returned (auth_...).'),
-  status: z.enum(['completed', 'failed', 'cancelled']).describe('What became of the action.'),
+  status: ResultStatus.describe('What became of the action.'),
   summary: z.string().min(1).max(500).optional().describe('One line on what happened.'),
   error: z.string().min(1).max(2000).optional().describe('What went wrong, when it did.'),
 })
@@ -51,7 +57,7 @@ export type ResultInput = z.output<typeof ResultRequest>
 // --- Shared parts -----------------------------------------------------------------------------------
 
 export const CheckSchema = z.object({
-  name: z.enum(['agents_enabled', 'tool', 'permission', 'data', 'limits', 'risk', 'rules']).describe('Which check.'),
+  name: z.enum(CHECK_NAMES).describe('Which check.'),
   passed: z.boolean().describe('False when it denied or needs a person.'),
   detail: z.string().describe('What was compared and, where it failed, what would have passed.'),
 })
@@ -59,7 +65,7 @@ export const CheckSchema = z.object({
 const Effect = z.enum(['deny', 'require_approval']).describe('deny refuses; require_approval waits for a person.')
 export const BitRule = z.object({ id: z.string().describe('rule_...'), sentence: z.string().describe('The rule in words.'), effect: Effect })
 
-const Decision = z.enum(['allowed', 'denied', 'requires_approval']).describe('Only allowed is a yes.')
+export const Decision = z.enum(DECISIONS).describe('Only allowed is a yes.')
 
 export const Permission = z.object({
   tool: z.string().describe('The tool key.'),
@@ -79,11 +85,10 @@ export const CeilingsSchema = z
   })
   .describe("The most the agent may ask for. The workspace's own limits apply as well.")
 
-const RiskSchema = z.enum(['low', 'medium', 'high']).describe('low, medium or high.')
+const RiskSchema = z.enum(RISKS).describe('low, medium or high.')
 const MaxRisk = RiskSchema.describe('The highest risk it may take without a person; above it, a person approves.')
-const Checks = z.array(CheckSchema).describe('Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules.')
+const Checks = z.array(CheckSchema).describe(`Every check, in order: ${CHECK_NAMES.join(', ')}.`)
 const BitRules = z.array(BitRule).describe('The rules that bit.')
-const ResultStatus = z.enum(['completed', 'failed', 'cancelled']).describe('What became of the action, as the agent says.')
 
 // --- Response models --------------------------------------------------------------------------------
 
@@ -192,7 +197,7 @@ export const RuleModel = z
       when: z
         .array(
           z.object({
-            fact: z.enum(['amountMinor', 'currency', 'amountPercent', 'increase', 'recipients', 'records']).describe('The fact compared.'),
+            fact: z.enum(FACT_NAMES).describe('The fact compared.'),
             op: z.enum(['>', '>=', '<', '<=', '=']).describe('How it is compared.'),
             value: z.union([z.number(), z.boolean(), z.string()]).describe('What it is compared with (minor units for amountMinor).'),
             currency: z.string().optional().describe('For amountMinor: the currency the amount is in.'),
@@ -216,6 +221,7 @@ export const AgentRequest = z
     summary: z.string().nullable().describe('The line the agent gave for a person.'),
     facts: z.record(z.string(), z.unknown()).describe('The facts it stated.'),
     decision: Decision,
+    status: Decision.describe('The decision again, by the name GET /agents/requests?status= filters on.'),
     mayProceed: z.boolean().describe('True only when allowed.'),
     reason: z.string().describe('One sentence a person can read.'),
     checks: Checks,
@@ -229,7 +235,7 @@ export const AgentRequest = z
         status: ResultStatus,
         summary: z.string().nullable().describe('One line on what happened, if given.'),
         error: z.string().nullable().describe('What went wrong, if given.'),
-        verified: z.boolean().describe('Always false: a claim, not a check.'),
+        verified: z.literal(false).describe('Always false: a claim, not a check.'),
         createdAt: Timestamp,
       })
       .nullable()

@@ -1,4 +1,9 @@
+import type { Decision } from '../domain/agent-decision.ts'
+import type { RuleEffect } from '../domain/agent-rules.ts'
+import type { Risk } from '../domain/tool-catalogue.ts'
+import type { ApprovalRow } from './approvals.ts'
 import type { Sql, Tx } from './db.ts'
+import type { Position } from './growth.ts'
 
 /** SQL of the agent gateway and the workspace's view of its agents. Every query is scoped by workspace. */
 
@@ -11,7 +16,7 @@ export type AgentRow = {
   description: string | null
   ceilings: Record<string, unknown>
   data_access: string[]
-  max_unattended_risk: 'low' | 'medium' | 'high'
+  max_unattended_risk: Risk
   last_acted_at: Date | null
   created_at: Date
   permissions: { tool: string; action: string }[]
@@ -42,7 +47,7 @@ export type ToolRow = {
   name: string
   description: string
   created_at: Date
-  actions: { key: string; name: string; risk: 'low' | 'medium' | 'high'; dataUsed: string[]; reversible: boolean }[]
+  actions: { key: string; name: string; risk: Risk; dataUsed: string[]; reversible: boolean }[]
 }
 
 export async function selectTools(sql: Q, workspaceId: string): Promise<ToolRow[]> {
@@ -55,7 +60,7 @@ export async function selectTools(sql: Q, workspaceId: string): Promise<ToolRow[
     ORDER BY t.created_at, t.key`
 }
 
-export type RuleRow = { id: string; structure: unknown; effect: 'deny' | 'require_approval'; created_at: Date }
+export type RuleRow = { id: string; structure: unknown; effect: RuleEffect; created_at: Date }
 
 export async function selectRules(sql: Q, workspaceId: string): Promise<RuleRow[]> {
   return sql<RuleRow[]>`
@@ -94,19 +99,9 @@ export async function selectWorkspaceGate(sql: Q, workspaceId: string): Promise<
   return row
 }
 
-export type PriorApprovalRow = {
-  id: string
-  status: 'pending' | 'approved' | 'rejected'
-  decided_by: string | null
-  decided_at: Date | null
-  expires_at: Date
-  used_at: Date | null
-}
+/** An approval of an agent request: it always has an expiry. */
+export type PriorApprovalRow = Pick<ApprovalRow, 'id' | 'status' | 'decided_by' | 'decided_at' | 'used_at'> & { expires_at: Date }
 
-/**
- * The latest approval asked for this same request (agent, tool, action, resource, facts, params
- * digest), locked so two requests cannot use one approval.
- */
 /**
  * Serialises requests that are the same request (same agent, tool, action, resource, facts and
  * params digest) until the transaction ends, so two arriving at once cannot both open an approval.
@@ -115,6 +110,10 @@ export async function lockSameRequest(tx: Tx, workspaceId: string, key: string) 
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${'agent-request\u0001' + workspaceId + '\u0001' + key}, 0))`
 }
 
+/**
+ * The latest approval asked for this same request (agent, tool, action, resource, facts, params
+ * digest), locked so two requests cannot use one approval.
+ */
 export async function lockPriorApproval(
   tx: Tx,
   workspaceId: string,
@@ -132,24 +131,6 @@ export async function lockPriorApproval(
     LIMIT 1
     FOR UPDATE OF ap`
   return row
-}
-
-export async function useApproval(tx: Tx, workspaceId: string, id: string, at: Date): Promise<boolean> {
-  const rows = await tx`
-    UPDATE approvals SET used_at = ${at}
-    WHERE workspace_id = ${workspaceId} AND id = ${id} AND status = 'approved' AND used_at IS NULL AND expires_at > ${at}
-    RETURNING id`
-  return rows.length === 1
-}
-
-export async function insertApproval(
-  tx: Tx,
-  workspaceId: string,
-  a: { id: string; kind: 'agent_request' | 'send'; summary: string; subjectId: string; requestedBy: string; expiresAt: Date; createdAt: Date },
-) {
-  await tx`
-    INSERT INTO approvals (workspace_id, id, kind, status, summary, subject_id, requested_by, expires_at, created_at)
-    VALUES (${workspaceId}, ${a.id}, ${a.kind}, 'pending', ${a.summary}, ${a.subjectId}, ${a.requestedBy}, ${a.expiresAt}, ${a.createdAt})`
 }
 
 export type RequestInsert = {
@@ -199,22 +180,27 @@ export type ResultRow = {
 
 export type AuthorizationForResult = {
   id: string
-  decision: 'allowed' | 'denied' | 'requires_approval'
+  decision: Decision
   expires_at: Date | null
-  result_id: string | null
-  result_status: string | null
-  result_at: Date | null
+  /** The result already reported against it, if any. */
+  result: Pick<ResultRow, 'id' | 'status' | 'created_at'> | null
 }
 
-/** This agent's authorization, locked, with the result already reported against it, if any. */
+/**
+ * This agent's authorization, locked, with the result already reported against it, if any. Two
+ * statements on purpose: a result committed by a report that held the lock while this one waited
+ * is invisible to the statement that waited (its snapshot is older), but under READ COMMITTED the
+ * next statement sees it.
+ */
 export async function lockAuthorization(tx: Tx, workspaceId: string, agentId: string, id: string): Promise<AuthorizationForResult | undefined> {
-  const [row] = await tx<AuthorizationForResult[]>`
-    SELECT r.id, r.decision, r.expires_at, res.id AS result_id, res.status AS result_status, res.created_at AS result_at
-    FROM agent_requests r
-    LEFT JOIN agent_results res ON res.workspace_id = r.workspace_id AND res.authorization_id = r.id
-    WHERE r.workspace_id = ${workspaceId} AND r.id = ${id} AND r.agent_id = ${agentId}
-    FOR UPDATE OF r`
-  return row
+  const [row] = await tx<Omit<AuthorizationForResult, 'result'>[]>`
+    SELECT id, decision, expires_at FROM agent_requests
+    WHERE workspace_id = ${workspaceId} AND id = ${id} AND agent_id = ${agentId}
+    FOR UPDATE`
+  if (!row) return undefined
+  const [result] = await tx<Pick<ResultRow, 'id' | 'status' | 'created_at'>[]>`
+    SELECT id, status, created_at FROM agent_results WHERE workspace_id = ${workspaceId} AND authorization_id = ${id}`
+  return { ...row, result: result ?? null }
 }
 
 export async function insertResult(tx: Tx, workspaceId: string, r: Omit<ResultRow, 'verified'>) {
@@ -226,11 +212,11 @@ export async function insertResult(tx: Tx, workspaceId: string, r: Omit<ResultRo
 export async function insertResultRefusal(
   tx: Tx,
   workspaceId: string,
-  r: { id: string; authorizationId: string; agentId: string; status: string; summary: string | null; error: string | null; reason: string },
+  r: { id: string; authorizationId: string; agentId: string; status: string; summary: string | null; error: string | null; reason: string; createdAt: Date },
 ) {
   await tx`
-    INSERT INTO agent_result_refusals (workspace_id, id, authorization_id, agent_id, status, summary, error, reason)
-    VALUES (${workspaceId}, ${r.id}, ${r.authorizationId}, ${r.agentId}, ${r.status}, ${r.summary}, ${r.error}, ${r.reason})`
+    INSERT INTO agent_result_refusals (workspace_id, id, authorization_id, agent_id, status, summary, error, reason, created_at)
+    VALUES (${workspaceId}, ${r.id}, ${r.authorizationId}, ${r.agentId}, ${r.status}, ${r.summary}, ${r.error}, ${r.reason}, ${r.createdAt})`
 }
 
 export type RequestRow = {
@@ -242,18 +228,16 @@ export type RequestRow = {
   resource: string | null
   summary: string | null
   facts: Record<string, unknown>
-  decision: 'allowed' | 'denied' | 'requires_approval'
+  decision: Decision
   reason: string
   checks: { name: string; passed: boolean; detail: string }[]
-  rules: { id: string; sentence: string; effect: 'deny' | 'require_approval' }[]
+  rules: { id: string; sentence: string; effect: RuleEffect }[]
   rules_version: number
   approval_id: string | null
   expires_at: Date | null
   created_at: Date
-  result: { id: string; status: string; summary: string | null; error: string | null; verified: boolean; created_at: string } | null
+  result: { id: string; status: ResultRow['status']; summary: string | null; error: string | null; created_at: string } | null
 }
-
-export type Position = { t: string; id: string }
 
 /** Agent requests newest first, keyset-paged on (created_at, id), with the result reported for each. */
 export async function selectRequests(
@@ -268,42 +252,11 @@ export async function selectRequests(
     SELECT r.id, r.agent_id, a.name AS agent_name, r.tool, r.action, r.resource, r.summary, r.facts, r.decision, r.reason,
            r.checks, r.rules, r.rules_version, r.approval_id, r.expires_at, r.created_at,
            CASE WHEN res.id IS NULL THEN NULL ELSE json_build_object('id', res.id, 'status', res.status, 'summary', res.summary,
-                'error', res.error, 'verified', res.verified, 'created_at', res.created_at) END AS result
+                'error', res.error, 'created_at', res.created_at) END AS result
     FROM agent_requests r
     JOIN agents a ON a.workspace_id = r.workspace_id AND a.id = r.agent_id
     LEFT JOIN agent_results res ON res.workspace_id = r.workspace_id AND res.authorization_id = r.id
     WHERE r.workspace_id = ${workspaceId} ${decision} ${agent} ${before}
     ORDER BY r.created_at DESC, r.id DESC
     LIMIT ${opts.limit}`
-}
-
-// --- Approvals, decided by an operator ----------------------------------------------------------
-
-export type ApprovalRow = {
-  workspace_id: string
-  id: string
-  kind: 'send' | 'agent_request'
-  status: 'pending' | 'approved' | 'rejected'
-  summary: string
-  subject_id: string | null
-  requested_by: string
-  decided_by: string | null
-  decided_at: Date | null
-  expires_at: Date | null
-  used_at: Date | null
-  created_at: Date
-}
-
-/** An approval by id, in whichever workspace holds it (operators name approvals by id alone), locked. */
-export async function lockApproval(tx: Tx, id: string): Promise<ApprovalRow | undefined> {
-  const [row] = await tx<ApprovalRow[]>`SELECT * FROM approvals WHERE id = ${id} FOR UPDATE`
-  return row
-}
-
-export async function decideApprovalRow(tx: Tx, workspaceId: string, id: string, status: 'approved' | 'rejected', by: string, at: Date) {
-  const [row] = await tx<ApprovalRow[]>`
-    UPDATE approvals SET status = ${status}, decided_by = ${by}, decided_at = ${at}
-    WHERE workspace_id = ${workspaceId} AND id = ${id} AND status = 'pending'
-    RETURNING *`
-  return row
 }
