@@ -70,6 +70,21 @@ describe('growth admin action', () => {
     expect(again.stderr).toMatch(/^error: Action act_\S+ was already approved by operator:\S+ at \S+ and applied\./)
   }, T)
 
+  test('approve finishes a change whose carrying out was interrupted (left applying), keeping who decided', async () => {
+    const [stuck] = await db.sql<{ id: string; decided_by: string }[]>`
+      SELECT id, decided_by FROM actions WHERE workspace_id = ${workspaceId} AND status = 'applying' LIMIT 1`
+    const refused = await growth(['admin', 'action', 'reject', stuck!.id])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('is being carried out; if that was interrupted, approve it again to finish it.')
+    const r = await growth(['admin', 'action', 'approve', stuck!.id, '--json'])
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+    const a = JSON.parse(r.stdout)
+    // The seeded Google Ads connection is failing, so the change fails with the reason, not stuck.
+    expect(a).toMatchObject({ id: stuck!.id, status: 'failed', decidedBy: stuck!.decided_by, outcome: { ok: false, error: expect.stringContaining('is not delivering') } })
+    const [row] = await db.sql<{ status: string }[]>`SELECT status FROM actions WHERE workspace_id = ${workspaceId} AND id = ${stuck!.id}`
+    expect(row!.status).toBe('failed')
+  }, T)
+
   test('reject tells a person what was rejected', async () => {
     const send = proposed.find((a) => a.kind === 'send_campaign')!
     const r = await growth(['admin', 'action', 'reject', send.id])

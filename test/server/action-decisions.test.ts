@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { decideAction } from '../../server/src/domain/actions.ts'
 import { AdminError } from '../../server/src/domain/admin.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
-import { insertCampaign, insertConnection, insertContacts, insertSegment, outbox } from '../write-fixtures.ts'
+import { insertCampaign, insertConnection, insertContacts, insertList, insertSegment, outbox, setAllowance, setLimits } from '../write-fixtures.ts'
 
 /**
  * A person's decision on a proposed change (the domain of `growth admin action approve|reject`; the
@@ -15,9 +15,9 @@ const propose = async (ws: Workspace, kind: string, args: unknown) => {
   if (r.status !== 201) throw new Error(r.text)
   return r.body.data.id as string
 }
-const decide = async (actionId: string, decision: 'approve' | 'reject') => {
+const decide = async (actionId: string, decision: 'approve' | 'reject', at?: Date) => {
   const { sql } = await getHarness()
-  return decideAction(sql, { actionId, decision, actor: 'operator:maya' })
+  return decideAction(sql, { actionId, decision, actor: 'operator:maya', now: at ? () => at : undefined })
 }
 const refusal = async (p: Promise<unknown>) => {
   try {
@@ -133,5 +133,132 @@ describe('growth admin action approve|reject (domain)', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
     expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1)
     expect((await outbox(ws.id)).map((e) => e.type)).toEqual(['action.proposed', 'action.applied'])
+  })
+
+  test('an action left approved or applying (the carrying out was interrupted) is carried out by approving again, keeping who decided', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const stuck = async (id: string, status: 'approved' | 'applying') =>
+      sql`UPDATE actions SET status = ${status}, decided_by = 'operator:kim', decided_at = '2026-11-20T10:00:00Z' WHERE workspace_id = ${ws.id} AND id = ${id}`
+    const cmp = await insertCampaign(ws.id, { connectionId: await insertConnection(ws.id, { name: 'Meta Ads – US' }) })
+    const id = await propose(ws, 'pause_campaign', { campaignId: cmp })
+    await stuck(id, 'applying')
+    // Rejecting it is still refused: it was approved.
+    expect(await refusal(decide(id, 'reject'))).toContain('already approved by operator:kim at 2026-11-20T10:00:00.000Z and is being carried out; if that was interrupted, approve it again')
+    const a = await decide(id, 'approve')
+    expect(a).toMatchObject({
+      status: 'applied',
+      decidedBy: 'operator:kim',
+      decidedAt: '2026-11-20T10:00:00.000Z',
+      appliedAt: expect.any(String),
+      outcome: { ok: true, detail: 'Campaign paused on Meta Ads – US.', error: null },
+    })
+    expect((await campaign(ws.id, cmp)).status).toBe('paused')
+    expect(await refusal(decide(id, 'approve'))).toContain('already approved by operator:kim')
+
+    const down = await insertCampaign(ws.id, { connectionId: await insertConnection(ws.id, { name: 'Google Ads – EU', delivering: false }) })
+    const other = await propose(ws, 'pause_campaign', { campaignId: down })
+    await stuck(other, 'approved')
+    const b = await decide(other, 'approve')
+    expect(b).toMatchObject({ status: 'failed', decidedBy: 'operator:kim', appliedAt: null, outcome: { ok: false, error: expect.stringContaining('Google Ads – EU is not delivering') } })
+    expect((await outbox(ws.id)).map((e) => e.type)).toEqual(['action.proposed', 'action.applied', 'action.proposed', 'action.failed'])
+  })
+
+  test('two people approving an interrupted action at once: it is carried out once, the other is refused', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const cmp = await insertCampaign(ws.id, { budget: 10_000, currency: 'USD', connectionId: await insertConnection(ws.id) })
+    const id = await propose(ws, 'adjust_budget', { campaignId: cmp, changePercent: 10 })
+    await sql`UPDATE actions SET status = 'applying', decided_by = 'operator:kim', decided_at = now() WHERE workspace_id = ${ws.id} AND id = ${id}`
+    const results = await Promise.allSettled([decide(id, 'approve'), decide(id, 'approve'), decide(id, 'approve')])
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
+    expect(refused).toHaveLength(2)
+    for (const r of refused) expect(r.reason.message).toContain('and applied')
+    expect((await campaign(ws.id, cmp)).daily_budget_minor).toBe(11_000)
+    expect((await outbox(ws.id)).map((e) => e.type)).toEqual(['action.proposed', 'action.applied'])
+  })
+
+  test('pause or resume fails, changing nothing, when the campaign is no longer in the state the plan expected', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const conn = await insertConnection(ws.id)
+    const setStatus = (id: string, status: string) => sql`UPDATE campaigns SET status = ${status} WHERE workspace_id = ${ws.id} AND id = ${id}`
+    const active = await insertCampaign(ws.id, { name: 'Spring prospecting', connectionId: conn })
+    const pause = await propose(ws, 'pause_campaign', { campaignId: active })
+    await setStatus(active, 'finished')
+    const a = await decide(pause, 'approve')
+    expect(a.status).toBe('failed')
+    expect(a.outcome?.error).toBe('Campaign "Spring prospecting" is finished now, not active as planned; nothing was changed.')
+    expect((await campaign(ws.id, active)).status).toBe('finished')
+
+    const paused = await insertCampaign(ws.id, { name: 'Retargeting', status: 'paused', connectionId: conn })
+    const resume = await propose(ws, 'resume_campaign', { campaignId: paused })
+    await setStatus(paused, 'draft')
+    expect((await decide(resume, 'approve')).outcome?.error).toBe('Campaign "Retargeting" is draft now, not paused as planned; nothing was changed.')
+    expect((await campaign(ws.id, paused)).status).toBe('draft')
+
+    // Already where the plan wanted it: nothing to change, and that is a success.
+    const again = await insertCampaign(ws.id, { connectionId: conn })
+    const twice = await propose(ws, 'pause_campaign', { campaignId: again })
+    await setStatus(again, 'paused')
+    expect((await decide(twice, 'approve')).outcome).toMatchObject({ ok: true, detail: expect.stringContaining('already paused') })
+
+    // A budget change or a send is refused once the campaign has finished.
+    const budget = await insertCampaign(ws.id, { name: 'Brand', connectionId: conn })
+    const raise = await propose(ws, 'adjust_budget', { campaignId: budget, changePercent: 10 })
+    await setStatus(budget, 'finished')
+    expect((await decide(raise, 'approve')).outcome?.error).toBe('Campaign "Brand" is finished now, not active or paused as planned; nothing was changed.')
+    expect((await campaign(ws.id, budget)).daily_budget_minor).toBe(10_000)
+    const email = await insertCampaign(ws.id, { name: 'Newsletter', channel: 'email', connectionId: await insertConnection(ws.id, { kind: 'email_platform' }) })
+    const list = await insertList(ws.id, await insertContacts(ws.id, [{ email: 'f@example.com' }]))
+    const send = await propose(ws, 'send_campaign', { campaignId: email, listId: list })
+    await setStatus(email, 'finished')
+    expect((await decide(send, 'approve')).outcome?.error).toBe('Campaign "Newsletter" is finished now, not active or paused as planned; nothing was sent.')
+  })
+
+  test('a send planned for "once approved" meets quiet hours when approved; a scheduled one was judged at its sendAt', async () => {
+    const ws = await makeWorkspace()
+    const cmp = await insertCampaign(ws.id, { name: 'Spring launch', channel: 'email', connectionId: await insertConnection(ws.id, { kind: 'email_platform', name: 'Klaviyo' }) })
+    const list = await insertList(ws.id, await insertContacts(ws.id, [{ email: 'a@example.com' }, { email: 'b@example.com' }]))
+    await setLimits(ws.id, { quietStart: null, quietEnd: null })
+    const now = await propose(ws, 'send_campaign', { campaignId: cmp, listId: list })
+    const noon = new Date(Date.now() + 7 * 86_400_000)
+    noon.setUTCHours(12, 0, 0, 0)
+    const scheduled = await propose(ws, 'send_campaign', { campaignId: cmp, listId: list, sendAt: noon.toISOString() })
+    await setLimits(ws.id, { quietStart: 22, quietEnd: 7 })
+    const night = new Date('2026-11-20T23:30:00Z')
+    const a = await decide(now, 'approve', night)
+    expect(a.status).toBe('failed')
+    expect(a.outcome?.error).toBe("No send may start in the workspace's quiet hours, 22:00 to 07:00 UTC. Nothing was sent; propose the send again with a sendAt outside them.")
+    const b = await decide(scheduled, 'approve', night)
+    expect(b.outcome).toEqual({ ok: true, detail: 'Send to 2 contacts of list "Newsletter" handed to Klaviyo.', error: null })
+  })
+
+  test('an approved send uses the emails or sms allowance by its recipients; one that does not fit fails naming the allowance', async () => {
+    const ws = await makeWorkspace()
+    const contacts = await insertContacts(ws.id, [{ email: 'a@example.com' }, { email: 'b@example.com' }, { email: 'c@example.com' }])
+    const list = await insertList(ws.id, contacts)
+    const used = async (name: string) => {
+      const r = await call('GET', '/api/v1/usage', { token: ws.live })
+      return r.body.data.allowances.find((u: any) => u.name === name).used as number
+    }
+    const email = await insertCampaign(ws.id, { channel: 'email', connectionId: await insertConnection(ws.id, { kind: 'email_platform' }) })
+    const sms = await insertCampaign(ws.id, { channel: 'sms', connectionId: await insertConnection(ws.id, { kind: 'email_platform' }) })
+    expect(await used('emails')).toBe(0)
+    expect((await decide(await propose(ws, 'send_campaign', { campaignId: email, listId: list }), 'approve')).status).toBe('applied')
+    expect(await used('emails')).toBe(3)
+    expect(await used('sms')).toBe(0)
+    expect((await decide(await propose(ws, 'send_campaign', { campaignId: sms, listId: list }), 'approve')).status).toBe('applied')
+    expect(await used('sms')).toBe(3)
+
+    await setAllowance(ws.id, 'emails', 5)
+    const tooMany = await decide(await propose(ws, 'send_campaign', { campaignId: email, listId: list }), 'approve')
+    expect(tooMany.status).toBe('failed')
+    expect(tooMany.outcome?.error).toBe(
+      "The emails allowance of the workspace's plan is 5 a month; 2 remain this month and this request needs 3. Upgrade the plan or wait for next month. Nothing was changed.",
+    )
+    expect(await used('emails')).toBe(3)
+    expect((await outbox(ws.id)).map((e) => e.type).slice(-2)).toEqual(['action.proposed', 'action.failed'])
   })
 })

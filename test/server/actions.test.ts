@@ -104,6 +104,17 @@ describe('POST /actions: the plan and the limits', () => {
     expectError(await propose(ws, 'adjust_budget', { campaignId: noBudget, changePercent: 5 }), 400, 'invalid_request', 'no daily budget')
   })
 
+  test('adjust_budget of a campaign whose daily budget is 0 is 400: a change from zero has no percentage to judge', async () => {
+    const ws = await makeWorkspace()
+    const zero = await insertCampaign(ws.id, { name: 'Dormant', budget: 0, currency: 'USD' })
+    for (const args of [{ dailyBudget: { amountMinor: 5_000, currency: 'USD' } }, { changePercent: 20 }]) {
+      const r = await propose(ws, 'adjust_budget', { campaignId: zero, ...args })
+      expectError(r, 400, 'invalid_request', `Campaign ${zero} ("Dormant") has a daily budget of 0.00 USD`)
+      expect(r.body.error.message).toContain("a change from zero cannot be judged against the workspace's percentage limit")
+    }
+    expect(await countActions(ws.id)).toBe(0)
+  })
+
   test('a proposal the limits refuse is recorded as refused with the reason; the others wait as proposed', async () => {
     const ws = await makeWorkspace()
     const cmp = await insertCampaign(ws.id, { budget: 10_000, currency: 'EUR' })

@@ -83,6 +83,17 @@ describe('POST /contacts', () => {
     expect(await contactsOf(ws.id)).toEqual([])
   })
 
+  test('exactly 100 contacts in one request are all written, each with its event', async () => {
+    const ws = await makeWorkspace()
+    const hundred = Array.from({ length: 100 }, (_, i) => ({ email: `p${i}@example.com` }))
+    const r = await importContacts(ws, { contacts: hundred })
+    expect(r.status).toBe(201)
+    expect(r.body.data.totals).toEqual({ created: 100, updated: 0, skipped: 0 })
+    expect(r.body.data.results.map((x: any) => x.index)).toEqual(hundred.map((_, i) => i))
+    expect((await contactsOf(ws.id)).length).toBe(100)
+    expect((await outbox(ws.id)).filter((e) => e.type === 'contact.created').length).toBe(100)
+  })
+
   test('listId puts the contacts on the list (404 if the list is not in this workspace); joining a list is an update', async () => {
     const ws = await makeWorkspace()
     const other = await makeWorkspace()

@@ -142,6 +142,28 @@ describe('GET /outcomes', () => {
     expect(r.text).not.toContain('dec_')
   })
 
+  test('a stated certainty of 1.0 is calibrated with the top tenth, [0.9, 1.0]; an experiment still open is written, not decided', async () => {
+    const ws = await makeWorkspace()
+    const m = await insertMission(ws.id)
+    const d = (confidence: number, held: boolean) => ({
+      mission_id: m, author: 'Budget Pacer', author_kind: 'agent', title: 't', rationale: 'r', measure: 'roas', predicted_change: 5, confidence,
+      status: 'measured', actual_change: 1, held, measured_at: new Date(),
+    })
+    await insertRows('decisions', 'decision', ws.id, [d(1, false), d(0.95, true), d(0.05, true)])
+    const running = await insertAbTest(ws.id, 'running')
+    const decidedSend = await insertEmailSend(ws.id, 'decided') // lift 3.2
+    await insertRows('experiments', 'experiment', ws.id, [
+      { hypothesis: 'A wins', kind: 'email_ab_test', subject_id: running, expectation: 'a_better' },
+      { hypothesis: 'The send adds revenue', kind: 'email_holdout', subject_id: decidedSend, expectation: 'send_adds' },
+    ])
+    const o = (await call('GET', '/api/v1/outcomes', { token: ws.live })).body.data
+    expect(o.predictions.calibration).toEqual([
+      { confidenceFrom: 0, confidenceTo: 0.1, statedConfidence: 0.05, measured: 1, held: 1, heldRate: 1 },
+      { confidenceFrom: 0.9, confidenceTo: 1, statedConfidence: 0.975, measured: 2, held: 1, heldRate: 0.5 },
+    ])
+    expect(o.tests.hypotheses).toEqual({ written: 2, decided: 1, held: 1, heldRate: 1 })
+  })
+
   test('an empty workspace answers zeros and null rates, not an error', async () => {
     const ws = await makeWorkspace()
     const o = (await call('GET', '/api/v1/outcomes', { token: ws.live })).body.data

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { checkWorkspaceLimits, inQuietHours, type WorkspaceLimits } from '../../server/src/domain/limits.ts'
-import { exponentOf, formatMoney, isCurrency, totalsByCurrency } from '../../server/src/domain/money.ts'
+import { exponentOf, formatCount, formatMoney, isCurrency } from '../../server/src/domain/money.ts'
 
 const limits: WorkspaceLimits = { maxBudgetChangePercent: 30, maxDiscountPercent: 25, maxSendRecipients: 50_000, quietHours: { startHour: 22, endHour: 7 } }
 
@@ -40,9 +40,7 @@ describe('money', () => {
     expect(isCurrency('usd')).toBe(false)
     expect(isCurrency('XYZ')).toBe(false)
   })
-  test('totals are per currency, ordered by code, never added across currencies', () => {
-    expect(totalsByCurrency([{ amountMinor: 100, currency: 'USD' }, { amountMinor: 5, currency: 'JPY' }, { amountMinor: 50, currency: 'USD' }, { amountMinor: 7, currency: 'EUR' }])).toEqual([
-      { amountMinor: 7, currency: 'EUR' }, { amountMinor: 5, currency: 'JPY' }, { amountMinor: 150, currency: 'USD' },
-    ])
+  test('counts for people are grouped the en-US way', () => {
+    expect([formatCount(0), formatCount(999), formatCount(62_400), formatCount(1_250_000)]).toEqual(['0', '999', '62,400', '1,250,000'])
   })
 })

@@ -44,6 +44,7 @@ describe('POST /track', () => {
     const events = await outbox(ws.id)
     expect(events.map((e) => e.type)).toEqual(['workflow.started', 'workflow.started'])
     expect(events[0]!.data.run).toMatchObject({ contactId: contact, event: 'checkout.abandoned', properties, id: expect.stringMatching(/^run_/) })
+    expect(events.map((e) => e.data.run.workflowName).sort()).toEqual(['Abandoned checkout rescue', 'Second nudge'])
     expect(await trackedEventsUsed(ws.id)).toBe(1)
   })
 
@@ -87,6 +88,22 @@ describe('POST /track', () => {
     const twenty = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, i]))
     expect((await track(ws, { ...ok, properties: twenty })).status).toBe(201)
     expectError(await track(ws, { ...ok, userId: 'u1' }), 400, 'invalid_request', 'userId')
+  })
+
+  test('a property value is at most 1000 characters and a property name at most 64, each refused by name', async () => {
+    const ws = await makeWorkspace()
+    await insertContacts(ws.id, [{ email: 'a@example.com' }])
+    const ok = { event: 'signup', email: 'a@example.com' }
+    const long = await track(ws, { ...ok, properties: { note: 'x'.repeat(1001) } })
+    expectError(long, 400, 'invalid_request', 'properties.note')
+    expect(long.body.error.message).toContain('at most 1000 characters')
+    expect((await track(ws, { ...ok, properties: { note: 'x'.repeat(1000) } })).status).toBe(201)
+    const name = 'n'.repeat(65)
+    const named = await track(ws, { ...ok, properties: { [name]: 1 } })
+    expectError(named, 400, 'invalid_request', 'properties')
+    expect(named.body.error.message).toContain('1 to 64 characters')
+    expect(named.body.error.message).toContain(name)
+    expect((await track(ws, { ...ok, properties: { ['n'.repeat(64)]: 1 } })).status).toBe(201)
   })
 
   test('the trackedEvents allowance: past it is 402 naming it, and nothing starts', async () => {

@@ -3,10 +3,11 @@ import { conflict, invalidRequest, notFound } from '../errors.ts'
 import { idOf } from '../schemas/common.ts'
 import type { Tx } from '../store/db.ts'
 import * as store from '../store/actions.ts'
-import { lockContactsAllowance } from '../store/allowances.ts'
+import { selectList } from '../store/contacts.ts'
+import { consumeMonthly, holdContactsAllowance } from './allowances.ts'
 import { toContact } from './contacts.ts'
-import type { LimitFacts } from './limits.ts'
-import { formatMoney, isCurrency, type Money } from './money.ts'
+import { checkWorkspaceLimits, loadWorkspaceLimits, type LimitFacts } from './limits.ts'
+import { formatCount, formatMoney, isCurrency, type Money } from './money.ts'
 
 /**
  * The registry of proposed-change kinds. Each declares its args (a strict zod schema), how to plan
@@ -42,7 +43,6 @@ const defineKind = <S extends z.ZodType>(k: Kind<S>) => k as unknown as Kind<z.Z
 type CampaignRef = { id: string; name: string }
 export type AudienceRef = { kind: 'list' | 'segment'; id: string; name: string }
 
-const count = (n: number) => n.toLocaleString('en-US')
 const round2 = (x: number) => Math.round(x * 100) / 100
 const audienceWords = (a: AudienceRef) => `${a.kind} "${a.name}"`
 
@@ -57,7 +57,7 @@ export function campaignSwitchEffect(verb: 'pause' | 'resume', c: CampaignRef & 
   }
 }
 
-export const changePercentOf = (from: number, to: number) => round2(((to - from) / from) * 100)
+const changePercentOf = (from: number, to: number) => round2(((to - from) / from) * 100)
 
 export function budgetEffect(c: CampaignRef, from: Money, to: Money): PlannedEffect {
   const pct = changePercentOf(from.amountMinor, to.amountMinor)
@@ -72,7 +72,7 @@ export function budgetEffect(c: CampaignRef, from: Money, to: Money): PlannedEff
 
 export function sendEffect(c: CampaignRef, audience: AudienceRef, recipients: number, sendAt: Date | null): PlannedEffect {
   return {
-    summary: `Send "${c.name}" to ${count(recipients)} contacts of ${audienceWords(audience)}${sendAt ? ` at ${sendAt.toISOString()}` : ' once approved'}`,
+    summary: `Send "${c.name}" to ${formatCount(recipients)} contacts of ${audienceWords(audience)}${sendAt ? ` at ${sendAt.toISOString()}` : ' once approved'}`,
     campaign: { id: c.id, name: c.name },
     audience,
     recipients,
@@ -91,7 +91,7 @@ export function discountEffect(d: { code: string; percentOff: number; expiresAt:
 
 export function tagEffect(tag: string, audience: AudienceRef, contacts: number): PlannedEffect {
   return {
-    summary: `Tag ${count(contacts)} contacts of ${audienceWords(audience)} with "${tag}"`,
+    summary: `Tag ${formatCount(contacts)} contacts of ${audienceWords(audience)} with "${tag}"`,
     tag,
     audience,
     contacts,
@@ -126,7 +126,7 @@ type Audience = { ref: AudienceRef; query: store.AudienceQuery }
 
 async function audienceOf(ctx: KindContext, a: { listId?: string; segmentId?: string }): Promise<Audience> {
   if (a.listId !== undefined) {
-    const list = await store.selectList(ctx.tx, ctx.workspaceId, a.listId)
+    const list = await selectList(ctx.tx, ctx.workspaceId, a.listId)
     if (!list) throw notFound('list', a.listId)
     return { ref: { kind: 'list', id: list.id, name: list.name }, query: { kind: 'list', id: list.id } }
   }
@@ -138,13 +138,17 @@ async function audienceOf(ctx: KindContext, a: { listId?: string; segmentId?: st
 }
 
 /** Segments this service can evaluate: conditions on tags (all or any of them). */
-export function segmentQuery(definition: unknown): store.AudienceQuery | null {
+function segmentQuery(definition: unknown): store.AudienceQuery | null {
   const d = definition as { match?: string; conditions?: { field?: string; op?: string; value?: unknown }[] } | null
   const conditions = d?.conditions
   if (!Array.isArray(conditions) || !conditions.length) return null
   if (!conditions.every((c) => c.field === 'tags' && c.op === 'contains' && typeof c.value === 'string')) return null
   return { kind: 'segment', match: d?.match === 'any' ? 'any' : 'all', tags: conditions.map((c) => c.value as string) }
 }
+
+/** The campaign is no longer in the state the plan was made for. */
+const movedOn = (c: store.CampaignRow, planned: string, verb = 'changed') =>
+  `Campaign "${c.name}" is ${c.status} now, not ${planned} as planned; nothing was ${verb}.`
 
 export const notDelivering = (conn: { name: string; failing_since: Date | null }) =>
   `${conn.name} is not delivering${conn.failing_since ? ` (failing since ${conn.failing_since.toISOString()})` : ''}; nothing was changed.`
@@ -185,6 +189,7 @@ function switchKind(verb: 'pause' | 'resume') {
       const reached = await reachCampaign(ctx, args.campaignId)
       if ('ok' in reached) return reached
       if (reached.c.status === to) return { ok: true, detail: `Campaign was already ${to} on ${reached.via}; nothing to change.` }
+      if (reached.c.status !== from) return { ok: false, error: movedOn(reached.c, from) }
       await store.setCampaignStatus(ctx.tx, ctx.workspaceId, reached.c.id, to)
       return { ok: true, detail: `Campaign ${to === 'paused' ? 'paused' : 'resumed'} on ${reached.via}.` }
     },
@@ -209,6 +214,11 @@ export const ACTION_KINDS = {
       const c = await campaignOf(ctx, args.campaignId)
       const from = budgetOf(c)
       if (!from) throw invalidRequest(`Campaign ${c.id} ("${c.name}") has no daily budget to adjust (a ${c.channel} campaign).`)
+      if (from.amountMinor === 0) {
+        throw invalidRequest(
+          `Campaign ${c.id} ("${c.name}") has a daily budget of ${formatMoney(from)}; a change from zero cannot be judged against the workspace's percentage limit.`,
+        )
+      }
       if (c.status === 'finished') throw conflict(`Campaign ${c.id} ("${c.name}") is finished; its budget cannot change.`)
       let to: Money
       if (args.dailyBudget) {
@@ -229,6 +239,7 @@ export const ACTION_KINDS = {
     async execute(ctx, args, effect) {
       const reached = await reachCampaign(ctx, args.campaignId)
       if ('ok' in reached) return reached
+      if (reached.c.status === 'finished') return { ok: false, error: movedOn(reached.c, 'active or paused') }
       const planned = effect as unknown as { from: Money; to: Money }
       const now = budgetOf(reached.c)
       if (!now || now.currency !== planned.from.currency || now.amountMinor !== planned.from.amountMinor) {
@@ -257,8 +268,16 @@ export const ACTION_KINDS = {
     async execute(ctx, args, effect) {
       const reached = await reachCampaign(ctx, args.campaignId)
       if ('ok' in reached) return reached
-      const e = effect as unknown as { recipients: number; audience: AudienceRef }
-      return { ok: true, detail: `Send to ${count(e.recipients)} contacts of ${audienceWords(e.audience)} handed to ${reached.via}.` }
+      if (reached.c.status === 'finished') return { ok: false, error: movedOn(reached.c, 'active or paused', 'sent') }
+      const e = effect as unknown as { recipients: number; audience: AudienceRef; sendAt: string | null }
+      // A send planned for "once approved" starts now: quiet hours are judged now, not at the plan.
+      if (e.sendAt === null) {
+        const verdict = checkWorkspaceLimits(await loadWorkspaceLimits(ctx.tx, ctx.workspaceId), { sendAt: ctx.now })
+        if (!verdict.passed) return { ok: false, error: `${verdict.reasons.join(' ')} Nothing was sent; propose the send again with a sendAt outside them.` }
+      }
+      // The messages handed over use the plan's monthly allowance (a 402 here fails the change, naming it).
+      await consumeMonthly(ctx.tx, ctx.workspaceId, reached.c.channel === 'sms' ? 'sms' : 'emails', e.recipients, ctx.now)
+      return { ok: true, detail: `Send to ${formatCount(e.recipients)} contacts of ${audienceWords(e.audience)} handed to ${reached.via}.` }
     },
   }),
 
@@ -297,10 +316,10 @@ export const ACTION_KINDS = {
       const audience = await audienceOf(ctx, args)
       // Take the lock contact imports take before touching contact rows, in the same order as they
       // do, so an import and a tagging of the same contacts wait for each other instead of deadlocking.
-      await lockContactsAllowance(ctx.tx, ctx.workspaceId)
+      await holdContactsAllowance(ctx.tx, ctx.workspaceId)
       const changed = await store.tagAudience(ctx.tx, ctx.workspaceId, audience.query, args.tag)
       ctx.emit?.(changed.map((c) => ({ type: 'contact.updated', data: { contact: toContact(c) } })))
-      return { ok: true, detail: `${count(changed.length)} contacts of ${audienceWords(audience.ref)} tagged "${args.tag}".` }
+      return { ok: true, detail: `${formatCount(changed.length)} contacts of ${audienceWords(audience.ref)} tagged "${args.tag}".` }
     },
   }),
 }

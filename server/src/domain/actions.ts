@@ -5,8 +5,10 @@ import { iso, isoOrNull } from '../schemas/common.ts'
 import * as store from '../store/actions.ts'
 import type { Sql, Tx } from '../store/db.ts'
 import { appendEvent, appendEvents } from '../store/events.ts'
+import type { Position } from '../store/growth.ts'
 import { ACTION_KINDS, type ActionKindName, type EventSpec, type Outcome } from './action-kinds.ts'
 import { AdminError } from './admin.ts'
+import { newestFirstPosition } from './growth.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits } from './limits.ts'
 
 export function toAction(a: store.ActionRow): ActionT {
@@ -60,19 +62,25 @@ export async function proposeAction(
   return action
 }
 
-export function actionsPage(sql: Sql, workspaceId: string, opts: { status?: string; after?: store.Position; limit: number }) {
+export function actionsPage(sql: Sql, workspaceId: string, opts: { status?: string; after?: Position; limit: number }) {
   return store.selectActions(sql, workspaceId, { status: opts.status, before: opts.after, limit: opts.limit })
 }
 
-export const actionPosition = (a: store.ActionRow): store.Position => ({ t: iso(a.created_at), id: a.id })
+export const actionPosition = newestFirstPosition
 
 /**
  * A person's decision on a proposed change (the operator command `growth admin action approve|reject`).
  *
- * Reject: proposed -> rejected, with an `action.rejected` event. Approve: proposed -> approved ->
- * applying, committed (so others see it being carried out), then the stand-in executor carries it
- * out in a second transaction: -> applied (action.applied) or failed (action.failed), with the
- * outcome. Only a proposed action can be decided; anything else is refused with what became of it.
+ * Reject: proposed -> rejected, with an `action.rejected` event. Approve: proposed -> applying with
+ * who decided and when, committed (so others see it being carried out), then the stand-in executor
+ * carries it out in a second transaction: -> applied (action.applied) or failed (action.failed),
+ * with the outcome.
+ *
+ * Approving an action that is already approved or applying carries it out (the first approval's
+ * second transaction failed, or its process stopped in between), keeping who decided and when. The
+ * second transaction locks the action and carries it out only if it is still approved or applying,
+ * so two people approving at once apply it once; the other is refused with what became of it, as
+ * is any other decision on an action that is no longer proposed.
  */
 export async function decideAction(
   sql: Sql,
@@ -83,6 +91,7 @@ export async function decideAction(
   const decided = await sql.begin(async (tx) => {
     const a = await store.lockActionById(tx, opts.actionId)
     if (!a) throw new AdminError(`No action ${opts.actionId}.`)
+    if (opts.decision === 'approve' && beingCarriedOut(a)) return a
     if (a.status !== 'proposed') throw new AdminError(alreadyDecided(a))
     const at = now()
     if (opts.decision === 'reject') {
@@ -90,17 +99,16 @@ export async function decideAction(
       await appendEvent(tx, a.workspace_id, 'action.rejected', { action: toAction(row) })
       return row
     }
-    await store.updateAction(tx, a.workspace_id, a.id, { status: 'approved', decidedBy: opts.actor, decidedAt: at })
-    return store.updateAction(tx, a.workspace_id, a.id, { status: 'applying' })
+    return store.updateAction(tx, a.workspace_id, a.id, { status: 'applying', decidedBy: opts.actor, decidedAt: at })
   })
   if (decided.status === 'rejected') return toAction(decided)
   return sql.begin(async (tx) => {
     const a = (await store.lockActionById(tx, decided.id))!
-    if (a.status !== 'applying') return toAction(a)
+    if (!beingCarriedOut(a)) throw new AdminError(alreadyDecided(a))
     const events: EventSpec[] = []
     const ctx = { tx, workspaceId: a.workspace_id, now: now(), emit: (e: EventSpec[]) => events.push(...e) }
-    // A failed outcome, or a refusal met while carrying out (a list deleted meanwhile, ...), undoes
-    // whatever the executor had begun; anything else is a crash of ours and propagates.
+    // A failed outcome, or a refusal met while carrying out (a list deleted meanwhile, an allowance
+    // used up, ...), undoes whatever the executor had begun; anything else is a crash of ours and propagates.
     const outcome = await tx.savepoint((sp) => execute({ ...ctx, tx: sp }, a)).catch((err): Outcome => {
       if (err instanceof FailedOutcome) return err.outcome
       if (err instanceof ApiError) return { ok: false, error: `${err.message} Nothing was changed.` }
@@ -116,6 +124,9 @@ export async function decideAction(
     return toAction(row)
   })
 }
+
+/** Approved but not yet applied or failed: approving it (again) carries it out. */
+const beingCarriedOut = (a: store.ActionRow) => a.status === 'approved' || a.status === 'applying'
 
 async function execute(ctx: Parameters<(typeof ACTION_KINDS)[ActionKindName]['execute']>[0], a: store.ActionRow): Promise<Outcome> {
   const kind = ACTION_KINDS[a.kind as ActionKindName]
@@ -142,7 +153,7 @@ function alreadyDecided(a: store.ActionRow): string {
       return `Action ${a.id} was already rejected${by}${at}.`
     case 'approved':
     case 'applying':
-      return `Action ${a.id} was already approved${by}${at} and is being carried out.`
+      return `Action ${a.id} was already approved${by}${at} and is being carried out; if that was interrupted, approve it again to finish it.`
     case 'applied':
       return `Action ${a.id} was already approved${by}${at} and applied.`
     case 'failed':

@@ -2,6 +2,7 @@ import { ApiError } from '../errors.ts'
 import type { Sql, Tx } from '../store/db.ts'
 import * as store from '../store/allowances.ts'
 import type { AllowanceName } from '../store/allowances.ts'
+import { formatCount } from './money.ts'
 
 /**
  * Plan allowances (CONTRACT: Allowances and plans). Monthly ones (emails, sms, trackedEvents,
@@ -20,13 +21,11 @@ export function periodOf(at: Date): { start: Date; end: Date; startDate: string 
   return { start, end, startDate: start.toISOString().slice(0, 10) }
 }
 
-const count = (n: number) => n.toLocaleString('en-US')
-
-export function overAllowance(name: AllowanceName, limit: number, remaining: number, asked: number, monthly: boolean): ApiError {
-  const left = count(Math.max(0, remaining))
+function overAllowance(name: AllowanceName, limit: number, remaining: number, asked: number, monthly: boolean): ApiError {
+  const [all, left, needs] = [formatCount(limit), formatCount(Math.max(0, remaining)), formatCount(asked)]
   const message = monthly
-    ? `The ${name} allowance of the workspace's plan is ${count(limit)} a month; ${left} remain this month and this request needs ${count(asked)}. Upgrade the plan or wait for next month.`
-    : `The ${name} allowance of the workspace's plan is ${count(limit)}; ${left} remain and this request needs ${count(asked)}. Upgrade the plan or remove contacts.`
+    ? `The ${name} allowance of the workspace's plan is ${all} a month; ${left} remain this month and this request needs ${needs}. Upgrade the plan or wait for next month.`
+    : `The ${name} allowance of the workspace's plan is ${all}; ${left} remain and this request needs ${needs}. Upgrade the plan or remove contacts.`
   return new ApiError('plan_required', message)
 }
 
@@ -47,11 +46,17 @@ export async function consumeMonthly(tx: Tx, workspaceId: string, name: MonthlyA
 }
 
 /**
- * Checks that the workspace can hold `adding` more contacts, and keeps other writers out until the
- * transaction ends (so two imports cannot pass the allowance together). Throws 402 otherwise.
+ * Keeps other writers that add contacts to the workspace out until the transaction ends. Take it
+ * before counting who would be new, so that two imports cannot both fit; then reserveContacts.
+ */
+export const holdContactsAllowance = (tx: Tx, workspaceId: string): Promise<void> => store.lockContactsAllowance(tx, workspaceId)
+
+/**
+ * Checks that the workspace can hold `adding` more contacts, or throws 402. Call it under
+ * holdContactsAllowance (taken before the new contacts were counted), or two writers could pass
+ * the allowance together.
  */
 export async function reserveContacts(tx: Tx, workspaceId: string, adding: number): Promise<void> {
-  await store.lockContactsAllowance(tx, workspaceId)
   if (adding <= 0) return
   const limit = (await store.selectAllowanceLimits(tx, workspaceId)).contacts ?? 0
   const held = await store.countContacts(tx, workspaceId)

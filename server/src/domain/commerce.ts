@@ -5,6 +5,7 @@ import { iso, isoOrNull } from '../schemas/common.ts'
 import * as store from '../store/commerce.ts'
 import type { Sql } from '../store/db.ts'
 import type { Position } from '../store/growth.ts'
+import { newestFirstPosition } from './growth.ts'
 import { byCurrency } from './money.ts'
 
 type CustomerT = z.infer<typeof Customer>
@@ -28,7 +29,7 @@ export function toCustomer(c: store.CustomerRow): CustomerT {
 export const customersPage = (sql: Sql, workspaceId: string, opts: { stage?: string; after?: Position; limit: number }) =>
   store.selectCustomers(sql, workspaceId, { stage: opts.stage, before: opts.after, limit: opts.limit })
 
-export const customerPosition = (c: store.CustomerRow): Position => ({ t: iso(c.created_at), id: c.id })
+export const customerPosition = newestFirstPosition
 
 const DAY = 86_400_000
 /** The default span of GET /revenue, and the longest one it answers. */

@@ -4,9 +4,8 @@ import { iso } from '../schemas/common.ts'
 import type { ContactImportT, ContactT, ImportContactsInput } from '../schemas/contacts.ts'
 import type { Tx } from '../store/db.ts'
 import * as store from '../store/contacts.ts'
-import { selectList } from '../store/actions.ts'
 import { appendEvents } from '../store/events.ts'
-import { reserveContacts } from './allowances.ts'
+import { holdContactsAllowance, reserveContacts } from './allowances.ts'
 
 export function toContact(c: store.ContactRow): ContactT {
   return {
@@ -42,10 +41,10 @@ export async function importContacts(tx: Tx, workspaceId: string, input: ImportC
     }
     firstIndex.set(k, i)
   })
-  if (input.listId !== undefined && !(await selectList(tx, workspaceId, input.listId))) throw notFound('list', input.listId)
+  if (input.listId !== undefined && !(await store.selectList(tx, workspaceId, input.listId))) throw notFound('list', input.listId)
 
-  // Take the contacts allowance lock before counting who is new, so two imports cannot both fit.
-  await reserveContacts(tx, workspaceId, 0)
+  // Hold the contacts allowance before counting who is new, so two imports cannot both fit.
+  await holdContactsAllowance(tx, workspaceId)
   const [existing, blocked] = await Promise.all([
     store.selectContactIdsByKey(tx, workspaceId, keys),
     store.selectDoNotContact(tx, workspaceId, keys),

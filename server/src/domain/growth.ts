@@ -65,7 +65,10 @@ export async function decisionsPage(
   return store.selectDecisions(sql, workspaceId, { missionId: opts.missionId, before: opts.after, limit: opts.limit })
 }
 
-export const decisionPosition = (d: store.DecisionRow): store.Position => ({ t: iso(d.created_at), id: d.id })
+/** Where a newest-first list (created_at DESC, id DESC) left off: its last row's time and id. */
+export const newestFirstPosition = (row: { created_at: Date; id: string }): store.Position => ({ t: iso(row.created_at), id: row.id })
+
+export const decisionPosition = newestFirstPosition
 
 function toExperiment(e: store.ExperimentRow): ExperimentT {
   return {

@@ -5,6 +5,7 @@ import type { Sql } from '../store/db.ts'
 import * as approvalsStore from '../store/approvals.ts'
 import type { Position } from '../store/growth.ts'
 import * as store from '../store/insights.ts'
+import { newestFirstPosition } from './growth.ts'
 import { byCurrency, type Money } from './money.ts'
 
 const moneyList = (xs: Money[]) => byCurrency(xs.map((m) => ({ amountMinor: m.amountMinor, currency: m.currency })))
@@ -109,4 +110,4 @@ export function toApproval(a: approvalsStore.ApprovalRow, now = new Date()): App
 export const approvalsPage = (sql: Sql, workspaceId: string, opts: { status?: string; after?: Position; limit: number }) =>
   approvalsStore.selectApprovals(sql, workspaceId, { status: opts.status, before: opts.after, limit: opts.limit })
 
-export const approvalPosition = (a: approvalsStore.ApprovalRow): Position => ({ t: iso(a.created_at), id: a.id })
+export const approvalPosition = newestFirstPosition

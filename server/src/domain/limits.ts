@@ -1,5 +1,6 @@
 import type { Sql, Tx } from '../store/db.ts'
 import { selectWorkspaceLimits } from '../store/limits.ts'
+import { formatCount } from './money.ts'
 
 /**
  * The workspace's limits on changes. One module, used by both the action planner (POST /actions)
@@ -45,7 +46,6 @@ export async function loadWorkspaceLimits(sql: Sql | Tx, workspaceId: string): P
   }
 }
 
-const count = (n: number) => n.toLocaleString('en-US')
 const hh = (h: number) => `${String(h).padStart(2, '0')}:00`
 
 export function inQuietHours(q: { startHour: number; endHour: number }, at: Date): boolean {
@@ -67,7 +67,7 @@ export function checkWorkspaceLimits(limits: WorkspaceLimits, facts: LimitFacts)
   }
   const r = facts.recipients
   if (r !== undefined && r > limits.maxSendRecipients) {
-    reasons.push(`${count(r)} recipients is over the workspace limit of ${count(limits.maxSendRecipients)} per send.`)
+    reasons.push(`${formatCount(r)} recipients is over the workspace limit of ${formatCount(limits.maxSendRecipients)} per send.`)
   }
   if (facts.sendAt && limits.quietHours && inQuietHours(limits.quietHours, facts.sendAt)) {
     reasons.push(`No send may start in the workspace's quiet hours, ${hh(limits.quietHours.startHour)} to ${hh(limits.quietHours.endHour)} UTC.`)

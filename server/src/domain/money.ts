@@ -32,14 +32,12 @@ export function formatMoney(m: Money): string {
   return `${major.toLocaleString('en-US', { minimumFractionDigits: e, maximumFractionDigits: e })} ${m.currency}`
 }
 
+/** A count for people, grouped the en-US way: "62,400". */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US')
+}
+
 /** Order a per-currency list by currency code (the contract's order). */
 export function byCurrency<T extends { currency: string }>(xs: T[]): T[] {
   return [...xs].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0))
-}
-
-/** Totals per currency: each currency summed on its own, never with another. */
-export function totalsByCurrency(xs: Money[]): Money[] {
-  const sums = new Map<string, number>()
-  for (const m of xs) sums.set(m.currency, (sums.get(m.currency) ?? 0) + m.amountMinor)
-  return byCurrency([...sums].map(([currency, amountMinor]) => ({ amountMinor, currency })))
 }

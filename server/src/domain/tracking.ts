@@ -20,11 +20,13 @@ export async function track(tx: Tx, workspaceId: string, input: TrackInput): Pro
   if (!contact) throw notFound('contact with the address', input.email)
   await consumeMonthly(tx, workspaceId, 'trackedEvents', 1)
   const workflows = await store.selectListeningWorkflows(tx, workspaceId, event)
-  const runs = await store.insertRuns(
+  const nameOf = new Map(workflows.map((w) => [w.id, w.name]))
+  const inserted = await store.insertRuns(
     tx,
     workspaceId,
-    workflows.map((w) => ({ id: newId('run'), workflow_id: w.id, workflow_name: w.name, contact_id: contact.id, event, properties: input.properties ?? {} })),
+    workflows.map((w) => ({ id: newId('run'), workflow_id: w.id, contact_id: contact.id, event, properties: input.properties ?? {} })),
   )
+  const runs = inserted.map((r) => ({ ...r, workflow_name: nameOf.get(r.workflow_id)! }))
   await appendEvents(
     tx,
     workspaceId,

@@ -1,5 +1,6 @@
 import { contactColumns, type ContactRow } from './contacts.ts'
 import type { Sql, Tx } from './db.ts'
+import { olderThan, type Position } from './growth.ts'
 
 export type ActionRow = {
   workspace_id: string
@@ -17,8 +18,6 @@ export type ActionRow = {
   applied_at: Date | null
   created_at: Date
 }
-
-export type Position = { t: string; id: string }
 
 const columns = (sql: Sql | Tx) => sql`
   workspace_id, id, kind, args, status, planned_effect, limits_allowed, refusal_reason, proposed_by,
@@ -39,10 +38,9 @@ export async function insertAction(
 /** Actions newest first, keyset-paged on (created_at, id), optionally of one status. */
 export async function selectActions(sql: Sql, workspaceId: string, opts: { status?: string; before?: Position; limit: number }): Promise<ActionRow[]> {
   const status = opts.status ? sql`AND status = ${opts.status}` : sql``
-  const before = opts.before ? sql`AND (created_at, id) < (${opts.before.t}::timestamptz, ${opts.before.id})` : sql``
   return sql<ActionRow[]>`
     SELECT ${columns(sql)} FROM actions
-    WHERE workspace_id = ${workspaceId} ${status} ${before}
+    WHERE workspace_id = ${workspaceId} ${status} ${olderThan(sql, opts.before)}
     ORDER BY created_at DESC, id DESC
     LIMIT ${opts.limit}`
 }
@@ -113,11 +111,6 @@ export async function selectStoreConnection(tx: Tx, workspaceId: string): Promis
     SELECT id, kind, name, delivering, failing_since FROM connections
     WHERE workspace_id = ${workspaceId} AND kind = 'store'
     ORDER BY delivering DESC, created_at, id LIMIT 1`
-  return row
-}
-
-export async function selectList(tx: Tx, workspaceId: string, id: string): Promise<{ id: string; name: string } | undefined> {
-  const [row] = await tx<{ id: string; name: string }[]>`SELECT id, name FROM lists WHERE workspace_id = ${workspaceId} AND id = ${id}`
   return row
 }
 

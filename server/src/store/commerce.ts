@@ -1,5 +1,5 @@
 import type { Sql } from './db.ts'
-import type { Position } from './growth.ts'
+import { olderThan, type Position } from './growth.ts'
 
 type MoneyRow = { amountMinor: number; currency: string }
 
@@ -19,7 +19,6 @@ export async function selectCustomers(
   opts: { stage?: string; before?: Position; limit: number },
 ): Promise<CustomerRow[]> {
   const stage = opts.stage ? sql`AND c.stage = ${opts.stage}` : sql``
-  const before = opts.before ? sql`AND (c.created_at, c.id) < (${opts.before.t}::timestamptz, ${opts.before.id})` : sql``
   return sql<CustomerRow[]>`
     SELECT c.id, c.name, c.email, c.stage, c.first_order_at, c.last_order_at, c.created_at,
            COALESCE(s.orders, 0)::int AS orders, COALESCE(s.spend, '[]'::json) AS spend
@@ -31,7 +30,7 @@ export async function selectCustomers(
             FROM orders o WHERE o.workspace_id = c.workspace_id AND o.customer_id = c.id
             GROUP BY o.currency) per_currency
     ) s ON true
-    WHERE c.workspace_id = ${workspaceId} ${stage} ${before}
+    WHERE c.workspace_id = ${workspaceId} ${stage} ${olderThan(sql, opts.before, 'c')}
     ORDER BY c.created_at DESC, c.id DESC
     LIMIT ${opts.limit}`
 }

@@ -85,3 +85,8 @@ export async function selectContactByKey(tx: Tx, workspaceId: string, key: strin
     SELECT ${contactColumns(tx)} FROM contacts c WHERE c.workspace_id = ${workspaceId} AND c.email_key = ${key}`
   return row
 }
+
+export async function selectList(tx: Tx, workspaceId: string, id: string): Promise<{ id: string; name: string } | undefined> {
+  const [row] = await tx<{ id: string; name: string }[]>`SELECT id, name FROM lists WHERE workspace_id = ${workspaceId} AND id = ${id}`
+  return row
+}

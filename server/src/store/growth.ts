@@ -33,7 +33,20 @@ export type DecisionRow = {
   actual_change: number | null; held: boolean | null; measured_at: Date | null; created_at: Date
 }
 
+/** Where a newest-first list left off: the last row's created_at (ISO) and id. */
 export type Position = { t: string; id: string }
+
+/**
+ * The keyset condition of a newest-first list (ORDER BY created_at DESC, id DESC): `AND` rows that
+ * come after `pos`, i.e. older; nothing without a position. `alias` names the table when the query
+ * joins others.
+ */
+export function olderThan(sql: Sql | Tx, pos: Position | undefined, alias?: string) {
+  if (!pos) return sql``
+  const at = alias ? sql`${sql(alias)}.created_at` : sql`created_at`
+  const id = alias ? sql`${sql(alias)}.id` : sql`id`
+  return sql`AND (${at}, ${id}) < (${pos.t}::timestamptz, ${pos.id})`
+}
 
 /** Decisions newest first, keyset-paged on (created_at, id), optionally for one mission. */
 export async function selectDecisions(
@@ -42,13 +55,12 @@ export async function selectDecisions(
   opts: { missionId?: string; before?: Position; limit: number },
 ): Promise<DecisionRow[]> {
   const mission = opts.missionId ? sql`AND mission_id = ${opts.missionId}` : sql``
-  const after = opts.before ? sql`AND (created_at, id) < (${opts.before.t}::timestamptz, ${opts.before.id})` : sql``
   return sql<DecisionRow[]>`
     SELECT id, mission_id, author, author_kind, title, rationale, measure,
            predicted_change::float8 AS predicted_change, confidence::float8 AS confidence, status,
            actual_change::float8 AS actual_change, held, measured_at, created_at
     FROM decisions
-    WHERE workspace_id = ${workspaceId} ${mission} ${after}
+    WHERE workspace_id = ${workspaceId} ${mission} ${olderThan(sql, opts.before)}
     ORDER BY created_at DESC, id DESC
     LIMIT ${opts.limit}`
 }
@@ -64,7 +76,7 @@ export type ExperimentRow = {
   subject_status: 'open' | 'decided'; observed: string | null; decided_at: Date | null
 }
 
-const experimentColumns = (sql: Sql | Tx) => sql`
+export const experimentColumns = (sql: Sql | Tx) => sql`
   e.id, e.hypothesis, e.kind, e.subject_id, e.expectation, e.decision_id, e.created_at,
   CASE WHEN COALESCE(t.status = 'decided', s.holdout_status = 'decided') THEN 'decided' ELSE 'open' END AS subject_status,
   CASE
@@ -73,7 +85,7 @@ const experimentColumns = (sql: Sql | Tx) => sql`
   END AS observed,
   COALESCE(t.decided_at, s.decided_at) AS decided_at`
 
-const experimentJoins = (sql: Sql | Tx) => sql`
+export const experimentJoins = (sql: Sql | Tx) => sql`
   LEFT JOIN ab_tests t ON e.kind = 'email_ab_test' AND t.workspace_id = e.workspace_id AND t.id = e.subject_id
   LEFT JOIN email_sends s ON e.kind <> 'email_ab_test' AND s.workspace_id = e.workspace_id AND s.id = e.subject_id`
 

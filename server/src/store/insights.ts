@@ -1,4 +1,5 @@
 import type { Sql } from './db.ts'
+import { experimentColumns, experimentJoins } from './growth.ts'
 
 export type SignalRow = {
   id: string; kind: string; title: string; detail: string; status: 'open' | 'resolved' | 'dismissed'
@@ -48,7 +49,10 @@ export async function selectOpportunities(sql: Sql, workspaceId: string, status:
 
 export type PredictionGroupRow = { key: string; kind: string | null; measured: number; held: number; confidence: number }
 
-/** Measured predictions grouped by author, by measure, and by stated confidence (in tenths). */
+/**
+ * Measured predictions grouped by author, by measure, and by stated confidence in tenths: [0.0, 0.1)
+ * up to [0.9, 1.0], the last one holding a stated certainty of 1.0 too.
+ */
 export async function selectPredictionGroups(sql: Sql, workspaceId: string) {
   const [byAuthor, byMeasure, byConfidence, totals] = await Promise.all([
     sql<PredictionGroupRow[]>`
@@ -62,10 +66,10 @@ export async function selectPredictionGroups(sql: Sql, workspaceId: string) {
       FROM decisions WHERE workspace_id = ${workspaceId} AND status = 'measured'
       GROUP BY measure ORDER BY count(*) DESC, measure`,
     sql<PredictionGroupRow[]>`
-      SELECT (floor(confidence * 10) / 10)::text AS key, NULL AS kind, count(*)::int AS measured,
+      SELECT (LEAST(floor(confidence * 10), 9) / 10)::text AS key, NULL AS kind, count(*)::int AS measured,
              count(*) FILTER (WHERE held)::int AS held, avg(confidence)::float8 AS confidence
       FROM decisions WHERE workspace_id = ${workspaceId} AND status = 'measured'
-      GROUP BY floor(confidence * 10) ORDER BY floor(confidence * 10)`,
+      GROUP BY LEAST(floor(confidence * 10), 9) ORDER BY LEAST(floor(confidence * 10), 9)`,
     sql<{ recorded: number; measured: number; held: number }[]>`
       SELECT count(*)::int AS recorded, count(*) FILTER (WHERE status = 'measured')::int AS measured,
              count(*) FILTER (WHERE status = 'measured' AND held)::int AS held
@@ -104,16 +108,12 @@ export async function selectTestResults(sql: Sql, workspaceId: string) {
       SELECT count(*)::int AS decided, count(*) FILTER (WHERE holdout_lift > 0)::int AS adds,
              avg(holdout_lift)::float8 AS lift
       FROM email_sends WHERE workspace_id = ${workspaceId} AND holdout_status = 'decided'`,
+    // Hypotheses judged exactly as GET /experiments shows them (one reading of the subject's result).
     sql<{ written: number; decided: number; held: number }[]>`
       SELECT count(*)::int AS written,
-             count(*) FILTER (WHERE t.status = 'decided' OR s.holdout_status = 'decided')::int AS decided,
-             count(*) FILTER (WHERE
-               (t.status = 'decided' AND e.expectation = CASE t.winner WHEN 'a' THEN 'a_better' WHEN 'b' THEN 'b_better' ELSE 'no_difference' END)
-               OR (s.holdout_status = 'decided' AND e.expectation = CASE WHEN s.holdout_lift > 0 THEN 'send_adds' ELSE 'no_difference' END))::int AS held
-      FROM experiments e
-      LEFT JOIN ab_tests t ON e.kind = 'email_ab_test' AND t.workspace_id = e.workspace_id AND t.id = e.subject_id
-      LEFT JOIN email_sends s ON e.kind <> 'email_ab_test' AND s.workspace_id = e.workspace_id AND s.id = e.subject_id
-      WHERE e.workspace_id = ${workspaceId}`,
+             count(*) FILTER (WHERE x.subject_status = 'decided')::int AS decided,
+             count(*) FILTER (WHERE x.subject_status = 'decided' AND x.observed = x.expectation)::int AS held
+      FROM (SELECT ${experimentColumns(sql)} FROM experiments e ${experimentJoins(sql)} WHERE e.workspace_id = ${workspaceId}) x`,
   ])
   return { ab: ab!, holdout: holdout!, hypotheses: hyp! }
 }

@@ -1,6 +1,6 @@
 import type { Tx } from './db.ts'
 
-export type RunRow = { id: string; workflow_id: string; workflow_name: string; contact_id: string; event: string; properties: Record<string, unknown>; created_at: Date }
+export type RunRow = { id: string; workflow_id: string; contact_id: string; event: string; properties: Record<string, unknown>; created_at: Date }
 
 /** The active workflows listening for `event` (lower-cased), oldest first. */
 export async function selectListeningWorkflows(tx: Tx, workspaceId: string, event: string) {
@@ -14,13 +14,12 @@ export async function selectListeningWorkflows(tx: Tx, workspaceId: string, even
 export async function insertRuns(
   tx: Tx,
   workspaceId: string,
-  runs: { id: string; workflow_id: string; workflow_name: string; contact_id: string; event: string; properties: Record<string, unknown> }[],
+  runs: Omit<RunRow, 'created_at'>[],
 ): Promise<RunRow[]> {
   if (!runs.length) return []
   return tx<RunRow[]>`
     INSERT INTO workflow_runs (workspace_id, id, workflow_id, contact_id, event, properties)
     SELECT ${workspaceId}, r.id, r.workflow_id, r.contact_id, r.event, r.properties
-    FROM jsonb_to_recordset(${tx.json(runs as never)}::jsonb) AS r(id text, workflow_id text, workflow_name text, contact_id text, event text, properties jsonb)
-    RETURNING id, workflow_id, (SELECT w.name FROM workflows w WHERE w.workspace_id = workflow_runs.workspace_id AND w.id = workflow_runs.workflow_id) AS workflow_name,
-              contact_id, event, properties, created_at`
+    FROM jsonb_to_recordset(${tx.json(runs as never)}::jsonb) AS r(id text, workflow_id text, contact_id text, event text, properties jsonb)
+    RETURNING id, workflow_id, contact_id, event, properties, created_at`
 }
