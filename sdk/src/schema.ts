@@ -1707,6 +1707,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description invalid_parameter: a query parameter the endpoint does not take (named in the message). */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limited: too many requests; Retry-After says when to retry. */
             429: {
                 headers: {
@@ -4315,6 +4329,20 @@ export interface operations {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
+            /** @description invalid_parameter: a query parameter the endpoint does not take (named in the message). */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limited: too many requests; Retry-After says when to retry. */
             429: {
                 headers: {
@@ -4601,7 +4629,7 @@ export interface operations {
     getRevenue: {
         parameters: {
             query?: {
-                /** @description Start of the span (inclusive); default 30 days before to, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z. */
+                /** @description Start of the span (inclusive); default 30 days ago, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z. */
                 from?: string;
                 /** @description End of the span (exclusive); default now, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z. */
                 to?: string;

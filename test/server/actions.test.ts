@@ -47,6 +47,16 @@ describe('POST /actions: the kinds and their args', () => {
     expect(await countActions(ws.id)).toBe(0)
   })
 
+  test('bad args are refused like any other malformed body: not kept under the Idempotency-Key, so the corrected retry goes through', async () => {
+    const ws = await makeWorkspace()
+    const cmp = await insertCampaign(ws.id)
+    expectError(await propose(ws, 'pause_campaign', { campaignId: cmp, force: true }, { key: 'fix-args' }), 400, 'invalid_request', 'args.force')
+    const fixed = await propose(ws, 'pause_campaign', { campaignId: cmp }, { key: 'fix-args' })
+    expect(fixed.status).toBe(201)
+    expect(fixed.body.data).toMatchObject({ kind: 'pause_campaign', args: { campaignId: cmp }, status: 'proposed' })
+    expect(await countActions(ws.id)).toBe(1)
+  })
+
   test('an id in args that is not in this workspace is 404 not_found', async () => {
     const ws = await makeWorkspace()
     const other = await makeWorkspace()

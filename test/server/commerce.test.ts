@@ -101,10 +101,48 @@ describe('GET /revenue', () => {
     expectError(await call('GET', '/api/v1/revenue?from=2026-11-01', { token: ws.live }), 400, 'invalid_parameter', 'from is not an ISO 8601 date-time')
     expectError(await call('GET', '/api/v1/revenue?to=yesterday', { token: ws.live }), 400, 'invalid_parameter', 'to is not an ISO 8601 date-time')
     expectError(await call('GET', '/api/v1/revenue?to=2026-11-01T00:00:00', { token: ws.live }), 400, 'invalid_parameter', 'to')
-    // to alone: from defaults to 30 days before it; offsets are honoured.
-    const r = await call('GET', '/api/v1/revenue?to=2026-10-01T02:00:00%2B02:00', { token: ws.live })
+    // offsets are honoured
+    const r = await call('GET', '/api/v1/revenue?from=2026-09-01T02:00:00%2B02:00&to=2026-10-01T02:00:00%2B02:00', { token: ws.live })
     expect(r.status).toBe(200)
     expect(r.body.data).toMatchObject({ from: '2026-09-01T00:00:00.000Z', to: '2026-10-01T00:00:00.000Z', currencies: [] })
+  })
+
+  test('from defaults to 30 days ago and to to now, each on its own (spec)', async () => {
+    const ws = await makeWorkspace()
+    const near = (at: string, expected: number) => expect(Math.abs(Date.parse(at) - expected)).toBeLessThan(60_000)
+    // to alone: from is still 30 days ago
+    const later = new Date(Date.now() + 10 * 86_400_000)
+    const toAlone = await call('GET', `/api/v1/revenue?to=${later.toISOString()}`, { token: ws.live })
+    expect(toAlone.status).toBe(200)
+    expect(toAlone.body.data.to).toBe(later.toISOString())
+    near(toAlone.body.data.from, Date.now() - 30 * 86_400_000)
+    // from alone: to is now
+    const fromAlone = await call('GET', `/api/v1/revenue?from=${daysAgo(90).toISOString()}`, { token: ws.live })
+    expect(fromAlone.status).toBe(200)
+    near(fromAlone.body.data.to, Date.now())
+    // a to alone earlier than 30 days ago leaves the defaulted from after it
+    expectError(
+      await call('GET', `/api/v1/revenue?to=${daysAgo(45).toISOString()}`, { token: ws.live }),
+      400,
+      'invalid_parameter',
+      /^from defaulted to 30 days ago \(.+\), which is after to \(.+\)/,
+    )
+  })
+
+  test('a date-time outside the years 0001 to 9999 (UTC) is 400 invalid_parameter naming it, never a 500', async () => {
+    const ws = await makeWorkspace()
+    for (const [query, name] of [
+      ['from=0000-01-01T00:00:00Z&to=0000-06-01T00:00:00Z', 'from'],
+      ['from=0001-01-01T00:00:00%2B01:00&to=0001-06-01T00:00:00Z', 'from'],
+      ['from=9999-12-31T00:00:00Z&to=9999-12-31T23:00:00-05:00', 'to'],
+      ['to=0000-12-31T23:00:00Z', 'to'],
+    ]) {
+      expectError(await call('GET', `/api/v1/revenue?${query}`, { token: ws.live }), 400, 'invalid_parameter', `Invalid query parameter ${name}: "`)
+    }
+    // the first and last instants are answered
+    const edges = await call('GET', '/api/v1/revenue?from=0001-01-01T00:00:00Z&to=0001-06-01T00:00:00Z', { token: ws.live })
+    expect(edges.status).toBe(200)
+    expect((await call('GET', '/api/v1/revenue?from=9999-12-31T00:00:00Z&to=9999-12-31T23:59:59.999Z', { token: ws.live })).status).toBe(200)
   })
 })
 

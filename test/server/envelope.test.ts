@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { insertAbTest, insertDecisions, insertMission } from '../fixtures.ts'
-import { call, expectError, makeWorkspace } from '../harness.ts'
+import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']
 
@@ -134,5 +134,113 @@ describe('bad input', () => {
       'subjectId',
     )
     expectError(await call('GET', '/api/v1/decisions?cursor=%00', { token: ws.live }), 400, 'invalid_parameter', 'cursor')
+  })
+})
+
+describe('text PostgreSQL cannot hold, keys schemas would drop, and bodies too deep to walk', () => {
+  /** POST a body given as raw text or bytes, exactly as written. */
+  async function post(path: string, token: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) {
+    const { url } = await getHarness()
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
+      body,
+    })
+    const text = await res.text()
+    return { status: res.status, headers: res.headers, body: JSON.parse(text), text }
+  }
+
+  test('an unpaired surrogate escape (\\ud800) in any string or key is 400 invalid_request naming the field, never a 500', async () => {
+    const ws = await makeWorkspace()
+    const email = 'surrogate@example.com'
+    expect((await call('POST', '/api/v1/contacts', { token: ws.live, body: { contacts: [{ email }] } })).status).toBe(201)
+    // JSON.stringify writes a lone surrogate as the escape \ud800.
+    const track = await call('POST', '/api/v1/track', { token: ws.live, body: { event: 'visited', email, properties: { page: 'home\ud800' } } })
+    expectError(track, 400, 'invalid_request', 'properties.page contains an unpaired UTF-16 surrogate (\\ud800)')
+    expectError(
+      await call('POST', '/api/v1/contacts', { token: ws.live, body: { contacts: [{ email: 'b@example.com', name: 'Ada \udfff' }] } }),
+      400,
+      'invalid_request',
+      'contacts[0].name contains an unpaired UTF-16 surrogate (\\udfff)',
+    )
+    expectError(
+      await call('POST', '/api/v1/agent/authorize', { token: ws.agent.credential, body: { tool: 'ads\udbff', action: 'pause_campaign' } }),
+      400,
+      'invalid_request',
+      'tool contains an unpaired UTF-16 surrogate',
+    )
+    // in a key, written in capitals
+    expectError(
+      await post('/api/v1/track', ws.live, `{"event":"visited","email":"${email}","properties":{"p\\uD834":"x"}}`),
+      400,
+      'invalid_request',
+      'A field name in properties contains an unpaired UTF-16 surrogate (\\ud834)',
+    )
+    // a pair of surrogates is one character, and welcome
+    const paired = await post('/api/v1/track', ws.live, `{"event":"visited","email":"${email}","properties":{"mood":"\\ud83d\\ude00"}}`)
+    expect(paired.status).toBe(201)
+  })
+
+  test('a body that is not valid UTF-8 is 400 invalid_body, not read with replacement characters', async () => {
+    const ws = await makeWorkspace()
+    const enc = new TextEncoder()
+    const bytes = new Uint8Array([...enc.encode('{"contacts":[{"email":"latin1@example.com","name":"Ren'), 0xe9, ...enc.encode('"}]}')])
+    expectError(await post('/api/v1/contacts', ws.live, bytes), 400, 'invalid_body', 'The request body is not valid UTF-8.')
+    const { sql } = await getHarness()
+    expect(await sql`SELECT name FROM contacts WHERE workspace_id = ${ws.id}`).toHaveLength(0)
+    // the same name in UTF-8 is welcome
+    const utf8 = await post('/api/v1/contacts', ws.live, enc.encode('{"contacts":[{"email":"utf8@example.com","name":"René"}]}'))
+    expect(utf8.status).toBe(201)
+    expect((await sql`SELECT name FROM contacts WHERE workspace_id = ${ws.id}`).map((r) => r.name)).toEqual(['René'])
+  })
+
+  test('a key named __proto__ anywhere is 400 invalid_request naming where, not silently dropped', async () => {
+    const ws = await makeWorkspace()
+    expectError(
+      await post('/api/v1/track', ws.live, '{"event":"visited","email":"proto@example.com","properties":{"page":"home","__proto__":"x"}}'),
+      400,
+      'invalid_request',
+      'properties.__proto__ is the reserved name __proto__',
+    )
+    // spelled with escapes, it is the same key
+    expectError(
+      await post('/api/v1/track', ws.live, '{"event":"visited","email":"proto@example.com","properties":{"_\\u005fpr\\u006fto__":"x"}}'),
+      400,
+      'invalid_request',
+      'properties.__proto__ is the reserved name __proto__',
+    )
+    expectError(
+      await post('/api/v1/actions', ws.live, '{"kind":"pause_campaign","args":{"campaignId":"cmp_01jd0000000000000000000000","__proto__":{"force":true}}}'),
+      400,
+      'invalid_request',
+      'args.__proto__ is the reserved name __proto__',
+    )
+    expectError(await post('/api/v1/contacts', ws.live, '{"__proto__":{},"contacts":[]}'), 400, 'invalid_request', '__proto__ is the reserved name')
+  })
+
+  test('a body nested more than 64 levels deep is 400 invalid_body, never a 500, whatever field it is in', async () => {
+    const ws = await makeWorkspace()
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
+    // 20,000 levels of arrays in params: request hash and params digest would recurse through it.
+    for (const headers of [{}, { 'Idempotency-Key': 'deep-1' }] as Record<string, string>[]) {
+      expectError(
+        await post('/api/v1/agent/authorize', ws.agent.credential, `{"tool":"ads","action":"pause_campaign","params":{"x":${nested(20_000)}}}`, headers),
+        400,
+        'invalid_body',
+        'more than 64 levels deep',
+      )
+    }
+    // The body is level 1: params (2) holding 62 arrays is 64 levels, and answered; 63 arrays is not.
+    const at64 = await post('/api/v1/agent/authorize', ws.agent.credential, `{"tool":"ads","action":"pause_campaign","params":{"x":${nested(62)}}}`, { 'Idempotency-Key': 'deep-2' })
+    expect(at64.status).toBe(201)
+    expectError(
+      await post('/api/v1/agent/authorize', ws.agent.credential, `{"tool":"ads","action":"pause_campaign","params":{"x":${nested(63)}}}`),
+      400,
+      'invalid_body',
+      'more than 64 levels deep',
+    )
+    // brackets inside strings are text, not nesting
+    const inText = await post('/api/v1/agent/authorize', ws.agent.credential, `{"tool":"ads","action":"pause_campaign","summary":"${'['.repeat(100)}\\"]"}`)
+    expect(inText.status).toBe(201)
   })
 })

@@ -80,3 +80,16 @@ describe('GET /api/v1', () => {
     expect(r.text).not.toMatch(/ws_[0-9a-z]{26}/)
   })
 })
+
+describe('documented refusals', () => {
+  test('the public operations document the 400 they answer to an unknown query parameter', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
+    for (const path of ['/api/v1', '/api/v1/openapi.json']) {
+      const r = await call('GET', `${path}?colour=red`)
+      expect(r.status).toBe(400)
+      expect(r.body.error.code).toBe('invalid_parameter')
+      expect(Object.keys(doc.paths[path].get.responses).sort()).toEqual(['200', '400', '429', '500'])
+      expect(doc.paths[path].get.responses['400'].description).toContain('invalid_parameter')
+    }
+  })
+})

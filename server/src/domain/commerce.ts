@@ -36,12 +36,19 @@ const DAY = 86_400_000
 export const REVENUE_DEFAULT_DAYS = 30
 export const REVENUE_MAX_DAYS = 366
 
-/** The span of a revenue report: defaults, from before to, and at most REVENUE_MAX_DAYS long. */
+/**
+ * The span of a revenue report: from defaults to 30 days ago and to to now, each on its own (spec);
+ * from must not be after to, and the span is at most REVENUE_MAX_DAYS long.
+ */
 export function revenueSpan(q: { from?: Date; to?: Date }, now = new Date()): { from: Date; to: Date } {
   const to = q.to ?? now
-  const from = q.from ?? new Date(to.getTime() - REVENUE_DEFAULT_DAYS * DAY)
+  const from = q.from ?? new Date(now.getTime() - REVENUE_DEFAULT_DAYS * DAY)
   if (from.getTime() > to.getTime()) {
-    throw invalidParameter(`from (${iso(from)}) is after to (${iso(to)}); from must come first.`)
+    throw invalidParameter(
+      q.from === undefined
+        ? `from defaulted to ${REVENUE_DEFAULT_DAYS} days ago (${iso(from)}), which is after to (${iso(to)}); give a from before to.`
+        : `from (${iso(from)}) is after to (${iso(to)}); from must come first.`,
+    )
   }
   if (to.getTime() - from.getTime() > REVENUE_MAX_DAYS * DAY) {
     throw invalidParameter(`The span from ${iso(from)} to ${iso(to)} is longer than ${REVENUE_MAX_DAYS} days; ask for at most ${REVENUE_MAX_DAYS} days at a time (move from or to).`)

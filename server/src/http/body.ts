@@ -1,21 +1,29 @@
-import { canonicalJson } from '../canonical-json.ts'
 import { ApiError } from '../errors.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
+
+/** How deeply a body may nest objects and arrays: far beyond any schema, far below any stack. */
+export const MAX_BODY_DEPTH = 64
 
 const notAnObject = () =>
   new ApiError('invalid_body', 'The request body must be a JSON object, e.g. {"field": "value"}.')
 
 /**
- * Read a request body of at most 1 MiB and parse it as a JSON object. Empty, malformed, not an
- * object, or too large: 400 invalid_body. A declared Content-Length over the cap is refused
- * before reading; a streamed body is read only up to the cap.
+ * Read a request body of at most 1 MiB and parse it as a JSON object. Empty, not UTF-8, malformed,
+ * nested deeper than 64 levels, not an object, or too large: 400 invalid_body. A declared
+ * Content-Length over the cap is refused before reading; a streamed body is read only up to the cap.
+ * Text PostgreSQL cannot store, and the key __proto__ (which schemas would silently drop): 400
+ * invalid_request naming the field.
  */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (declared > MAX_BODY_BYTES) throw tooLarge()
   const text = await readCapped(request)
   if (text.trim() === '') throw new ApiError('invalid_body', 'The request body is empty; this endpoint takes a JSON object.')
+  // Before anything recurses over the value (request hashes, params digests, schemas).
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    throw new ApiError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`)
+  }
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -23,32 +31,70 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw new ApiError('invalid_body', 'The request body is not valid JSON.')
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw notAnObject()
-  const nul = pathWithNul(value, '')
-  if (nul !== undefined) throw new ApiError('invalid_request', `${nul || 'A field name'} contains a NUL character (\\u0000), which text may not hold.`)
+  // NUL and lone surrogates can only arrive as \u escapes, and __proto__ only as itself or with
+  // escapes: a body with neither (nearly every body) needs no walk.
+  if (text.includes('\\u') || text.includes('__proto__')) {
+    const bad = badText(value, '')
+    if (bad !== undefined) throw new ApiError('invalid_request', bad)
+  }
   return value as Record<string, unknown>
 }
 
+/** A string PostgreSQL text cannot store: one holding U+0000 or an unpaired UTF-16 surrogate. */
+const BAD_TEXT = /[\0\p{Cs}]/u
+
+function whatIsBad(s: string): string {
+  const c = BAD_TEXT.exec(s)![0]
+  return c === '\0'
+    ? 'a NUL character (\\u0000), which text may not hold'
+    : `an unpaired UTF-16 surrogate (\\u${c.charCodeAt(0).toString(16)}), which is not text`
+}
+
 /**
- * The path of the first string (value or key) holding U+0000, which PostgreSQL text cannot store.
- * Refused here, once for every body, rather than failing in the database.
+ * Why the body is refused, naming the field: the first string (value or key) PostgreSQL text
+ * cannot store, or a key named __proto__ (zod objects and records drop it without a word).
+ * Refused here, once for every body, rather than failing in the database or vanishing.
+ * The body is at most MAX_BODY_DEPTH deep, so the recursion is bounded.
  */
-export function pathWithNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
+function badText(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return BAD_TEXT.test(value) ? `${path} contains ${whatIsBad(value)}.` : undefined
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = pathWithNul(value[i], `${path}[${i}]`)
+      const found = badText(value[i], `${path}[${i}]`)
       if (found !== undefined) return found
     }
     return undefined
   }
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return path
-      const found = pathWithNul(v, path ? `${path}.${k}` : k)
+      if (BAD_TEXT.test(k)) return `A field name${path ? ` in ${path}` : ''} contains ${whatIsBad(k)}.`
+      const at = path ? `${path}.${k}` : k
+      if (k === '__proto__') return `${at} is the reserved name __proto__; use another field name.`
+      const found = badText(v, at)
       if (found !== undefined) return found
     }
   }
   return undefined
+}
+
+/**
+ * Whether JSON text opens more than `max` objects and arrays inside one another, found by one
+ * pass over the text without recursion (brackets inside strings do not count).
+ */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // a backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
 }
 
 function tooLarge() {
@@ -70,7 +116,9 @@ async function readCapped(request: Request): Promise<string> {
     }
     chunks.push(value)
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks))
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
+  } catch {
+    throw new ApiError('invalid_body', 'The request body is not valid UTF-8.')
+  }
 }
-
-export { canonicalJson }

@@ -2,7 +2,7 @@ import { authenticateAndCount, type AuthenticatedRow } from '../store/credential
 import type { Sql } from '../store/db.ts'
 import { WINDOW_MS, windowStart } from './rate-limit.ts'
 
-export type CheckResult = {
+type CheckResult = {
   row: AuthenticatedRow
   /** This request's own place in its credential's count for the window (1 = first). */
   used: number
@@ -10,6 +10,13 @@ export type CheckResult = {
 }
 
 type Pending = { workspaceId: string; tokenHash: string; resolve: (r: CheckResult | undefined) => void; reject: (e: unknown) => void }
+
+/**
+ * How many batched statements may be in flight at once: one. Measured with the pipeline benchmark
+ * (npm run bench), one statement in flight batches best: what arrives meanwhile waits for the next
+ * batch.
+ */
+const CHECKS_IN_FLIGHT = 1
 
 /**
  * Checks credentials and counts them against their rate limits in PostgreSQL, batching the
@@ -24,7 +31,7 @@ export class CredentialChecker {
 
   constructor(
     private readonly sql: Sql,
-    private readonly maxInFlight = 2,
+    private readonly maxInFlight = CHECKS_IN_FLIGHT,
   ) {}
 
   check(workspaceId: string, tokenHash: string): Promise<CheckResult | undefined> {

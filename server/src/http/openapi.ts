@@ -14,6 +14,12 @@ const COMMON_ERRORS: Record<string, string> = {
   '429': 'rate_limited: too many requests; Retry-After says when to retry.',
   '500': 'internal: failure on the service side, recorded with the request id.',
 }
+/** What an endpoint without a credential can answer besides success. */
+const PUBLIC_ERRORS: Record<string, string> = {
+  '400': 'invalid_parameter: a query parameter the endpoint does not take (named in the message).',
+  '429': COMMON_ERRORS['429']!,
+  '500': COMMON_ERRORS['500']!,
+}
 const WRITE_ERRORS: Record<string, string> = {
   '409': 'conflict: the record refuses this in its state, or a request with this Idempotency-Key is still being answered.',
   '422': 'idempotency_key_reused: the key was used in the last 24 hours with a different request.',
@@ -104,7 +110,7 @@ export function buildOpenApi(operations: Operation[]): Json {
     } else {
       responses['200'] = { description: 'OK.', ...ok }
     }
-    const errors = op.auth.kind === 'public' ? { '429': COMMON_ERRORS['429']!, '500': COMMON_ERRORS['500']! } : { ...COMMON_ERRORS, ...(op.method === 'POST' ? WRITE_ERRORS : {}) }
+    const errors = op.auth.kind === 'public' ? PUBLIC_ERRORS : { ...COMMON_ERRORS, ...(op.method === 'POST' ? WRITE_ERRORS : {}) }
     for (const [status, description] of Object.entries(errors)) {
       responses[status] = { description, headers: rateHeaders, content: jsonContent(ref('Error')) }
     }

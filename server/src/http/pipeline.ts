@@ -5,7 +5,8 @@ import { newId } from '../ids.ts'
 import type { Caller, Operation, ReadOperation, WriteOperation } from '../routes/operation.ts'
 import type { Sql, Tx } from '../store/db.ts'
 import { findAnswer, saveAnswer, tryLockKey } from '../store/idempotency.ts'
-import { canonicalJson, readJsonObject } from './body.ts'
+import { canonicalJson } from '../canonical-json.ts'
+import { readJsonObject } from './body.ts'
 import type { CallCounter } from './call-counter.ts'
 import { CredentialChecker } from './credential-check.ts'
 import { isOver, LIMITS, MemoryLimiter, rateHeaders, type RateState, WINDOW_MS } from './rate-limit.ts'
@@ -35,11 +36,27 @@ class Simulated extends Error {}
 
 type Answer = { status: number; body: string; headers?: Record<string, string> }
 
+/** A refusal as the answer to send: the envelope's error, with the refusal's own headers. */
+function refusalAnswer(err: ApiError): Answer {
+  return { status: err.status, body: errorBody(err.code, err.message), headers: err.headers }
+}
+
+/**
+ * Which refusals are final answers, kept under the Idempotency-Key and replayed to a retry with it:
+ * a RecordedRefusal (its record is committed with it, so it must not be recorded twice), and any
+ * other refusal by the rules (4xx). Not kept, so a retry with the key runs again: 409 (the state
+ * or the key is busy and may change), 429 (retry later) and every 5xx.
+ */
+function isKept(err: unknown): err is ApiError {
+  if (err instanceof RecordedRefusal) return true
+  return err instanceof ApiError && err.status < 500 && err.status !== 409 && err.status !== 429
+}
+
 export function createPipeline(deps: PipelineDeps) {
   const anonymous = deps.anonymous ?? new MemoryLimiter(1200, WINDOW_MS)
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
   const ttlHours = deps.idempotencyTtlHours ?? 24
-  const credentials = new CredentialChecker(deps.counterSql, 1)
+  const credentials = new CredentialChecker(deps.counterSql)
 
   function finish(answer: Answer, headers: Record<string, string>): Response {
     return new Response(answer.body, {
@@ -49,7 +66,7 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   function failure(err: unknown, requestId: string, operationId: string): Answer {
-    if (err instanceof ApiError) return { status: err.status, body: errorBody(err.code, err.message), headers: err.headers }
+    if (err instanceof ApiError) return refusalAnswer(err)
     deps.log.error('request failed', { requestId, operationId, error: err })
     return {
       status: 500,
@@ -138,8 +155,9 @@ export function createPipeline(deps: PipelineDeps) {
       try {
         data = await op.handler({ body, caller, tx, requestId })
       } catch (err) {
-        // The handler recorded why it refused: commit that record (never in test mode) and answer the refusal.
-        if (err instanceof RecordedRefusal && !test) return { status: err.status, body: errorBody(err.code, err.message), headers: err.headers }
+        // The handler recorded why it refused: commit that record and answer the refusal (kept, see
+        // isKept). Only agent operations record refusals, and agent credentials are never test mode.
+        if (err instanceof RecordedRefusal) return refusalAnswer(err)
         throw err
       }
       if (test) throw new Simulated()
@@ -178,10 +196,8 @@ export function createPipeline(deps: PipelineDeps) {
         answer = await tx.savepoint((sp) => runDomain(sp))
       } catch (err) {
         if (err instanceof Simulated) answer = { status: 200, body: SIMULATED }
-        // A refusal by the rules is an answer and is kept; 409, 429 and 5xx are not, so a retry runs again.
-        else if (err instanceof ApiError && err.status < 500 && err.status !== 409 && err.status !== 429) {
-          answer = { status: err.status, body: errorBody(err.code, err.message), headers: err.headers }
-        } else throw err
+        else if (isKept(err)) answer = refusalAnswer(err)
+        else throw err
       }
       await saveAnswer(tx, caller.workspaceId, scope, key, { requestHash, status: answer.status, body: answer.body }, ttlHours)
       return answer

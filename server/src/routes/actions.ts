@@ -1,10 +1,8 @@
 import { z } from 'zod'
 import * as actions from '../domain/actions.ts'
-import { ACTION_KINDS } from '../domain/action-kinds.ts'
 import { paged } from '../http/paging.ts'
-import { parseBody } from '../http/validate.ts'
 import { Action, ACTION_STATUSES, CreateActionRequest } from '../schemas/actions.ts'
-import { limitParam } from '../schemas/common.ts'
+import { cursorParam, limitParam } from '../schemas/common.ts'
 import { defineRead, defineWrite } from './operation.ts'
 
 const tag = 'Actions'
@@ -22,7 +20,7 @@ export const actionOperations = [
     query: z.strictObject({
       status: z.enum(ACTION_STATUSES).optional().describe('Only actions in this status (all when omitted).'),
       limit: limitParam(20),
-      cursor: z.string().min(1).optional().describe('The meta.nextCursor of the previous page.'),
+      cursor: cursorParam(),
     }),
     response: { model: { name: 'Action', schema: Action }, shape: 'page' },
     handler: ({ sql, caller, query }) =>
@@ -49,9 +47,6 @@ export const actionOperations = [
     auth: { kind: 'workspace', scope: 'write:actions' },
     body: { model: { name: 'CreateActionRequest', schema: CreateActionRequest } },
     response: { model: { name: 'Action', schema: Action }, shape: 'item' },
-    handler: ({ tx, caller, body }) => {
-      const { args } = parseBody(z.strictObject({ args: ACTION_KINDS[body.kind].args }), { args: body.args })
-      return actions.proposeAction(tx, caller.workspaceId, { kind: body.kind, args }, { kind: 'api', id: caller.credentialId, name: 'API' })
-    },
+    handler: ({ tx, caller, body }) => actions.proposeAction(tx, caller.workspaceId, body, { kind: 'api', id: caller.credentialId, name: 'API' }),
   }),
 ]

@@ -13,10 +13,18 @@ const dateTime = (what: string) =>
     .optional()
     .describe(`${what}, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z.`)
 
+/**
+ * A checked date-time parameter as a Date. zod has checked its form (and that the day exists); what
+ * remains is the range PostgreSQL stores: years 0001 to 9999 in UTC, which an offset can leave
+ * (0001-01-01T00:00:00+01:00 is in year 0).
+ */
 function toDate(name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined
   const d = new Date(value)
-  if (Number.isNaN(d.getTime())) throw invalidParameter(`Invalid query parameter ${name}: ${JSON.stringify(value)} is not a date-time that exists.`)
+  const year = d.getUTCFullYear()
+  if (year < 1 || year > 9999) {
+    throw invalidParameter(`Invalid query parameter ${name}: ${JSON.stringify(value)} is outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.`)
+  }
   return d
 }
 
@@ -57,7 +65,7 @@ export const commerceOperations = [
     tag: 'Analytics',
     auth: { kind: 'workspace', scope: 'read:analytics' },
     query: z.strictObject({
-      from: dateTime(`Start of the span (inclusive); default ${commerce.REVENUE_DEFAULT_DAYS} days before to`),
+      from: dateTime(`Start of the span (inclusive); default ${commerce.REVENUE_DEFAULT_DAYS} days ago`),
       to: dateTime('End of the span (exclusive); default now'),
     }),
     response: { model: { name: 'Revenue', schema: Revenue }, shape: 'item' },

@@ -77,7 +77,7 @@ export const insightOperations = [
         limit: query.limit,
         fetch: (after, limit) => insights.approvalsPage(sql, caller.workspaceId, { status: query.status, after, limit }),
         positionOf: insights.approvalPosition,
-        toItem: (a) => insights.toApproval(a),
+        toItem: insights.toApproval,
       }),
   }),
 ]

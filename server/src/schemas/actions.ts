@@ -48,11 +48,20 @@ export type ActionT = z.infer<typeof Action>
 
 const kindList = ACTION_KIND_NAMES.map((k) => `- \`${k}\`: ${ACTION_KINDS[k].description}`).join('\n')
 
+/**
+ * The body of POST /actions. `args` is checked against its kind's own schema here, in the body
+ * schema, so a bad arg is refused with the other validation errors: before any transaction, and
+ * never kept under an Idempotency-Key. Issues are told under args (e.g. args.campaignId).
+ */
 export const CreateActionRequest = z
   .strictObject({
     kind: z.enum(ACTION_KIND_NAMES).describe(`The kind of change. The kinds and their args:\n${kindList}`),
     args: z.record(z.string(), z.unknown()).describe('The arguments, as the kind declares them (see kind). An unknown or malformed arg is 400 naming it; an id not in this workspace is 404.'),
   })
+  .transform((body, ctx) => {
+    const parsed = ACTION_KINDS[body.kind].args.safeParse(body.args, { reportInput: true })
+    if (parsed.success) return { kind: body.kind, args: parsed.data as Record<string, unknown> }
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['args', ...issue.path] } as z.core.$ZodRawIssue)
+    return z.NEVER
+  })
   .describe('A change to propose; it waits for a person, or is refused by the workspace limits.')
-
-export type CreateActionInput = z.infer<typeof CreateActionRequest>

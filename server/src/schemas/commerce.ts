@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MONTHLY_ALLOWANCES } from '../domain/allowances.ts'
 import { Money, MoneyList, Timestamp } from './common.ts'
 
 export const CUSTOMER_STAGES = ['prospect', 'first_time', 'repeat', 'lapsed'] as const
@@ -45,7 +46,7 @@ export const Usage = z
   .object({
     allowances: z.array(
       z.object({
-        name: z.enum(['emails', 'sms', 'trackedEvents', 'agentRequests', 'contacts']).describe('The allowance.'),
+        name: z.enum([...MONTHLY_ALLOWANCES, 'contacts']).describe('The allowance.'),
         limit: z.number().int().describe("What the workspace's plan allows."),
         used: z.number().int().describe('Used this period (for contacts: contacts held now).'),
         remaining: z.number().int().describe('limit - used, never below 0.'),

@@ -64,3 +64,6 @@ export const MoneyList = z.array(Money).describe('One entry per currency, ordere
 
 /** Query `cursor`: the meta.nextCursor of the previous page (signed; see http/cursor.ts). */
 export const cursorParam = () => z.string().min(1).optional().describe('The meta.nextCursor of the previous page.')
+
+/** An email address as a person types it: trimmed, at most 254 characters, well formed. */
+export const Email = z.string().trim().max(254).pipe(z.email())

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { idOf, Timestamp } from './common.ts'
+import { Email, idOf, Timestamp } from './common.ts'
 
 export const Contact = z
   .object({
@@ -19,7 +19,7 @@ export const Contact = z
 const text = (max: number, what: string) => z.string().trim().min(1).max(max).optional().describe(what)
 
 export const ContactInput = z.strictObject({
-  email: z.string().trim().max(254).pipe(z.email()).describe('The address; compared without regard to case.'),
+  email: Email.describe('The address; compared without regard to case.'),
   name: text(200, 'Full name.'),
   firstName: text(100, 'First name.'),
   lastName: text(100, 'Last name.'),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { Email } from './common.ts'
 
 const PlainValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()], {
   error: 'must be a string (at most 1000 characters), a number, a boolean or null',
@@ -10,7 +11,7 @@ export const TrackRequest = z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, dots, dashes and underscores' })
       .describe('The event name: 1 to 64 letters, digits, dots, dashes and underscores; capitals are ignored.'),
-    email: z.string().trim().max(254).pipe(z.email()).describe('The address of a contact of this workspace.'),
+    email: Email.describe('The address of a contact of this workspace.'),
     properties: z
       .record(z.string(), PlainValue)
       .superRefine((p, ctx) => {
