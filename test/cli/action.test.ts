@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { createDemoWorkspace } from '../../server/src/domain/demo.ts'
 import { openDatabase, type Database } from '../../server/src/store/db.ts'
 import { migrate } from '../../server/src/store/migrate.ts'
+import { CLI_TIMEOUT, growthIn } from './run.ts'
 
 /**
  * `growth admin action approve|reject ID`, spawned as an operator runs it, against the demo
@@ -12,24 +13,13 @@ import { migrate } from '../../server/src/store/migrate.ts'
  * DATABASE_URL, or an embedded one it owns, as a running server would) to set up and check.
  */
 
-const ROOT = join(import.meta.dir, '..', '..')
 const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-action-'))
-const T = 30_000
+const T = CLI_TIMEOUT
 let db: Database
 let proposed: { id: string; kind: string }[]
 let workspaceId: string
 
-async function growth(args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr }
-}
+const growth = growthIn(dataDir)
 
 beforeAll(async () => {
   db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir })

@@ -6,31 +6,21 @@ import { createAgent, createWorkspace } from '../../server/src/domain/admin.ts'
 import { authorize } from '../../server/src/domain/agent-gateway.ts'
 import { openDatabase, type Database } from '../../server/src/store/db.ts'
 import { migrate } from '../../server/src/store/migrate.ts'
+import { CLI_TIMEOUT, growthIn } from './run.ts'
 
 /**
  * `growth admin approval approve|reject ID`, black-box: the CLI runs as its own process against the
  * database this file also holds open (DATABASE_URL, or an embedded database it owns, which the CLI
  * reaches through the owner's socket, as it would a running server's).
  */
-const ROOT = join(import.meta.dir, '..', '..')
 const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-approval-'))
-const T = 30_000
+const T = CLI_TIMEOUT
 let db: Database
 let workspaceId: string
 let agentId: string
 let secretKey: string
 
-async function growth(args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr }
-}
+const growth = growthIn(dataDir)
 
 /** A new pending approval: the agent asks for a high-risk send. */
 async function pendingApproval(recipients: number): Promise<{ approvalId: string; authorizationId: string }> {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
+import { awayFromMonthEnd, call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { daysAgo, insertRows } from '../rows.ts'
 
 const ids = (r: { body: any }) => r.body.data.map((x: any) => x.id)
@@ -148,6 +148,7 @@ describe('GET /revenue', () => {
 
 describe('GET /usage', () => {
   test('each allowance as the contract shapes it, the contacts allowance standing, and API calls counted this period', async () => {
+    await awayFromMonthEnd()
     const ws = await makeWorkspace()
     const { sql } = await getHarness()
     const now = new Date()

@@ -4,6 +4,7 @@ import { SCOPES } from '../routes/operation.ts'
 import { inTransaction, type Sql, type Tx } from '../store/db.ts'
 import * as store from '../store/admin.ts'
 import { mintToken } from './tokens.ts'
+import type { Risk } from './tool-catalogue.ts'
 
 /** A refusal of an operator command: the CLI prints its message and exits non-zero. */
 export class AdminError extends Error {}
@@ -87,7 +88,7 @@ export async function createAgent(
     /** The data it may use; by default the data its permitted actions use. */
     dataAccess?: string[]
     /** The highest risk it may take without a person (default medium: high-risk actions wait for one). */
-    maxUnattendedRisk?: 'low' | 'medium' | 'high'
+    maxUnattendedRisk?: Risk
   },
 ) {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new AdminError(`No workspace ${opts.workspaceId}.`)

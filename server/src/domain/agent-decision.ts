@@ -1,7 +1,7 @@
 import { iso } from '../schemas/common.ts'
 import { type Facts, ruleBites, type Rule } from './agent-rules.ts'
 import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './limits.ts'
-import { formatMoney, type Money } from './money.ts'
+import { formatCount, formatMoney, type Money } from './money.ts'
 import { dataName, RISKS, type Risk, wordsOf } from './tool-catalogue.ts'
 
 /**
@@ -72,7 +72,6 @@ type Outcome = 'pass' | 'deny' | 'person'
 /** `base`: for a check that needs a person, what it compared, without what became of any approval. */
 type Judged = { name: CheckName; outcome: Outcome; detail: string; base?: string }
 
-const count = (n: number) => n.toLocaleString('en-US')
 const words = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`)
 const SEND_ACTIONS = new Set(['email.send_campaign', 'sms.send_message'])
 
@@ -101,8 +100,8 @@ function ceilingComparisons(agent: AgentProfile, f: Facts): { ok: string[]; over
   }
   const plain: [keyof Ceilings & ('amountPercent' | 'recipients' | 'records'), (n: number) => string][] = [
     ['amountPercent', (n) => `${n}%`],
-    ['recipients', (n) => `${count(n)} recipients`],
-    ['records', (n) => `${count(n)} records`],
+    ['recipients', (n) => `${formatCount(n)} recipients`],
+    ['records', (n) => `${formatCount(n)} records`],
   ]
   for (const [name, show] of plain) {
     const asked = f[name]
@@ -204,7 +203,7 @@ export function decide(input: DecisionInput): Verdict {
   const bit = input.rules.filter((r) => ruleBites(r, tool, action, facts))
   const denying = bit.filter((r) => r.effect === 'deny')
   const asking = bit.filter((r) => r.effect === 'require_approval')
-  const inForce = `${count(input.rules.length)} rule${input.rules.length === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
+  const inForce = `${formatCount(input.rules.length)} rule${input.rules.length === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
   if (denying.length) checks.push({ name: 'rules', outcome: 'deny', detail: `${denying.map((r) => r.sentence).join(' ')} (${inForce}.)` })
   else if (asking.length) checks.push(withApproval({ name: 'rules', detail: asking.map((r) => r.sentence).join(' ') }, prior))
   else checks.push({ name: 'rules', outcome: 'pass', detail: `No rule applies (${inForce}).` })

@@ -14,7 +14,7 @@ import { ceilingsView, parseCeilings, permissionsView, rulesInForce, toProfile }
 import { consumeMonthly } from './allowances.ts'
 import { toApproval } from './insights.ts'
 import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
-import { formatMoney } from './money.ts'
+import { formatCount, formatMoney } from './money.ts'
 import { wordsOf } from './tool-catalogue.ts'
 
 /**
@@ -70,8 +70,8 @@ function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): 
   const parts: string[] = []
   if (facts.amountMinor !== undefined && facts.currency) parts.push(formatMoney({ amountMinor: facts.amountMinor, currency: facts.currency }))
   if (facts.amountPercent !== undefined) parts.push(`${facts.increase === false ? '-' : facts.increase ? '+' : ''}${facts.amountPercent}%`)
-  if (facts.recipients !== undefined) parts.push(`${facts.recipients.toLocaleString('en-US')} recipients`)
-  if (facts.records !== undefined) parts.push(`${facts.records.toLocaleString('en-US')} records`)
+  if (facts.recipients !== undefined) parts.push(`${formatCount(facts.recipients)} recipients`)
+  if (facts.records !== undefined) parts.push(`${formatCount(facts.records)} records`)
   return `${agentName} asks to ${w.verb} (${body.tool}.${body.action})${body.resource ? ` on ${body.resource}` : ''}${parts.length ? `: ${parts.join(', ')}` : ''}.`
 }
 

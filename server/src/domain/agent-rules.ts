@@ -1,4 +1,4 @@
-import { formatMoney, isCurrency } from './money.ts'
+import { formatCount, formatMoney, isCurrency } from './money.ts'
 import { wordsOf } from './tool-catalogue.ts'
 
 /**
@@ -93,7 +93,6 @@ export function ruleBites(rule: Rule, tool: string, action: string, facts: Facts
   return ruleMatches(rule.structure, tool, action) && rule.structure.when.every((c) => conditionHolds(c, facts))
 }
 
-const count = (n: number) => n.toLocaleString('en-US')
 
 function conditionWords(c: Condition, percentWord: string): string | null {
   const op = OP_WORDS[c.op]
@@ -103,9 +102,9 @@ function conditionWords(c: Condition, percentWord: string): string | null {
     case 'amountPercent':
       return `${percentWord} ${op} ${c.value}%`
     case 'recipients':
-      return `to ${op} ${count(c.value)} recipients`
+      return `to ${op} ${formatCount(c.value)} recipients`
     case 'records':
-      return `affecting ${op} ${count(c.value)} records`
+      return `affecting ${op} ${formatCount(c.value)} records`
     case 'currency':
       return `in ${c.value}`
     case 'increase':

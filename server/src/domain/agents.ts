@@ -7,7 +7,7 @@ import * as store from '../store/agents.ts'
 import type { Position } from '../store/growth.ts'
 import type { AgentProfile, Ceilings } from './agent-decision.ts'
 import { parseRuleStructure, ruleSentence, type Rule, type RuleEffect } from './agent-rules.ts'
-import { byCurrency, formatMoney, isCurrency } from './money.ts'
+import { byCurrency, formatCount, formatMoney, isCurrency } from './money.ts'
 import { wordsOf } from './tool-catalogue.ts'
 
 /**
@@ -15,7 +15,6 @@ import { wordsOf } from './tool-catalogue.ts'
  * and the words the gateway and GET /agent/me share: permissions and ceilings as sentences.
  */
 
-const count = (n: number) => n.toLocaleString('en-US')
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined)
 
 /** Ceilings as stored (jsonb), kept to what the gateway understands. */
@@ -34,8 +33,8 @@ export function ceilingsView(c: Ceilings): CeilingsT {
     ...(c.amounts ?? []).map((m) => `At most ${formatMoney(m)} in one request.`),
     ...(c.amounts?.length ? ['No amount in any other currency.'] : ['No amount in any currency.']),
     ...(c.amountPercent !== undefined ? [`At most ${c.amountPercent}% in one request.`] : []),
-    ...(c.recipients !== undefined ? [`At most ${count(c.recipients)} recipients in one request.`] : []),
-    ...(c.records !== undefined ? [`At most ${count(c.records)} records in one request.`] : []),
+    ...(c.recipients !== undefined ? [`At most ${formatCount(c.recipients)} recipients in one request.`] : []),
+    ...(c.records !== undefined ? [`At most ${formatCount(c.records)} records in one request.`] : []),
   ]
   return {
     amounts: c.amounts ?? [],

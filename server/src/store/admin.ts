@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { TOOL_CATALOGUE } from '../domain/tool-catalogue.ts'
 import { newId } from '../ids.ts'
 import type { Sql, Tx } from './db.ts'
+import type { Risk } from '../domain/tool-catalogue.ts'
 
 export type Plan = 'starter' | 'growth' | 'scale'
 
@@ -54,7 +55,7 @@ export async function insertAgent(
   tx: Tx,
   a: {
     workspaceId: string; id: string; name: string; owner: 'product' | 'workspace'; description?: string; ceilings?: unknown
-    dataAccess: string[]; maxUnattendedRisk: 'low' | 'medium' | 'high'
+    dataAccess: string[]; maxUnattendedRisk: Risk
   },
 ) {
   await tx`

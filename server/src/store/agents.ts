@@ -79,7 +79,6 @@ export async function insertRule(tx: Tx, workspaceId: string, r: { id: string; s
 export type WorkspaceGate = {
   agents_stopped: boolean
   rules_version: number
-  secret_key: string
   stopped_at: Date | null
   stopped_by: string | null
   stopped_reason: string | null
@@ -88,7 +87,7 @@ export type WorkspaceGate = {
 /** The stop switch (with its latest stop: who, when, why), the rules version and the digest key. */
 export async function selectWorkspaceGate(sql: Q, workspaceId: string): Promise<WorkspaceGate> {
   const [row] = await sql<WorkspaceGate[]>`
-    SELECT w.agents_stopped, w.rules_version, w.secret_key, s.created_at AS stopped_at, s.actor AS stopped_by, s.reason AS stopped_reason
+    SELECT w.agents_stopped, w.rules_version, s.created_at AS stopped_at, s.actor AS stopped_by, s.reason AS stopped_reason
     FROM workspaces w
     LEFT JOIN LATERAL (
       SELECT created_at, actor, reason FROM agent_switch_log l

@@ -2,7 +2,7 @@ import { budgetEffect, campaignSwitchEffect, discountEffect, notDelivering, send
 import { toAction } from '../domain/actions.ts'
 import { toContact } from '../domain/contacts.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits, type LimitFacts } from '../domain/limits.ts'
-import { byCurrency, formatMoney, type Money } from '../domain/money.ts'
+import { byCurrency, formatCount, formatMoney, type Money } from '../domain/money.ts'
 import { isoOrNull as iso } from '../schemas/common.ts'
 import type { ActionRow } from './actions.ts'
 import type { ContactRow } from './contacts.ts'
@@ -10,7 +10,9 @@ import { decide, type DecisionInput } from '../domain/agent-decision.ts'
 import { loadWorld, paramsDigest } from '../domain/agent-gateway.ts'
 import { ruleSentence, type Facts, type RuleStructure } from '../domain/agent-rules.ts'
 import { toProfile } from '../domain/agents.ts'
-import { selectAgents, selectWorkspaceGate } from './agents.ts'
+import { selectAgents } from './agents.ts'
+import type { ApprovalRow } from './approvals.ts'
+import { toApproval } from '../domain/insights.ts'
 import { newId, type IdKind } from '../ids.ts'
 import type { Tx } from './db.ts'
 
@@ -561,8 +563,8 @@ export async function seedDemoData(
 
   // --- Approvals of sends -------------------------------------------------------------------------
   const approvals: Row[] = []
-  const approvalEvent = (a: Row, type: string, at: Date) =>
-    ev(type, at, { approval: { id: a.id, kind: a.kind, status: a.status, summary: a.summary, subjectId: a.subject_id, requestedBy: a.requested_by, decidedBy: a.decided_by } })
+  // The same payload the live approval events carry: the Approval as GET /approvals shows it then.
+  const approvalEvent = (a: Row, type: string, at: Date) => ev(type, at, { approval: toApproval(a as unknown as ApprovalRow, at) })
   const addApproval = (a: { kind: 'send' | 'agent_request'; status: string; summary: string; subjectId: string; requestedBy: string; decidedBy: string | null; createdAt: Date; decidedAt: Date | null; usedAt: Date | null }) => {
     const row = {
       ...ws, id: id('approval', a.createdAt), kind: a.kind, status: a.status, summary: a.summary, subject_id: a.subjectId,
@@ -570,12 +572,12 @@ export async function seedDemoData(
       used_at: a.usedAt, created_at: a.createdAt,
     }
     approvals.push(row)
-    approvalEvent({ ...row, status: 'pending', decided_by: null }, 'approval.requested', a.createdAt)
-    if (a.decidedAt) approvalEvent(row, a.status === 'approved' ? 'approval.approved' : 'approval.rejected', a.decidedAt)
+    approvalEvent({ ...row, status: 'pending', decided_by: null, decided_at: null, used_at: null }, 'approval.requested', a.createdAt)
+    if (a.decidedAt) approvalEvent({ ...row, used_at: null }, a.status === 'approved' ? 'approval.approved' : 'approval.rejected', a.decidedAt)
     return row
   }
   const writerName = agents[1]?.name ?? agents[0]?.name ?? 'API'
-  const sendSummary = (s: (typeof sends)[number]) => `Send "${s.subject}" to ${s.recipients.toLocaleString('en-US')} contacts`
+  const sendSummary = (s: (typeof sends)[number]) => `Send "${s.subject}" to ${formatCount(s.recipients)} contacts`
   for (const [i, by, decider] of [[2, writerName, 0], [3, writerName, 2], [4, 'Sofia Lindqvist', 0], [5, writerName, 2]] as const) {
     const s = sends[i]
     const sentAt = s.sent_at!
@@ -853,7 +855,7 @@ export async function seedDemoData(
   // permissions, data, ceilings and risk, the workspace's limits and these rules.
   const world = await loadWorld(tx, workspaceId)
   const profiles = new Map((await selectAgents(tx, workspaceId)).map((row) => [row.id, toProfile(row)]))
-  const { secret_key: secretKey } = await selectWorkspaceGate(tx, workspaceId)
+  const [{ secret_key: secretKey }] = await tx<{ secret_key: string }[]>`SELECT secret_key FROM workspaces WHERE workspace_id = ${workspaceId}`
   const rulesCreated = [150, 150, 97].map((d) => agoJitter(d))
   const ruleSpecs: { structure: RuleStructure; effect: 'deny' | 'require_approval' }[] = [
     {

@@ -21,7 +21,7 @@ export function registerActionDecision(action: Command, decision: 'approve' | 'r
     .command(`${decision} <id>`)
     .description(
       decision === 'approve'
-        ? 'approve a proposed change: it is carried out at once and ends applied or failed, with the outcome'
+        ? 'approve a proposed change: it is carried out at once and ends applied or failed, with the outcome (approving again finishes one that was interrupted)'
         : 'reject a proposed change: it is never carried out',
     )
     .option('--by <name>', 'who decides, for the record (default: operator:<your login>)')
