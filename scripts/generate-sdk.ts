@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { renderSdkFiles } from '../sdk/generate.ts'
+import { renderSdkFiles } from './sdk-files.ts'
 
 const root = join(import.meta.dir, '..')
 const files = await renderSdkFiles()

@@ -1,7 +1,6 @@
-import { createAgent } from '../server/src/domain/admin.ts'
-import { addRule } from '../server/src/domain/agents.ts'
-import type { RuleEffect } from '../server/src/domain/agent-rules.ts'
-import type { Risk } from '../server/src/domain/tool-catalogue.ts'
+import { createAgent } from '../server/src/domain/agents.ts'
+import { addRules } from '../server/src/domain/agent-rules.ts'
+import type { Risk, RuleEffect } from '../server/src/core/enums.ts'
 import { call, getHarness, type Answer } from './harness.ts'
 
 /** Helpers for the agent gateway's black-box tests. */
@@ -25,7 +24,7 @@ export async function agentIn(
 
 export async function ruleIn(workspaceId: string, structure: unknown, effect: RuleEffect) {
   const { sql } = await getHarness()
-  return sql.begin((tx) => addRule(tx, workspaceId, { structure, effect }))
+  return sql.begin(async (tx) => (await addRules(tx, workspaceId, [{ structure, effect }]))[0]!)
 }
 
 export const authorize = (credential: string, body: unknown, headers?: Record<string, string>) =>

@@ -1,4 +1,4 @@
-import { newId } from '../server/src/ids.ts'
+import { newId } from '../server/src/core/ids.ts'
 import { getHarness } from './harness.ts'
 
 /** Growth records inserted straight into the test database, for a workspace the test made. */

@@ -2,10 +2,13 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../server/src/config.ts'
-import { createAgent, createToken, createWorkspace } from '../server/src/domain/admin.ts'
+import { createAgent } from '../server/src/domain/agents.ts'
+import { createToken } from '../server/src/domain/credentials.ts'
+import { createWorkspace } from '../server/src/domain/workspaces.ts'
 import { MemoryLimiter } from '../server/src/http/rate-limit.ts'
-import { createLogger } from '../server/src/log.ts'
+import { createLogger } from '../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../server/src/server.ts'
+import { checkAgainstDocument } from './support/response-models.ts'
 import { openDatabase, type Database, type Sql } from '../server/src/store/db.ts'
 
 /**
@@ -80,10 +83,15 @@ export async function call(
   } catch {
     parsed = undefined
   }
+  // Every answer a test receives must be what the OpenAPI document says it is (test/support/response-models.ts).
+  checkAgainstDocument(method, path, res.status, parsed, res.headers)
   return { status: res.status, headers: res.headers, body: parsed, text }
 }
 
-/** Asserts the error envelope exactly: { error: { code, message } } and nothing else. */
+/**
+ * Asserts the error envelope exactly: { error: { code, message, requestId } } and nothing else, the
+ * requestId being this answer's X-Request-Id (CONTRACT: Shapes).
+ */
 export function expectError(answer: Answer, status: number, code: string, messageIncludes?: string | RegExp) {
   const where = `${answer.status} ${answer.text}`
   if (answer.status !== status) throw new Error(`expected ${status} ${code}, got ${where}`)
@@ -91,7 +99,8 @@ export function expectError(answer: Answer, status: number, code: string, messag
   if (keys.length !== 1 || keys[0] !== 'error') throw new Error(`expected only an error member, got ${where}`)
   const err = answer.body.error
   if (err.code !== code || typeof err.message !== 'string' || !err.message) throw new Error(`expected code ${code}, got ${where}`)
-  if (Object.keys(err).sort().join() !== 'code,message') throw new Error(`error has extra members: ${where}`)
+  if (Object.keys(err).sort().join() !== 'code,message,requestId') throw new Error(`error members are not code, message, requestId: ${where}`)
+  if (err.requestId !== answer.headers.get('x-request-id')) throw new Error(`error.requestId is not the X-Request-Id ${answer.headers.get('x-request-id')}: ${where}`)
   if (messageIncludes !== undefined) {
     const ok = typeof messageIncludes === 'string' ? err.message.includes(messageIncludes) : messageIncludes.test(err.message)
     if (!ok) throw new Error(`expected message to mention ${messageIncludes}, got ${err.message}`)

@@ -1,4 +1,4 @@
-import { newId, type IdKind } from '../server/src/ids.ts'
+import { newId, type IdKind } from '../server/src/core/ids.ts'
 import { getHarness } from './harness.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { newId } from '../server/src/ids.ts'
+import { newId } from '../server/src/core/ids.ts'
 import { getHarness } from './harness.ts'
 
 /** Records the write endpoints act on, inserted straight into the test database. */

@@ -3,18 +3,14 @@
  * of the server's domain and store layers, called here on the database directly (never over HTTP).
  */
 export { loadConfig } from '../../server/src/config.ts'
+export { SCOPES } from '../../server/src/core/caller.ts'
+export { PLANS } from '../../server/src/core/enums.ts'
+export { DomainError, RuleError } from '../../server/src/core/errors.ts'
 export { openDatabase, type Database, type Sql } from '../../server/src/store/db.ts'
 export { migrate, type MigrationResult } from '../../server/src/store/migrate.ts'
-export {
-  AdminError,
-  PLANS,
-  createAgent,
-  createToken,
-  createWorkspace,
-  revokeToken,
-  setAgentsStopped,
-} from '../../server/src/domain/admin.ts'
+export { createWorkspace, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
+export { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
+export { createAgent } from '../../server/src/domain/agents.ts'
 export { decideApproval } from '../../server/src/domain/approvals.ts'
-export { SCOPES } from '../../server/src/routes/operation.ts'
 export { decideAction } from '../../server/src/domain/actions.ts'
-export type { ActionT } from '../../server/src/schemas/actions.ts'
+export type { Action } from '../../server/src/schemas/actions.ts'

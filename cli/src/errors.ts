@@ -1,21 +1,34 @@
 import { CommanderError } from 'commander'
-import { AdminError } from './core.ts'
+import { DomainError, RuleError } from './core.ts'
 import { printError } from './output.ts'
 
 /** A refusal by the CLI itself (bad configuration, bad input it checks before the domain does): exit 1. */
 export class CliError extends Error {}
 
+/** `expiresAt` -> `--expires-at`: the option an operator command takes for a field of the domain. */
+const flagOf = (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+
+/**
+ * The domain speaks of its fields (`expiresAt must be ...`); an operator typed options. A refusal
+ * naming a field is told in the option's name (`--expires-at must be ...`), or points at it.
+ */
+function refusalMessage(err: DomainError): string {
+  if (!(err instanceof RuleError) || !err.field || err.field === 'id') return err.message
+  const flag = flagOf(err.field)
+  return err.message.startsWith(`${err.field} `) ? `${flag}${err.message.slice(err.field.length)}` : `${err.message} (${flag})`
+}
+
 /**
  * The one top-level error handler. Returns the exit code:
  * - commander's own outcomes (help, version, usage errors: it has already printed them) keep its code;
- * - a refusal meant for the operator (AdminError, CliError) prints `error: <message>` and gives 1;
+ * - a refusal meant for the operator (a domain refusal, a CliError) prints `error: <message>` and gives 1;
  * - anything else is unexpected: `error: <message>` (the stack with DEBUG set) and 2.
  * stdout stays empty in every case.
  */
 export function handleError(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode
-  if (err instanceof AdminError || err instanceof CliError) {
-    printError(err.message)
+  if (err instanceof DomainError || err instanceof CliError) {
+    printError(err instanceof DomainError ? refusalMessage(err) : err.message)
     return 1
   }
   const message = err instanceof Error ? err.message : String(err)

@@ -38,7 +38,14 @@ export interface paths {
         put?: never;
         /**
          * Propose a change
-         * @description Propose a change for a person to approve. It is planned (its effect in words and figures) and checked against the workspace's limits, the same limits the agent gateway applies: a proposal they refuse is recorded as `refused` with the reason; any other waits as `proposed`. Nothing here approves or carries out a change; a person does, with `growth admin action approve|reject`. An unknown kind is 400 listing the kinds; a bad arg is 400 naming it; an id in args not in this workspace is 404; a record whose state refuses the change (e.g. pausing a paused campaign) is 409.
+         * @description Propose a change for a person to approve. It is planned (its effect in words and figures) and checked against the workspace's limits, the same limits the agent gateway applies: a proposal they refuse is recorded as `refused` with the reason (201); any other waits as `proposed`. Nothing here approves or carries out a change; a person does. An unknown kind is 400 listing the kinds; a bad arg is 400 naming it; an id in args not in this workspace is 404; a record whose state refuses the change (e.g. pausing a paused campaign) is 409.
+         *
+         *     Rules the schema cannot state (each refused with 400 naming it):
+         *     - adjust_budget: the campaign has a daily budget, not zero, in the currency of args.dailyBudget, and the change leaves a budget that differs from today's.
+         *     - send_campaign: the campaign is an email or SMS campaign, sendAt is in the future, and the audience holds someone who can be contacted.
+         *     - create_discount: expiresAt is in the future.
+         *     - tag_contacts: the audience holds contacts.
+         *     - A segment used as an audience is one this service can evaluate (conditions on tags).
          */
         post: operations["createAction"];
         delete?: never;
@@ -58,7 +65,7 @@ export interface paths {
         put?: never;
         /**
          * Ask whether the agent may act
-         * @description The gateway decides against the stop switch, the tool, the agent's permissions, the data the action uses, the agent's ceilings and the workspace's limits, the risk, and the owner's rules, in that order; every check reports. decision is allowed (mayProceed, valid until expiresAt), denied, or requires_approval (approvalId names the approval waiting for a person; once approved, the same request is allowed once within 24 hours). Every decision is recorded (GET /agents/requests) and counts against the agentRequests allowance (402 plan_required past it). An unknown fact name is 400.
+         * @description The gateway decides against the stop switch, the tool, the agent's permissions, the data the action uses, the agent's ceilings and the workspace's limits, the risk, and the owner's rules, in that order; every check reports. decision is allowed (mayProceed, valid until expiresAt), denied, or requires_approval (approvalId names the approval waiting for a person; once approved, the same request is allowed once within 24 hours). A denial is an answer (201), not an error. Every decision is recorded (GET /agents/requests) and counts against the agentRequests allowance (402 plan_required past it). An unknown fact name is 400.
          */
         post: operations["authorizeAgentAction"];
         delete?: never;
@@ -116,7 +123,7 @@ export interface paths {
         };
         /**
          * List agents
-         * @description The workspace's agents (the product's own and the workspace's), with their permissions in words, the data they may use, their ceilings, and when each last acted.
+         * @description The workspace's agents (the product's own and the workspace's), oldest first, with their permissions in words, the data they may use, their ceilings, and when each last acted.
          */
         get: operations["listAgents"];
         put?: never;
@@ -176,7 +183,7 @@ export interface paths {
         };
         /**
          * List agent tools
-         * @description Every tool an agent can be permitted, with each action: its risk, the data it uses, and whether it can be undone.
+         * @description Every tool an agent can be permitted, in the order they were added, with each action: its risk, the data it uses, and whether it can be undone.
          */
         get: operations["listAgentTools"];
         put?: never;
@@ -216,7 +223,7 @@ export interface paths {
         };
         /**
          * List connections
-         * @description The connected store, ad accounts, email platform and social accounts, each with whether it still delivers and since when it stopped, if it did.
+         * @description The connected store, ad accounts, email platform and social accounts, oldest first, each with whether it still delivers and since when it stopped, if it did.
          */
         get: operations["listConnections"];
         put?: never;
@@ -238,7 +245,10 @@ export interface paths {
         put?: never;
         /**
          * Add or update contacts
-         * @description Up to 100 contacts a request, as an import does it: addresses are compared without regard to case (the same address twice in one request is 400 naming both indexes); an address on the do-not-contact list is skipped; tags are merged; an existing contact keeps every field the request does not send. The answer says, per contact by its index, whether it was created, updated or skipped and why, and the totals. With listId (404 if not in this workspace) the contacts join that list. New contacts must fit the plan's contacts allowance: otherwise 402 plan_required naming what remains, and nothing is written.
+         * @description Up to 100 contacts a request, as an import does it: addresses are compared without regard to case; an address on the do-not-contact list is skipped; tags are merged; an existing contact keeps every field the request does not send. The answer says, per contact by its index, whether it was created, updated or skipped and why, and the totals. With listId (404 if not in this workspace) the contacts join that list. New contacts must fit the plan's contacts allowance: otherwise 402 plan_required naming what remains, and nothing is written.
+         *
+         *     Rules the schema cannot state (each refused with 400 naming it):
+         *     - Each address at most once in a request, compared without regard to case.
          */
         post: operations["importContacts"];
         delete?: never;
@@ -256,7 +266,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Buyers newest first, with order count and spend per currency; every stage unless `stage` says one. Paged with meta.nextCursor.
+         * @description Buyers newest first, with order count and spend per currency; every stage unless `stage` says one.
          */
         get: operations["listCustomers"];
         put?: never;
@@ -322,7 +332,7 @@ export interface paths {
         put?: never;
         /**
          * Record a hypothesis
-         * @description Write a hypothesis against an A/B test or an email send before its test is decided. 404 if the test, send or decision is not in this workspace; 409 conflict if the test was already decided.
+         * @description Write a hypothesis against an A/B test or an email send before its test is decided. The subject and the expectation fit the kind: an A/B test (abt_...) shows a_better, b_better or no_difference; a hold-back of a send (snd_...) shows send_adds or no_difference. 404 if the test, send or decision is not in this workspace; 409 conflict if the test was already decided.
          */
         post: operations["createExperiment"];
         delete?: never;
@@ -400,7 +410,7 @@ export interface paths {
         };
         /**
          * How predictions, findings and tests turned out
-         * @description Aggregates only: how predictions held up by author, by measure and by stated confidence (calibration), why findings were turned down, and what tests showed.
+         * @description Aggregates only: how predictions held up by author, by measure and by stated confidence (calibration), why findings were turned down, and what tests showed. A section with one entry per author, measure or reason holds at most the 100 largest and says how many there are.
          */
         get: operations["getOutcomes"];
         put?: never;
@@ -421,6 +431,11 @@ export interface paths {
         /**
          * Revenue per currency
          * @description Order-ledger revenue per currency over [from, to), with the share traced to marketing. Defaults to the last 30 days; at most 366 days at a time. Nothing is converted or added across currencies.
+         *
+         *     Rules the schema cannot state (each refused with 400 naming it):
+         *     - from is not after to (a to alone earlier than 30 days ago is after the defaulted from).
+         *     - The span is at most 366 days.
+         *     - from and to fall in the years 0001 to 9999 in UTC.
          */
         get: operations["getRevenue"];
         put?: never;
@@ -861,6 +876,8 @@ export interface components {
             }[];
             /** @description Where the OpenAPI 3.1 description is. */
             openapi: string;
+            /** @description Where the API reference page is (for people, in a browser). */
+            reference: string;
             /**
              * @description The API version; the base path is /api/v1.
              * @constant
@@ -908,7 +925,7 @@ export interface components {
                 amountMinor?: number;
                 /** @description A percentage in percentage points (25 means 25%), >= 0. */
                 amountPercent?: number;
-                /** @description ISO 4217 code in capitals. */
+                /** @description ISO 4217 code in capitals, e.g. USD; needed with amountMinor. */
                 currency?: string;
                 /** @description Whether the change raises (true) or lowers (false) what it changes. */
                 increase?: boolean;
@@ -987,41 +1004,137 @@ export interface components {
                 updated: number;
             };
         };
-        /** @description A change to propose; it waits for a person, or is refused by the workspace limits. */
+        /** @description A change to propose: it waits for a person, or is refused by the workspace limits. */
         CreateActionRequest: {
-            /** @description The arguments, as the kind declares them (see kind). An unknown or malformed arg is 400 naming it; an id not in this workspace is 404. */
+            /** @description args of pause_campaign and resume_campaign. */
             args: {
-                [key: string]: unknown;
+                /** @description The campaign (cmp_...). */
+                campaignId: string;
             };
             /**
-             * @description The kind of change. The kinds and their args:
-             *     - `pause_campaign`: Pause an active campaign. args: { campaignId }.
-             *     - `resume_campaign`: Resume a paused campaign. args: { campaignId }.
-             *     - `adjust_budget`: Change a campaign's daily budget. args: { campaignId, dailyBudget: { amountMinor, currency } } in the campaign's own currency, or { campaignId, changePercent } (e.g. 15 or -20).
-             *     - `send_campaign`: Send an email or SMS campaign to a list or a segment. args: { campaignId, listId | segmentId, sendAt? } (sendAt: ISO 8601 time; without it, the send goes once approved). Addresses on the do-not-contact list are not counted or sent to.
-             *     - `create_discount`: Create a discount code in the store. args: { code (3 to 32 letters, digits, dashes, underscores; stored in capitals), percentOff (above 0, at most 100), expiresAt (ISO 8601, in the future) }.
-             *     - `tag_contacts`: Add a tag to every contact of a list or a segment. args: { tag (1 to 64 characters), listId | segmentId }.
-             * @enum {string}
+             * @description Pause an active campaign. args: { campaignId }.
+             * @constant
              */
-            kind: "pause_campaign" | "resume_campaign" | "adjust_budget" | "send_campaign" | "create_discount" | "tag_contacts";
+            kind: "pause_campaign";
+        } | {
+            /** @description args of pause_campaign and resume_campaign. */
+            args: {
+                /** @description The campaign (cmp_...). */
+                campaignId: string;
+            };
+            /**
+             * @description Resume a paused campaign. args: { campaignId }.
+             * @constant
+             */
+            kind: "resume_campaign";
+        } | {
+            /** @description args of adjust_budget: campaignId and either dailyBudget or changePercent. */
+            args: {
+                /** @description The campaign (cmp_...). */
+                campaignId: string;
+                /** @description The change in percent: 15 raises by 15%, -20 lowers by 20%. */
+                changePercent?: number;
+                /** @description The new daily budget, in the campaign's own currency (never converted). */
+                dailyBudget?: {
+                    /** @description The new daily budget in the currency's minor unit. */
+                    amountMinor: number;
+                    /** @description ISO 4217 code in capitals, e.g. USD. */
+                    currency: string;
+                };
+            } & (unknown | unknown);
+            /**
+             * @description Change a campaign's daily budget. args: { campaignId, dailyBudget: { amountMinor, currency } } in the campaign's own currency, or { campaignId, changePercent } (e.g. 15 or -20).
+             * @constant
+             */
+            kind: "adjust_budget";
+        } | {
+            /** @description args of send_campaign: campaignId, listId or segmentId, and optionally sendAt. */
+            args: {
+                /** @description The campaign (cmp_...). */
+                campaignId: string;
+                /** @description A list (lst_...); give listId or segmentId. */
+                listId?: string;
+                /** @description A segment (seg_...); give listId or segmentId. */
+                segmentId?: string;
+                /**
+                 * Format: date-time
+                 * @description When the send starts (ISO 8601 with a time zone, in the future); checked against quiet hours. Without it, the send goes once approved.
+                 */
+                sendAt?: string;
+            } & (unknown | unknown);
+            /**
+             * @description Send an email or SMS campaign to a list or a segment. args: { campaignId, listId | segmentId, sendAt? } (sendAt: ISO 8601 time; without it, the send goes once approved). Addresses on the do-not-contact list are not counted or sent to.
+             * @constant
+             */
+            kind: "send_campaign";
+        } | {
+            /** @description args of create_discount. */
+            args: {
+                /** @description The code: 3 to 32 letters, digits, dashes or underscores; stored in capitals. */
+                code: string;
+                /**
+                 * Format: date-time
+                 * @description When the code stops working (ISO 8601 with a time zone, in the future).
+                 */
+                expiresAt: string;
+                /** @description Percent off, above 0 and at most 100. */
+                percentOff: number;
+            };
+            /**
+             * @description Create a discount code in the store. args: { code (3 to 32 letters, digits, dashes, underscores; stored in capitals), percentOff (above 0, at most 100), expiresAt (ISO 8601, in the future) }.
+             * @constant
+             */
+            kind: "create_discount";
+        } | {
+            /** @description args of tag_contacts: tag, and listId or segmentId. */
+            args: {
+                /** @description A list (lst_...); give listId or segmentId. */
+                listId?: string;
+                /** @description A segment (seg_...); give listId or segmentId. */
+                segmentId?: string;
+                /** @description The tag to add, 1 to 64 characters. */
+                tag: string;
+            } & (unknown | unknown);
+            /**
+             * @description Add a tag to every contact of a list or a segment. args: { tag (1 to 64 characters), listId | segmentId }.
+             * @constant
+             */
+            kind: "tag_contacts";
         };
-        /** @description A hypothesis to record against a test that has not been decided yet. */
+        /** @description A hypothesis to record against a test that has not been decided yet; its subject and expectation fit its kind. */
         CreateExperimentRequest: {
-            /** @description The decision whose argument this tests. */
+            /** @description The decision (dec_...) whose argument this tests. */
             decisionId?: string;
             /**
-             * @description a_better, b_better or no_difference for an A/B test; send_adds or no_difference for a hold-back.
+             * @description a_better, b_better or no_difference.
              * @enum {string}
              */
-            expectation: "a_better" | "b_better" | "no_difference" | "send_adds";
+            expectation: "a_better" | "b_better" | "no_difference";
             /** @description What is expected and why; at least 10 characters. */
             hypothesis: string;
             /**
-             * @description email_ab_test for an A/B test; email_holdout or sms_holdout for a hold-back.
+             * @description A hypothesis about an email A/B test.
+             * @constant
+             */
+            kind: "email_ab_test";
+            /** @description The A/B test (abt_...). */
+            subjectId: string;
+        } | {
+            /** @description The decision (dec_...) whose argument this tests. */
+            decisionId?: string;
+            /**
+             * @description send_adds or no_difference.
              * @enum {string}
              */
-            kind: "email_ab_test" | "email_holdout" | "sms_holdout";
-            /** @description The A/B test id, or the email send id for a hold-back. */
+            expectation: "send_adds" | "no_difference";
+            /** @description What is expected and why; at least 10 characters. */
+            hypothesis: string;
+            /**
+             * @description A hypothesis about a send measured against a group held back from it.
+             * @enum {string}
+             */
+            kind: "email_holdout" | "sms_holdout";
+            /** @description The send (snd_...) with the hold-back group. */
             subjectId: string;
         };
         /** @description A buyer in a stage, with spend per currency. */
@@ -1102,12 +1215,14 @@ export interface components {
             /** @description What was refused and why. */
             error: {
                 /**
-                 * @description A stable, machine-readable code.
+                 * @description A stable, machine-readable code (the table in the API description).
                  * @enum {string}
                  */
                 code: "invalid_parameter" | "invalid_body" | "invalid_request" | "unauthorized" | "plan_required" | "forbidden" | "not_found" | "conflict" | "idempotency_key_reused" | "rate_limited" | "internal";
                 /** @description A sentence naming what was wrong: the field, the scope, the rule or the allowance. */
                 message: string;
+                /** @description The id of this request (also in the X-Request-Id header), to trace it in logs and with support. */
+                requestId: string;
             };
         };
         /** @description Something that happened in the workspace, as polled from GET /events and as a webhook delivery body. */
@@ -1196,7 +1311,10 @@ export interface components {
             contacts: {
                 /** @description Company. */
                 company?: string;
-                /** @description The address; compared without regard to case. */
+                /**
+                 * Format: email
+                 * @description The address; compared without regard to case.
+                 */
                 email: string;
                 /** @description First name. */
                 firstName?: string;
@@ -1214,7 +1332,9 @@ export interface components {
         };
         /** @description A growth mission, its measured progress and the automations working on it. */
         Mission: {
-            /** @description The automations working on this mission. */
+            /** @description How many automations work on this mission. */
+            automationCount: number;
+            /** @description The automations working on this mission, oldest first: at most 100 (automationCount says how many there are). */
             automations: {
                 /** @description aut_... */
                 id: string;
@@ -1308,13 +1428,15 @@ export interface components {
                 accepted: number;
                 /** @description Findings waiting for a person. */
                 open: number;
+                /** @description How many different reasons findings were turned down for. */
+                reasonCount: number;
                 /** @description Findings a person turned down. */
                 rejected: number;
-                /** @description Why findings were turned down, most common reason first. */
+                /** @description Why findings were turned down, most common reason first: at most 100 reasons (reasonCount says how many there are). */
                 turnedDown: {
                     /** @description How many findings were turned down for it. */
                     count: number;
-                    /** @description The findings turned down for this reason, newest first. */
+                    /** @description The findings turned down for this reason, newest first: at most 100 (count says how many). */
                     findings: {
                         /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
                         createdAt: string;
@@ -1329,7 +1451,9 @@ export interface components {
             };
             /** @description How the predictions of the decision ledger held up. */
             predictions: {
-                /** @description How each author's predictions held up, most measured first. */
+                /** @description How many authors have measured predictions. */
+                authorCount: number;
+                /** @description How each author's predictions held up, most measured first: at most 100 authors (authorCount says how many there are). */
                 byAuthor: {
                     /** @description Who made the predictions. */
                     author: {
@@ -1350,7 +1474,7 @@ export interface components {
                     /** @description Mean stated confidence, 0 to 1. */
                     statedConfidence: number;
                 }[];
-                /** @description How predictions about each measure held up, most measured first. */
+                /** @description How predictions about each measure held up, most measured first: at most 100 measures (measureCount says how many there are). */
                 byMeasure: {
                     /** @description Of those, how many came true. */
                     held: number;
@@ -1382,6 +1506,8 @@ export interface components {
                 held: number;
                 /** @description held / measured, 0 to 1; null when nothing was measured. */
                 heldRate: number | null;
+                /** @description How many measures have measured predictions. */
+                measureCount: number;
                 /** @description Of those, how many have been measured. */
                 measured: number;
                 /** @description Every decision in the ledger. */
@@ -1424,9 +1550,9 @@ export interface components {
                 };
             };
         };
-        /** @description Present only when there is another page. */
+        /** @description Present only when there is something to say: another page, or (for events) where to resume. */
         PageMeta: {
-            /** @description Pass as `cursor` to get the next page. */
+            /** @description Pass as the paging parameter of the next request to get the next page. */
             nextCursor: string;
         };
         ReportAgentResultRequest: {
@@ -1600,7 +1726,10 @@ export interface components {
         };
         /** @description Something a contact did in your own systems. */
         TrackRequest: {
-            /** @description The address of a contact of this workspace. */
+            /**
+             * Format: email
+             * @description The address of a contact of this workspace.
+             */
             email: string;
             /** @description The event name: 1 to 64 letters, digits, dots, dashes and underscores; capitals are ignored. */
             event: string;
@@ -1662,7 +1791,10 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+        /**
+         * @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
+         * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+         */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -1675,7 +1807,7 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description When the window resets, in Unix seconds. */
         "X-RateLimit-Reset": number;
-        /** @description The id of this request, for support. */
+        /** @description The id of this request (an error also carries it as error.requestId), for logs and support. */
         "X-Request-Id": string;
     };
     pathItems: never;
@@ -1754,11 +1886,17 @@ export interface operations {
     listActions: {
         parameters: {
             query?: {
-                /** @description The meta.nextCursor of the previous page. */
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
                 cursor?: string;
-                /** @description How many items to return, 1 to 100 (default 20). */
+                /**
+                 * @description How many items to return, 1 to 100 (default 20).
+                 * @example 10
+                 */
                 limit?: number;
-                /** @description Only actions in this status (all when omitted). */
+                /**
+                 * @description Only actions in this status (all when omitted).
+                 * @example proposed
+                 */
                 status?: "proposed" | "approved" | "applying" | "applied" | "rejected" | "refused" | "failed";
             };
             header?: never;
@@ -1888,7 +2026,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                /**
+                 * @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
+                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1896,6 +2037,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "adjust_budget",
+                 *       "args": {
+                 *         "campaignId": "cmp_01kbzc6f8h0k2m4p6r8t0w2y4e",
+                 *         "changePercent": 15
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateActionRequest"];
             };
         };
@@ -1911,6 +2061,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "simulated": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -2064,7 +2221,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                /**
+                 * @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
+                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2072,6 +2232,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tool": "ads",
+                 *       "action": "adjust_budget",
+                 *       "resource": "cmp_01kbzc6f8h0k2m4p6r8t0w2y4e",
+                 *       "summary": "Raise Spring espresso from 120.00 USD to 132.00 USD a day",
+                 *       "facts": {
+                 *         "amountMinor": 13200,
+                 *         "currency": "USD",
+                 *         "amountPercent": 10,
+                 *         "increase": true
+                 *       },
+                 *       "params": {
+                 *         "campaignId": "cmp_01kbzc6f8h0k2m4p6r8t0w2y4e",
+                 *         "dailyBudget": 13200
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorizeAgentActionRequest"];
             };
         };
@@ -2087,6 +2265,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "simulated": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -2365,7 +2550,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                /**
+                 * @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
+                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2373,6 +2561,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "authorizationId": "auth_01kbzm8t0w2y4a6c8e0g2j4l6j",
+                 *       "status": "completed",
+                 *       "summary": "Daily budget now 132.00 USD on Meta Ads."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReportAgentResultRequest"];
             };
         };
@@ -2388,6 +2583,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "simulated": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -2539,7 +2741,12 @@ export interface operations {
     };
     listAgents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 500 (default 500). */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2559,6 +2766,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Agent"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -2665,13 +2873,22 @@ export interface operations {
     listAgentRequests: {
         parameters: {
             query?: {
-                /** @description Only this agent's requests. */
+                /**
+                 * @description Only this agent's requests (agt_...).
+                 * @example agt_01kbzj5q7s9u1w3y5a7c9e1g3h
+                 */
                 agentId?: string;
-                /** @description The meta.nextBefore of the previous page. */
+                /** @description The meta.nextBefore of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
                 before?: string;
-                /** @description How many items to return, 1 to 100 (default 20). */
+                /**
+                 * @description How many items to return, 1 to 100 (default 20).
+                 * @example 5
+                 */
                 limit?: number;
-                /** @description Only decisions of this value. */
+                /**
+                 * @description Only decisions of this value: allowed, denied or requires_approval.
+                 * @example denied
+                 */
                 status?: "allowed" | "denied" | "requires_approval";
             };
             header?: never;
@@ -2799,7 +3016,12 @@ export interface operations {
     };
     listAgentRules: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 500 (default 500). */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2819,6 +3041,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Rule"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -2924,7 +3147,12 @@ export interface operations {
     };
     listAgentTools: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 500 (default 500). */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2944,6 +3172,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Tool"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -3050,11 +3279,17 @@ export interface operations {
     listApprovals: {
         parameters: {
             query?: {
-                /** @description The meta.nextCursor of the previous page. */
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
                 cursor?: string;
-                /** @description How many items to return, 1 to 100 (default 20). */
+                /**
+                 * @description How many items to return, 1 to 100 (default 20).
+                 * @example 10
+                 */
                 limit?: number;
-                /** @description pending, approved or rejected; every status when omitted. */
+                /**
+                 * @description pending, approved or rejected; every status when omitted.
+                 * @example pending
+                 */
                 status?: "pending" | "approved" | "rejected";
             };
             header?: never;
@@ -3182,7 +3417,12 @@ export interface operations {
     };
     listConnections: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 500 (default 500). */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3202,6 +3442,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Connection"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -3309,7 +3550,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                /**
+                 * @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
+                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3317,6 +3561,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "listId": "lst_01kbze9j1l3n5q7s9u1w3y5a7f",
+                 *       "contacts": [
+                 *         {
+                 *           "email": "ana.garcia@gmail.com",
+                 *           "firstName": "Ana",
+                 *           "lastName": "García",
+                 *           "tags": [
+                 *             "eu",
+                 *             "espresso"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "email": "Olivia.Bennett@gmail.com",
+                 *           "phone": "+1 503-555-0142",
+                 *           "tags": [
+                 *             "vip"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ImportContactsRequest"];
             };
         };
@@ -3332,6 +3599,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "simulated": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -3484,11 +3758,17 @@ export interface operations {
     listCustomers: {
         parameters: {
             query?: {
-                /** @description The meta.nextCursor of the previous page. */
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
                 cursor?: string;
-                /** @description How many items to return, 1 to 100 (default 20). */
+                /**
+                 * @description How many items to return, 1 to 500 (default 500).
+                 * @example 10
+                 */
                 limit?: number;
-                /** @description prospect, first_time, repeat or lapsed; buyers of every stage when omitted. */
+                /**
+                 * @description prospect, first_time, repeat or lapsed; buyers of every stage when omitted.
+                 * @example repeat
+                 */
                 stage?: "prospect" | "first_time" | "repeat" | "lapsed";
             };
             header?: never;
@@ -3617,11 +3897,17 @@ export interface operations {
     listDecisions: {
         parameters: {
             query?: {
-                /** @description The meta.nextCursor of the previous page. */
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
                 cursor?: string;
-                /** @description How many items to return, 1 to 100 (default 20). */
+                /**
+                 * @description How many items to return, 1 to 100 (default 20).
+                 * @example 5
+                 */
                 limit?: number;
-                /** @description Only decisions of this mission. */
+                /**
+                 * @description Only decisions of this mission (msn_...).
+                 * @example msn_01kbz4n6w2d8q5r7t9v3x1y0za
+                 */
                 missionId?: string;
             };
             header?: never;
@@ -3750,11 +4036,17 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description The meta.nextCursor of the previous answer; from the first event when omitted. */
+                /** @description The meta.nextCursor of the previous answer: the events after it. From the first event when omitted. */
                 after?: string;
-                /** @description How many items to return, 1 to 100 (default 20). */
+                /**
+                 * @description How many items to return, 1 to 100 (default 20).
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description Only events of this type. */
+                /**
+                 * @description Only events of this type.
+                 * @example action.applied
+                 */
                 type?: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "connection.failing" | "connection.restored" | "webhook.test";
             };
             header?: never;
@@ -3882,7 +4174,15 @@ export interface operations {
     };
     listExperiments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /**
+                 * @description How many items to return, 1 to 500 (default 500).
+                 * @example 10
+                 */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3902,6 +4202,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Experiment"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -4009,7 +4310,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                /**
+                 * @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
+                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4017,6 +4321,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hypothesis": "Naming the roast in the subject line lifts opens.",
+                 *       "kind": "email_ab_test",
+                 *       "subjectId": "abt_01kbz8r5t7v9x2z4b6d8f0h2jc",
+                 *       "expectation": "a_better",
+                 *       "decisionId": "dec_01kbz6p2m4c7f9h1k3n5q8s0ub"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateExperimentRequest"];
             };
         };
@@ -4032,6 +4345,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "simulated": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -4183,7 +4503,15 @@ export interface operations {
     };
     listMissions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /**
+                 * @description How many items to return, 1 to 500 (default 500).
+                 * @example 10
+                 */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4203,6 +4531,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Mission"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -4376,7 +4705,17 @@ export interface operations {
     listOpportunities: {
         parameters: {
             query?: {
-                /** @description open (default), actioned, dismissed or expired. */
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /**
+                 * @description How many items to return, 1 to 500 (default 500).
+                 * @example 10
+                 */
+                limit?: number;
+                /**
+                 * @description open (default), actioned, dismissed or expired.
+                 * @example open
+                 */
                 status?: "open" | "actioned" | "dismissed" | "expired";
             };
             header?: never;
@@ -4398,6 +4737,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Opportunity"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -4629,9 +4969,15 @@ export interface operations {
     getRevenue: {
         parameters: {
             query?: {
-                /** @description Start of the span (inclusive); default 30 days ago, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z. */
+                /**
+                 * @description Start of the span (inclusive); default 30 days ago, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z.
+                 * @example 2026-09-01T00:00:00Z
+                 */
                 from?: string;
-                /** @description End of the span (exclusive); default now, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z. */
+                /**
+                 * @description End of the span (exclusive); default now, an ISO 8601 date-time with a time zone, e.g. 2026-10-01T00:00:00Z.
+                 * @example 2026-10-01T00:00:00Z
+                 */
                 to?: string;
             };
             header?: never;
@@ -4759,7 +5105,14 @@ export interface operations {
     listSignals: {
         parameters: {
             query?: {
-                /** @description open (default), resolved or dismissed. */
+                /** @description The meta.nextCursor of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                cursor?: string;
+                /** @description How many items to return, 1 to 500 (default 500). */
+                limit?: number;
+                /**
+                 * @description open (default), resolved or dismissed.
+                 * @example resolved
+                 */
                 status?: "open" | "resolved" | "dismissed";
             };
             header?: never;
@@ -4781,6 +5134,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Signal"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -4888,7 +5242,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. */
+                /**
+                 * @description At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
+                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4896,6 +5253,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "checkout.abandoned",
+                 *       "email": "olivia.bennett@gmail.com",
+                 *       "properties": {
+                 *         "cartValueMinor": 6400,
+                 *         "currency": "USD",
+                 *         "step": "shipping"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["TrackRequest"];
             };
         };
@@ -4911,6 +5279,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "simulated": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
+import { LOG_LEVELS, type LogLevel } from './core/log.ts'
 
 /** Environment -> one typed, validated config object. Bad values stop the process with a clear message. */
 const Env = z.object({
@@ -8,7 +9,7 @@ const Env = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   CALL_COUNT_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
 })
 
@@ -18,7 +19,7 @@ export type Config = {
   databaseUrl: string | undefined
   dataDir: string
   poolMax: number
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  logLevel: LogLevel
   callCountFlushMs: number
 }
 

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig } from './config.ts'
-import { createDemoWorkspace, type DemoWorkspace } from './domain/demo.ts'
-import { createLogger } from './log.ts'
+import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
+import { createLogger } from './core/log.ts'
 import { startServer } from './server.ts'
-import { anyWorkspace } from './store/admin.ts'
+import { anyWorkspace } from './store/workspaces.ts'
 import { openDatabase } from './store/db.ts'
 import { migrate } from './store/migrate.ts'
 

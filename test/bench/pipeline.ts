@@ -5,7 +5,7 @@
  * - "pipeline": the real server (Elysia, token authentication + rate-limit counting in PostgreSQL,
  *   call counting, validation, envelope) answering GET /api/v1/missions;
  * - "bare handler": a plain Bun.serve whose fetch handler runs the same SQL as selectMissions
- *   (server/src/store/growth.ts) with its own postgres.js pool of the same size, no auth, no limits.
+ *   (server/src/store/missions.ts) with its own postgres.js pool of the same size, no auth, no limits.
  * Load comes from test/bench/load.ts in a separate process, the same for both. Each target is warmed
  * up, then measured; the order alternates (bare, pipeline, bare, pipeline...) and the best run of
  * each is reported.
@@ -23,12 +23,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { loadConfig } from '../../server/src/config.ts'
-import { createToken, createWorkspace } from '../../server/src/domain/admin.ts'
-import { newId } from '../../server/src/ids.ts'
+import { createToken } from '../../server/src/domain/credentials.ts'
+import { createWorkspace } from '../../server/src/domain/workspaces.ts'
+import { newId } from '../../server/src/core/ids.ts'
 import { LIMITS } from '../../server/src/http/rate-limit.ts'
-import { createLogger } from '../../server/src/log.ts'
+import { createLogger } from '../../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
-import { selectMissions } from '../../server/src/store/growth.ts'
+import { selectMissions } from '../../server/src/store/missions.ts'
 
 const ROUTE = '/api/v1/missions'
 const POOL_MAX = 10
@@ -195,7 +196,7 @@ async function main(): Promise<number> {
     hostname: '127.0.0.1',
     port: 0,
     fetch: async () => {
-      const rows = await selectMissions(bareDb as never, workspaceId)
+      const rows = await selectMissions(bareDb as never, workspaceId, { limit: 501 })
       return Response.json({ data: rows })
     },
   })

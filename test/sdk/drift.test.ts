@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { renderSdkFiles } from '../../sdk/generate.ts'
+import { renderSdkFiles } from '../../scripts/sdk-files.ts'
 import { call } from '../harness.ts'
 
 test("the SDK's committed types are what openapi-typescript makes of the live document (run npm run sdk:generate)", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { decideAction } from '../../server/src/domain/actions.ts'
-import { AdminError } from '../../server/src/domain/admin.ts'
+import { DomainError } from '../../server/src/core/errors.ts'
+
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
 import { insertCampaign, insertConnection, insertContacts, insertList, insertSegment, outbox, setAllowance, setLimits } from '../write-fixtures.ts'
 
@@ -23,7 +24,7 @@ const refusal = async (p: Promise<unknown>) => {
   try {
     await p
   } catch (err) {
-    expect(err).toBeInstanceOf(AdminError)
+    expect(err).toBeInstanceOf(DomainError)
     return (err as Error).message
   }
   throw new Error('expected a refusal')

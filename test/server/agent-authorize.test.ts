@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { setAgentsStopped } from '../../server/src/domain/admin.ts'
+import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 import { authorize as authorizeIn } from '../../server/src/domain/agent-gateway.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
 import { agentIn, authorize, CHECK_ORDER, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'

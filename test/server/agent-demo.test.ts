@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { createDemoWorkspace } from '../../server/src/domain/demo.ts'
+import { createDemoWorkspace } from '../../server/src/demo/index.ts'
 import { authorize, CHECK_ORDER, decisionOf } from '../agent-helpers.ts'
 import { call, getHarness } from '../harness.ts'
 
@@ -27,14 +27,17 @@ test('the demo: two agents whose permissions show yes and no, a history decided 
   expect(seeded.some((r) => r.result !== null)).toBe(true)
   const rules = (await call('GET', '/api/v1/agents/rules', { token })).body.data
   expect(rules.map((r: any) => r.sentence)).toContain('Ask a person before any agent raises a daily budget by more than 15%.')
-  expect(new Set(seeded.map((r) => r.rulesVersion))).toEqual(new Set([rules.length]))
+  const version = seeded[0].rulesVersion
+  expect(new Set(seeded.map((r) => r.rulesVersion))).toEqual(new Set([version]))
+  expect(version).toBeGreaterThanOrEqual(rules.length)
 
   // Live: the first agent may pause a campaign (low risk) and may not send email.
   const yes = await authorize(pacer!.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_demo' })
   expect(decisionOf(yes)).toBe('allowed')
   const no = await authorize(pacer!.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 1_000 } })
   expect(decisionOf(no)).toBe('denied')
-  expect(no.body.data.rulesVersion).toBe(rules.length)
+  // the live gateway decides under the same version the history was decided under
+  expect(no.body.data.rulesVersion).toBe(version)
   // The second may send, with a person's approval (high risk).
   expect(decisionOf(await authorize(writer!.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 1_000 } }))).toBe('requires_approval')
   // A seeded denial reads like a live one.

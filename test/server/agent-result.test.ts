@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { setAgentsStopped } from '../../server/src/domain/admin.ts'
+import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 import { reportResult } from '../../server/src/domain/agent-gateway.ts'
 import { agentIn, authorize, decisionOf, report } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
@@ -177,7 +177,9 @@ describe('POST /agent/result', () => {
     const again = await report(ws.agent.credential, { authorizationId, status: 'failed' }, key)
     expectError(first, 409, 'conflict')
     expect(again.headers.get('idempotent-replayed')).toBe('true')
-    expect(again.body).toEqual(first.body)
+    // the first answer again; its requestId is this answer's own
+    expectError(again, 409, 'conflict')
+    expect({ ...again.body.error, requestId: null }).toEqual({ ...first.body.error, requestId: null })
     expect((await refusalsOf(ws.id)).length).toBe(1)
   })
 })

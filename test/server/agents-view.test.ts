@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { requestsPage } from '../../server/src/domain/agents.ts'
-import { TOOL_CATALOGUE } from '../../server/src/domain/tool-catalogue.ts'
+import { listRequests } from '../../server/src/domain/agent-requests.ts'
+import { TOOL_CATALOGUE } from '../../server/src/domain/agent-tools.ts'
 import type { Sql } from '../../server/src/store/db.ts'
 import { agentIn, authorize, decisionOf, report, ruleIn } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
@@ -144,12 +144,12 @@ describe('GET /agents/requests: the agent is looked up only when its page is emp
     const ws = await makeWorkspace()
     await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' })
     const full = await noting()
-    expect(await requestsPage(full.spy, ws.id, { agentId: ws.agent.id, limit: 10 })).toHaveLength(1)
+    expect(await listRequests(full.spy, ws.id, { agentId: ws.agent.id, limit: 10 })).toHaveLength(1)
     expect(full.lookups()).toBe(0)
     const empty = await noting()
-    expect(await requestsPage(empty.spy, ws.id, { agentId: ws.agent.id, decision: 'denied', limit: 10 })).toEqual([])
+    expect(await listRequests(empty.spy, ws.id, { agentId: ws.agent.id, decision: 'denied', limit: 10 })).toEqual([])
     expect(empty.lookups()).toBe(1)
     const stranger = await makeWorkspace()
-    await expect(requestsPage(empty.spy, ws.id, { agentId: stranger.agent.id, limit: 10 })).rejects.toThrow(stranger.agent.id)
+    await expect(listRequests(empty.spy, ws.id, { agentId: stranger.agent.id, limit: 10 })).rejects.toThrow(stranger.agent.id)
   })
 })

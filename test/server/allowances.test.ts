@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { AllowanceError } from '../../server/src/core/errors.ts'
 import { consumeMonthly, periodOf, reserveContacts, usageOf } from '../../server/src/domain/allowances.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 
@@ -14,7 +15,8 @@ describe('allowances (shared by /track, /contacts, /agent/authorize and GET /usa
     )
     expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBe(5)
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
-    expect(refused.reason.code).toBe('plan_required')
+    expect(refused.reason).toBeInstanceOf(AllowanceError)
+    expect(refused.reason.allowance).toBe('trackedEvents')
     expect(refused.reason.message).toContain('trackedEvents')
     expect(refused.reason.message).toContain('0 remain')
     const usage = await usageOf(sql, ws.id, at)
@@ -31,7 +33,8 @@ describe('allowances (shared by /track, /contacts, /agent/authorize and GET /usa
     await sql`INSERT INTO contacts (workspace_id, id, email, email_key) VALUES (${ws.id}, 'ctc_01', 'a@example.com', 'a@example.com')`
     await sql.begin((tx) => reserveContacts(tx, ws.id, 1))
     const err = await sql.begin((tx) => reserveContacts(tx, ws.id, 2)).catch((e) => e)
-    expect(err.code).toBe('plan_required')
+    expect(err).toBeInstanceOf(AllowanceError)
+    expect(err.allowance).toBe('contacts')
     expect(err.message).toContain('contacts allowance')
     expect(err.message).toContain('1 remain')
     const usage = await usageOf(sql, ws.id)

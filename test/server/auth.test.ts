@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { createToken, revokeToken } from '../../server/src/domain/admin.ts'
+import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 import { loadConfig } from '../../server/src/config.ts'
 import { MemoryLimiter } from '../../server/src/http/rate-limit.ts'
-import { createLogger } from '../../server/src/log.ts'
+import { createLogger } from '../../server/src/core/log.ts'
 import { startServer } from '../../server/src/server.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
-import { operations } from '../../server/src/routes/index.ts'
+import { operations } from '../../server/src/http/operations.ts'
 
 describe('credentials', () => {
   test('missing, malformed, unknown, revoked and expired credentials all get the same 401', async () => {

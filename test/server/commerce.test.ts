@@ -137,7 +137,7 @@ describe('GET /revenue', () => {
       ['from=9999-12-31T00:00:00Z&to=9999-12-31T23:00:00-05:00', 'to'],
       ['to=0000-12-31T23:00:00Z', 'to'],
     ]) {
-      expectError(await call('GET', `/api/v1/revenue?${query}`, { token: ws.live }), 400, 'invalid_parameter', `Invalid query parameter ${name}: "`)
+      expectError(await call('GET', `/api/v1/revenue?${query}`, { token: ws.live }), 400, 'invalid_parameter', `${name} "`)
     }
     // the first and last instants are answered
     const edges = await call('GET', '/api/v1/revenue?from=0001-01-01T00:00:00Z&to=0001-06-01T00:00:00Z', { token: ws.live })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { createDemoWorkspace } from '../../server/src/domain/demo.ts'
+import { createDemoWorkspace } from '../../server/src/demo/index.ts'
 import { awayFromMonthEnd, call, getHarness } from '../harness.ts'
 
 /** The demo workspace has something real behind every read: every status, stage and currency. */

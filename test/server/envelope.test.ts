@@ -21,15 +21,27 @@ describe('the envelope', () => {
     expect(r.headers.get('content-type')).toContain('application/json')
   })
 
-  test('unknown route and wrong method are 404 not_found in the envelope, with the usual headers', async () => {
+  test('an unknown route is 404 not_found in the envelope, with the usual headers', async () => {
     const unknown = await call('GET', '/api/v1/nope')
     expectError(unknown, 404, 'not_found', '/api/v1/nope')
     expectCommonHeaders(unknown.headers)
-    const wrongMethod = await call('DELETE', '/api/v1/missions')
-    expectError(wrongMethod, 404, 'not_found')
-    const postToRead = await call('POST', '/api/v1/missions', { body: {} })
-    expectError(postToRead, 404, 'not_found')
     expectError(await call('GET', '/'), 404, 'not_found')
+    expectError(await call('DELETE', '/api/v1/nope'), 404, 'not_found')
+  })
+
+  test('a known path with a method it does not have is 405 with Allow, in the envelope', async () => {
+    const wrongMethod = await call('DELETE', '/api/v1/missions')
+    expectError(wrongMethod, 405, 'invalid_request', 'GET')
+    expect(wrongMethod.headers.get('allow')).toBe('GET')
+    expectCommonHeaders(wrongMethod.headers)
+    const postToRead = await call('POST', '/api/v1/missions', { body: {} })
+    expectError(postToRead, 405, 'invalid_request')
+    expect(postToRead.headers.get('allow')).toBe('GET')
+    // a path with both methods lists both
+    const put = await call('PUT', '/api/v1/experiments', { body: {} })
+    expectError(put, 405, 'invalid_request')
+    expect(put.headers.get('allow')).toBe('GET, POST')
+    expect((await call('PATCH', '/api/v1/reference')).headers.get('allow')).toBe('GET')
   })
 
   test('every answer carries X-Request-Id and the four rate-limit headers: success, refusal, public', async () => {

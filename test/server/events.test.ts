@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { createDemoWorkspace } from '../../server/src/domain/demo.ts'
-import { ACTION_KINDS, type ActionKindName } from '../../server/src/domain/action-kinds.ts'
-import { EVENT_TYPES } from '../../server/src/domain/event-types.ts'
+import { createDemoWorkspace } from '../../server/src/demo/index.ts'
+import { ACTION_KIND_ARGS, ACTION_KINDS, type ActionKind } from '../../server/src/schemas/actions.ts'
+import { EVENT_TYPES } from '../../server/src/core/event-types.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { insertContacts, insertWorkflow, outbox } from '../write-fixtures.ts'
 
@@ -136,7 +136,7 @@ describe('demo data', () => {
     // Every status is seeded; every seeded action's args are exactly what its kind declares.
     const actions = (await call('GET', '/api/v1/actions?limit=100', { token })).body.data
     expect(new Set(actions.map((a: any) => a.status))).toEqual(new Set(['proposed', 'approved', 'applying', 'applied', 'rejected', 'refused', 'failed']))
-    for (const a of actions) expect(ACTION_KINDS[a.kind as ActionKindName].args.safeParse(a.args).success).toBe(true)
+    for (const a of actions) expect(ACTION_KIND_ARGS[a.kind as ActionKind].args.safeParse(a.args).success).toBe(true)
     // A waiting proposal, proposed again through the API, plans to the same effect.
     for (const seeded of actions.filter((a: any) => a.status === 'proposed')) {
       const again = await call('POST', '/api/v1/actions', { token, body: { kind: seeded.kind, args: seeded.args } })
@@ -153,9 +153,14 @@ describe('the OpenAPI document', () => {
     const event = doc.components.schemas.Event.properties.event
     expect(event.enum).toEqual(EVENT_TYPES)
     for (const t of EVENT_TYPES) expect(event.description).toContain(`\`${t}\``)
-    const kind = doc.components.schemas.CreateActionRequest.properties.kind
-    expect(kind.enum).toEqual(Object.keys(ACTION_KINDS))
-    for (const k of Object.keys(ACTION_KINDS)) expect(kind.description).toContain(`\`${k}\`: `)
+    // one shape per kind, its args stated as that kind declares them
+    const shapes = doc.components.schemas.CreateActionRequest.oneOf
+    expect(shapes.map((s: any) => s.properties.kind.const)).toEqual(ACTION_KINDS)
+    for (const shape of shapes) {
+      expect(shape.properties.kind.description).toBe(ACTION_KIND_ARGS[shape.properties.kind.const as ActionKind].description)
+      expect(shape.properties.args.additionalProperties).toBe(false)
+      expect(shape.required).toEqual(['kind', 'args'])
+    }
     expect(doc.paths['/api/v1/events'].get.parameters.find((p: any) => p.name === 'type').schema.enum).toEqual(EVENT_TYPES)
   })
 })

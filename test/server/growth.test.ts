@@ -210,19 +210,34 @@ describe('experiments', () => {
     )
   })
 
-  test('an unknown test, email send or decision is 404 naming it', async () => {
+  test('an unknown test, email send or decision is 404 naming it; an id of another kind is 400 naming the prefix it needs', async () => {
     const ws = await makeWorkspace()
     const abt = await insertAbTest(ws.id, 'running')
     const snd = await insertEmailSend(ws.id, 'open')
-    const missing = 'abt_01jd0000000000000000000000'
-    expectError(await call('POST', '/api/v1/experiments', { token: ws.live, body: body(missing) }), 404, 'not_found', missing)
-    // an email send is not an A/B test, and the other way round
-    expectError(await call('POST', '/api/v1/experiments', { token: ws.live, body: body(snd) }), 404, 'not_found', snd)
+    // ids are opaque: only the prefix is checked, so a well-prefixed id that names nothing is 404
+    for (const missing of ['abt_01jd0000000000000000000000', 'abt_doesnotexist']) {
+      expectError(await call('POST', '/api/v1/experiments', { token: ws.live, body: body(missing) }), 404, 'not_found', missing)
+    }
     expectError(
-      await call('POST', '/api/v1/experiments', { token: ws.live, body: body(abt, { kind: 'email_holdout', expectation: 'send_adds' }) }),
+      await call('POST', '/api/v1/experiments', { token: ws.live, body: body('snd_doesnotexist', { kind: 'email_holdout', expectation: 'send_adds' }) }),
       404,
       'not_found',
-      abt,
+      'snd_doesnotexist',
+    )
+    // an email send is not an A/B test, and the other way round: the prefix says so
+    expectError(await call('POST', '/api/v1/experiments', { token: ws.live, body: body(snd) }), 400, 'invalid_request', 'subjectId must be an A/B test id (abt_...)')
+    expectError(
+      await call('POST', '/api/v1/experiments', { token: ws.live, body: body(abt, { kind: 'email_holdout', expectation: 'send_adds' }) }),
+      400,
+      'invalid_request',
+      'subjectId must be an email send id (snd_...)',
+    )
+    // an expectation the kind of test cannot show
+    expectError(
+      await call('POST', '/api/v1/experiments', { token: ws.live, body: body(abt, { expectation: 'send_adds' }) }),
+      400,
+      'invalid_request',
+      'expectation must be one of: a_better, b_better, no_difference',
     )
     expectError(
       await call('POST', '/api/v1/experiments', { token: ws.live, body: body(abt, { decisionId: 'dec_01jd0000000000000000000000' }) }),

@@ -33,7 +33,7 @@ describe('GET /signals', () => {
   test('a status outside the list is 400 invalid_parameter naming status and the values', async () => {
     const ws = await makeWorkspace()
     expectError(await call('GET', '/api/v1/signals?status=closed', { token: ws.live }), 400, 'invalid_parameter', 'status must be one of: open, resolved, dismissed')
-    expectError(await call('GET', '/api/v1/signals?limit=5', { token: ws.live }), 400, 'invalid_parameter', 'limit')
+    expectError(await call('GET', '/api/v1/signals?limit=501', { token: ws.live }), 400, 'invalid_parameter', 'limit')
   })
 })
 
@@ -167,7 +167,7 @@ describe('GET /outcomes', () => {
   test('an empty workspace answers zeros and null rates, not an error', async () => {
     const ws = await makeWorkspace()
     const o = (await call('GET', '/api/v1/outcomes', { token: ws.live })).body.data
-    expect(o.predictions).toEqual({ recorded: 0, measured: 0, held: 0, heldRate: null, byAuthor: [], byMeasure: [], calibration: [] })
+    expect(o.predictions).toEqual({ recorded: 0, measured: 0, held: 0, heldRate: null, byAuthor: [], authorCount: 0, byMeasure: [], measureCount: 0, calibration: [] })
     expect(o.tests.holdouts.meanLiftPercent).toBeNull()
   })
 })

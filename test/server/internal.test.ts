@@ -1,14 +1,14 @@
 import { expect, test } from 'bun:test'
 import { loadConfig } from '../../server/src/config.ts'
-import { decodeCursor, encodeCursor } from '../../server/src/http/cursor.ts'
-import { createLogger } from '../../server/src/log.ts'
+import { decodeCursor, encodeCursor } from '../../server/src/core/paging.ts'
+import { createLogger } from '../../server/src/core/log.ts'
 import { startServer } from '../../server/src/server.ts'
 import { openDatabase } from '../../server/src/store/db.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
-import { ApiError } from '../../server/src/errors.ts'
+import { RuleError } from '../../server/src/core/errors.ts'
 import { z } from 'zod'
 import { createPipeline } from '../../server/src/http/pipeline.ts'
-import { defineRead } from '../../server/src/routes/operation.ts'
+import { defineItem, model } from '../../server/src/routes/operation.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { insertAbTest } from '../fixtures.ts'
 
@@ -58,9 +58,9 @@ test('expired idempotency records are purged', async () => {
 test('a cursor issued for another list is refused', () => {
   const ctx = { workspaceId: 'ws_a', secretKey: 'k', filter: {} }
   const cursor = encodeCursor({ ...ctx, list: 'actions' }, { t: '2026-01-01T00:00:00.000Z', id: 'act_x' })
-  expect(decodeCursor({ ...ctx, list: 'actions' }, cursor)).toEqual({ t: '2026-01-01T00:00:00.000Z', id: 'act_x' })
-  expect(() => decodeCursor({ ...ctx, list: 'decisions' }, cursor)).toThrow(ApiError)
-  expect(() => decodeCursor({ ...ctx, list: 'actions', secretKey: 'other' }, cursor)).toThrow(ApiError)
+  expect(decodeCursor({ ...ctx, list: 'actions' }, cursor, 'cursor')).toEqual({ t: '2026-01-01T00:00:00.000Z', id: 'act_x' })
+  expect(() => decodeCursor({ ...ctx, list: 'decisions' }, cursor, 'cursor')).toThrow(RuleError)
+  expect(() => decodeCursor({ ...ctx, list: 'actions', secretKey: 'other' }, cursor, 'cursor')).toThrow(RuleError)
 })
 
 test('query parameters on a write are refused too', async () => {
@@ -72,14 +72,15 @@ test('an agent-only operation refuses a workspace token (403) and answers an age
   const ws = await makeWorkspace()
   const { sql, server } = await getHarness()
   // No agent endpoint exists yet (the gateway is a later issue): a probe operation through the real pipeline.
-  const probe = defineRead({
+  const probe = defineItem({
     method: 'GET',
     path: '/agent/probe',
     operationId: 'probeAgent',
     summary: 'probe',
+    description: 'A probe operation of this test.',
     tag: 'Test',
     auth: { kind: 'agent' },
-    response: { model: { name: 'Probe', schema: z.object({ agentId: z.string().nullable() }) }, shape: 'item' },
+    response: model('Probe', z.object({ agentId: z.string().nullable() })),
     handler: async ({ caller }) => ({ agentId: caller.agentId }),
   })
   const pipeline = createPipeline({ sql, counterSql: sql, counter: server.counter, log: createLogger('silent') })

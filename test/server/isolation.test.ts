@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { z } from 'zod'
-import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/domain/demo.ts'
-import { operations } from '../../server/src/routes/index.ts'
+import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
+import { operations } from '../../server/src/http/operations.ts'
+import { cursorNames, querySchemaOf } from '../../server/src/http/paging.ts'
 import { call, getHarness } from '../harness.ts'
 
 /**
@@ -13,8 +14,7 @@ import { call, getHarness } from '../harness.ts'
 const reads = operations.filter((op) => op.method === 'GET' && op.auth.kind === 'workspace')
 
 function queryVariants(op: (typeof reads)[number]): string[] {
-  if (!op.query) return ['']
-  const json = z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { enum?: string[] }> }
+  const json = z.toJSONSchema(querySchemaOf(op), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { enum?: string[] }> }
   const variants = ['']
   for (const [name, prop] of Object.entries(json.properties ?? {})) {
     for (const value of prop.enum ?? []) variants.push(`${name}=${encodeURIComponent(value)}`)
@@ -31,7 +31,7 @@ async function everyAnswer(token: string): Promise<string> {
       let pages = 0
       do {
         const sep = q ? '&' : ''
-        const cursorParam = cursor ? `${sep}${'after' in ((op.query as any)?.shape ?? {}) ? 'after' : 'before' in ((op.query as any)?.shape ?? {}) ? 'before' : 'cursor'}=${encodeURIComponent(cursor)}` : ''
+        const cursorParam = cursor && op.kind === 'list' ? `${sep}${cursorNames(op.paging).param}=${encodeURIComponent(cursor)}` : ''
         const r = await call('GET', `/api/v1${op.path}${q || cursorParam ? '?' : ''}${q}${cursorParam}`, { token })
         expect(`${op.operationId} ${q}: ${r.status}`).toBe(`${op.operationId} ${q}: 200`)
         texts.push(r.text)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { checkWorkspaceLimits, inQuietHours, type WorkspaceLimits } from '../../server/src/domain/limits.ts'
-import { exponentOf, formatCount, formatMoney, isCurrency } from '../../server/src/domain/money.ts'
+import { exponentOf, formatCount, formatMoney, isCurrency } from '../../server/src/core/money.ts'
 
 const limits: WorkspaceLimits = { maxBudgetChangePercent: 30, maxDiscountPercent: 25, maxSendRecipients: 50_000, quietHours: { startHour: 22, endHour: 7 } }
 

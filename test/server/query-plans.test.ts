@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { z } from 'zod'
 import { loadConfig } from '../../server/src/config.ts'
-import { createDemoWorkspace } from '../../server/src/domain/demo.ts'
-import { createLogger } from '../../server/src/log.ts'
-import { operations } from '../../server/src/routes/index.ts'
+import { createDemoWorkspace } from '../../server/src/demo/index.ts'
+import { createLogger } from '../../server/src/core/log.ts'
+import { operations } from '../../server/src/http/operations.ts'
+import { querySchemaOf } from '../../server/src/http/paging.ts'
 import { startServer } from '../../server/src/server.ts'
 import { openPool } from '../../server/src/store/db.ts'
 import { getHarness } from '../harness.ts'
@@ -19,8 +20,7 @@ const url = process.env.DATABASE_URL
 const reads = operations.filter((op) => op.method === 'GET' && op.auth.kind === 'workspace')
 
 function variants(op: (typeof reads)[number]): string[] {
-  if (!op.query) return ['']
-  const json = z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { enum?: string[] }> }
+  const json = z.toJSONSchema(querySchemaOf(op), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { enum?: string[] }> }
   const out = ['']
   for (const [name, prop] of Object.entries(json.properties ?? {})) for (const v of prop.enum ?? []) out.push(`${name}=${v}`)
   return out

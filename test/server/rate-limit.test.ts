@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../server/src/config.ts'
-import { createLogger } from '../../server/src/log.ts'
+import { createLogger } from '../../server/src/core/log.ts'
 import { startServer } from '../../server/src/server.ts'
-import { createToken, revokeToken } from '../../server/src/domain/admin.ts'
+import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 
 describe('rate limits', () => {

@@ -1,17 +1,16 @@
-import { ApiError } from '../errors.ts'
-import { newId } from '../ids.ts'
-import type { ActionT } from '../schemas/actions.ts'
-import { iso, isoOrNull } from '../schemas/common.ts'
+import type { Sql, Tx } from '../core/db.ts'
+import type { ActionStatus } from '../core/enums.ts'
+import { ConflictError, DomainError, NotFoundError, RuleError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
+import { iso, isoOrNull } from '../core/time.ts'
+import { ACTION_KINDS, type Action, type ActionKind, type CreateActionInput } from '../schemas/actions.ts'
 import * as store from '../store/actions.ts'
-import type { Sql, Tx } from '../store/db.ts'
 import { appendEvent, appendEvents } from '../store/events.ts'
-import type { Position } from '../store/growth.ts'
-import { ACTION_KINDS, type ActionKindName, type EventSpec, type Outcome } from './action-kinds.ts'
-import { AdminError } from './admin.ts'
-import { newestFirstPosition } from './growth.ts'
+import { type EventSpec, type KindContext, kindOf, type Outcome } from './action-kinds.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits } from './limits.ts'
 
-export function toAction(a: store.ActionRow): ActionT {
+export function toAction(a: store.ActionRow): Action {
   return {
     id: a.id,
     kind: a.kind,
@@ -19,7 +18,7 @@ export function toAction(a: store.ActionRow): ActionT {
     plannedEffect: a.planned_effect,
     limits: { allowed: a.limits_allowed, reason: a.refusal_reason },
     proposedBy: a.proposed_by,
-    status: a.status as ActionT['status'],
+    status: a.status,
     decidedBy: a.decided_by,
     decidedAt: isoOrNull(a.decided_at),
     outcome: a.outcome ? { ok: a.outcome.ok, detail: a.outcome.detail ?? null, error: a.outcome.error ?? null } : null,
@@ -36,21 +35,14 @@ export type Proposer = { kind: 'api' | 'agent' | 'product'; id: string | null; n
  * makes), and record it: `refused` with the reason, or `proposed` to wait for a person. Nothing here
  * approves or carries out a change.
  */
-export async function proposeAction(
-  tx: Tx,
-  workspaceId: string,
-  input: { kind: ActionKindName; args: Record<string, unknown> },
-  proposedBy: Proposer,
-  now = new Date(),
-): Promise<ActionT> {
-  const kind = ACTION_KINDS[input.kind]
-  const plan = await kind.plan({ tx, workspaceId, now }, input.args)
+export async function proposeAction(tx: Tx, workspaceId: string, input: CreateActionInput, proposedBy: Proposer, now = new Date()): Promise<Action> {
+  const plan = await (kindOf(input.kind) as ReturnType<typeof kindOf>).plan({ tx, workspaceId, now }, input.args as never)
   const verdict = checkWorkspaceLimits(await loadWorkspaceLimits(tx, workspaceId), plan.facts)
   const row = await store.insertAction(tx, {
     workspace_id: workspaceId,
     id: newId('action'),
     kind: input.kind,
-    args: input.args,
+    args: input.args as Record<string, unknown>,
     status: verdict.passed ? 'proposed' : 'refused',
     planned_effect: plan.effect,
     limits_allowed: verdict.passed,
@@ -62,11 +54,14 @@ export async function proposeAction(
   return action
 }
 
-export function actionsPage(sql: Sql, workspaceId: string, opts: { status?: string; after?: Position; limit: number }) {
-  return store.selectActions(sql, workspaceId, { status: opts.status, before: opts.after, limit: opts.limit })
+/** Proposed changes newest first, of one status or every status. */
+export async function listActions(
+  sql: Sql,
+  workspaceId: string,
+  opts: { status?: ActionStatus; after?: TimePosition; limit: number },
+): Promise<Positioned<Action, TimePosition>[]> {
+  return (await store.selectActions(sql, workspaceId, opts)).map((a) => ({ position: byCreation(a), item: toAction(a) }))
 }
-
-export const actionPosition = newestFirstPosition
 
 /**
  * A person's decision on a proposed change (the operator command `growth admin action approve|reject`).
@@ -85,14 +80,14 @@ export const actionPosition = newestFirstPosition
 export async function decideAction(
   sql: Sql,
   opts: { actionId: string; decision: 'approve' | 'reject'; actor: string; now?: () => Date },
-): Promise<ActionT> {
+): Promise<Action> {
   const now = opts.now ?? (() => new Date())
-  if (!opts.actor.trim()) throw new AdminError('The person deciding must be named.')
+  if (!opts.actor.trim()) throw new RuleError('actor_named', 'The person deciding must be named.', 'by')
   const decided = await sql.begin(async (tx) => {
     const a = await store.lockActionById(tx, opts.actionId)
-    if (!a) throw new AdminError(`No action ${opts.actionId}.`)
+    if (!a) throw new NotFoundError('action', opts.actionId, `No action ${opts.actionId}.`)
     if (opts.decision === 'approve' && beingCarriedOut(a)) return a
-    if (a.status !== 'proposed') throw new AdminError(alreadyDecided(a))
+    if (a.status !== 'proposed') throw new ConflictError(alreadyDecided(a))
     const at = now()
     if (opts.decision === 'reject') {
       const row = await store.updateAction(tx, a.workspace_id, a.id, { status: 'rejected', decidedBy: opts.actor, decidedAt: at })
@@ -104,14 +99,14 @@ export async function decideAction(
   if (decided.status === 'rejected') return toAction(decided)
   return sql.begin(async (tx) => {
     const a = (await store.lockActionById(tx, decided.id))!
-    if (!beingCarriedOut(a)) throw new AdminError(alreadyDecided(a))
+    if (!beingCarriedOut(a)) throw new ConflictError(alreadyDecided(a))
     const events: EventSpec[] = []
     const ctx = { tx, workspaceId: a.workspace_id, now: now(), emit: (e: EventSpec[]) => events.push(...e) }
     // A failed outcome, or a refusal met while carrying out (a list deleted meanwhile, an allowance
     // used up, ...), undoes whatever the executor had begun; anything else is a crash of ours and propagates.
     const outcome = await tx.savepoint((sp) => execute({ ...ctx, tx: sp }, a)).catch((err): Outcome => {
       if (err instanceof FailedOutcome) return err.outcome
-      if (err instanceof ApiError) return { ok: false, error: `${err.message} Nothing was changed.` }
+      if (err instanceof DomainError) return { ok: false, error: `${err.message} Nothing was changed.` }
       throw err
     })
     if (!outcome.ok) events.length = 0
@@ -128,10 +123,9 @@ export async function decideAction(
 /** Approved but not yet applied or failed: approving it (again) carries it out. */
 const beingCarriedOut = (a: store.ActionRow) => a.status === 'approved' || a.status === 'applying'
 
-async function execute(ctx: Parameters<(typeof ACTION_KINDS)[ActionKindName]['execute']>[0], a: store.ActionRow): Promise<Outcome> {
-  const kind = ACTION_KINDS[a.kind as ActionKindName]
-  if (!kind) return { ok: false, error: `The kind ${a.kind} has no executor; nothing was changed.` }
-  const outcome = await kind.execute(ctx, a.args, a.planned_effect)
+async function execute(ctx: KindContext, a: store.ActionRow): Promise<Outcome> {
+  if (!(ACTION_KINDS as readonly string[]).includes(a.kind)) return { ok: false, error: `The kind ${a.kind} has no executor; nothing was changed.` }
+  const outcome = await kindOf(a.kind as ActionKind).execute(ctx, a.args as never, a.planned_effect)
   if (!outcome.ok) throw new FailedOutcome(outcome)
   return outcome
 }

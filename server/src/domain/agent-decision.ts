@@ -1,8 +1,10 @@
-import { iso } from '../schemas/common.ts'
-import { type Facts, ruleBites, type Rule } from './agent-rules.ts'
+import { type CheckName, type GatewayDecision, RISKS, type Risk } from '../core/enums.ts'
+import { formatCount, formatMoney, type Money } from '../core/money.ts'
+import { iso } from '../core/time.ts'
+import type { Check, Facts } from '../schemas/agent-gateway.ts'
+import { type GatewayRule, ruleBites } from './agent-rules.ts'
+import { dataName, wordsOf } from './agent-tools.ts'
 import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './limits.ts'
-import { formatCount, formatMoney, type Money } from './money.ts'
-import { dataName, RISKS, type Risk, wordsOf } from './tool-catalogue.ts'
 
 /**
  * The gateway's decision, as a pure function of plain values: the same function decides live
@@ -46,24 +48,18 @@ export type DecisionInput = {
   tools: Map<string, string[]>
   actionDef: ActionDef | null
   facts: Facts
-  rules: (Rule & { sentence: string })[]
+  rules: (GatewayRule & { sentence: string })[]
   rulesVersion: number
   limits: WorkspaceLimits
   at: Date
   prior: PriorApproval | null
 }
 
-/** The checks, in the order they run and report. */
-export const CHECK_NAMES = ['agents_enabled', 'tool', 'permission', 'data', 'limits', 'risk', 'rules'] as const
-export type CheckName = (typeof CHECK_NAMES)[number]
-export type Check = { name: CheckName; passed: boolean; detail: string }
-export const DECISIONS = ['allowed', 'denied', 'requires_approval'] as const
-export type Decision = (typeof DECISIONS)[number]
 export type Verdict = {
-  decision: Decision
+  decision: GatewayDecision
   reason: string
   checks: Check[]
-  rules: { id: string; sentence: string; effect: Rule['effect'] }[]
+  rules: { id: string; sentence: string; effect: GatewayRule['effect'] }[]
   /** An approval this decision uses up (allowed because a person approved this request). */
   approvalUsed: string | null
 }
@@ -210,7 +206,7 @@ export function decide(input: DecisionInput): Verdict {
 
   const firstDeny = checks.find((c) => c.outcome === 'deny')
   const persons = checks.filter((c) => c.outcome === 'person')
-  const decision: Decision = firstDeny ? 'denied' : persons.length ? 'requires_approval' : 'allowed'
+  const decision: GatewayDecision = firstDeny ? 'denied' : persons.length ? 'requires_approval' : 'allowed'
   const liftedByApproval = prior?.state === 'approved' && decision === 'allowed' && (riskOver || asking.length > 0)
   const reason =
     decision === 'denied'

@@ -1,21 +1,24 @@
 import { createHmac } from 'node:crypto'
-import { ApiError, RecordedRefusal } from '../errors.ts'
-import { canonicalJson } from '../canonical-json.ts'
-import { newId } from '../ids.ts'
-import type { AgentAuthorizationT, AgentResultT, AgentSelfT, AuthorizeInput, ResultInput } from '../schemas/agents.ts'
-import { iso } from '../schemas/common.ts'
-import type { Sql, Tx } from '../store/db.ts'
+import { canonicalJson } from '../core/canonical-json.ts'
+import type { Db, Sql, Tx } from '../core/db.ts'
+import { ConflictError, NotFoundError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import { formatCount, formatMoney } from '../core/money.ts'
+import { iso } from '../core/time.ts'
+import type { AgentAuthorization, AgentResult, AgentSelf, AuthorizeInput, Facts, ResultInput } from '../schemas/agent-gateway.ts'
+import * as requests from '../store/agent-requests.ts'
+import { selectTools } from '../store/agent-tools.ts'
+import * as agents from '../store/agents.ts'
 import * as approvals from '../store/approvals.ts'
-import { appendEvent, appendEvents } from '../store/events.ts'
-import * as store from '../store/agents.ts'
+import { appendEvent, appendEvents, type EventAppend } from '../store/events.ts'
+import { selectWorkspaceGate } from '../store/workspaces.ts'
 import { type ActionDef, decide, type PriorApproval } from './agent-decision.ts'
-import type { Facts } from './agent-rules.ts'
-import { ceilingsView, parseCeilings, permissionsView, rulesInForce, toProfile } from './agents.ts'
+import { loadRules } from './agent-rules.ts'
+import { wordsOf } from './agent-tools.ts'
+import { ceilingsView, parseCeilings, permissionsView, toProfile } from './agents.ts'
 import { consumeMonthly } from './allowances.ts'
-import { toApproval } from './insights.ts'
+import { toApproval } from './approvals.ts'
 import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
-import { formatCount, formatMoney } from './money.ts'
-import { wordsOf } from './tool-catalogue.ts'
 
 /**
  * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
@@ -34,8 +37,8 @@ export type GatewayWorld = {
   limits: WorkspaceLimits
 }
 
-export async function loadWorld(sql: Sql | Tx, workspaceId: string): Promise<GatewayWorld> {
-  const [rows, limits] = await Promise.all([store.selectTools(sql, workspaceId), loadWorkspaceLimits(sql, workspaceId)])
+export async function loadWorld(sql: Db, workspaceId: string): Promise<GatewayWorld> {
+  const [rows, limits] = await Promise.all([selectTools(sql, workspaceId), loadWorkspaceLimits(sql, workspaceId)])
   const actions = new Map<string, ActionDef>()
   for (const t of rows) for (const a of t.actions) actions.set(`${t.key}.${a.key}`, { tool: t.key, ...a })
   return {
@@ -51,7 +54,7 @@ export function paramsDigest(secretKey: string, params: Record<string, unknown> 
   return createHmac('sha256', secretKey).update(`agent-params\n${canonicalJson(params ?? {})}`).digest('hex')
 }
 
-function priorOf(row: store.PriorApprovalRow | undefined, at: Date): PriorApproval | null {
+function priorOf(row: requests.PriorApprovalRow | undefined, at: Date): PriorApproval | null {
   if (!row) return null
   if (row.used_at) return { state: 'used', id: row.id, usedAt: row.used_at }
   const live = row.expires_at.getTime() > at.getTime()
@@ -84,26 +87,21 @@ export type AgentCaller = { workspaceId: string; agentId: string; secretKey: str
  * every request of the workspace wait for the one before. Two of the same request at once are
  * kept apart by the same-request lock instead, so they open one approval between them.
  */
-export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInput, at = new Date()): Promise<AgentAuthorizationT> {
+export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInput, at = new Date()): Promise<AgentAuthorization> {
   const ws = caller.workspaceId
   const agentId = caller.agentId
   // Independent reads, sent together: postgres.js pipelines them on the transaction's connection.
-  const [gate, agentRow, world, ruleRows] = await Promise.all([
-    store.selectWorkspaceGate(tx, ws),
-    store.selectAgent(tx, ws, agentId),
-    loadWorld(tx, ws),
-    store.selectRules(tx, ws),
-  ])
+  const [gate, agentRow, world] = await Promise.all([gateOf(tx, ws), agents.selectAgent(tx, ws, agentId), loadWorld(tx, ws)])
   if (!agentRow) throw new Error(`agent ${agentId} of a valid credential is missing`)
-  const rules = rulesInForce(ruleRows, world.toolNames)
+  const rules = await loadRules(tx, ws, world.toolNames)
   const agent = toProfile(agentRow)
   const facts: Facts = body.facts ?? {}
   const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
   const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
-  if (def) await store.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
+  if (def) await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
   const prior = def
-    ? priorOf(await store.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
+    ? priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
     : null
 
   const verdict = decide({
@@ -122,10 +120,10 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
   })
 
   const id = newId('authorization', at)
-  const events: { type: string; data: Record<string, unknown> }[] = []
+  const events: EventAppend[] = []
   let approvalId: string | null = null
   if (verdict.approvalUsed) {
-    if (!(await approvals.useApproval(tx, ws, verdict.approvalUsed, at))) throw new ApiError('conflict', 'The approval for this request was used at this moment by another request; ask again.')
+    if (!(await approvals.useApproval(tx, ws, verdict.approvalUsed, at))) throw new ConflictError('The approval for this request was used at this moment by another request; ask again.')
     approvalId = verdict.approvalUsed
   } else if (verdict.decision === 'requires_approval') {
     if (prior?.state === 'pending') approvalId = prior.id
@@ -143,10 +141,10 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
       events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
     }
   }
-  // Past the allowance: 402, and the transaction, approval included, rolls back.
+  // Past the allowance: an AllowanceError, and the transaction, approval included, rolls back.
   await consumeMonthly(tx, ws, 'agentRequests', 1, at)
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
-  await store.insertAgentRequest(tx, ws, {
+  await requests.insertAgentRequest(tx, ws, {
     id,
     agentId,
     tool: body.tool,
@@ -164,8 +162,8 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
     expiresAt,
     createdAt: at,
   })
-  await store.touchAgent(tx, ws, agentId, at)
-  const answer: AgentAuthorizationT = {
+  await agents.touchAgent(tx, ws, agentId, at)
+  const answer: AgentAuthorization = {
     id,
     authorizationId: id,
     decision: verdict.decision,
@@ -195,12 +193,12 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
  * A result against one of this agent's authorizations, kept as unverified. Refused (409, and the
  * refusal recorded) when the authorization was not allowed, already has a result, or has expired.
  */
-export async function reportResult(tx: Tx, caller: Pick<AgentCaller, 'workspaceId' | 'agentId'>, body: ResultInput, at = new Date()): Promise<AgentResultT> {
+export async function reportResult(tx: Tx, caller: Pick<AgentCaller, 'workspaceId' | 'agentId'>, body: ResultInput, at = new Date()): Promise<AgentResult> {
   const ws = caller.workspaceId
   const agentId = caller.agentId
-  const auth = await store.lockAuthorization(tx, ws, agentId, body.authorizationId)
+  const auth = await requests.lockAuthorization(tx, ws, agentId, body.authorizationId)
   // The same words whether the authorization is another agent's, another workspace's, or nobody's.
-  if (!auth) throw new ApiError('not_found', `No authorization ${body.authorizationId} was given to this agent.`)
+  if (!auth) throw new NotFoundError('authorization', body.authorizationId, `No authorization ${body.authorizationId} was given to this agent.`)
   const refusal =
     auth.decision !== 'allowed'
       ? `Authorization ${auth.id} was ${auth.decision === 'denied' ? 'denied' : 'not allowed (it requires approval)'}; a result is taken only for an allowed authorization.`
@@ -210,15 +208,15 @@ export async function reportResult(tx: Tx, caller: Pick<AgentCaller, 'workspaceI
           ? `Authorization ${auth.id} expired at ${iso(auth.expires_at)}; a result is taken only while its authorization is valid.`
           : null
   if (refusal) {
-    await store.insertResultRefusal(tx, ws, {
+    await requests.insertResultRefusal(tx, ws, {
       id: newId('result', at), authorizationId: auth.id, agentId, status: body.status, summary: body.summary ?? null, error: body.error ?? null, reason: refusal, createdAt: at,
     })
-    throw new RecordedRefusal('conflict', refusal)
+    throw new ConflictError(refusal, { recorded: true })
   }
   const result = { id: newId('result', at), authorization_id: auth.id, agent_id: agentId, status: body.status, summary: body.summary ?? null, error: body.error ?? null, created_at: at }
-  await store.insertResult(tx, ws, result)
-  await store.touchAgent(tx, ws, agentId, at)
-  const answer: AgentResultT = {
+  await requests.insertResult(tx, ws, result)
+  await agents.touchAgent(tx, ws, agentId, at)
+  const answer: AgentResult = {
     id: result.id,
     authorizationId: auth.id,
     agentId,
@@ -236,8 +234,8 @@ export async function reportResult(tx: Tx, caller: Pick<AgentCaller, 'workspaceI
 export async function agentSelf(
   sql: Sql,
   caller: Pick<AgentCaller, 'workspaceId' | 'agentId'> & { rateLimit: { limit: number; remaining: number; resetAt: Date } },
-): Promise<AgentSelfT> {
-  const [row, gate] = await Promise.all([store.selectAgent(sql, caller.workspaceId, caller.agentId), store.selectWorkspaceGate(sql, caller.workspaceId)])
+): Promise<AgentSelf> {
+  const [row, gate] = await Promise.all([agents.selectAgent(sql, caller.workspaceId, caller.agentId), gateOf(sql, caller.workspaceId)])
   if (!row) throw new Error(`agent ${caller.agentId} of a valid credential is missing`)
   return {
     agent: { id: row.id, name: row.name, owner: row.owner },
@@ -249,4 +247,11 @@ export async function agentSelf(
     agentsStopped: gate.agents_stopped,
     ...(gate.agents_stopped ? { stoppedReason: gate.stopped_reason ?? 'No reason was recorded.', ...(gate.stopped_at ? { stoppedAt: iso(gate.stopped_at) } : {}) } : {}),
   }
+}
+
+/** The workspace's stop switch and rules version; a credential's workspace always has them. */
+async function gateOf(sql: Db, workspaceId: string) {
+  const gate = await selectWorkspaceGate(sql, workspaceId)
+  if (!gate) throw new Error(`workspace ${workspaceId} of a valid credential is missing`)
+  return gate
 }

@@ -1,5 +1,14 @@
-import { formatCount, formatMoney, isCurrency } from './money.ts'
-import { wordsOf } from './tool-catalogue.ts'
+import type { Db, Tx } from '../core/db.ts'
+import { FACT_NAMES, type FactName, type RuleEffect } from '../core/enums.ts'
+import { newId } from '../core/ids.ts'
+import { formatCount, formatMoney, isCurrency } from '../core/money.ts'
+import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
+import { iso } from '../core/time.ts'
+import type { Facts } from '../schemas/agent-gateway.ts'
+import type { Rule as RuleModel } from '../schemas/agent-rules.ts'
+import * as store from '../store/agent-rules.ts'
+import { selectToolNames } from '../store/agent-tools.ts'
+import { wordsOf } from './agent-tools.ts'
 
 /**
  * Rules the owner writes for the workspace's agents, kept as structure and rendered as a sentence:
@@ -14,16 +23,6 @@ import { wordsOf } from './tool-catalogue.ts'
  * state does not hold: rules are judged against the stated facts. An amount condition names its
  * currency and holds only for amounts in that currency (money is never compared across currencies).
  */
-export const FACT_NAMES = ['amountMinor', 'currency', 'amountPercent', 'increase', 'recipients', 'records'] as const
-export type FactName = (typeof FACT_NAMES)[number]
-export type Facts = {
-  amountMinor?: number
-  currency?: string
-  amountPercent?: number
-  increase?: boolean
-  recipients?: number
-  records?: number
-}
 
 export type Op = '>' | '>=' | '<' | '<=' | '='
 export type Condition =
@@ -32,8 +31,7 @@ export type Condition =
   | { fact: 'increase'; op: '='; value: boolean }
   | { fact: 'currency'; op: '='; value: string }
 export type RuleStructure = { match: { tool: string; action?: string }[]; when: Condition[] }
-export type RuleEffect = 'deny' | 'require_approval'
-export type Rule = { id: string; structure: RuleStructure; effect: RuleEffect }
+export type GatewayRule = { id: string; structure: RuleStructure; effect: RuleEffect }
 
 const OPS: Op[] = ['>', '>=', '<', '<=', '=']
 const OP_WORDS: Record<Op, string> = { '>': 'more than', '>=': 'at least', '<': 'less than', '<=': 'at most', '=': 'exactly' }
@@ -89,7 +87,7 @@ export function ruleMatches(s: RuleStructure, tool: string, action: string): boo
 }
 
 /** Whether the rule bites this request. */
-export function ruleBites(rule: Rule, tool: string, action: string, facts: Facts): boolean {
+export function ruleBites(rule: GatewayRule, tool: string, action: string, facts: Facts): boolean {
   return ruleMatches(rule.structure, tool, action) && rule.structure.when.every((c) => conditionHolds(c, facts))
 }
 
@@ -142,4 +140,37 @@ export function ruleSentence(rule: { structure: RuleStructure; effect: RuleEffec
     tail += `${tail ? ',' : ''} when it is ${direction ? 'an increase' : 'a decrease'}`
   }
   return rule.effect === 'deny' ? `No agent may ${verbs}${tail}.` : `Ask a person before any agent ${verbs}${tail}.`
+}
+
+export type RuleInForce = GatewayRule & { sentence: string; createdAt: Date }
+
+/** Rules as stored, each with its sentence. */
+export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>): RuleInForce[] {
+  return rows.map((r) => {
+    const structure = parseRuleStructure(r.structure)
+    return { id: r.id, structure, effect: r.effect, sentence: ruleSentence({ structure, effect: r.effect }, toolNames), createdAt: r.created_at }
+  })
+}
+
+/** Every rule in force, for the gateway to judge a request by. */
+export async function loadRules(sql: Db, workspaceId: string, toolNames: Record<string, string>): Promise<RuleInForce[]> {
+  return rulesInForce(await store.selectRules(sql, workspaceId), toolNames)
+}
+
+/** The rules in force, oldest first, each as a sentence and as the structure the gateway judges. */
+export async function listRules(sql: Db, workspaceId: string, page: { after?: TimePosition; limit: number }): Promise<Positioned<RuleModel, TimePosition>[]> {
+  const rows = await store.selectRules(sql, workspaceId, page)
+  const tools = [...new Set(rows.flatMap((r) => parseRuleStructure(r.structure).match.map((m) => m.tool)))]
+  const rules = rulesInForce(rows, await selectToolNames(sql, workspaceId, tools))
+  return rules.map((r, i) => ({
+    position: byCreation(rows[i]!),
+    item: { id: r.id, sentence: r.sentence, effect: r.effect, structure: r.structure as RuleModel['structure'], createdAt: iso(r.createdAt) },
+  }))
+}
+
+/** Rules written by the owner: checked, stored, and the workspace's rules version moves on with each. */
+export async function addRules(tx: Tx, workspaceId: string, rules: { structure: unknown; effect: RuleEffect; createdAt?: Date }[]) {
+  const checked = rules.map((r) => ({ id: newId('rule', r.createdAt), structure: parseRuleStructure(r.structure), effect: r.effect, createdAt: r.createdAt }))
+  await store.insertRules(tx, workspaceId, checked)
+  return checked.map((r) => ({ ...r, sentence: ruleSentence(r) }))
 }

@@ -1,18 +1,24 @@
-import { notFound } from '../errors.ts'
-import { newId } from '../ids.ts'
-import type { AgentRequestT, AgentT, CeilingsT, RuleT, ToolT } from '../schemas/agents.ts'
-import { iso, isoOrNull } from '../schemas/common.ts'
-import type { Sql, Tx } from '../store/db.ts'
+import type { Db, Sql } from '../core/db.ts'
+import type { AgentOwner, Risk } from '../core/enums.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import { byCurrency, formatCount, formatMoney, isCurrency } from '../core/money.ts'
+import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
+import { iso, isoOrNull } from '../core/time.ts'
+import type { Agent, CeilingsView } from '../schemas/agents.ts'
+import { knownToolActions } from '../store/agent-tools.ts'
 import * as store from '../store/agents.ts'
-import type { Position } from '../store/growth.ts'
+import { insertCredential } from '../store/credentials.ts'
+import { inTransaction } from '../store/db.ts'
+import { workspaceExists } from '../store/workspaces.ts'
 import type { AgentProfile, Ceilings } from './agent-decision.ts'
-import { parseRuleStructure, ruleSentence, type Rule, type RuleEffect } from './agent-rules.ts'
-import { byCurrency, formatCount, formatMoney, isCurrency } from './money.ts'
-import { wordsOf } from './tool-catalogue.ts'
+import { wordsOf } from './agent-tools.ts'
+import { mintToken } from './credentials.ts'
 
 /**
- * The workspace's view of its agents (GET /agents, /agents/tools, /agents/rules, /agents/requests)
- * and the words the gateway and GET /agent/me share: permissions and ceilings as sentences.
+ * The workspace's agents: registered by a person (an operator command), listed for the workspace
+ * (GET /agents), and the words the gateway and GET /agent/me share: permissions and ceilings as
+ * sentences.
  */
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined)
@@ -28,7 +34,7 @@ export function parseCeilings(raw: unknown): Ceilings {
   return { amounts: byCurrency(amounts), amountPercent: num(c.amountPercent), recipients: num(c.recipients), records: num(c.records) }
 }
 
-export function ceilingsView(c: Ceilings): CeilingsT {
+export function ceilingsView(c: Ceilings): CeilingsView {
   const sentences = [
     ...(c.amounts ?? []).map((m) => `At most ${formatMoney(m)} in one request.`),
     ...(c.amounts?.length ? ['No amount in any other currency.'] : ['No amount in any currency.']),
@@ -60,7 +66,7 @@ export function toProfile(row: store.AgentRow): AgentProfile {
   }
 }
 
-function toAgent(row: store.AgentRow): AgentT {
+function toAgent(row: store.AgentRow): Agent {
   return {
     id: row.id,
     name: row.name,
@@ -75,90 +81,69 @@ function toAgent(row: store.AgentRow): AgentT {
   }
 }
 
-export async function listAgents(sql: Sql, workspaceId: string): Promise<AgentT[]> {
-  return (await store.selectAgents(sql, workspaceId)).map(toAgent)
+/** The workspace's agents, oldest first: what each may do, the most it may ask for, when it last acted. */
+export async function listAgents(sql: Sql, workspaceId: string, page: { after?: TimePosition; limit: number }): Promise<Positioned<Agent, TimePosition>[]> {
+  return (await store.selectAgents(sql, workspaceId, page)).map((a) => ({ position: byCreation(a), item: toAgent(a) }))
 }
 
-export async function listTools(sql: Sql, workspaceId: string): Promise<ToolT[]> {
-  return (await store.selectTools(sql, workspaceId)).map((t) => ({
-    key: t.key,
-    name: t.name,
-    description: t.description,
-    actions: t.actions,
-    createdAt: iso(t.created_at),
-  }))
-}
-
-export type RuleInForce = Rule & { sentence: string; createdAt: Date }
-
-/** The rules in force, each with its sentence. */
-export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>): RuleInForce[] {
-  return rows.map((r) => {
-    const structure = parseRuleStructure(r.structure)
-    return { id: r.id, structure, effect: r.effect, sentence: ruleSentence({ structure, effect: r.effect }, toolNames), createdAt: r.created_at }
-  })
-}
-
-export async function listRules(sql: Sql, workspaceId: string): Promise<RuleT[]> {
-  const [tools, rows] = await Promise.all([store.selectTools(sql, workspaceId), store.selectRules(sql, workspaceId)])
-  const rules = rulesInForce(rows, Object.fromEntries(tools.map((t) => [t.key, t.name])))
-  return rules.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect, structure: r.structure as RuleT['structure'], createdAt: iso(r.createdAt) }))
-}
-
-/** A rule written by the owner: checked, stored, and the workspace's rules version moves on. */
-export async function addRule(tx: Tx, workspaceId: string, rule: { structure: unknown; effect: RuleEffect; createdAt?: Date }) {
-  const structure = parseRuleStructure(rule.structure)
-  const id = newId('rule', rule.createdAt)
-  await store.insertRule(tx, workspaceId, { id, structure, effect: rule.effect, createdAt: rule.createdAt })
-  return { id, structure, effect: rule.effect, sentence: ruleSentence({ structure, effect: rule.effect }) }
-}
-
-export function toAgentRequest(r: store.RequestRow): AgentRequestT {
-  return {
-    id: r.id,
-    authorizationId: r.id,
-    agentId: r.agent_id,
-    agentName: r.agent_name,
-    tool: r.tool,
-    action: r.action,
-    resource: r.resource,
-    summary: r.summary,
-    facts: r.facts,
-    decision: r.decision,
-    status: r.decision,
-    mayProceed: r.decision === 'allowed',
-    reason: r.reason,
-    checks: r.checks as AgentRequestT['checks'],
-    rules: r.rules,
-    rulesVersion: r.rules_version,
-    approvalId: r.approval_id,
-    expiresAt: isoOrNull(r.expires_at),
-    result: r.result
-      ? {
-          id: r.result.id,
-          status: r.result.status,
-          summary: r.result.summary,
-          error: r.result.error,
-          verified: false,
-          createdAt: iso(r.result.created_at),
-        }
-      : null,
-    createdAt: iso(r.created_at),
-  }
+/** `tool.action` pairs, comma-separated (e.g. ads.pause_campaign,ads.adjust_budget). */
+export function parseAllow(input: string | undefined): { tool: string; action: string }[] {
+  if (!input) return []
+  return input
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const m = /^([a-z0-9_]+)\.([a-z0-9_]+)$/.exec(pair)
+      if (!m) throw new RuleError('allow.pairs', `allow takes tool.action pairs, e.g. ads.pause_campaign (got ${pair}).`, 'allow')
+      return { tool: m[1]!, action: m[2]! }
+    })
 }
 
 /**
- * Agent requests newest first; an unknown agentId is 404 rather than a silently empty list. Only an
- * empty page can hide an unknown agent, so only then is the agent looked up.
+ * A person registers an agent and gives it a credential (shown once). It is permitted the `allow`
+ * actions, may use the data they use (unless `dataAccess` says otherwise), and takes up to
+ * `maxUnattendedRisk` (default medium) without a person.
  */
-export async function requestsPage(
-  sql: Sql,
-  workspaceId: string,
-  opts: { decision?: string; agentId?: string; before?: Position; limit: number },
+export async function createAgent(
+  sql: Db,
+  opts: {
+    workspaceId: string
+    name: string
+    allow?: string
+    owner?: AgentOwner
+    description?: string
+    ceilings?: unknown
+    /** The data it may use; by default the data its permitted actions use. */
+    dataAccess?: string[]
+    /** The highest risk it may take without a person (default medium: high-risk actions wait for one). */
+    maxUnattendedRisk?: Risk
+  },
 ) {
-  const rows = await store.selectRequests(sql, workspaceId, opts)
-  if (rows.length === 0 && opts.agentId && !(await store.agentExists(sql, workspaceId, opts.agentId))) throw notFound('agent', opts.agentId)
-  return rows
+  if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
+  const name = opts.name.trim()
+  if (!name) throw new RuleError('name.given', 'An agent needs a name.', 'name')
+  const pairs = parseAllow(opts.allow)
+  const known = await knownToolActions(sql, opts.workspaceId)
+  const unknown = pairs.filter((p) => !known.has(`${p.tool}.${p.action}`))
+  if (unknown.length) {
+    throw new RuleError(
+      'allow.known',
+      `Unknown tool action ${unknown.map((p) => `${p.tool}.${p.action}`).join(', ')}; known: ${[...known.keys()].sort().join(', ')}.`,
+      'allow',
+    )
+  }
+  const dataAccess = opts.dataAccess ?? [...new Set(pairs.flatMap((p) => known.get(`${p.tool}.${p.action}`) ?? []))].sort()
+  const id = newId('agent')
+  const credentialId = newId('credential')
+  const minted = mintToken('agent', opts.workspaceId)
+  await inTransaction(sql, async (tx) => {
+    await store.insertAgent(tx, {
+      workspaceId: opts.workspaceId, id, name, owner: opts.owner ?? 'workspace', description: opts.description, ceilings: opts.ceilings,
+      dataAccess, maxUnattendedRisk: opts.maxUnattendedRisk ?? 'medium',
+    })
+    await store.insertPermissions(tx, opts.workspaceId, id, pairs)
+    await insertCredential(tx, { workspaceId: opts.workspaceId, id: credentialId, kind: 'agent', agentId: id, hash: minted.hash, hint: minted.hint, scopes: [], expiresAt: null })
+  })
+  return { id, name, credential: minted.token, credentialId }
 }
-
-export const requestPosition = (r: store.RequestRow): Position => ({ t: iso(r.created_at), id: r.id })

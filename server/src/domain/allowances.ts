@@ -1,19 +1,15 @@
-import { ApiError } from '../errors.ts'
-import type { Sql, Tx } from '../store/db.ts'
+import type { Db, Tx } from '../core/db.ts'
+import { type Allowance, MONTHLY_ALLOWANCES, type MonthlyAllowance } from '../core/enums.ts'
+import { AllowanceError } from '../core/errors.ts'
+import { formatCount } from '../core/money.ts'
 import * as store from '../store/allowances.ts'
-import type { AllowanceName } from '../store/allowances.ts'
-import { formatCount } from './money.ts'
 
 /**
  * Plan allowances (CONTRACT: Allowances and plans). Monthly ones (emails, sms, trackedEvents,
  * agentRequests) are counted per calendar month in UTC; `contacts` is standing: how many contacts
- * the workspace may hold. Going over is 402 plan_required naming the allowance and what remains,
- * never rate_limited.
+ * the workspace may hold. Going over is an AllowanceError naming the allowance and what remains
+ * (402 plan_required, never rate_limited).
  */
-export const MONTHLY_ALLOWANCES = ['emails', 'sms', 'trackedEvents', 'agentRequests'] as const
-export type MonthlyAllowance = (typeof MONTHLY_ALLOWANCES)[number]
-export type { AllowanceName }
-
 /** The UTC calendar month holding `at`: [start, end). */
 export function periodOf(at: Date): { start: Date; end: Date; startDate: string } {
   const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1))
@@ -21,16 +17,16 @@ export function periodOf(at: Date): { start: Date; end: Date; startDate: string 
   return { start, end, startDate: start.toISOString().slice(0, 10) }
 }
 
-function overAllowance(name: AllowanceName, limit: number, remaining: number, asked: number, monthly: boolean): ApiError {
+function overAllowance(name: Allowance, limit: number, remaining: number, asked: number, monthly: boolean): AllowanceError {
   const [all, left, needs] = [formatCount(limit), formatCount(Math.max(0, remaining)), formatCount(asked)]
   const message = monthly
     ? `The ${name} allowance of the workspace's plan is ${all} a month; ${left} remain this month and this request needs ${needs}. Upgrade the plan or wait for next month.`
     : `The ${name} allowance of the workspace's plan is ${all}; ${left} remain and this request needs ${needs}. Upgrade the plan or remove contacts.`
-  return new ApiError('plan_required', message)
+  return new AllowanceError(name, message)
 }
 
 /**
- * Uses `n` of a monthly allowance inside the caller's transaction, or throws 402 plan_required.
+ * Uses `n` of a monthly allowance inside the caller's transaction, or throws an AllowanceError.
  * Atomic across processes: the counter only moves if the result stays within the allowance. A
  * test-mode write rolls the counter back with everything else.
  */
@@ -52,7 +48,7 @@ export async function consumeMonthly(tx: Tx, workspaceId: string, name: MonthlyA
 export const holdContactsAllowance = (tx: Tx, workspaceId: string): Promise<void> => store.lockContactsAllowance(tx, workspaceId)
 
 /**
- * Checks that the workspace can hold `adding` more contacts, or throws 402. Call it under
+ * Checks that the workspace can hold `adding` more contacts, or throws an AllowanceError. Call it under
  * holdContactsAllowance (taken before the new contacts were counted), or two writers could pass
  * the allowance together.
  */
@@ -63,10 +59,10 @@ export async function reserveContacts(tx: Tx, workspaceId: string, adding: numbe
   if (held + adding > limit) throw overAllowance('contacts', limit, limit - held, adding, false)
 }
 
-export type UsageEntry = { name: AllowanceName; limit: number; used: number; remaining: number; periodStart: string | null; periodEnd: string | null }
+export type UsageEntry = { name: Allowance; limit: number; used: number; remaining: number; periodStart: string | null; periodEnd: string | null }
 
 /** Every allowance as the contract shapes it; the standing contacts allowance has no period. */
-export async function usageOf(sql: Sql, workspaceId: string, at = new Date()): Promise<UsageEntry[]> {
+export async function usageOf(sql: Db, workspaceId: string, at = new Date()): Promise<UsageEntry[]> {
   const period = periodOf(at)
   const [limits, used, contacts] = await Promise.all([
     store.selectAllowanceLimits(sql, workspaceId),

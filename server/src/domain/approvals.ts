@@ -1,11 +1,40 @@
-import { idOf, iso } from '../schemas/common.ts'
-import type { Sql } from '../store/db.ts'
-import { appendEvent } from '../store/events.ts'
+import type { Sql } from '../core/db.ts'
+import type { ApprovalStatus } from '../core/enums.ts'
+import { ConflictError, NotFoundError, RuleError } from '../core/errors.ts'
+import { idPattern } from '../core/ids.ts'
+import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
+import { iso, isoOrNull } from '../core/time.ts'
+import type { Approval } from '../schemas/approvals.ts'
 import * as store from '../store/approvals.ts'
-import { AdminError } from './admin.ts'
-import { toApproval } from './insights.ts'
+import { appendEvent } from '../store/events.ts'
 
-const ApprovalId = idOf('apr', 'an approval')
+/** An approval as GET /approvals shows it; `expired`: pending past its expiry (not a rejection). */
+export function toApproval(a: store.ApprovalRow, now = new Date()): Approval {
+  return {
+    id: a.id,
+    kind: a.kind,
+    status: a.status,
+    summary: a.summary,
+    subjectId: a.subject_id,
+    requestedBy: a.requested_by,
+    decidedBy: a.decided_by,
+    decidedAt: isoOrNull(a.decided_at),
+    expiresAt: isoOrNull(a.expires_at),
+    expired: a.status === 'pending' && a.expires_at !== null && a.expires_at.getTime() <= now.getTime(),
+    usedAt: isoOrNull(a.used_at),
+    createdAt: iso(a.created_at),
+  }
+}
+
+/** Approvals newest first, of one status or every status. */
+export async function listApprovals(
+  sql: Sql,
+  workspaceId: string,
+  opts: { status?: ApprovalStatus; after?: TimePosition; limit: number },
+): Promise<Positioned<Approval, TimePosition>[]> {
+  const now = new Date()
+  return (await store.selectApprovals(sql, workspaceId, opts)).map((a) => ({ position: byCreation(a), item: toApproval(a, now) }))
+}
 
 /**
  * A person deciding an approval (the operator command `growth admin approval approve|reject ID`):
@@ -16,25 +45,25 @@ const ApprovalId = idOf('apr', 'an approval')
  */
 export async function decideApproval(sql: Sql, opts: { id: string; approve: boolean; actor: string; at?: Date }) {
   const id = opts.id.trim()
-  if (!ApprovalId.safeParse(id).success) throw new AdminError(`An approval id looks like apr_ followed by 26 letters and digits (got ${opts.id}).`)
-  if (!opts.actor.trim()) throw new AdminError('The person deciding an approval must be named.')
+  if (!idPattern('approval').test(id)) throw new RuleError('id_prefix', `An approval id starts with apr_ (got ${opts.id}).`, 'id')
+  if (!opts.actor.trim()) throw new RuleError('actor_named', 'The person deciding an approval must be named.', 'by')
   const at = opts.at ?? new Date()
   return sql.begin(async (tx) => {
     const row = await store.lockApproval(tx, id)
-    if (!row) throw new AdminError(`No approval ${id}.`)
+    if (!row) throw new NotFoundError('approval', id, `No approval ${id}.`)
     if (row.status !== 'pending') {
-      throw new AdminError(
+      throw new ConflictError(
         `Approval ${id} was already ${row.status}${row.decided_by ? ` by ${row.decided_by}` : ''}${row.decided_at ? ` at ${iso(row.decided_at)}` : ''}; a decision is final.`,
       )
     }
     if (row.expires_at && row.expires_at.getTime() <= at.getTime()) {
-      throw new AdminError(
+      throw new ConflictError(
         `Approval ${id} expired at ${iso(row.expires_at)} without a decision; it can no longer be decided.` +
           (row.kind === 'agent_request' ? ` If ${row.requested_by} asks again, a new approval will wait for a person.` : ''),
       )
     }
     const decided = await store.decideApprovalRow(tx, row.workspace_id, id, opts.approve ? 'approved' : 'rejected', opts.actor, at)
-    if (!decided) throw new AdminError(`Approval ${id} was decided by someone else at this moment.`)
+    if (!decided) throw new ConflictError(`Approval ${id} was decided by someone else at this moment.`)
     // The same shape GET /approvals shows.
     const approval = toApproval(decided, at)
     await appendEvent(tx, row.workspace_id, opts.approve ? 'approval.approved' : 'approval.rejected', { approval })

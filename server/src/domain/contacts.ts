@@ -1,13 +1,14 @@
-import { invalidRequest, notFound } from '../errors.ts'
-import { newId } from '../ids.ts'
-import { iso } from '../schemas/common.ts'
-import type { ContactImportT, ContactT, ImportContactsInput } from '../schemas/contacts.ts'
-import type { Tx } from '../store/db.ts'
+import type { Tx } from '../core/db.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import { iso } from '../core/time.ts'
+import type { Contact, ContactImport, ImportContactsInput } from '../schemas/contacts.ts'
+import { addToList, selectList } from '../store/audiences.ts'
 import * as store from '../store/contacts.ts'
 import { appendEvents } from '../store/events.ts'
 import { holdContactsAllowance, reserveContacts } from './allowances.ts'
 
-export function toContact(c: store.ContactRow): ContactT {
+export function toContact(c: store.ContactRow): Contact {
   return {
     id: c.id,
     email: c.email,
@@ -31,17 +32,21 @@ const UNCHANGED_MESSAGE = 'Nothing in the request differs from the contact; noth
  * do-not-contact list are skipped. New contacts must fit the plan's contacts allowance (402, nothing
  * written). The upsert is one statement; list membership and the events are one statement each.
  */
-export async function importContacts(tx: Tx, workspaceId: string, input: ImportContactsInput): Promise<ContactImportT> {
+export async function importContacts(tx: Tx, workspaceId: string, input: ImportContactsInput): Promise<ContactImport> {
   const keys = input.contacts.map((c) => c.email.toLowerCase())
   const firstIndex = new Map<string, number>()
   keys.forEach((k, i) => {
     const seen = firstIndex.get(k)
     if (seen !== undefined) {
-      throw invalidRequest(`contacts.${seen}.email and contacts.${i}.email are the same address (compared without regard to case); send each contact once.`)
+      throw new RuleError(
+        'contacts.unique_addresses',
+        `contacts.${seen}.email and contacts.${i}.email are the same address (compared without regard to case); send each contact once.`,
+        `contacts.${i}.email`,
+      )
     }
     firstIndex.set(k, i)
   })
-  if (input.listId !== undefined && !(await store.selectList(tx, workspaceId, input.listId))) throw notFound('list', input.listId)
+  if (input.listId !== undefined && !(await selectList(tx, workspaceId, input.listId))) throw new NotFoundError('list', input.listId)
 
   // Hold the contacts allowance before counting who is new, so two imports cannot both fit.
   await holdContactsAllowance(tx, workspaceId)
@@ -68,12 +73,12 @@ export async function importContacts(tx: Tx, workspaceId: string, input: ImportC
   const byKey = new Map(written.map((r) => [r.email_key, r]))
 
   const contactIds = writable.map((x) => byKey.get(x.key)?.id ?? existing.get(x.key)!)
-  const joined = new Set(input.listId === undefined ? [] : await store.addToList(tx, workspaceId, input.listId, contactIds))
+  const joined = new Set(input.listId === undefined ? [] : await addToList(tx, workspaceId, input.listId, contactIds))
   // Contacts whose only change is joining the list: read them once, for their events.
   const listOnly = writable.filter((x) => !byKey.has(x.key) && joined.has(existing.get(x.key)!)).map((x) => existing.get(x.key)!)
   for (const row of await store.selectContactsByIds(tx, workspaceId, listOnly)) byKey.set(row.email_key, row)
 
-  const results: ContactImportT['results'] = input.contacts.map((c, index) => {
+  const results: ContactImport['results'] = input.contacts.map((c, index) => {
     const key = keys[index]!
     if (blocked.has(key)) return { index, email: c.email, status: 'skipped', contactId: null, reason: { code: 'do_not_contact', message: DNC_MESSAGE } }
     const row = byKey.get(key)

@@ -1,6 +1,6 @@
-import type { Sql, Tx } from '../store/db.ts'
+import type { Db } from '../core/db.ts'
+import { formatCount } from '../core/money.ts'
 import { selectWorkspaceLimits } from '../store/limits.ts'
-import { formatCount } from './money.ts'
 
 /**
  * The workspace's limits on changes. One module, used by both the action planner (POST /actions)
@@ -32,7 +32,7 @@ export type LimitFacts = {
 
 export type LimitVerdict = { passed: boolean; reasons: string[] }
 
-export async function loadWorkspaceLimits(sql: Sql | Tx, workspaceId: string): Promise<WorkspaceLimits> {
+export async function loadWorkspaceLimits(sql: Db, workspaceId: string): Promise<WorkspaceLimits> {
   const row = await selectWorkspaceLimits(sql, workspaceId)
   if (!row) throw new Error(`workspace ${workspaceId} has no limits row`)
   return {

@@ -1,9 +1,9 @@
-import { notFound } from '../errors.ts'
-import { newId } from '../ids.ts'
-import { iso } from '../schemas/common.ts'
-import type { TrackInput, TrackResultT } from '../schemas/tracking.ts'
+import type { Tx } from '../core/db.ts'
+import { NotFoundError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import { iso } from '../core/time.ts'
+import type { TrackInput, TrackResult } from '../schemas/tracking.ts'
 import { selectContactByKey } from '../store/contacts.ts'
-import type { Tx } from '../store/db.ts'
 import { appendEvents } from '../store/events.ts'
 import * as store from '../store/tracking.ts'
 import { consumeMonthly } from './allowances.ts'
@@ -14,10 +14,10 @@ import { consumeMonthly } from './allowances.ts'
  * listening for the event, compared lower-cased, starts one run keeping the properties, in the same
  * transaction, each with its workflow.started event.
  */
-export async function track(tx: Tx, workspaceId: string, input: TrackInput): Promise<TrackResultT> {
+export async function track(tx: Tx, workspaceId: string, input: TrackInput): Promise<TrackResult> {
   const event = input.event.toLowerCase()
   const contact = await selectContactByKey(tx, workspaceId, input.email.toLowerCase())
-  if (!contact) throw notFound('contact with the address', input.email)
+  if (!contact) throw new NotFoundError('contact with the address', input.email)
   await consumeMonthly(tx, workspaceId, 'trackedEvents', 1)
   const workflows = await store.selectListeningWorkflows(tx, workspaceId, event)
   const nameOf = new Map(workflows.map((w) => [w.id, w.name]))

@@ -1,14 +1,13 @@
-import type { z } from 'zod'
-import type { Usage } from '../schemas/commerce.ts'
+import type { Sql } from '../core/db.ts'
+import type { Usage } from '../schemas/usage.ts'
 import { countCalls } from '../store/call-counts.ts'
-import type { Sql } from '../store/db.ts'
 import { periodOf, usageOf } from './allowances.ts'
 
 /** Calls have been counted since this day (spec: Errors, rule 3); nothing earlier is reconstructed. */
 export const COUNTING_BEGAN_AT = '2026-09-11T00:00:00.000Z'
 
 /** GET /usage: each allowance as the contract shapes it, and the API calls counted this month. */
-export async function usage(sql: Sql, workspaceId: string, now = new Date()): Promise<z.infer<typeof Usage>> {
+export async function getUsage(sql: Sql, workspaceId: string, now = new Date()): Promise<Usage> {
   const period = periodOf(now)
   const began = new Date(COUNTING_BEGAN_AT)
   const since = period.start > began ? period.start : began

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts'
+import { HttpError } from './answer.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -6,53 +6,53 @@ export const MAX_BODY_BYTES = 1024 * 1024
 export const MAX_BODY_DEPTH = 64
 
 const notAnObject = () =>
-  new ApiError('invalid_body', 'The request body must be a JSON object, e.g. {"field": "value"}.')
+  new HttpError('invalid_body', 'The request body must be a JSON object, e.g. {"field": "value"}.')
 
 /**
  * Read a request body of at most 1 MiB and parse it as a JSON object. Empty, not UTF-8, malformed,
  * nested deeper than 64 levels, not an object, or too large: 400 invalid_body. A declared
  * Content-Length over the cap is refused before reading; a streamed body is read only up to the cap.
- * Text PostgreSQL cannot store, and the key __proto__ (which schemas would silently drop): 400
- * invalid_request naming the field.
+ * Two rules hold for every body, wherever in it: a string may not hold an unpaired UTF-16 surrogate
+ * (not Unicode text; I-JSON, RFC 7493), and no member may be named __proto__ (which schemas would
+ * silently drop): 400 invalid_request naming the field. (NUL characters, which PostgreSQL text
+ * cannot store, are refused by the schemas, field by field, where the document states it.)
  */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (declared > MAX_BODY_BYTES) throw tooLarge()
   const text = await readCapped(request)
-  if (text.trim() === '') throw new ApiError('invalid_body', 'The request body is empty; this endpoint takes a JSON object.')
+  if (text.trim() === '') throw new HttpError('invalid_body', 'The request body is empty; this endpoint takes a JSON object.')
   // Before anything recurses over the value (request hashes, params digests, schemas).
   if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-    throw new ApiError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`)
+    throw new HttpError('invalid_body', `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep.`)
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    throw new ApiError('invalid_body', 'The request body is not valid JSON.')
+    throw new HttpError('invalid_body', 'The request body is not valid JSON.')
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw notAnObject()
-  // NUL and lone surrogates can only arrive as \u escapes, and __proto__ only as itself or with
-  // escapes: a body with neither (nearly every body) needs no walk.
+  // Lone surrogates can only arrive as \u escapes, and __proto__ only as itself or with escapes:
+  // a body with neither (nearly every body) needs no walk.
   if (text.includes('\\u') || text.includes('__proto__')) {
     const bad = badText(value, '')
-    if (bad !== undefined) throw new ApiError('invalid_request', bad)
+    if (bad !== undefined) throw new HttpError('invalid_request', bad)
   }
   return value as Record<string, unknown>
 }
 
-/** A string PostgreSQL text cannot store: one holding U+0000 or an unpaired UTF-16 surrogate. */
-const BAD_TEXT = /[\0\p{Cs}]/u
+/** A string that is not Unicode text: one holding an unpaired UTF-16 surrogate. */
+const BAD_TEXT = /\p{Cs}/u
 
 function whatIsBad(s: string): string {
   const c = BAD_TEXT.exec(s)![0]
-  return c === '\0'
-    ? 'a NUL character (\\u0000), which text may not hold'
-    : `an unpaired UTF-16 surrogate (\\u${c.charCodeAt(0).toString(16)}), which is not text`
+  return `an unpaired UTF-16 surrogate (\\u${c.charCodeAt(0).toString(16)}), which is not text`
 }
 
 /**
- * Why the body is refused, naming the field: the first string (value or key) PostgreSQL text
- * cannot store, or a key named __proto__ (zod objects and records drop it without a word).
+ * Why the body is refused, naming the field: the first string (value or key) that is not Unicode
+ * text, or a key named __proto__ (zod objects and records drop it without a word).
  * Refused here, once for every body, rather than failing in the database or vanishing.
  * The body is at most MAX_BODY_DEPTH deep, so the recursion is bounded.
  */
@@ -98,7 +98,7 @@ function nestsDeeperThan(text: string, max: number): boolean {
 }
 
 function tooLarge() {
-  return new ApiError('invalid_body', `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`)
+  return new HttpError('invalid_body', `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`)
 }
 
 async function readCapped(request: Request): Promise<string> {
@@ -119,6 +119,6 @@ async function readCapped(request: Request): Promise<string> {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
   } catch {
-    throw new ApiError('invalid_body', 'The request body is not valid UTF-8.')
+    throw new HttpError('invalid_body', 'The request body is not valid UTF-8.')
   }
 }

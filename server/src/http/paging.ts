@@ -1,48 +1,96 @@
-import type { Caller, Page } from '../routes/operation.ts'
-import { decodeCursor, encodeCursor } from './cursor.ts'
-
-type Paging<Row, Item, P> = {
-  caller: Caller
-  /** The list the cursor belongs to, and the filter it was issued under. */
-  list: string
-  filter: Record<string, unknown>
-  limit: number
-  fetch: (after: P | undefined, limit: number) => Promise<Row[]>
-  positionOf: (row: Row) => P
-  toItem: (row: Row) => Item
-}
-
-/** What a cursor is bound to: the workspace (and its signing key), the list and its filter. */
-function cursorContext(opts: Pick<Paging<unknown, unknown, unknown>, 'caller' | 'list' | 'filter'>) {
-  return { workspaceId: opts.caller.workspaceId, secretKey: opts.caller.secretKey, list: opts.list, filter: opts.filter }
-}
+import { z } from 'zod'
+import type { Caller } from '../core/caller.ts'
+import { type CursorContext, decodeCursor, encodeCursor, type Positioned } from '../core/paging.ts'
+import type { Operation, Paging } from '../routes/operation.ts'
 
 /**
- * Keyset paging with signed cursors. Fetches one row more than asked to know whether there is
- * another page; meta.nextCursor is set only then.
+ * Paging, written once for every list: the paging parameters each list takes (from its declared
+ * paging), the cursor checked and turned into a position, one item more read than asked to know
+ * whether another page follows, and the meta that says where the next page starts.
  */
-export async function paged<Row, Item, P>(opts: Paging<Row, Item, P> & { cursor: string | undefined; cursorParam?: string }): Promise<Page<Item>> {
-  const ctx = cursorContext(opts)
-  const after = opts.cursor === undefined ? undefined : decodeCursor<P>(ctx, opts.cursor, opts.cursorParam)
-  const rows = await opts.fetch(after, opts.limit + 1)
-  const more = rows.length > opts.limit
-  const pageRows = more ? rows.slice(0, opts.limit) : rows
-  const data = pageRows.map((r) => opts.toItem(r))
-  if (!more) return { data }
-  return { data, meta: { nextCursor: encodeCursor(ctx, opts.positionOf(pageRows[pageRows.length - 1]!)) } }
+
+type ListOperation = Extract<Operation, { kind: 'list' }>
+
+/** The name of a list's cursor parameter, and of the meta member that carries the next one. */
+export function cursorNames(paging: Paging): { param: string; meta: string } {
+  if (paging.style === 'before') return { param: 'before', meta: 'nextBefore' }
+  if (paging.style === 'stream') return { param: 'after', meta: 'nextCursor' }
+  return { param: 'cursor', meta: 'nextCursor' }
 }
 
-/**
- * Paging of a stream read oldest first from a position (GET /events): meta.nextCursor is the
- * position of the last item served whenever the page holds any, so a consumer can always resume
- * from where it stopped, even when it has caught up. An empty page answers the cursor it was given
- * (or no meta, when none was), so polling again with the same cursor sees what arrives next.
- */
-export async function streamed<Row, Item, P>(opts: Paging<Row, Item, P> & { after: string | undefined; cursorParam: string }): Promise<Page<Item>> {
-  const ctx = cursorContext(opts)
-  const after = opts.after === undefined ? undefined : decodeCursor<P>(ctx, opts.after, opts.cursorParam)
-  const rows = await opts.fetch(after, opts.limit)
-  const last = rows[rows.length - 1]
-  if (last === undefined) return opts.after === undefined ? { data: [] } : { data: [], meta: { nextCursor: opts.after } }
-  return { data: rows.map((r) => opts.toItem(r)), meta: { nextCursor: encodeCursor(ctx, opts.positionOf(last)) } }
+/** `limit`: a plain decimal integer (no 0x10, 1e1, +5 or 5.0) within the list's bounds. */
+function limitParam(p: Paging) {
+  return z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, { message: 'must be a whole number written in decimal digits' })
+    .default(String(p.defaultLimit))
+    .transform(Number)
+    .pipe(z.number().min(1).max(p.maxLimit))
+}
+
+const querySchemas = new WeakMap<Operation, z.ZodType>()
+
+/** The whole query of a list: its filters and its paging parameters; of any other GET, its declared query or none. */
+export function querySchemaOf(op: Operation): z.ZodType {
+  let schema = querySchemas.get(op)
+  if (!schema) {
+    const filters: z.ZodObject = (op.kind !== 'write' && op.query) || z.strictObject({})
+    if (op.kind !== 'list') schema = filters
+    else {
+      const { param } = cursorNames(op.paging)
+      schema = filters.extend({ limit: limitParam(op.paging), [param]: z.string().min(1).max(2048).optional() })
+    }
+    querySchemas.set(op, schema)
+  }
+  return schema
+}
+
+/** The paging parameters of a list, as the OpenAPI document describes them. */
+export function pagingParameters(op: ListOperation) {
+  const { param, meta } = cursorNames(op.paging)
+  return [
+    {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: `How many items to return, 1 to ${op.paging.maxLimit} (default ${op.paging.defaultLimit}).`,
+      schema: { type: 'integer', minimum: 1, maximum: op.paging.maxLimit, default: op.paging.defaultLimit },
+    },
+    {
+      name: param,
+      in: 'query',
+      required: false,
+      description:
+        op.paging.style === 'stream'
+          ? `The meta.${meta} of the previous answer: the events after it. From the first event when omitted.`
+          : `The meta.${meta} of the previous page: the page after it. A cursor is bound to its list, filter and workspace.`,
+      schema: { type: 'string', minLength: 1, maxLength: 2048 },
+    },
+  ]
+}
+
+/** Reads one page of a list: the query parsed, the cursor decoded, the items and the meta. */
+export async function readPage(
+  op: ListOperation,
+  query: Record<string, unknown>,
+  caller: Caller,
+  read: (page: { after: unknown; limit: number }) => Promise<Positioned<unknown, unknown>[]>,
+): Promise<{ data: unknown[]; meta?: Record<string, string> }> {
+  const { param, meta } = cursorNames(op.paging)
+  const { limit, [param]: cursor, ...filter } = query as { limit: number } & Record<string, unknown>
+  const ctx: CursorContext = { workspaceId: caller.workspaceId, secretKey: caller.secretKey, list: op.operationId, filter }
+  const after = typeof cursor === 'string' ? decodeCursor(ctx, cursor, param) : undefined
+
+  if (op.paging.style === 'stream') {
+    // A stream has no last page: every page that holds items says where it ends, and an empty page
+    // answers the cursor it was given, so polling again with it sees what arrives next.
+    const items = await read({ after, limit })
+    const last = items.at(-1)
+    if (!last) return typeof cursor === 'string' ? { data: [], meta: { [meta]: cursor } } : { data: [] }
+    return { data: items.map((i) => i.item), meta: { [meta]: encodeCursor(ctx, last.position) } }
+  }
+  const items = await read({ after, limit: limit + 1 })
+  if (items.length <= limit) return { data: items.map((i) => i.item) }
+  const page = items.slice(0, limit)
+  return { data: page.map((i) => i.item), meta: { [meta]: encodeCursor(ctx, page.at(-1)!.position) } }
 }

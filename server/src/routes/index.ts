@@ -1,22 +1,48 @@
 import { actionOperations } from './actions.ts'
+import { agentGatewayOperations } from './agent-gateway.ts'
+import { agentRequestOperations } from './agent-requests.ts'
+import { agentRuleOperations } from './agent-rules.ts'
+import { agentToolOperations } from './agent-tools.ts'
 import { agentOperations } from './agents.ts'
-import { commerceOperations } from './commerce.ts'
+import { approvalOperations } from './approvals.ts'
+import { connectionOperations } from './connections.ts'
 import { contactOperations } from './contacts.ts'
+import { customerOperations } from './customers.ts'
+import { decisionOperations } from './decisions.ts'
 import { eventOperations } from './events.ts'
-import { growthOperations } from './growth.ts'
-import { insightOperations } from './insights.ts'
-import { metaOperations } from './meta.ts'
+import { experimentOperations } from './experiments.ts'
+import { missionOperations } from './missions.ts'
 import type { Operation } from './operation.ts'
+import { opportunityOperations } from './opportunities.ts'
+import { outcomeOperations } from './outcomes.ts'
+import { revenueOperations } from './revenue.ts'
+import { signalOperations } from './signals.ts'
+import { trackingOperations } from './tracking.ts'
+import { usageOperations } from './usage.ts'
 
-/** Every operation of the API, declared once; the app, GET /api/v1 and openapi.json all read this. */
-export const operations: Operation[] = []
-operations.push(
-  ...metaOperations(() => operations),
-  ...growthOperations,
-  ...insightOperations,
+/**
+ * Every operation of the API, declared once, in the order the reference lists them. The http layer
+ * adds the two public ones (routes/meta.ts) and serves them all.
+ */
+export const API_OPERATIONS: Operation[] = [
+  ...missionOperations,
+  ...decisionOperations,
+  ...signalOperations,
+  ...opportunityOperations,
+  ...experimentOperations,
+  ...outcomeOperations,
+  ...approvalOperations,
   ...actionOperations,
   ...contactOperations,
-  ...commerceOperations,
+  ...trackingOperations,
+  ...customerOperations,
+  ...revenueOperations,
+  ...usageOperations,
+  ...connectionOperations,
   ...eventOperations,
   ...agentOperations,
-)
+  ...agentToolOperations,
+  ...agentRuleOperations,
+  ...agentRequestOperations,
+  ...agentGatewayOperations,
+]

@@ -1,32 +1,16 @@
-import { z } from 'zod'
-import { buildOpenApi } from '../http/openapi.ts'
-import { SCOPES, defineRead, type Operation } from './operation.ts'
+import { ApiIndex, OpenApiDocument } from '../schemas/meta.ts'
+import { defineItem, model, type Operation } from './operation.ts'
 
-const ApiIndex = z
-  .object({
-    version: z.literal('1').describe('The API version; the base path is /api/v1.'),
-    openapi: z.string().describe('Where the OpenAPI 3.1 description is.'),
-    endpoints: z.array(
-      z.object({
-        method: z.enum(['GET', 'POST']).describe('HTTP method.'),
-        path: z.string().describe('Full path, e.g. /api/v1/missions.'),
-        operationId: z.string().describe('The operationId in the OpenAPI document.'),
-        summary: z.string().describe('What it does, in a line.'),
-        auth: z.enum(['public', 'workspace', 'agent']).describe('No credential, a workspace token, or an agent credential.'),
-        scope: z.enum(SCOPES).nullable().describe('The scope a workspace token needs; null otherwise.'),
-      }),
-    ).describe('Every endpoint this deployment serves.'),
-  })
-  .describe('The endpoints this deployment serves.')
-
-const OpenApiDocument = z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document.')
-
-/** GET /api/v1 and GET /api/v1/openapi.json, both computed from the operation table once. */
-export function metaOperations(all: () => Operation[]): Operation[] {
-  let index: z.infer<typeof ApiIndex> | undefined
+/**
+ * GET /api/v1 and GET /api/v1/openapi.json, both computed once from the operation table. The
+ * document is built by the http layer (it knows the envelope, the headers, the paging parameters),
+ * which hands its builder in.
+ */
+export function metaOperations(all: () => Operation[], buildDocument: (ops: Operation[]) => Record<string, unknown>): Operation[] {
+  let index: ApiIndex | undefined
   let document: Record<string, unknown> | undefined
   return [
-    defineRead({
+    defineItem({
       method: 'GET',
       path: '',
       operationId: 'getApiIndex',
@@ -34,11 +18,13 @@ export function metaOperations(all: () => Operation[]): Operation[] {
       description: 'The live list of endpoints. No token needed; it holds no workspace data.',
       tag: 'Meta',
       auth: { kind: 'public' },
-      response: { model: { name: 'ApiIndex', schema: ApiIndex }, shape: 'item' },
+      response: model('ApiIndex', ApiIndex),
+      example: { query: {} },
       handler: async () =>
         (index ??= {
           version: '1',
           openapi: '/api/v1/openapi.json',
+          reference: '/api/v1/reference',
           endpoints: all().map((op) => ({
             method: op.method,
             path: `/api/v1${op.path}`,
@@ -49,7 +35,7 @@ export function metaOperations(all: () => Operation[]): Operation[] {
           })),
         }),
     }),
-    defineRead({
+    defineItem({
       method: 'GET',
       path: '/openapi.json',
       operationId: 'getOpenApiDocument',
@@ -58,8 +44,10 @@ export function metaOperations(all: () => Operation[]): Operation[] {
         'The machine-readable description of this API, generated from the declarations that serve it. No token needed. Served as the document itself, not wrapped in data, so OpenAPI tools can read it.',
       tag: 'Meta',
       auth: { kind: 'public' },
-      response: { model: { name: 'OpenApiDocument', schema: OpenApiDocument }, shape: 'raw' },
-      handler: async () => (document ??= buildOpenApi(all())),
+      response: model('OpenApiDocument', OpenApiDocument),
+      bare: true,
+      example: { query: {} },
+      handler: async () => (document ??= buildDocument(all())),
     }),
   ]
 }

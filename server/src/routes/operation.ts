@@ -1,74 +1,99 @@
 import type { z } from 'zod'
-import type { Sql, Tx } from '../store/db.ts'
+import type { Auth, Caller } from '../core/caller.ts'
+import type { Sql, Tx } from '../core/db.ts'
+import type { Positioned } from '../core/paging.ts'
 
-/** Scopes of workspace tokens (spec: Authentication, Scopes). */
-export const SCOPES = [
-  'read:growth',
-  'write:experiments',
-  'write:actions',
-  'write:contacts',
-  'write:events',
-  'read:contacts',
-  'read:analytics',
-  'read:events',
-  'read:agents',
-] as const
-export type Scope = (typeof SCOPES)[number]
+/**
+ * The declaration of an operation carries everything about it: method, path, who may call it,
+ * its query or body, its response model, how it pages, the rules its schema cannot state, and an
+ * example. The pipeline (http/) serves it, the OpenAPI document describes it, and GET /api/v1 lists
+ * it, all from this one declaration. Handlers are typed by the declared response: a handler that
+ * answers something else does not compile, and the response-model test checks every real answer
+ * against the document.
+ */
 
-export type Auth = { kind: 'public' } | { kind: 'workspace'; scope: Scope } | { kind: 'agent' }
+/** A named model: its zod schema becomes components.schemas[name] of the OpenAPI document. */
+export type Model<S extends z.ZodType = z.ZodType> = { name: string; schema: S }
+export const model = <S extends z.ZodType>(name: string, schema: S): Model<S> => ({ name, schema })
 
-/** Who is calling, as the credential check established it. */
-export type Caller = {
-  workspaceId: string
-  credentialId: string
-  mode: 'live' | 'test' | 'agent'
-  agentId: string | null
-  scopes: string[]
-  /** The workspace's own key for signing cursors and digests. Never sent anywhere. */
-  secretKey: string
-  /** This credential's rate limit as counted for this request (GET /agent/me reports it). */
-  rateLimit: { limit: number; remaining: number; resetAt: Date }
+/**
+ * A rule of the operation that its schema cannot state (a cross-field fit, a rule about the
+ * workspace's records): named in the document, and refused with a 400 whose message matches.
+ */
+export type StatedRule = { description: string; message: RegExp }
+
+/**
+ * How a list pages. `cursor`: newest-first (or ordered) pages with meta.nextCursor while there are
+ * more; `before`: the same, named as the spec names agent requests' paging (before, meta.nextBefore);
+ * `stream`: a stream read oldest first from a position (events): meta.nextCursor on every page that
+ * holds items, and an empty page answers the cursor it was given.
+ */
+export type Paging = {
+  style: 'cursor' | 'before' | 'stream'
+  defaultLimit: number
+  maxLimit: number
 }
 
-export type Page<T> = { data: T[]; meta?: { nextCursor: string } }
+type QueryShape = z.ZodObject | undefined
+type QueryOf<Q> = Q extends z.ZodType ? z.output<Q> : Record<string, never>
+/** A public operation gets no caller. */
+type CallerOf<A extends Auth> = A extends { kind: 'public' } ? undefined : Caller
 
-/** A named response model: its zod schema becomes components.schemas[name] of the OpenAPI document. */
-export type Model = { name: string; schema: z.ZodType }
-
-type Common<Q extends z.ZodType | undefined> = {
+type Common<A extends Auth> = {
   operationId: string
   path: string
   summary: string
-  description?: string
+  description: string
   tag: string
-  auth: Auth
-  query?: Q
+  auth: A
+  rules?: StatedRule[]
 }
 
-type QueryOf<Q> = Q extends z.ZodType ? z.output<Q> : Record<string, never>
-
-export type ReadContext<Q> = { query: Q; caller: Caller; sql: Sql; requestId: string }
-export type WriteContext<B> = { body: B; caller: Caller; tx: Tx; requestId: string }
-
-export type ReadOperation<Q extends z.ZodType | undefined = z.ZodType | undefined> = Common<Q> & {
+export type ItemRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.ZodType, A extends Auth = Auth> = Common<A> & {
   method: 'GET'
+  query?: Q
+  response: Model<R>
+  /** The document itself (GET /openapi.json) is served bare, not wrapped in data. */
+  bare?: boolean
+  example?: { query: Record<string, string> }
+  handler: (ctx: { query: QueryOf<Q>; caller: CallerOf<A>; sql: Sql }) => Promise<z.input<R>>
+}
+
+export type ListRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.ZodType, P = unknown> = Common<Auth> & {
+  method: 'GET'
+  /** The filters; the paging parameters (limit and cursor, after or before) come from `paging`. */
+  query?: Q
+  paging: Paging
+  response: Model<R>
+  example?: { query: Record<string, string> }
   /**
-   * `item`: data is one model; `list`: an array of it; `page`: an array with meta.nextCursor paging;
-   * `raw`: the model itself, unwrapped (only the OpenAPI document, which tools read as it is).
+   * One page: `page.after` is the position of the last item of the previous page, decoded from a
+   * cursor this API signed for this list and filter (so it has the shape of the list's own positions).
    */
-  response: { model: Model; shape: 'item' | 'list' | 'page' | 'raw'; /** page meta other than { nextCursor } */ meta?: Model }
-  handler: (ctx: ReadContext<QueryOf<Q>>) => Promise<unknown>
+  // biome-ignore lint: the position's shape is the list's own; it is typed where the list reads it.
+  handler: (ctx: { query: QueryOf<Q>; caller: Caller; sql: Sql; page: { after: any; limit: number } }) => Promise<Positioned<z.input<R>, P>[]>
 }
 
-export type WriteOperation<B extends z.ZodType = z.ZodType> = Common<undefined> & {
+export type Write<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> = Common<Auth> & {
   method: 'POST'
-  body: { model: Model & { schema: B } }
-  response: { model: Model; shape: 'item' }
+  body: Model<B>
+  response: Model<R>
+  example: { body: z.input<B> }
   /** Runs inside the transaction that also keeps the idempotency record and the events. */
-  handler: (ctx: WriteContext<z.output<B>>) => Promise<unknown>
+  handler: (ctx: { body: z.output<B>; caller: Caller; tx: Tx }) => Promise<z.input<R>>
 }
 
-export type Operation = ReadOperation<any> | WriteOperation<any>
+export type Operation = (ItemRead<any, any, any> & { kind: 'item' }) | (ListRead<any, any, any> & { kind: 'list' }) | (Write<any, any> & { kind: 'write' })
 
-export const defineRead = <Q extends z.ZodType | undefined = undefined>(op: ReadOperation<Q>) => op as Operation
-export const defineWrite = <B extends z.ZodType>(op: WriteOperation<B>) => op as Operation
+export const defineItem = <Q extends QueryShape = undefined, R extends z.ZodType = z.ZodType, A extends Auth = Auth>(op: ItemRead<Q, R, A>): Operation =>
+  ({ ...op, kind: 'item' }) as Operation
+export const defineList = <Q extends QueryShape = undefined, R extends z.ZodType = z.ZodType, P = unknown>(op: ListRead<Q, R, P>): Operation => ({
+  ...op,
+  kind: 'list',
+})
+export const defineWrite = <B extends z.ZodType, R extends z.ZodType>(op: Write<B, R>): Operation => ({ ...op, kind: 'write' })
+
+/** The paging of the lists the spec pages: limit 1..100, default 20. */
+export const SPEC_PAGE: Paging = { style: 'cursor', defaultLimit: 20, maxLimit: 100 }
+/** The lists the spec leaves unpaged: at most 500 items an answer, with a cursor to the rest (CONTRACT: Shapes). */
+export const CAPPED_LIST: Paging = { style: 'cursor', defaultLimit: 500, maxLimit: 500 }

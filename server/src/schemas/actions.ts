@@ -1,8 +1,6 @@
 import { z } from 'zod'
-import { ACTION_KIND_NAMES, ACTION_KINDS } from '../domain/action-kinds.ts'
-import { Timestamp } from './common.ts'
-
-export const ACTION_STATUSES = ['proposed', 'approved', 'applying', 'applied', 'rejected', 'refused', 'failed'] as const
+import { ACTION_STATUSES } from '../core/enums.ts'
+import { Currency, idOf, text, Timestamp } from './common.ts'
 
 export const Action = z
   .object({
@@ -44,24 +42,112 @@ export const Action = z
   })
   .describe('A proposed change: its planned effect, whether the limits allowed it, who proposed it, and what became of it.')
 
-export type ActionT = z.infer<typeof Action>
+// --- The args of each kind ---------------------------------------------------------------------------
 
-const kindList = ACTION_KIND_NAMES.map((k) => `- \`${k}\`: ${ACTION_KINDS[k].description}`).join('\n')
+const campaignId = idOf('campaign', 'a campaign').describe('The campaign (cmp_...).')
+const listId = idOf('list', 'a list').describe('A list (lst_...); give listId or segmentId.')
+const segmentId = idOf('segment', 'a segment').describe('A segment (seg_...); give listId or segmentId.')
+const dateTime = z.iso.datetime({ offset: true })
 
-/**
- * The body of POST /actions. `args` is checked against its kind's own schema here, in the body
- * schema, so a bad arg is refused with the other validation errors: before any transaction, and
- * never kept under an Idempotency-Key. Issues are told under args (e.g. args.campaignId).
- */
-export const CreateActionRequest = z
+/** Exactly one of two members, stated for the document (JSON Schema) and checked with a clear message. */
+function exactlyOne<S extends z.ZodObject>(schema: S, a: string, b: string) {
+  return schema
+    .refine((v: Record<string, unknown>) => (v[a] === undefined) !== (v[b] === undefined), { message: `give exactly one of ${a} or ${b}` })
+    .meta({ oneOf: [{ required: [a] }, { required: [b] }] })
+}
+
+export const CampaignArgs = z.strictObject({ campaignId }).describe('args of pause_campaign and resume_campaign.')
+
+export const BudgetArgs = exactlyOne(
+  z.strictObject({
+    campaignId,
+    dailyBudget: z
+      .strictObject({
+        amountMinor: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe("The new daily budget in the currency's minor unit."),
+        currency: Currency,
+      })
+      .optional()
+      .describe("The new daily budget, in the campaign's own currency (never converted)."),
+    changePercent: z.number().gt(-100).max(10_000).optional().describe('The change in percent: 15 raises by 15%, -20 lowers by 20%.'),
+  }),
+  'dailyBudget',
+  'changePercent',
+).describe('args of adjust_budget: campaignId and either dailyBudget or changePercent.')
+
+export const SendArgs = exactlyOne(
+  z.strictObject({
+    campaignId,
+    listId: listId.optional(),
+    segmentId: segmentId.optional(),
+    sendAt: dateTime.optional().describe('When the send starts (ISO 8601 with a time zone, in the future); checked against quiet hours. Without it, the send goes once approved.'),
+  }),
+  'listId',
+  'segmentId',
+).describe('args of send_campaign: campaignId, listId or segmentId, and optionally sendAt.')
+
+export const DiscountArgs = z
   .strictObject({
-    kind: z.enum(ACTION_KIND_NAMES).describe(`The kind of change. The kinds and their args:\n${kindList}`),
-    args: z.record(z.string(), z.unknown()).describe('The arguments, as the kind declares them (see kind). An unknown or malformed arg is 400 naming it; an id not in this workspace is 404.'),
+    code: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{3,32}$/, { message: 'must be 3 to 32 letters, digits, dashes or underscores' })
+      .transform((s) => s.toUpperCase())
+      .describe('The code: 3 to 32 letters, digits, dashes or underscores; stored in capitals.'),
+    percentOff: z.number().gt(0).max(100).describe('Percent off, above 0 and at most 100.'),
+    expiresAt: dateTime.transform((s) => new Date(s).toISOString()).describe('When the code stops working (ISO 8601 with a time zone, in the future).'),
   })
-  .transform((body, ctx) => {
-    const parsed = ACTION_KINDS[body.kind].args.safeParse(body.args, { reportInput: true })
-    if (parsed.success) return { kind: body.kind, args: parsed.data as Record<string, unknown> }
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['args', ...issue.path] } as z.core.$ZodRawIssue)
-    return z.NEVER
-  })
-  .describe('A change to propose; it waits for a person, or is refused by the workspace limits.')
+  .describe('args of create_discount.')
+
+export const TagArgs = exactlyOne(
+  z.strictObject({
+    tag: text(1, 64).describe('The tag to add, 1 to 64 characters.'),
+    listId: listId.optional(),
+    segmentId: segmentId.optional(),
+  }),
+  'listId',
+  'segmentId',
+).describe('args of tag_contacts: tag, and listId or segmentId.')
+
+/** Every kind of change, with what it does and its args. */
+export const ACTION_KIND_ARGS = {
+  pause_campaign: { args: CampaignArgs, description: 'Pause an active campaign. args: { campaignId }.' },
+  resume_campaign: { args: CampaignArgs, description: 'Resume a paused campaign. args: { campaignId }.' },
+  adjust_budget: {
+    args: BudgetArgs,
+    description:
+      "Change a campaign's daily budget. args: { campaignId, dailyBudget: { amountMinor, currency } } in the campaign's own currency, or { campaignId, changePercent } (e.g. 15 or -20).",
+  },
+  send_campaign: {
+    args: SendArgs,
+    description:
+      'Send an email or SMS campaign to a list or a segment. args: { campaignId, listId | segmentId, sendAt? } (sendAt: ISO 8601 time; without it, the send goes once approved). Addresses on the do-not-contact list are not counted or sent to.',
+  },
+  create_discount: {
+    args: DiscountArgs,
+    description: 'Create a discount code in the store. args: { code (3 to 32 letters, digits, dashes, underscores; stored in capitals), percentOff (above 0, at most 100), expiresAt (ISO 8601, in the future) }.',
+  },
+  tag_contacts: { args: TagArgs, description: 'Add a tag to every contact of a list or a segment. args: { tag (1 to 64 characters), listId | segmentId }.' },
+} as const
+
+export type ActionKind = keyof typeof ACTION_KIND_ARGS
+export const ACTION_KINDS = Object.keys(ACTION_KIND_ARGS) as [ActionKind, ...ActionKind[]]
+
+const proposal = <K extends ActionKind>(kind: K) =>
+  z
+    .strictObject({ kind: z.literal(kind).describe(ACTION_KIND_ARGS[kind].description), args: ACTION_KIND_ARGS[kind].args as (typeof ACTION_KIND_ARGS)[K]['args'] })
+    .describe(`A proposal to ${kind.replaceAll('_', ' ')}.`)
+
+/** The body of POST /actions: one shape per kind, its args as that kind declares them. */
+export const CreateActionRequest = z
+  .discriminatedUnion('kind', [
+    proposal('pause_campaign'),
+    proposal('resume_campaign'),
+    proposal('adjust_budget'),
+    proposal('send_campaign'),
+    proposal('create_discount'),
+    proposal('tag_contacts'),
+  ])
+  .describe('A change to propose: it waits for a person, or is refused by the workspace limits.')
+
+export type Action = z.infer<typeof Action>
+export type CreateActionInput = z.output<typeof CreateActionRequest>
+export type ActionArgs = { [K in ActionKind]: z.output<(typeof ACTION_KIND_ARGS)[K]['args']> }

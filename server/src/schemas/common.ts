@@ -1,55 +1,38 @@
 import { z } from 'zod'
+import { ERROR_CODES } from '../core/errors.ts'
+import { ID_PREFIXES, idPattern, type IdKind } from '../core/ids.ts'
+import { isCurrency } from '../core/money.ts'
+
+/**
+ * The shapes every resource uses. These zod schemas are the API's models: the routes declare them,
+ * the domain returns values of their types, and the OpenAPI document is generated from them, so
+ * every rule JSON Schema can state is stated here (patterns, formats, bounds) for the SDK, the CLI
+ * and agent tools to check a request before sending it.
+ */
 
 /** ISO 8601 UTC with milliseconds, e.g. 2026-11-20T09:30:00.000Z (CONTRACT: Shapes). */
 export const Timestamp = z.string().describe('ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z')
 
-export const iso = (d: Date | string) => new Date(d).toISOString()
-export const isoOrNull = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null)
+/** Text PostgreSQL can store: anything but the NUL character (U+0000), which is refused. */
+export const TEXT = /^[^\u0000]*$/
+const TEXT_MESSAGE = { message: 'must not contain a NUL character (\\u0000)' }
 
-export const ErrorCodeSchema = z.enum([
-  'invalid_parameter',
-  'invalid_body',
-  'invalid_request',
-  'unauthorized',
-  'plan_required',
-  'forbidden',
-  'not_found',
-  'conflict',
-  'idempotency_key_reused',
-  'rate_limited',
-  'internal',
-])
+/** A string of request text, `min` to `max` characters after trimming, without NUL. */
+export const text = (min: number, max: number) => z.string().trim().min(min).max(max).regex(TEXT, TEXT_MESSAGE)
 
-export const ErrorEnvelope = z
-  .object({
-    error: z.object({
-      code: ErrorCodeSchema.describe('A stable, machine-readable code.'),
-      message: z.string().describe('A sentence naming what was wrong: the field, the scope, the rule or the allowance.'),
-    }).describe('What was refused and why.'),
-  })
-  .describe('Every refusal: the error replaces data and meta.')
+/** An id of a request, of the given kind: its type prefix is all the API checks (CONTRACT: Shapes). */
+export const idOf = (kind: IdKind, what: string) =>
+  z.string().regex(idPattern(kind), { message: `must be ${what} id (${ID_PREFIXES[kind]}_...)` })
 
-export const PageMeta = z
-  .object({ nextCursor: z.string().describe('Pass as `cursor` to get the next page.') })
-  .describe('Present only when there is another page.')
+/** An email address as a person types it: trimmed, at most 254 characters, well formed. */
+export const Email = z.string().trim().max(254).email()
 
-export const SimulatedWrite = z
-  .object({ simulated: z.literal(true).describe('Always true: nothing was recorded.') })
-  .describe('A test-token write: every check a live write meets passed, and nothing was recorded.')
-
-/** Query `limit`: integer 1..100 (spec: Limits, Page size). */
-export const limitParam = (defaultValue: number) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(defaultValue)
-    .describe(`How many items to return, 1 to 100 (default ${defaultValue}).`)
-
-/** An id of the given prefix, e.g. `msn`: a malformed one is refused before any lookup. */
-export const idOf = (prefix: string, what: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), { message: `must be ${what} id (${prefix}_...)` })
+/** An ISO 4217 currency code in capitals that the runtime knows (USD, EUR, JPY, KWD, ...). */
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, { message: 'must be an ISO 4217 currency code in capitals, e.g. USD' })
+  .refine(isCurrency, { message: 'is not an ISO 4217 currency code' })
+  .describe('ISO 4217 code in capitals, e.g. USD.')
 
 /** Money (CONTRACT: Shapes): an integer in the currency's minor unit and an ISO 4217 code. */
 export const Money = z
@@ -62,8 +45,22 @@ export const Money = z
 /** A figure spanning currencies: one entry per currency, ordered by code, never added across them. */
 export const MoneyList = z.array(Money).describe('One entry per currency, ordered by currency code; never converted or added across currencies.')
 
-/** Query `cursor`: the meta.nextCursor of the previous page (signed; see http/cursor.ts). */
-export const cursorParam = () => z.string().min(1).optional().describe('The meta.nextCursor of the previous page.')
+export const ErrorEnvelope = z
+  .object({
+    error: z
+      .object({
+        code: z.enum(ERROR_CODES).describe('A stable, machine-readable code (the table in the API description).'),
+        message: z.string().describe('A sentence naming what was wrong: the field, the scope, the rule or the allowance.'),
+        requestId: z.string().describe('The id of this request (also in the X-Request-Id header), to trace it in logs and with support.'),
+      })
+      .describe('What was refused and why.'),
+  })
+  .describe('Every refusal: the error replaces data and meta.')
 
-/** An email address as a person types it: trimmed, at most 254 characters, well formed. */
-export const Email = z.string().trim().max(254).pipe(z.email())
+export const PageMeta = z
+  .object({ nextCursor: z.string().describe('Pass as the paging parameter of the next request to get the next page.') })
+  .describe('Present only when there is something to say: another page, or (for events) where to resume.')
+
+export const SimulatedWrite = z
+  .object({ simulated: z.literal(true).describe('Always true: nothing was recorded.') })
+  .describe('A test-token write: every check a live write meets passed, and nothing was recorded.')

@@ -1,37 +1,39 @@
 import { z } from 'zod'
-import { Email, idOf, Timestamp } from './common.ts'
+import { Email, idOf, text, Timestamp } from './common.ts'
 
 export const Contact = z
   .object({
     id: z.string().describe('ctc_...'),
     email: z.string().describe('The address as first given; compared without regard to case.'),
-    name: z.string().nullable(),
-    firstName: z.string().nullable(),
-    lastName: z.string().nullable(),
-    company: z.string().nullable(),
-    phone: z.string().nullable(),
-    tags: z.array(z.string()),
+    name: z.string().nullable().describe('Full name.'),
+    firstName: z.string().nullable().describe('First name.'),
+    lastName: z.string().nullable().describe('Last name.'),
+    company: z.string().nullable().describe('Company.'),
+    phone: z.string().nullable().describe('Phone number, as written.'),
+    tags: z.array(z.string()).describe('Its tags, in the order they were added.'),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
   .describe('A person who agreed to hear from the business.')
 
-const text = (max: number, what: string) => z.string().trim().min(1).max(max).optional().describe(what)
+const field = (max: number, what: string) => text(1, max).optional().describe(what)
 
-export const ContactInput = z.strictObject({
-  email: Email.describe('The address; compared without regard to case.'),
-  name: text(200, 'Full name.'),
-  firstName: text(100, 'First name.'),
-  lastName: text(100, 'Last name.'),
-  company: text(200, 'Company.'),
-  phone: text(50, 'Phone number, as written.'),
-  tags: z.array(z.string().trim().min(1).max(64)).max(50).optional().describe('Merged with the tags the contact already has.'),
-})
+export const ContactFields = z
+  .strictObject({
+    email: Email.describe('The address; compared without regard to case.'),
+    name: field(200, 'Full name.'),
+    firstName: field(100, 'First name.'),
+    lastName: field(100, 'Last name.'),
+    company: field(200, 'Company.'),
+    phone: field(50, 'Phone number, as written.'),
+    tags: z.array(text(1, 64)).max(50).optional().describe('Merged with the tags the contact already has.'),
+  })
+  .describe('A contact to add or update.')
 
 export const ImportContactsRequest = z
   .strictObject({
-    contacts: z.array(ContactInput).min(1).max(100).describe('1 to 100 contacts; each address at most once (compared without regard to case).'),
-    listId: idOf('lst', 'a list').optional().describe('A list of this workspace to put the contacts on (not those skipped).'),
+    contacts: z.array(ContactFields).min(1).max(100).describe('1 to 100 contacts; each address at most once (compared without regard to case).'),
+    listId: idOf('list', 'a list').optional().describe('A list of this workspace to put the contacts on (not those skipped).'),
   })
   .describe('Contacts to add or update, as an import does it.')
 
@@ -65,6 +67,6 @@ export const ContactImport = z
   })
   .describe('What became of each contact of an import, by its index, and the totals.')
 
-export type ContactT = z.infer<typeof Contact>
-export type ImportContactsInput = z.infer<typeof ImportContactsRequest>
-export type ContactImportT = z.infer<typeof ContactImport>
+export type Contact = z.infer<typeof Contact>
+export type ImportContactsInput = z.output<typeof ImportContactsRequest>
+export type ContactImport = z.infer<typeof ContactImport>

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { Email } from './common.ts'
+import { Email, TEXT } from './common.ts'
 
-const PlainValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()], {
+const PlainValue = z.union([z.string().max(1000).regex(TEXT), z.number(), z.boolean(), z.null()], {
   error: 'must be a string (at most 1000 characters), a number, a boolean or null',
 })
 
@@ -17,9 +17,10 @@ export const TrackRequest = z
       .superRefine((p, ctx) => {
         const names = Object.keys(p)
         if (names.length > 20) ctx.addIssue({ code: 'custom', message: `must hold at most 20 values (got ${names.length})` })
-        const bad = names.find((n) => n.length < 1 || n.length > 64)
-        if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `names must be 1 to 64 characters (got ${JSON.stringify(bad.slice(0, 80))})` })
+        const bad = names.find((n) => n.length < 1 || n.length > 64 || !TEXT.test(n))
+        if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `names must be 1 to 64 characters without NUL (got ${JSON.stringify(bad.slice(0, 80))})` })
       })
+      .meta({ maxProperties: 20, propertyNames: { minLength: 1, maxLength: 64, pattern: TEXT.source } })
       .optional()
       .describe('At most 20 named plain values (string, number, boolean or null), kept with each run the event starts.'),
   })
@@ -36,5 +37,5 @@ export const TrackResult = z
   })
   .describe('What a tracked event started.')
 
-export type TrackInput = z.infer<typeof TrackRequest>
-export type TrackResultT = z.infer<typeof TrackResult>
+export type TrackInput = z.output<typeof TrackRequest>
+export type TrackResult = z.infer<typeof TrackResult>

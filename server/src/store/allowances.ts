@@ -1,9 +1,8 @@
-import type { Sql, Tx } from './db.ts'
-
-export type AllowanceName = 'emails' | 'sms' | 'trackedEvents' | 'agentRequests' | 'contacts'
+import type { Db, Tx } from '../core/db.ts'
+import { insertRows } from './keyset.ts'
 
 /** Each allowance of the workspace: the plan's figure unless the workspace has its own. */
-export async function selectAllowanceLimits(sql: Sql | Tx, workspaceId: string): Promise<Record<string, number>> {
+export async function selectAllowanceLimits(sql: Db, workspaceId: string): Promise<Record<string, number>> {
   const [row] = await sql<{ limits: Record<string, number> }[]>`
     SELECT p.allowances || COALESCE((SELECT jsonb_object_agg(a.name, a.amount) FROM allowances a
                                      WHERE a.workspace_id = w.workspace_id), '{}'::jsonb) AS limits
@@ -13,7 +12,7 @@ export async function selectAllowanceLimits(sql: Sql | Tx, workspaceId: string):
 }
 
 /** Monthly counters of one period (the first day of the UTC month). */
-export async function selectUsage(sql: Sql | Tx, workspaceId: string, periodStart: string): Promise<Record<string, number>> {
+export async function selectUsage(sql: Db, workspaceId: string, periodStart: string): Promise<Record<string, number>> {
   const rows = await sql<{ name: string; used: number }[]>`
     SELECT name, used FROM usage_counters WHERE workspace_id = ${workspaceId} AND period_start = ${periodStart}`
   return Object.fromEntries(rows.map((r) => [r.name, r.used]))
@@ -42,7 +41,7 @@ export async function incrementUsageWithin(
 }
 
 /** How many contacts the workspace holds now (the standing `contacts` allowance counts these). */
-export async function countContacts(sql: Sql | Tx, workspaceId: string): Promise<number> {
+export async function countContacts(sql: Db, workspaceId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ${workspaceId}`
   return row?.n ?? 0
 }
@@ -51,3 +50,8 @@ export async function countContacts(sql: Sql | Tx, workspaceId: string): Promise
 export async function lockContactsAllowance(tx: Tx, workspaceId: string) {
   await tx`SELECT pg_advisory_xact_lock(hashtextextended(${'contacts-allowance\u0001' + workspaceId}, 0))`
 }
+
+export type UsageInsert = { workspace_id: string; name: string; period_start: string; used: number }
+
+/** Counters as given (history loaded after the fact, e.g. the demo's allowances part used). */
+export const insertUsage = (tx: Tx, rows: UsageInsert[]) => insertRows(tx, 'usage_counters', rows)

@@ -1,28 +1,29 @@
-import type { Sql, Tx } from './db.ts'
-import type { Position } from './growth.ts'
+import type { Db, Sql, Tx } from '../core/db.ts'
+import type { ApprovalKind, ApprovalStatus } from '../core/enums.ts'
+import type { TimePosition } from '../core/paging.ts'
+import { insertRows, olderThan } from './keyset.ts'
 
 /** Approvals of sends and of agent requests: listed for a person, decided by an operator, used by the gateway. */
 
 export type ApprovalRow = {
-  id: string; kind: 'send' | 'agent_request'; status: 'pending' | 'approved' | 'rejected'; summary: string
+  id: string; kind: ApprovalKind; status: ApprovalStatus; summary: string
   subject_id: string | null; requested_by: string; decided_by: string | null; decided_at: Date | null
   expires_at: Date | null; used_at: Date | null; created_at: Date
 }
 
-const columns = (sql: Sql | Tx) => sql`id, kind, status, summary, subject_id, requested_by, decided_by, decided_at, expires_at, used_at, created_at`
+const columns = (sql: Db) => sql`id, kind, status, summary, subject_id, requested_by, decided_by, decided_at, expires_at, used_at, created_at`
 
 /** Approvals newest first, optionally of one status, keyset-paged on (created_at, id). */
 export async function selectApprovals(
   sql: Sql,
   workspaceId: string,
-  opts: { status?: string; before?: Position; limit: number },
+  opts: { status?: ApprovalRow['status']; after?: TimePosition; limit: number },
 ): Promise<ApprovalRow[]> {
   const status = opts.status ? sql`AND status = ${opts.status}` : sql``
-  const before = opts.before ? sql`AND (created_at, id) < (${opts.before.t}::timestamptz, ${opts.before.id})` : sql``
   return sql<ApprovalRow[]>`
     SELECT ${columns(sql)}
     FROM approvals
-    WHERE workspace_id = ${workspaceId} ${status} ${before}
+    WHERE workspace_id = ${workspaceId} ${status} ${olderThan(sql, opts.after)}
     ORDER BY created_at DESC, id DESC
     LIMIT ${opts.limit}`
 }
@@ -70,3 +71,7 @@ export async function useApproval(tx: Tx, workspaceId: string, id: string, at: D
     RETURNING id`
   return rows.length === 1
 }
+
+export type ApprovalInsert = ApprovalRow & { workspace_id: string }
+
+export const insertApprovals = (tx: Tx, rows: ApprovalInsert[]) => insertRows(tx, 'approvals', rows)

@@ -1,4 +1,19 @@
-import type { Sql } from './db.ts'
+import type { Sql } from '../core/db.ts'
+
+/** One count of calls: workspace ('' when no credential could be attributed), day, credential, operation, status. */
+export type CallCount = { workspaceId: string; day: string; credentialId: string; operation: string; status: number; count: number }
+
+/** Adds counts to the per-day totals in one statement. */
+export async function addCallCounts(sql: Sql, counts: CallCount[]): Promise<void> {
+  if (!counts.length) return
+  const col = <K extends keyof CallCount>(k: K) => counts.map((c) => c[k])
+  await sql`
+    INSERT INTO call_counts AS c (workspace_id, day, credential_id, operation, status, count)
+    SELECT * FROM unnest(${col('workspaceId') as string[]}::text[], ${col('day') as string[]}::date[], ${col('credentialId') as string[]}::text[],
+                         ${col('operation') as string[]}::text[], ${col('status') as number[]}::int[], ${col('count') as number[]}::bigint[])
+    ON CONFLICT (workspace_id, day, credential_id, operation, status)
+    DO UPDATE SET count = c.count + excluded.count`
+}
 
 /** API calls counted for the workspace from `since` (a date, UTC) on, every outcome included. */
 export async function countCalls(sql: Sql, workspaceId: string, since: string): Promise<number> {

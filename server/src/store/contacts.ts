@@ -1,4 +1,5 @@
-import type { Sql, Tx } from './db.ts'
+import type { Db, Tx } from '../core/db.ts'
+import { insertRows } from './keyset.ts'
 
 export type ContactRow = {
   id: string
@@ -14,7 +15,7 @@ export type ContactRow = {
   updated_at: Date
 }
 
-export const contactColumns = (sql: Sql | Tx) =>
+export const contactColumns = (sql: Db) =>
   sql`c.id, c.email, c.email_key, c.name, c.first_name, c.last_name, c.company, c.phone, c.tags, c.created_at, c.updated_at`
 
 /** The contacts of these addresses (lower-cased) that exist, by address. */
@@ -31,7 +32,8 @@ export async function selectDoNotContact(tx: Tx, workspaceId: string, keys: stri
   return new Set(rows.map((r) => r.email_key))
 }
 
-export type ContactInput = Omit<ContactRow, 'created_at' | 'updated_at'>
+/** A contact as an import offers it: the fields it sends (null: not sent). */
+export type ContactUpsert = Omit<ContactRow, 'created_at' | 'updated_at'>
 
 /**
  * The whole import in one statement: new addresses are inserted; existing ones get the fields the
@@ -39,7 +41,7 @@ export type ContactInput = Omit<ContactRow, 'created_at' | 'updated_at'>
  * that would not change are left alone and not returned. A returned row whose id is the one we
  * offered was created; any other returned row was updated.
  */
-export async function upsertContacts(tx: Tx, workspaceId: string, rows: ContactInput[]): Promise<ContactRow[]> {
+export async function upsertContacts(tx: Tx, workspaceId: string, rows: ContactUpsert[]): Promise<ContactRow[]> {
   if (!rows.length) return []
   return tx<ContactRow[]>`
     INSERT INTO contacts AS c (workspace_id, id, email, email_key, name, first_name, last_name, company, phone, tags)
@@ -63,17 +65,6 @@ export async function upsertContacts(tx: Tx, workspaceId: string, rows: ContactI
     RETURNING ${contactColumns(tx)}`
 }
 
-/** Puts the contacts on the list; returns the ids that were not on it before. */
-export async function addToList(tx: Tx, workspaceId: string, listId: string, contactIds: string[]): Promise<string[]> {
-  if (!contactIds.length) return []
-  const rows = await tx<{ contact_id: string }[]>`
-    INSERT INTO list_members (workspace_id, list_id, contact_id)
-    SELECT ${workspaceId}, ${listId}, x FROM unnest(${contactIds}::text[]) AS x
-    ON CONFLICT (workspace_id, list_id, contact_id) DO NOTHING
-    RETURNING contact_id`
-  return rows.map((r) => r.contact_id)
-}
-
 export async function selectContactsByIds(tx: Tx, workspaceId: string, ids: string[]): Promise<ContactRow[]> {
   if (!ids.length) return []
   return tx<ContactRow[]>`
@@ -86,7 +77,8 @@ export async function selectContactByKey(tx: Tx, workspaceId: string, key: strin
   return row
 }
 
-export async function selectList(tx: Tx, workspaceId: string, id: string): Promise<{ id: string; name: string } | undefined> {
-  const [row] = await tx<{ id: string; name: string }[]>`SELECT id, name FROM lists WHERE workspace_id = ${workspaceId} AND id = ${id}`
-  return row
-}
+export type ContactInsert = ContactRow & { workspace_id: string }
+export type DoNotContactInsert = { workspace_id: string; email_key: string; reason: string; created_at: Date }
+
+export const insertContacts = (tx: Tx, rows: ContactInsert[]) => insertRows(tx, 'contacts', rows)
+export const insertDoNotContact = (tx: Tx, rows: DoNotContactInsert[]) => insertRows(tx, 'do_not_contact', rows)

@@ -1,4 +1,4 @@
-import type { Sql } from './db.ts'
+import type { Db, Sql } from '../core/db.ts'
 
 export type AuthenticatedRow = {
   workspace_id: string
@@ -50,4 +50,24 @@ export async function authenticateAndCount(
 export async function purgeRateLimitWindows(sql: Sql): Promise<number> {
   const r = await sql`DELETE FROM rate_limit_counters WHERE window_start < now() - interval '2 hours'`
   return r.count
+}
+
+export async function insertCredential(
+  tx: Db,
+  c: { workspaceId: string; id: string; kind: 'live' | 'test' | 'agent'; agentId?: string; hash: string; hint: string; scopes: string[]; expiresAt: Date | null },
+) {
+  await tx`
+    INSERT INTO credentials (workspace_id, id, kind, agent_id, token_hash, token_hint, scopes, expires_at)
+    VALUES (${c.workspaceId}, ${c.id}, ${c.kind}, ${c.agentId ?? null}, ${c.hash}, ${c.hint}, ${c.scopes}, ${c.expiresAt})`
+}
+
+/** Revoke a credential by id, in whichever workspace holds it. Undefined if there is none. */
+export async function revokeCredential(sql: Sql, id: string): Promise<{ workspaceId: string; alreadyRevoked: boolean } | undefined> {
+  const [row] = await sql<{ workspace_id: string; revoked_at: Date | null }[]>`
+    SELECT workspace_id, revoked_at FROM credentials WHERE id = ${id}`
+  if (!row) return undefined
+  if (!row.revoked_at) {
+    await sql`UPDATE credentials SET revoked_at = now() WHERE workspace_id = ${row.workspace_id} AND id = ${id} AND revoked_at IS NULL`
+  }
+  return { workspaceId: row.workspace_id, alreadyRevoked: row.revoked_at !== null }
 }

@@ -2,16 +2,16 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import postgres from 'postgres'
+import type { Db, Sql, Tx } from '../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
 
-export type Sql = postgres.Sql<{}>
-export type Tx = postgres.TransactionSql<{}>
+export type { Db, Sql, Tx }
 
 /**
  * Runs `fn` in a transaction of its own, or, when already inside one, in a savepoint of it: an
  * operation that must be atomic stays atomic when a caller composes it into a larger transaction.
  */
-export function inTransaction<T>(db: Sql | Tx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return ('savepoint' in db ? db.savepoint(fn) : (db as Sql).begin(fn)) as Promise<T>
 }
 
@@ -35,11 +35,10 @@ export type DatabaseOptions = {
   databaseUrl?: string
   dataDir: string
   poolMax?: number
-  /** Quiet the server's NOTICE messages (e.g. "relation already exists") */
-  onnotice?: (n: unknown) => void
 }
 
 const common: postgres.Options<Record<string, postgres.PostgresType>> = {
+  // The server's NOTICE messages (e.g. "relation already exists") are not ours to print.
   onnotice: () => {},
   // int8 columns come back as JS numbers: every count and minor-unit amount here fits in 2^53.
   types: {

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from './db.ts'
+import type { Sql, Tx } from '../core/db.ts'
 
 export type StoredAnswer = { requestHash: string; status: number; body: string }
 

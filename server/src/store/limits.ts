@@ -1,4 +1,4 @@
-import type { Sql, Tx } from './db.ts'
+import type { Db } from '../core/db.ts'
 
 export type WorkspaceLimitsRow = {
   max_budget_change_percent: number
@@ -9,7 +9,7 @@ export type WorkspaceLimitsRow = {
 }
 
 /** The workspace's limits on changes; every workspace gets its row when it is created. */
-export async function selectWorkspaceLimits(sql: Sql | Tx, workspaceId: string): Promise<WorkspaceLimitsRow | undefined> {
+export async function selectWorkspaceLimits(sql: Db, workspaceId: string): Promise<WorkspaceLimitsRow | undefined> {
   const [row] = await sql<WorkspaceLimitsRow[]>`
     SELECT max_budget_change_percent::float8 AS max_budget_change_percent,
            max_discount_percent::float8 AS max_discount_percent,

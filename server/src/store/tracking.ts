@@ -1,4 +1,5 @@
-import type { Tx } from './db.ts'
+import type { Tx } from '../core/db.ts'
+import { insertRows } from './keyset.ts'
 
 export type RunRow = { id: string; workflow_id: string; contact_id: string; event: string; properties: Record<string, unknown>; created_at: Date }
 
@@ -23,3 +24,10 @@ export async function insertRuns(
     FROM jsonb_to_recordset(${tx.json(runs as never)}::jsonb) AS r(id text, workflow_id text, contact_id text, event text, properties jsonb)
     RETURNING id, workflow_id, contact_id, event, properties, created_at`
 }
+
+export type WorkflowInsert = { workspace_id: string; id: string; name: string; trigger_event: string; status: 'active' | 'paused'; created_at: Date }
+export type RunInsert = RunRow & { workspace_id: string; status?: string }
+
+export const insertWorkflows = (tx: Tx, rows: WorkflowInsert[]) => insertRows(tx, 'workflows', rows)
+export const insertRunHistory = (tx: Tx, rows: RunInsert[]) =>
+  insertRows(tx, 'workflow_runs', rows.map((r) => ({ ...r, properties: tx.json(r.properties as never) })))

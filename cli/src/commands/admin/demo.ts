@@ -14,7 +14,7 @@ export function registerDemo(admin: Command) {
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
         // Loaded on demand: the demo data is only needed by this command.
-        const { createDemoWorkspace } = await import('../../../../server/src/domain/demo.ts')
+        const { createDemoWorkspace } = await import('../../../../server/src/demo/index.ts')
         const demo = await createDemoWorkspace(sql, { name: opts.name })
         out.result(demo, () => [
           `Created demo workspace ${demo.workspace.id} "${demo.workspace.name}" on plan ${demo.workspace.plan}`,

@@ -1,10 +1,10 @@
 import type { Command } from 'commander'
 import { operatorActor, withDatabase, type CommonOptions } from '../../../context.ts'
-import { decideAction, type ActionT } from '../../../core.ts'
+import { decideAction, type Action } from '../../../core.ts'
 import { JSON_FLAG, type Human } from '../../../output.ts'
 
 /** What a person sees after deciding: the change, the decision, and what became of it. */
-function render(a: ActionT): Human {
+function render(a: Action): Human {
   const lines = [
     `${a.status === 'rejected' ? 'Rejected' : 'Approved'} ${a.id} (${a.kind}): ${a.plannedEffect.summary}`,
     `  Decided by: ${a.decidedBy} at ${a.decidedAt}`,

@@ -1,0 +1,97 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { z } from 'zod'
+import { SCOPES, type Scope } from '../core/caller.ts'
+import type { Db, Sql } from '../core/db.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import * as store from '../store/credentials.ts'
+import { workspaceExists } from '../store/workspaces.ts'
+
+/**
+ * Credentials: workspace tokens (live and test, with scopes) and agent credentials.
+ *
+ * Format: `svc_<kind>_<workspace ulid>_<48 hex>`, kind live | test | agt. The workspace part lets
+ * the server find the credential by (workspace_id, hash), so every index starts with workspace_id;
+ * it is not secret (ids never are). Only a SHA-256 hash of the whole token is stored: tokens carry
+ * 192 random bits, so a fast hash is the right tool (as GitHub does).
+ */
+export type TokenKind = 'live' | 'test' | 'agent'
+
+const PREFIX: Record<TokenKind, string> = { live: 'svc_live_', test: 'svc_test_', agent: 'svc_agt_' }
+const TOKEN_SHAPE = /^svc_(live|test|agt)_([0-9a-z]{26})_([0-9a-f]{48})$/
+
+export function mintToken(kind: TokenKind, workspaceId: string) {
+  const wsBody = workspaceId.replace(/^ws_/, '')
+  const token = `${PREFIX[kind]}${wsBody}_${randomBytes(24).toString('hex')}`
+  return { token, hash: hashToken(token), hint: token.slice(-4) }
+}
+
+const recentHashes = new Map<string, string>()
+
+/** SHA-256 of the token, hex. Recent results are kept (bounded) so a busy token is hashed once. */
+export function hashToken(token: string): string {
+  let hash = recentHashes.get(token)
+  if (hash === undefined) {
+    hash = createHash('sha256').update(token).digest('hex')
+    if (recentHashes.size >= 10_000) recentHashes.clear()
+    recentHashes.set(token, hash)
+  }
+  return hash
+}
+
+export function parseToken(token: string): { kind: TokenKind; workspaceId: string } | null {
+  const m = TOKEN_SHAPE.exec(token)
+  if (!m) return null
+  return { kind: m[1] === 'agt' ? 'agent' : (m[1] as TokenKind), workspaceId: `ws_${m[2]}` }
+}
+
+/** A comma-separated list of scopes, or `all` (also when none is given). */
+export function parseScopes(input: string | undefined): Scope[] {
+  if (input === undefined || input === 'all') return [...SCOPES]
+  const scopes = input.split(',').map((s) => s.trim()).filter(Boolean)
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s))
+  if (unknown.length) throw new RuleError('scopes.known', `Unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')} or all.`, 'scopes')
+  if (!scopes.length) throw new RuleError('scopes.some', 'A token needs at least one scope, or all.', 'scopes')
+  return scopes as Scope[]
+}
+
+const EXPIRES_AT = z.iso.datetime({ offset: true })
+
+/**
+ * A new workspace token, shown once (only its hash is kept). `expiresAt` is an ISO 8601 date-time
+ * with a time zone (`2027-06-30T00:00:00Z`): a bare date or a local time names no one instant.
+ */
+export async function createToken(
+  sql: Db,
+  opts: { workspaceId: string; test?: boolean; scopes?: string; expiresAt?: string; /** tests only */ allowPast?: boolean },
+) {
+  if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
+  const scopes = parseScopes(opts.scopes)
+  let expiresAt: Date | null = null
+  if (opts.expiresAt !== undefined) {
+    // zod checks the calendar (no 2027-02-30) and that a zone is given; nothing else slips through as some other instant.
+    expiresAt = new Date(opts.expiresAt)
+    if (!EXPIRES_AT.safeParse(opts.expiresAt).success || Number.isNaN(expiresAt.getTime())) {
+      throw new RuleError(
+        'expires_at.instant',
+        `expiresAt must be an ISO 8601 date-time with a time zone, e.g. 2027-01-31T00:00:00Z (got ${opts.expiresAt}).`,
+        'expiresAt',
+      )
+    }
+    if (expiresAt.getTime() <= Date.now() && !opts.allowPast) {
+      throw new RuleError('expires_at.future', `expiresAt ${opts.expiresAt} is in the past; a token must expire in the future.`, 'expiresAt')
+    }
+  }
+  const mode = opts.test ? 'test' : 'live'
+  const minted = mintToken(mode, opts.workspaceId)
+  const id = newId('credential')
+  await store.insertCredential(sql, { workspaceId: opts.workspaceId, id, kind: mode, hash: minted.hash, hint: minted.hint, scopes, expiresAt })
+  return { id, token: minted.token, mode, scopes, expiresAt: expiresAt ? expiresAt.toISOString() : null }
+}
+
+/** Revoke a token or an agent credential by its id (cred_...). Revoking twice is not an error. */
+export async function revokeToken(sql: Sql, id: string) {
+  const r = await store.revokeCredential(sql, id)
+  if (!r) throw new NotFoundError('credential', id, `No credential ${id}.`)
+  return { id, revoked: true, alreadyRevoked: r.alreadyRevoked }
+}

@@ -1,0 +1,32 @@
+import type { Db } from '../core/db.ts'
+import { PLANS, type Plan } from '../core/enums.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import { inTransaction } from '../store/db.ts'
+import { insertTools } from '../store/agent-tools.ts'
+import * as store from '../store/workspaces.ts'
+import { catalogueTools } from './agent-tools.ts'
+
+/** A new workspace on a plan (default growth), with the tool catalogue its agents can be permitted. */
+export async function createWorkspace(sql: Db, opts: { name: string; plan?: string }) {
+  const name = opts.name.trim()
+  if (!name) throw new RuleError('name.given', 'A workspace needs a name.', 'name')
+  const plan = opts.plan ?? 'growth'
+  if (!PLANS.includes(plan as Plan)) throw new RuleError('plan.known', `plan must be one of ${PLANS.join(', ')} (got ${plan}).`, 'plan')
+  const id = newId('workspace')
+  await inTransaction(sql, async (tx) => {
+    await store.insertWorkspace(tx, { id, name, plan: plan as Plan })
+    await insertTools(tx, id, catalogueTools())
+  })
+  return { id, name, plan: plan as Plan }
+}
+
+/** The stop switch of a workspace's agents. `actor` says who flipped it, for the record (e.g. operator:maya). */
+export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string }) {
+  if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
+  const reason = opts.reason?.trim() || null
+  if (opts.stopped && !reason) throw new RuleError('reason.given', 'A reason is required to stop the agents: say why, for the record.', 'reason')
+  if (!opts.actor.trim()) throw new RuleError('actor_named', 'The actor of a stop or resume must be named.', 'by')
+  await inTransaction(sql, (tx) => store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, opts.actor, reason))
+  return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor: opts.actor }
+}

@@ -1,0 +1,35 @@
+import { Elysia } from 'elysia'
+import { operations } from './operations.ts'
+import { createPipeline, type PipelineDeps } from './pipeline.ts'
+import { REFERENCE_PATH, referenceAsset, referencePage } from './reference.ts'
+
+type Server = { requestIP(r: Request): { address: string } | null } | null
+
+/**
+ * The HTTP application: every declared operation mounted under /api/v1, each answered by the one
+ * request pipeline, and the reference page. Bodies are read by the pipeline itself (parse: 'none'),
+ * after authentication, so an unauthenticated request never gets a validation error and the 1 MiB
+ * cap holds. A path the table knows with a method it does not have is 405 with Allow (Elysia would
+ * say 404); any other path is 404.
+ */
+export function createApp(deps: PipelineDeps) {
+  const pipeline = createPipeline(deps)
+  const addressOf = (request: Request, server: Server) => server?.requestIP(request)?.address ?? 'unknown'
+
+  const methodsOf = new Map<string, string[]>()
+  const allow = (path: string, method: string) => methodsOf.set(path, [...(methodsOf.get(path) ?? []), method])
+  for (const op of operations) allow(`/api/v1${op.path}`, op.method)
+  allow(REFERENCE_PATH, 'GET')
+
+  const app = new Elysia().onError(({ code, error, request, server }) => {
+    const address = addressOf(request, server as Server)
+    if (code !== 'NOT_FOUND') return pipeline.crash(error, address)
+    return pipeline.noRoute(request, address, methodsOf.get(new URL(request.url).pathname) ?? [])
+  })
+  app.get(REFERENCE_PATH, () => referencePage())
+  app.get(`${REFERENCE_PATH}/:asset`, ({ request, params, server }) => referenceAsset(params.asset) ?? pipeline.noRoute(request, addressOf(request, server as Server), []))
+  for (const op of operations) {
+    app.route(op.method, `/api/v1${op.path}`, ({ request, server }) => pipeline.handle(op, request, addressOf(request, server as Server)), { parse: 'none' })
+  }
+  return app
+}

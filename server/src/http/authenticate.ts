@@ -1,0 +1,80 @@
+import type { Caller } from '../core/caller.ts'
+import { hashToken, parseToken } from '../domain/credentials.ts'
+import type { Operation } from '../routes/operation.ts'
+import { HttpError } from './answer.ts'
+import type { CredentialBatch } from './credential-batch.ts'
+import { isOver, LIMITS, type MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
+
+/** The one wording of every failed authentication, whatever the cause (spec: Authentication 5). */
+export const UNAUTHORIZED_MESSAGE =
+  'Missing or invalid credential. Send Authorization: Bearer <token> with a valid, unrevoked, unexpired token.'
+
+/** Who is calling, whether they are over their rate limit, and whether their plan includes the API. */
+export type Authenticated = { caller: Caller; overLimit: boolean; apiAccess: boolean }
+
+/**
+ * Step 1 of a request: who is calling, counted against their rate limit. The bearer token is
+ * checked and counted in one batched statement (exact across processes); a failed authentication
+ * counts against the client address, so tokens cannot be guessed at speed. Sets the rate-limit
+ * headers every answer carries.
+ */
+export async function authenticate(
+  request: Request,
+  address: string,
+  headers: Record<string, string>,
+  deps: { credentials: CredentialBatch; authFailures: MemoryLimiter },
+): Promise<Authenticated> {
+  const refuse = (): never => {
+    Object.assign(headers, rateHeaders(deps.authFailures.hit(address)))
+    throw new HttpError('unauthorized', UNAUTHORIZED_MESSAGE)
+  }
+  const throttled = deps.authFailures.peek(address)
+  if (throttled.used >= throttled.limit) {
+    const h = rateHeaders({ ...throttled, used: throttled.limit + 1 })
+    Object.assign(headers, h)
+    throw new HttpError('rate_limited', `Too many failed authentication attempts from this address; retry after ${h['Retry-After']} seconds.`)
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
+  const parsed = match ? parseToken(match[1]!) : null
+  if (!parsed) return refuse()
+  const checked = await deps.credentials.check(parsed.workspaceId, hashToken(match![1]!))
+  if (!checked) return refuse()
+  const { row } = checked
+
+  const state = { limit: row.kind === 'agent' ? LIMITS.agent : LIMITS.workspace, used: checked.used, resetAt: checked.windowStart + WINDOW_MS }
+  Object.assign(headers, rateHeaders(state))
+  if (row.kind === 'test') headers['X-Service-Mode'] = 'test'
+  const caller: Caller = {
+    workspaceId: parsed.workspaceId,
+    credentialId: row.id,
+    mode: row.kind,
+    agentId: row.agent_id,
+    scopes: row.scopes,
+    secretKey: row.secret_key,
+    rateLimit: { limit: state.limit, remaining: Math.max(0, state.limit - state.used), resetAt: new Date(state.resetAt) },
+  }
+  return { caller, overLimit: isOver(state), apiAccess: row.api_access }
+}
+
+/**
+ * Step 2: the caller may call this operation: within the rate limit, with the kind of credential it
+ * takes, on a plan that includes the API, and (a workspace token) with the scope it needs.
+ */
+export function admit(op: Operation, who: Authenticated, headers: Record<string, string>): void {
+  const { caller } = who
+  const endpoint = `${op.method} /api/v1${op.path}`
+  if (who.overLimit) {
+    const what = caller.mode === 'agent' ? 'agent credential' : 'token'
+    throw new HttpError('rate_limited', `Rate limit of ${caller.rateLimit.limit} requests per hour for this ${what} reached; retry after ${headers['Retry-After']} seconds.`)
+  }
+  if (op.auth.kind === 'agent' && caller.mode !== 'agent') {
+    throw new HttpError('forbidden', `${endpoint} takes an agent credential (svc_agt_...), not a workspace token.`)
+  }
+  if (op.auth.kind === 'workspace' && caller.mode === 'agent') {
+    throw new HttpError('forbidden', `Agent credentials open only the /api/v1/agent/ endpoints; ${endpoint} takes a workspace token.`)
+  }
+  if (!who.apiAccess) throw new HttpError('plan_required', "This workspace's plan does not include API access; upgrade to the growth or scale plan.")
+  if (op.auth.kind === 'workspace' && !caller.scopes.includes(op.auth.scope)) {
+    throw new HttpError('forbidden', `This token lacks the scope ${op.auth.scope}, which ${endpoint} requires.`)
+  }
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod'
+import { CHECK_NAMES, GATEWAY_DECISIONS, RESULT_STATUSES } from '../core/enums.ts'
+import { Currency, idOf, text, Timestamp } from './common.ts'
+import { AgentOwnerSchema, Ceilings, DataAccess, MaxRisk, Permissions } from './agents.ts'
+import { RuleEffectSchema } from './agent-rules.ts'
+
+/** What became of an action, as the agent says. */
+export const ResultStatusSchema = z.enum(RESULT_STATUSES).describe('What became of the action, as the agent says.')
+export const GatewayDecisionSchema = z.enum(GATEWAY_DECISIONS).describe('Only allowed is a yes.')
+
+export const Check = z
+  .object({
+    name: z.enum(CHECK_NAMES).describe('Which check.'),
+    passed: z.boolean().describe('False when it denied or needs a person.'),
+    detail: z.string().describe('What was compared and, where it failed, what would have passed.'),
+  })
+  .describe('One check of the gateway and what it found.')
+export const BitRule = z
+  .object({ id: z.string().describe('rule_...'), sentence: z.string().describe('The rule in words.'), effect: RuleEffectSchema })
+  .describe('A rule that bit.')
+export const Checks = z.array(Check).describe(`Every check, in order: ${CHECK_NAMES.join(', ')}.`)
+export const BitRules = z.array(BitRule).describe('The rules that bit.')
+
+// --- Request bodies ---------------------------------------------------------------------------------
+
+/** The six facts of the contract; any other name is refused, never ignored. */
+export const Facts = z
+  .strictObject({
+    amountMinor: z.number().int().min(0).optional().describe("An amount in the currency's minor unit (integer >= 0); needs currency."),
+    currency: Currency.optional().describe('ISO 4217 code in capitals, e.g. USD; needed with amountMinor.'),
+    amountPercent: z.number().min(0).optional().describe('A percentage in percentage points (25 means 25%), >= 0.'),
+    increase: z.boolean().optional().describe('Whether the change raises (true) or lowers (false) what it changes.'),
+    recipients: z.number().int().min(0).optional().describe('How many people the action would reach.'),
+    records: z.number().int().min(0).optional().describe('How many records the action would touch.'),
+  })
+  .meta({ dependentRequired: { amountMinor: ['currency'] } })
+  .superRefine((f, ctx) => {
+    if (f.amountMinor !== undefined && f.currency === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required when amountMinor is given (money is always in a currency)' })
+    }
+  })
+  .describe('What the action would do, in the terms the gateway judges: amountMinor, currency, amountPercent, increase, recipients, records.')
+
+const key = (what: string) => text(1, 64).describe(what)
+
+export const AuthorizeRequest = z.strictObject({
+  tool: key('The tool key, as GET /agents/tools lists it.'),
+  action: key('The action key within that tool.'),
+  resource: text(1, 500).optional().describe('What it would act on, in your own terms (e.g. a campaign id).'),
+  summary: text(1, 500).optional().describe('One line a person reads if the request waits for them.'),
+  facts: Facts.optional(),
+  params: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('The parameters of the action. Kept only as a keyed digest, to recognise the same request again; never stored.'),
+})
+export type AuthorizeInput = z.output<typeof AuthorizeRequest>
+
+export const ResultRequest = z.strictObject({
+  authorizationId: idOf('authorization', 'an authorization').describe('The authorizationId the authorize call returned (auth_...).'),
+  status: ResultStatusSchema.describe('What became of the action.'),
+  summary: text(1, 500).optional().describe('One line on what happened.'),
+  error: text(1, 2000).optional().describe('What went wrong, when it did.'),
+})
+export type ResultInput = z.output<typeof ResultRequest>
+
+// --- Response models --------------------------------------------------------------------------------
+
+export const AgentAuthorization = z
+  .object({
+    id: z.string().describe('auth_... (the same as authorizationId)'),
+    authorizationId: z.string().describe('auth_...; echo it in POST /agent/result.'),
+    decision: GatewayDecisionSchema,
+    mayProceed: z.boolean().describe('True only when decision is allowed.'),
+    reason: z.string().describe('One sentence a person can read.'),
+    checks: Checks,
+    rules: BitRules,
+    rulesVersion: z.number().int().describe("The version of the workspace's rules this was decided under."),
+    approvalId: z.string().nullable().describe('apr_...: the approval waiting for a person (requires_approval), or the one this used (allowed).'),
+    expiresAt: Timestamp.nullable().describe('An allowed authorization is valid until then (15 minutes); null otherwise.'),
+    createdAt: Timestamp,
+  })
+  .describe("The gateway's decision on one request of an agent.")
+
+export const AgentResult = z
+  .object({
+    id: z.string().describe('res_...'),
+    authorizationId: z.string().describe('The authorization it reports on.'),
+    agentId: z.string().describe('The agent that reported it.'),
+    status: ResultStatusSchema,
+    summary: z.string().nullable().describe('One line on what happened, if given.'),
+    error: z.string().nullable().describe('What went wrong, if given.'),
+    verified: z.literal(false).describe('Always false: a result is what the agent says happened, a claim and not a check.'),
+    createdAt: Timestamp,
+  })
+  .describe('What an agent reports became of an allowed action; kept as unverified.')
+
+export const AgentSelf = z
+  .object({
+    agent: z
+      .object({
+        id: z.string().describe('agt_...'),
+        name: z.string().describe('Its name, as people see it.'),
+        owner: AgentOwnerSchema,
+      })
+      .describe('The calling agent.'),
+    permissions: Permissions,
+    dataAccess: DataAccess,
+    maxUnattendedRisk: MaxRisk,
+    ceilings: Ceilings,
+    limits: z.object({
+      requestsPerHour: z.number().int().describe('Its rate limit: requests per hour on its credential.'),
+      remaining: z.number().int().describe('Requests left in the current hour, this one counted.'),
+      resetAt: Timestamp.describe('When the current window ends.'),
+    }).describe('Its own rate limit and what remains.'),
+    agentsStopped: z.boolean().describe("Whether the workspace's stop switch is on: then every request is denied."),
+    stoppedReason: z.string().optional().describe('Why, when stopped.'),
+    stoppedAt: Timestamp.optional(),
+  })
+  .describe('An agent asking about itself.')
+
+export type Facts = z.output<typeof Facts>
+export type AgentAuthorization = z.infer<typeof AgentAuthorization>
+export type AgentResult = z.infer<typeof AgentResult>
+export type AgentSelf = z.infer<typeof AgentSelf>
+export type Check = z.infer<typeof Check>

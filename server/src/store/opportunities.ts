@@ -1,0 +1,55 @@
+import type { Sql, Tx } from '../core/db.ts'
+import type { OpportunityStatus } from '../core/enums.ts'
+import { insertRows } from './keyset.ts'
+
+/** Where a list of opportunities left off: the last one's worth (exact, as text) and id. */
+export type WorthPosition = { w: string; id: string }
+
+type MoneyJson = { amountMinor: number; currency: string }
+
+export type OpportunityRow = {
+  id: string; title: string; detail: string; status: OpportunityStatus
+  worth: number; worth_key: string; estimated_impact: MoneyJson[]; measured_impact: MoneyJson[] | null
+  expires_at: Date | null; created_at: Date
+  signals: number
+}
+
+/**
+ * Opportunities of one status in the order they are worth doing: worth, highest first, ties broken
+ * by id so the order is stable; keyset-paged on (worth, id). An open opportunity whose expiry has
+ * passed counts as expired.
+ */
+export async function selectOpportunities(
+  sql: Sql,
+  workspaceId: string,
+  opts: { status: OpportunityStatus; now: Date; after?: WorthPosition; limit: number },
+): Promise<OpportunityRow[]> {
+  const { status, now, after } = opts
+  const which =
+    status === 'open' ? sql`o.status = 'open' AND (o.expires_at IS NULL OR o.expires_at > ${now})`
+    : status === 'expired' ? sql`(o.status = 'expired' OR (o.status = 'open' AND o.expires_at <= ${now}))`
+    : sql`o.status = ${status}`
+  const later = after ? sql`AND (o.worth < ${after.w}::numeric OR (o.worth = ${after.w}::numeric AND o.id > ${after.id}))` : sql``
+  return sql<OpportunityRow[]>`
+    SELECT o.id, o.title, o.detail, ${status}::text AS status, o.worth::float8 AS worth, o.worth::text AS worth_key,
+           o.estimated_impact, o.measured_impact, o.expires_at, o.created_at,
+           (SELECT count(*)::int FROM signals s WHERE s.workspace_id = o.workspace_id AND s.opportunity_id = o.id) AS signals
+    FROM opportunities o
+    WHERE o.workspace_id = ${workspaceId} AND ${which} ${later}
+    ORDER BY o.worth DESC, o.id ASC
+    LIMIT ${opts.limit}`
+}
+
+export type OpportunityInsert = {
+  workspace_id: string; id: string; title: string; detail: string; status: OpportunityStatus; worth: number
+  estimated_impact: MoneyJson[]; measured_impact: MoneyJson[] | null; expires_at: Date | null; created_at: Date
+}
+
+export async function insertOpportunities(tx: Tx, rows: OpportunityInsert[]) {
+  const json = rows.map((r) => ({
+    ...r,
+    estimated_impact: tx.json(r.estimated_impact as never),
+    measured_impact: r.measured_impact === null ? null : tx.json(r.measured_impact as never),
+  }))
+  await insertRows(tx, 'opportunities', json)
+}

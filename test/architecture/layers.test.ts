@@ -1,0 +1,116 @@
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+/**
+ * The shape of the code (docs/architecture.md): data flows one way, http -> routes -> domain ->
+ * store, over a core every layer shares; the demo sits above the domain; the CLI's operator
+ * commands reach the domain directly; the SDK stands alone. This test reads every import of the
+ * repository's own TypeScript and fails on an import that goes against the layers or a cycle
+ * between files, naming them.
+ */
+
+const ROOT = resolve(import.meta.dir, '..', '..')
+
+type Layer = 'core' | 'store' | 'schemas' | 'domain' | 'demo' | 'routes' | 'http' | 'entry' | 'cli' | 'sdk' | 'scripts'
+
+/** What each layer may import (besides itself). */
+const MAY_IMPORT: Record<Layer, Layer[]> = {
+  core: [],
+  store: ['core'],
+  schemas: ['core'],
+  domain: ['core', 'store', 'schemas'],
+  demo: ['core', 'store', 'schemas', 'domain'],
+  routes: ['core', 'schemas', 'domain'],
+  http: ['core', 'store', 'schemas', 'domain', 'routes'],
+  entry: ['core', 'store', 'schemas', 'domain', 'demo', 'routes', 'http'],
+  cli: ['core', 'store', 'schemas', 'domain', 'demo', 'entry'],
+  sdk: [],
+  scripts: ['core', 'store', 'schemas', 'domain', 'demo', 'routes', 'http', 'entry', 'cli', 'sdk'],
+}
+
+function layerOf(file: string): Layer | undefined {
+  const m = /^server\/src\/(core|store|schemas|domain|demo|routes|http)\//.exec(file)
+  if (m) return m[1] as Layer
+  if (/^server\/src\/[^/]+\.ts$/.test(file) || file.startsWith('server/src/workers/')) return 'entry'
+  if (file.startsWith('cli/')) return 'cli'
+  if (file.startsWith('sdk/')) return 'sdk'
+  if (file.startsWith('scripts/')) return 'scripts'
+  return undefined
+}
+
+function sources(dir: string): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(join(ROOT, dir))) {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue
+    const path = join(dir, name)
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sources(path))
+    else if (/\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(path)
+  }
+  return out
+}
+
+/** The repository files a source file imports (static, dynamic and re-exports), by path from the root. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8')
+  const specs = [...text.matchAll(/(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)].map(
+    (m) => m[1] ?? m[2] ?? m[3]!,
+  )
+  return specs.filter((s) => s.startsWith('.')).map((s) => relative(ROOT, resolve(ROOT, dirname(file), s)))
+}
+
+const files = ['server/src', 'cli', 'sdk', 'scripts'].flatMap((d) => sources(d))
+const graph = new Map(files.map((f) => [f, importsOf(f)]))
+
+describe('the layers', () => {
+  test('every source file is in a layer, and the test sees the whole tree', () => {
+    expect(files.filter((f) => !layerOf(f))).toEqual([])
+    expect(files.length).toBeGreaterThan(100)
+    for (const layer of ['core', 'store', 'schemas', 'domain', 'demo', 'routes', 'http', 'entry', 'cli'] as Layer[]) {
+      expect(files.some((f) => layerOf(f) === layer)).toBe(true)
+    }
+  })
+
+  test('no import goes against the layers', () => {
+    const wrong: string[] = []
+    for (const [file, imports] of graph) {
+      const from = layerOf(file)!
+      for (const target of imports) {
+        const to = layerOf(target)
+        if (to === undefined) {
+          if (!target.startsWith('package.json')) wrong.push(`${file} imports ${target}, outside every layer`)
+          continue
+        }
+        if (to !== from && !MAY_IMPORT[from].includes(to)) wrong.push(`${file} (${from}) imports ${target} (${to})`)
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+
+  test('no cycle between files', () => {
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const stack: string[] = []
+    const visit = (file: string) => {
+      state.set(file, 'open')
+      stack.push(file)
+      for (const next of graph.get(file) ?? []) {
+        if (!graph.has(next)) continue
+        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' -> '))
+        else if (!state.has(next)) visit(next)
+      }
+      stack.pop()
+      state.set(file, 'done')
+    }
+    for (const file of graph.keys()) if (!state.has(file)) visit(file)
+    expect(cycles).toEqual([])
+  })
+
+  test('the checker catches what it should (an import back up, a cycle)', () => {
+    // The rules above, applied to a made-up graph, so a broken checker cannot pass quietly.
+    const from = layerOf('server/src/store/missions.ts')!
+    expect(MAY_IMPORT[from].includes(layerOf('server/src/domain/missions.ts')!)).toBe(false)
+    expect(MAY_IMPORT[layerOf('server/src/routes/missions.ts')!].includes(layerOf('server/src/store/missions.ts')!)).toBe(false)
+    expect(importsOf('server/src/http/app.ts')).toContain('server/src/http/pipeline.ts')
+  })
+})
