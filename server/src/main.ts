@@ -1,12 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig } from './config.ts'
-import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { createLogger } from './core/log.ts'
+import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { startServer } from './server.ts'
-import { anyWorkspace } from './store/workspaces.ts'
 import { openDatabase } from './store/db.ts'
 import { migrate } from './store/migrate.ts'
+import { anyWorkspace } from './store/workspaces.ts'
 
 /**
  * `npm start`: migrate, seed a demo workspace on the first start of an empty embedded database,
@@ -30,7 +30,7 @@ let demo: DemoWorkspace | undefined
 if (db.kind === 'embedded-owner') {
   if (!(await anyWorkspace(db.sql))) {
     demo = await createDemoWorkspace(db.sql)
-    writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 })
+    writeSecret(demoFile, JSON.stringify(demo, null, 2))
   } else if (existsSync(demoFile)) {
     demo = JSON.parse(readFileSync(demoFile, 'utf8'))
   }
@@ -42,17 +42,21 @@ const lines = [
   '',
   `Growth Automation Service listening on ${base}`,
   `  database: ${db.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
-  `  reference: ${base}/openapi.json`,
+  `  reference: ${base}/reference`,
 ]
 if (demo) {
+  const envFile = join(config.dataDir, 'demo.env')
+  writeSecret(envFile, demoEnv(base, demo))
   lines.push(
     '',
     `Demo workspace: ${demo.workspace.name} (${demo.workspace.id}, plan ${demo.workspace.plan})`,
     `  live token: ${demo.tokens.live}`,
     `  test token: ${demo.tokens.test}`,
     ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${a.credential}`),
+    `  fixtures: ${Object.entries(demo.fixtures).map(([k, v]) => `${k}=${v}`).join(' ')}`,
     '',
-    'Try it:',
+    `Try it, in another terminal (${envFile} sets BASE, TOKEN, AGENT and the fixture ids):`,
+    `  source ${envFile}`,
     `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"`,
   )
 }
@@ -69,3 +73,33 @@ async function shutdown(signal: string) {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
+
+/** A file only its owner can read: it holds credentials. */
+function writeSecret(path: string, text: string) {
+  writeFileSync(path, text, { mode: 0o600 })
+  chmodSync(path, 0o600)
+}
+
+/** Shell variables for the README's tour: the base URL of this run, the demo's credentials and its fixture ids. */
+function demoEnv(base: string, d: DemoWorkspace): string {
+  const f = d.fixtures
+  const vars: [string, string][] = [
+    ['BASE', base],
+    ['TOKEN', d.tokens.live],
+    ['TEST_TOKEN', d.tokens.test],
+    ['AGENT', d.agents[0]!.credential],
+    ['WRITER_AGENT', d.agents[1]!.credential],
+    ['WORKSPACE', d.workspace.id],
+    ['MISSION', f.missionId],
+    ['DECISION', f.decisionId],
+    ['ABTEST', f.openAbTestId],
+    ['DECIDED_ABTEST', f.decidedAbTestId],
+    ['SEND', f.emailSendId],
+    ['CAMPAIGN', f.campaignId],
+    ['LIST', f.listId],
+    ['CONTACT', f.contactEmail],
+    ['DO_NOT_CONTACT', f.doNotContactEmail],
+    ['EVENT', f.trackedEvent],
+  ]
+  return `# The demo workspace of this embedded database, written by npm start (readable only by you).\n${vars.map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join('\n')}\n`
+}

@@ -197,6 +197,9 @@ describe('growth admin demo', () => {
       contactEmail: expect.stringContaining('@'),
       doNotContactEmail: expect.stringContaining('@'),
       trackedEvent: expect.any(String),
+      // beyond the contract's list: what the README's tour uses
+      missionId: expect.stringMatching(/^msn_/),
+      campaignId: expect.stringMatching(/^cmp_/),
     })
     // What the fixtures say they are, read back from the database the CLI wrote.
     const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir })
@@ -215,8 +218,13 @@ describe('growth admin demo', () => {
                (SELECT count(*)::int FROM lists WHERE workspace_id = ${ws} AND id = ${f.listId}) AS lists,
                (SELECT count(*)::int FROM contacts WHERE workspace_id = ${ws} AND email_key = lower(${f.contactEmail})) AS contacts,
                (SELECT count(*)::int FROM do_not_contact WHERE workspace_id = ${ws} AND email_key = lower(${f.doNotContactEmail})) AS blocked,
-               (SELECT count(*)::int FROM workflows WHERE workspace_id = ${ws} AND trigger_event = lower(${f.trackedEvent}) AND status = 'active') AS listening`
-      expect(facts).toEqual({ open_test: 'running', decided_test: 'decided', send_holdout: 'open', decisions: 1, lists: 1, contacts: 1, blocked: 1, listening: expect.any(Number) })
+               (SELECT count(*)::int FROM workflows WHERE workspace_id = ${ws} AND trigger_event = lower(${f.trackedEvent}) AND status = 'active') AS listening,
+               (SELECT count(*)::int FROM missions WHERE workspace_id = ${ws} AND id = ${f.missionId}) AS missions,
+               (SELECT status FROM campaigns WHERE workspace_id = ${ws} AND id = ${f.campaignId} AND daily_budget_minor > 0) AS campaign`
+      expect(facts).toEqual({
+        open_test: 'running', decided_test: 'decided', send_holdout: 'open', decisions: 1, lists: 1, contacts: 1, blocked: 1,
+        listening: expect.any(Number), missions: 1, campaign: 'active',
+      })
       expect(facts.listening).toBeGreaterThan(0)
     } finally {
       await db.close()

@@ -280,3 +280,14 @@ describe('GET /actions', () => {
     expectError(await call('GET', `/api/v1/actions?cursor=${encodeURIComponent(page.body.meta.nextCursor)}`, { token: other.live }), 400, 'invalid_parameter', 'cursor')
   })
 })
+
+describe('times past the year 9999', () => {
+  test('a create_discount expiresAt or a send_campaign sendAt past 9999-12-31 (in UTC) is 400 naming it, not a time written with six digits', async () => {
+    const ws = await makeWorkspace()
+    const r = await call('POST', '/api/v1/actions', {
+      token: ws.live,
+      body: { kind: 'create_discount', args: { code: 'FAR', percentOff: 5, expiresAt: '9999-12-31T23:59:59-23:59' } },
+    })
+    expectError(r, 400, 'invalid_request', /^args.expiresAt .* is after 9999-12-31T23:59:59Z/)
+  })
+})

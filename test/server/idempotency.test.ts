@@ -54,6 +54,19 @@ describe('Idempotency-Key', () => {
     expect(ok.status).toBe(201)
   })
 
+  test('a key is visible ASCII, spaces only between characters, as the document states: other text is 400', async () => {
+    const ws = await makeWorkspace()
+    const abt = await insertAbTest(ws.id, 'running')
+    // A Latin-1 letter travels as one byte, which the two sides may read as different text.
+    const accented = await call('POST', '/api/v1/experiments', { token: ws.live, body: hypothesis(abt), headers: { 'Idempotency-Key': 'clé-1' } })
+    expectError(accented, 400, 'invalid_request', 'visible ASCII')
+    // Spaces around a key never arrive (HTTP trims them); a key of spaces arrives empty.
+    const spaces = await call('POST', '/api/v1/experiments', { token: ws.live, body: hypothesis(abt), headers: { 'Idempotency-Key': '   ' } })
+    expectError(spaces, 400, 'invalid_request', 'Idempotency-Key')
+    const inner = await call('POST', '/api/v1/experiments', { token: ws.live, body: hypothesis(abt), headers: { 'Idempotency-Key': 'batch 7 of 9' } })
+    expect(inner.status).toBe(201)
+  })
+
   test('a refusal by the rules (404) is kept and replayed; a 409 is not kept, so a retry runs again', async () => {
     const ws = await makeWorkspace()
     const { sql } = await getHarness()

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { operations } from '../../server/src/http/operations.ts'
 import { call } from '../harness.ts'
+import { validatorFor } from '../support/arbitraries.ts'
 
 describe('GET /api/v1/openapi.json', () => {
   test('is an OpenAPI 3.1 document, info.version "1", valid for an independent validator, without a token', async () => {
@@ -69,6 +70,39 @@ describe('GET /api/v1/openapi.json', () => {
       expect(shape.additionalProperties).toBe(false)
       expect(shape.properties.hypothesis.minLength).toBe(10)
     }
+  })
+})
+
+describe('examples', () => {
+  test('every operation has a request example and a captured answer, each valid by the document', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
+    const validate = validatorFor(doc)
+    const missing: string[] = []
+    const invalid: string[] = []
+    for (const [path, methods] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(methods)) {
+        if (op.operationId === 'getOpenApiDocument') continue
+        const ok = op.responses['201'] ?? op.responses['200']
+        const content = ok.content['application/json']
+        if (content.example === undefined) missing.push(`${op.operationId}: no response example (npm run examples:capture)`)
+        else {
+          const v = validate(content.schema, content.example)
+          if (!v.valid) invalid.push(`${op.operationId} response: ${v.errors} (npm run examples:capture)`)
+        }
+        if (method === 'post') {
+          const body = op.requestBody.content['application/json']
+          if (body.example === undefined) missing.push(`${op.operationId}: no request example`)
+          else if (!validate(body.schema, body.example).valid) invalid.push(`${op.operationId} request: ${validate(body.schema, body.example).errors}`)
+        }
+        for (const p of op.parameters ?? []) {
+          if (p.example !== undefined && p.schema && !validate(p.schema, p.name === 'limit' ? Number(p.example) : p.example).valid) {
+            invalid.push(`${op.operationId} ${path} parameter ${p.name}: ${p.example}`)
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([])
+    expect(invalid).toEqual([])
   })
 })
 

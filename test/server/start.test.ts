@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -51,6 +51,14 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
       const page = (await decisions.json()) as any
       expect(page.data).toHaveLength(100)
       expect(page.meta.nextCursor).toBeString()
+      // The fixtures the README's tour uses, and a file for the shell that only its owner can read.
+      expect(first.out).toMatch(/fixtures: openAbTestId=abt_\w+ .*missionId=msn_\w+ campaignId=cmp_\w+/)
+      const envFile = join(dataDir, 'demo.env')
+      expect(first.out).toContain(`source ${envFile}`)
+      expect(statSync(envFile).mode & 0o777).toBe(0o600)
+      expect(statSync(join(dataDir, 'demo.json')).mode & 0o777).toBe(0o600)
+      expect(readFileSync(envFile, 'utf8')).toContain(`export TOKEN="${live}"`)
+      expect(readFileSync(envFile, 'utf8')).toContain(`export BASE="${first.base}"`)
       expect(await stop(first.proc)).toBe(0)
       expect(existsSync(join(dataDir, 'owner.lock'))).toBe(false)
 

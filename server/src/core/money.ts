@@ -7,7 +7,9 @@
  */
 export type Money = { amountMinor: number; currency: string }
 
-const KNOWN = new Set(Intl.supportedValuesOf('currency'))
+/** Every ISO 4217 code the runtime knows, in order: the codes the API takes. */
+export const CURRENCY_CODES: readonly string[] = [...Intl.supportedValuesOf('currency')].filter((c) => /^[A-Z]{3}$/.test(c)).sort()
+const KNOWN = new Set(CURRENCY_CODES)
 const exponents = new Map<string, number>()
 
 /** Whether `code` is an ISO 4217 currency code the runtime knows, in capitals. */

@@ -28,6 +28,7 @@ import { seedUsage } from './usage.ts'
  * 1..N in time order.
  */
 
+/** The contract's fixtures, and two more the README's tour uses: a mission, and an active ad campaign with a daily budget. */
 export type DemoFixtures = {
   openAbTestId: string
   decidedAbTestId: string
@@ -37,6 +38,8 @@ export type DemoFixtures = {
   contactEmail: string
   doNotContactEmail: string
   trackedEvent: string
+  missionId: string
+  campaignId: string
 }
 
 export type DemoWorkspace = {
@@ -128,5 +131,7 @@ async function seedDemoData(tx: Tx, workspaceId: string, opts: { now: Date; agen
     contactEmail: audience.contacts[0].email,
     doNotContactEmail: audience.doNotContact[0].email_key,
     trackedEvent: TRACKED_EVENT,
+    missionId: missions[0]!.id,
+    campaignId: campaigns.meta.id,
   }
 }

@@ -2,6 +2,7 @@ import type { Tx } from '../core/db.ts'
 import type { EventType } from '../core/event-types.ts'
 import { ConflictError, NotFoundError, RuleError } from '../core/errors.ts'
 import { formatCount, formatMoney, type Money } from '../core/money.ts'
+import { inStoredYears } from '../core/time.ts'
 import type { ActionArgs, ActionKind } from '../schemas/actions.ts'
 import { countAudience, tagAudience } from '../store/audiences.ts'
 import * as campaigns from '../store/campaigns.ts'
@@ -148,6 +149,7 @@ const sendCampaign: Kind<ActionArgs['send_campaign']> = {
     if (c.status === 'finished') throw new ConflictError(`Campaign ${c.id} ("${c.name}") is finished; it cannot be sent.`)
     const sendAt = args.sendAt === undefined ? null : new Date(args.sendAt)
     if (sendAt && sendAt.getTime() < ctx.now.getTime()) throw new RuleError('send.future', `args.sendAt ${args.sendAt} is in the past.`, 'args.sendAt')
+    if (sendAt && !inStoredYears(sendAt)) throw new RuleError('time.years', `args.sendAt ${args.sendAt} is after 9999-12-31T23:59:59Z.`, 'args.sendAt')
     const audience = await audienceOf(ctx.tx, ctx.workspaceId, args)
     const recipients = await countAudience(ctx.tx, ctx.workspaceId, audience.query, { reachable: true })
     if (recipients === 0) throw new RuleError('send.reaches', `${audienceName(audience.ref)} has no one who can be contacted; the send would reach no one.`, 'args')
@@ -171,9 +173,11 @@ const sendCampaign: Kind<ActionArgs['send_campaign']> = {
 
 const createDiscount: Kind<ActionArgs['create_discount']> = {
   async plan(ctx, args) {
-    if (new Date(args.expiresAt).getTime() <= ctx.now.getTime()) {
+    const expiresAt = new Date(args.expiresAt)
+    if (expiresAt.getTime() <= ctx.now.getTime()) {
       throw new RuleError('discount.future', `args.expiresAt ${args.expiresAt} is not in the future.`, 'args.expiresAt')
     }
+    if (!inStoredYears(expiresAt)) throw new RuleError('time.years', `args.expiresAt ${args.expiresAt} is after 9999-12-31T23:59:59Z.`, 'args.expiresAt')
     return { effect: discountEffect(args), facts: { discountPercent: args.percentOff } }
   },
   async execute(ctx, args) {

@@ -1,7 +1,7 @@
 import type { Sql } from '../core/db.ts'
 import { RuleError } from '../core/errors.ts'
 import { byCurrency } from '../core/money.ts'
-import { iso } from '../core/time.ts'
+import { inStoredYears, iso } from '../core/time.ts'
 import type { Revenue } from '../schemas/revenue.ts'
 import * as store from '../store/revenue.ts'
 
@@ -45,8 +45,7 @@ export function revenueSpan(q: { from?: string; to?: string }, now = new Date())
 function instant(name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined
   const d = new Date(value)
-  const year = d.getUTCFullYear()
-  if (year < 1 || year > 9999) {
+  if (!inStoredYears(d)) {
     throw new RuleError('revenue.years', `${name} ${JSON.stringify(value)} is outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.`, name)
   }
   return d

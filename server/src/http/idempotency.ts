@@ -9,11 +9,21 @@ import { type Answer, HttpError } from './answer.ts'
 const KEY_TTL_HOURS = 24
 export const MAX_KEY_LENGTH = 255
 
-/** The request's Idempotency-Key, if it sent one: 1 to 255 characters. */
+/**
+ * What a key may hold: visible ASCII, spaces only between characters. HTTP trims a header value's
+ * surrounding whitespace (a key of spaces arrives empty) and carries non-ASCII text only as bytes
+ * each side may read differently, so the document states this pattern and the server holds to it.
+ */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
+
+/** The request's Idempotency-Key, if it sent one: 1 to 255 visible ASCII characters. */
 export function idempotencyKey(request: Request): string | null {
   const key = request.headers.get('idempotency-key')
   if (key !== null && (key.length === 0 || key.length > MAX_KEY_LENGTH)) {
     throw new HttpError('invalid_request', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters long (got ${key.length}).`)
+  }
+  if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+    throw new HttpError('invalid_request', 'Idempotency-Key must be visible ASCII characters (spaces only between them), e.g. a UUID.')
   }
   return key
 }

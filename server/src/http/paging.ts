@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Caller } from '../core/caller.ts'
 import { type CursorContext, decodeCursor, encodeCursor, type Positioned } from '../core/paging.ts'
-import type { Operation, Paging } from '../routes/operation.ts'
+import { cursorNames, type Operation, type Paging } from '../routes/operation.ts'
 
 /**
  * Paging, written once for every list: the paging parameters each list takes (from its declared
@@ -11,12 +11,8 @@ import type { Operation, Paging } from '../routes/operation.ts'
 
 type ListOperation = Extract<Operation, { kind: 'list' }>
 
-/** The name of a list's cursor parameter, and of the meta member that carries the next one. */
-export function cursorNames(paging: Paging): { param: string; meta: string } {
-  if (paging.style === 'before') return { param: 'before', meta: 'nextBefore' }
-  if (paging.style === 'stream') return { param: 'after', meta: 'nextCursor' }
-  return { param: 'cursor', meta: 'nextCursor' }
-}
+// The names of a list's cursor parameter and meta member are the declaration's (routes/operation.ts).
+export { cursorNames }
 
 /** `limit`: a plain decimal integer (no 0x10, 1e1, +5 or 5.0) within the list's bounds. */
 function limitParam(p: Paging) {
@@ -64,7 +60,9 @@ export function pagingParameters(op: ListOperation) {
         op.paging.style === 'stream'
           ? `The meta.${meta} of the previous answer: the events after it. From the first event when omitted.`
           : `The meta.${meta} of the previous page: the page after it. A cursor is bound to its list, filter and workspace.`,
-      schema: { type: 'string', minLength: 1, maxLength: 2048 },
+      // A cursor is opaque, but always made of characters a URL carries as they are (base64url and a
+      // dot): stated, so a client never sends (and a URL never grows with) percent-encoded text.
+      schema: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9._~-]+$' },
     },
   ]
 }

@@ -37,6 +37,7 @@ export const actionOperations = [
       { description: 'adjust_budget: the campaign has a daily budget, not zero, in the currency of args.dailyBudget, and the change leaves a budget that differs from today\'s.', message: /no daily budget to adjust|a change from zero|budgets are never converted|would leave no daily budget|nothing would change/ },
       { description: 'send_campaign: the campaign is an email or SMS campaign, sendAt is in the future, and the audience holds someone who can be contacted.', message: /only email and SMS campaigns are sent|is in the past|the send would reach no one/ },
       { description: 'create_discount: expiresAt is in the future.', message: /is not in the future/ },
+      { description: 'sendAt and expiresAt fall on or before 9999-12-31T23:59:59Z (in UTC).', message: /is after 9999-12-31T23:59:59Z/ },
       { description: 'tag_contacts: the audience holds contacts.', message: /holds no contacts to tag/ },
       { description: 'A segment used as an audience is one this service can evaluate (conditions on tags).', message: /cannot evaluate; use a list/ },
     ],

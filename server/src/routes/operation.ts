@@ -87,8 +87,29 @@ export type Operation = (ItemRead<any, any, any> & { kind: 'item' }) | (ListRead
 
 export const defineItem = <Q extends QueryShape = undefined, R extends z.ZodType = z.ZodType, A extends Auth = Auth>(op: ItemRead<Q, R, A>): Operation =>
   ({ ...op, kind: 'item' }) as Operation
+/** The name of a list's cursor parameter, and of the meta member that carries the next one. */
+export function cursorNames(paging: Paging): { param: string; meta: string } {
+  if (paging.style === 'before') return { param: 'before', meta: 'nextBefore' }
+  if (paging.style === 'stream') return { param: 'after', meta: 'nextCursor' }
+  return { param: 'cursor', meta: 'nextCursor' }
+}
+
+/**
+ * The rule every list has that no schema can state: its cursor must be one this API issued for the
+ * list, its filter and the workspace (core/paging.ts signs and checks it). Declared on each list, so
+ * its description names it and a client knows a 400 for it is not a malformed request.
+ */
+function cursorRule(paging: Paging): StatedRule {
+  const { param, meta } = cursorNames(paging)
+  return {
+    description: `${param} is a meta.${meta} this API issued for this list, with the same filter, in this workspace.`,
+    message: new RegExp(`^${param} is not a cursor this API issued for this list and filter\\.`),
+  }
+}
+
 export const defineList = <Q extends QueryShape = undefined, R extends z.ZodType = z.ZodType, P = unknown>(op: ListRead<Q, R, P>): Operation => ({
   ...op,
+  rules: [...(op.rules ?? []), cursorRule(op.paging)],
   kind: 'list',
 })
 export const defineWrite = <B extends z.ZodType, R extends z.ZodType>(op: Write<B, R>): Operation => ({ ...op, kind: 'write' })

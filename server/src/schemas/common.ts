@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ERROR_CODES } from '../core/errors.ts'
 import { ID_PREFIXES, idPattern, type IdKind } from '../core/ids.ts'
-import { isCurrency } from '../core/money.ts'
+import { CURRENCY_CODES, isCurrency } from '../core/money.ts'
 
 /**
  * The shapes every resource uses. These zod schemas are the API's models: the routes declare them,
@@ -17,8 +17,43 @@ export const Timestamp = z.string().describe('ISO 8601 UTC time with millisecond
 export const TEXT = /^[^\u0000]*$/
 const TEXT_MESSAGE = { message: 'must not contain a NUL character (\\u0000)' }
 
-/** A string of request text, `min` to `max` characters after trimming, without NUL. */
-export const text = (min: number, max: number) => z.string().trim().min(min).max(max).regex(TEXT, TEXT_MESSAGE)
+/** The length of a string as JSON Schema counts it: in code points (an emoji is one), not UTF-16 code units. */
+export function codePoints(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+/**
+ * The pattern of text that is `min` to `max` characters long once trimmed, without NUL: surrounding
+ * whitespace, then a first and last character that are not, and anything but NUL between them. In
+ * the document's regular expressions (ECMA-262, unicode) `\s` is exactly the whitespace
+ * String.prototype.trim removes and `[^\u0000]` one code point, so it states the server's checks.
+ */
+function trimmedTextPattern(min: number, max: number): string {
+  const edge = '[^\\s\\u0000]'
+  const alternatives = [...(min <= 0 ? [''] : []), ...(min <= 1 && max >= 1 ? [edge] : []), ...(max >= 2 ? [`${edge}[^\\u0000]{${Math.max(0, min - 2)},${max - 2}}${edge}`] : [])]
+  return `^\\s*(?:${alternatives.join('|')})\\s*$`
+}
+
+/**
+ * A string of request text, `min` to `max` characters after trimming, without NUL. The document
+ * states the trimming too, in one pattern (" " is no name, and 9 characters with spaces around them
+ * are no 10-character hypothesis): zod's .min()/.max() would put the bounds on the untrimmed text
+ * there, so the length is checked here instead, in code points as JSON Schema counts, with zod's
+ * own issues (and so its messages).
+ */
+export const text = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .superRefine((s, ctx) => {
+      const n = codePoints(s)
+      if (n < min) ctx.addIssue({ code: 'too_small', origin: 'string', minimum: min, inclusive: true, input: s })
+      else if (n > max) ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: s })
+    })
+    .regex(TEXT, TEXT_MESSAGE)
+    .meta({ minLength: min, pattern: trimmedTextPattern(min, max) })
 
 /** An id of a request, of the given kind: its type prefix is all the API checks (CONTRACT: Shapes). */
 export const idOf = (kind: IdKind, what: string) =>
@@ -27,11 +62,16 @@ export const idOf = (kind: IdKind, what: string) =>
 /** An email address as a person types it: trimmed, at most 254 characters, well formed. */
 export const Email = z.string().trim().max(254).email()
 
-/** An ISO 4217 currency code in capitals that the runtime knows (USD, EUR, JPY, KWD, ...). */
+/**
+ * An ISO 4217 currency code in capitals that the runtime knows (USD, EUR, JPY, KWD, ...). The
+ * document lists them as an enum (the refine alone would not show in it), so a client can check a
+ * code before sending it; the regex and refine keep the server's messages.
+ */
 export const Currency = z
   .string()
   .regex(/^[A-Z]{3}$/, { message: 'must be an ISO 4217 currency code in capitals, e.g. USD' })
   .refine(isCurrency, { message: 'is not an ISO 4217 currency code' })
+  .meta({ enum: CURRENCY_CODES })
   .describe('ISO 4217 code in capitals, e.g. USD.')
 
 /** Money (CONTRACT: Shapes): an integer in the currency's minor unit and an ISO 4217 code. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Email, TEXT } from './common.ts'
+import { codePoints, Email, TEXT } from './common.ts'
 
 const PlainValue = z.union([z.string().max(1000).regex(TEXT), z.number(), z.boolean(), z.null()], {
   error: 'must be a string (at most 1000 characters), a number, a boolean or null',
@@ -17,7 +17,8 @@ export const TrackRequest = z
       .superRefine((p, ctx) => {
         const names = Object.keys(p)
         if (names.length > 20) ctx.addIssue({ code: 'custom', message: `must hold at most 20 values (got ${names.length})` })
-        const bad = names.find((n) => n.length < 1 || n.length > 64 || !TEXT.test(n))
+        // Lengths in code points, as the document (JSON Schema, propertyNames) counts them: an emoji is one.
+        const bad = names.find((n) => n.length < 1 || codePoints(n) > 64 || !TEXT.test(n))
         if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `names must be 1 to 64 characters without NUL (got ${JSON.stringify(bad.slice(0, 80))})` })
       })
       .meta({ maxProperties: 20, propertyNames: { minLength: 1, maxLength: 64, pattern: TEXT.source } })

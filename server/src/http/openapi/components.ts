@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { IDEMPOTENCY_KEY } from '../idempotency.ts'
 
 type Json = Record<string, unknown>
 
@@ -58,8 +59,10 @@ export const SHARED_PARAMETERS = {
     in: 'header',
     required: false,
     description:
-      'At most 255 characters. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.',
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
+      '1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.',
+    // HTTP trims a header value's leading and trailing whitespace and carries only ASCII reliably,
+    // so the key is what the server checks (http/idempotency.ts): a key of spaces would arrive empty.
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
     example: 'b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40',
   },
 }

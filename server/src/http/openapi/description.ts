@@ -28,7 +28,7 @@ export const API_DESCRIPTION = [
   '',
   '## Idempotency',
   '',
-  'Every POST takes an optional `Idempotency-Key` header of up to 255 characters. Generate one per logical operation and send it again on every retry of that operation:',
+  'Every POST takes an optional `Idempotency-Key` header of 1 to 255 visible ASCII characters (spaces only between them), such as a UUID. Generate one per logical operation and send it again on every retry of that operation:',
   '',
   '- the same key with the same request within 24 hours returns the first answer with `Idempotent-Replayed: true`, and nothing is done twice;',
   '- the same key with a different request is 422 `idempotency_key_reused`;',

@@ -5,6 +5,7 @@ import { ErrorEnvelope, PageMeta, SimulatedWrite } from '../../schemas/common.ts
 import { pagingParameters } from '../paging.ts'
 import { ANSWER_HEADERS, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS, SHARED_PARAMETERS } from './components.ts'
 import { API_DESCRIPTION } from './description.ts'
+import EXAMPLES from './examples.json'
 
 type Json = Record<string, unknown>
 
@@ -54,9 +55,12 @@ function parametersOf(op: Operation): Json[] {
   return [...filters, ...pagingParameters(op).map((p) => (example[p.name] !== undefined ? { ...p, example: example[p.name] } : p))]
 }
 
+/** A real answer of the operation to its example request, captured from the demo (npm run examples:capture). */
+const exampleOf = (op: Operation): unknown => (EXAMPLES as Record<string, unknown>)[op.operationId]
+
 function pathItem(op: Operation): Json {
   const responses: Record<string, Json> = {}
-  const ok = { headers: ANSWER_HEADERS, content: json(successSchema(op)) }
+  const ok = { headers: ANSWER_HEADERS, content: json(successSchema(op), exampleOf(op)) }
   if (op.kind === 'write') {
     responses['201'] = { description: 'Created (live token).', ...ok }
     responses['200'] = {

@@ -1,0 +1,34 @@
+import { expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import pkg from '../../package.json'
+import { ROOT } from './run.ts'
+
+/**
+ * The `growth` bin as npm installs it (npm link, npm install -g): a symlink to cli/bin/growth.js,
+ * run by Node.js on a PATH where there is no Bun at all. It must run the CLI (with the Bun that npm
+ * installed as a dependency), print only what the CLI prints, and pass the exit code through.
+ */
+test('the growth bin runs on a machine with only Node.js: no bun on PATH, nothing printed but the CLI\'s own output', async () => {
+  const bin = mkdtempSync(join(tmpdir(), 'growth-bin-'))
+  try {
+    symlinkSync(join(ROOT, pkg.bin.growth), join(bin, 'growth'))
+    const node = Bun.which('node')!
+    // Only the directory of node and the system's own; no Bun anywhere.
+    const env = { PATH: [bin, dirname(node), '/usr/bin', '/bin'].join(':'), HOME: process.env.HOME ?? '/tmp', DATA_DIR: join(bin, 'data') }
+    expect(Bun.spawnSync(['sh', '-c', 'command -v bun'], { env }).exitCode).not.toBe(0)
+
+    const version = Bun.spawnSync(['growth', '--version'], { env, cwd: bin })
+    expect(version.stderr.toString()).toBe('')
+    expect(version.stdout.toString()).toBe(`${pkg.version}\n`)
+    expect(version.exitCode).toBe(0)
+
+    const refused = Bun.spawnSync(['growth', 'admin', 'no-such-command'], { env, cwd: bin })
+    expect(refused.stdout.toString()).toBe('')
+    expect(refused.stderr.toString()).toContain("unknown command 'no-such-command'")
+    expect(refused.exitCode).toBe(1)
+  } finally {
+    rmSync(bin, { recursive: true, force: true })
+  }
+}, 30_000)

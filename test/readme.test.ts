@@ -1,0 +1,77 @@
+import { expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+
+/**
+ * The README cannot rot: its tour is run, command by command, as a person would paste it, against
+ * a server started with `npm start` in a fresh copy of the repository (its files linked into an
+ * empty folder, with no .data yet). Every curl must get a 2xx answer and every command must
+ * succeed. The docs' shell examples are run after it, against the same server.
+ */
+const ROOT = resolve(import.meta.dir, '..')
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+
+/** The ```sh blocks of a Markdown file, from the heading `from` on (README: the tour, not the set-up commands). */
+function shellBlocks(file: string, from?: string): string[] {
+  let text = readFileSync(join(ROOT, file), 'utf8')
+  if (from) text = text.slice(text.indexOf(from))
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!)
+}
+
+test('the README says the two commands word for word, and links only to files of the repository that exist', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  expect(readme).toContain('npm install && npm start')
+  expect(readme).toContain('npm install && npm test')
+  for (const file of DOCS) {
+    const text = readFileSync(join(ROOT, file), 'utf8')
+    for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+      if (/^https?:/.test(target!)) continue
+      const path = resolve(ROOT, dirname(file), target!)
+      expect(`${file} -> ${target}: ${path.startsWith(`${ROOT}/`) && existsSync(path) ? 'in the repository' : 'missing or outside'}`).toBe(
+        `${file} -> ${target}: in the repository`,
+      )
+    }
+    expect(text).not.toContain('../shared')
+    expect(text).not.toContain('uuidgen')
+  }
+})
+
+test('the tour of the README, and the shell examples of the docs, run as written against npm start', async () => {
+  const clone = mkdtempSync(join(tmpdir(), 'growth-readme-'))
+  for (const entry of ['package.json', 'package-lock.json', 'node_modules', 'server', 'cli', 'sdk', 'scripts', 'docs', 'README.md']) {
+    symlinkSync(join(ROOT, entry), join(clone, entry))
+  }
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '' }
+  delete (env as Record<string, string | undefined>).DATABASE_URL
+  const server = Bun.spawn(['npm', 'start'], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe' })
+  try {
+    // npm start prints its banner, then the lines to try it with, once the demo is seeded.
+    const reader = server.stdout.getReader()
+    let banner = ''
+    const deadline = Date.now() + 60_000
+    while (!banner.includes('Try it')) {
+      if (Date.now() > deadline) throw new Error(`npm start printed no banner: ${banner}`)
+      const { value, done } = await reader.read()
+      if (done) throw new Error(`npm start exited: ${banner}${await new Response(server.stderr).text()}`)
+      banner += new TextDecoder().decode(value)
+    }
+    reader.releaseLock()
+    expect(banner).toContain('source ')
+    expect(banner).toMatch(/fixtures: openAbTestId=abt_/)
+
+    const blocks = [...shellBlocks('README.md', '## A five-minute tour'), ...DOCS.slice(1).flatMap((f) => shellBlocks(f))]
+    expect(blocks.length).toBeGreaterThan(5)
+    // Each block in turn, in one shell, as pasted: any failing command, or any curl answered 4xx or 5xx, stops it.
+    const script = ['set -euo pipefail', 'curl() { command curl --fail-with-body "$@"; }', ...blocks.map((b, i) => `echo "--- block ${i + 1}" >&2\n${b}`)].join('\n')
+    const run = Bun.spawn(['bash', '-c', script], { cwd: clone, env: { ...env, DATA_DIR: '' }, stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
+    if (code !== 0) throw new Error(`a documented command failed (exit ${code}):\n${err.slice(-3000)}\n--- stdout:\n${out.slice(-3000)}`)
+    expect(out).toContain('"data"')
+    expect(out).not.toContain('"error":{"code"')
+  } finally {
+    server.kill('SIGTERM')
+    await server.exited
+    rmSync(clone, { recursive: true, force: true })
+  }
+}, 180_000)
