@@ -106,6 +106,15 @@ describe('the layers', () => {
     expect(cycles).toEqual([])
   })
 
+  test('no two exported types share a name (one name, one meaning)', () => {
+    const where = new Map<string, string[]>()
+    for (const file of files.filter((f) => f.startsWith('server/src/') || f.startsWith('cli/'))) {
+      const text = readFileSync(join(ROOT, file), 'utf8')
+      for (const [, name] of text.matchAll(/^export (?:type|interface|class|enum) ([A-Za-z0-9_]+)/gm)) where.set(name!, [...(where.get(name!) ?? []), file])
+    }
+    expect([...where].filter(([, fs]) => fs.length > 1).map(([name, fs]) => `${name}: ${fs.join(', ')}`)).toEqual([])
+  })
+
   test('the checker catches what it should (an import back up, a cycle)', () => {
     // The rules above, applied to a made-up graph, so a broken checker cannot pass quietly.
     const from = layerOf('server/src/store/missions.ts')!

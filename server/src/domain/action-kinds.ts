@@ -21,7 +21,7 @@ import { checkWorkspaceLimits, type LimitFacts, loadWorkspaceLimits } from './li
  * person approves it.
  */
 
-export type Plan = { effect: PlannedEffect; facts: LimitFacts }
+export type ActionPlan = { effect: PlannedEffect; facts: LimitFacts }
 export type Outcome = { ok: true; detail: string } | { ok: false; error: string }
 export type EventSpec = { type: EventType; data: Record<string, unknown> }
 export type KindContext = {
@@ -33,7 +33,7 @@ export type KindContext = {
 }
 
 type Kind<A> = {
-  plan(ctx: KindContext, args: A): Promise<Plan>
+  plan(ctx: KindContext, args: A): Promise<ActionPlan>
   execute(ctx: KindContext, args: A, effect: PlannedEffect): Promise<Outcome>
 }
 
