@@ -23,7 +23,8 @@ let harness: Promise<Harness> | undefined
 export function getHarness(): Promise<Harness> {
   harness ??= (async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'growth-test-'))
-    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CALL_COUNT_FLUSH_MS: '100' })
+    // No webhook workers in the shared server: the webhook tests run their own, with their own settings.
+    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CALL_COUNT_FLUSH_MS: '100', WEBHOOK_WORKERS: '0' })
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir, poolMax: 8 })
     const server = await startServer(config, {
       db,

@@ -42,7 +42,8 @@ test('the tour of the README, and the shell examples of the docs, run as written
   for (const entry of ['package.json', 'package-lock.json', 'node_modules', 'server', 'cli', 'sdk', 'scripts', 'docs', 'README.md']) {
     symlinkSync(join(ROOT, entry), join(clone, entry))
   }
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '' }
+  // As the tour says to start it for its webhook part: receivers on this machine allowed.
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' }
   delete (env as Record<string, string | undefined>).DATABASE_URL
   const server = Bun.spawn(['npm', 'start'], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe' })
   try {
@@ -68,6 +69,8 @@ test('the tour of the README, and the shell examples of the docs, run as written
     const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
     if (code !== 0) throw new Error(`a documented command failed (exit ${code}):\n${err.slice(-3000)}\n--- stdout:\n${out.slice(-3000)}`)
     expect(out).toContain('"data"')
+    // the tour's receiver got the test event, signed
+    expect(out).toMatch(/t=\d+,v1=[0-9a-f]{64} \{"id":"evt_\w+","event":"webhook.test"/)
     expect(out).not.toContain('"error":{"code"')
   } finally {
     server.kill('SIGTERM')

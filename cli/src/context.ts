@@ -4,6 +4,7 @@ import { CliError } from './errors.ts'
 import { createOutput, type Output } from './output.ts'
 
 export type Context = {
+  config: ReturnType<typeof loadConfig>
   sql: Sql
   db: Database
   out: Output
@@ -23,13 +24,14 @@ export type CommonOptions = { json?: boolean }
 export async function withDatabase(
   opts: CommonOptions,
   command: (ctx: Context) => Promise<void>,
-  settings: { reportMigration?: boolean } = { reportMigration: true },
+  settings: { reportMigration?: boolean; webhooks?: boolean } = { reportMigration: true },
 ): Promise<void> {
   const out = createOutput({ json: opts.json })
   let config: ReturnType<typeof loadConfig>
   try {
-    // Only the settings the CLI uses: a bad PORT or LOG_LEVEL meant for the server must not stop it.
-    config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR })
+    // Only the settings the command uses: a bad PORT or LOG_LEVEL meant for the server must not stop it.
+    const webhookSettings = settings.webhooks ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WEBHOOK_'))) : {}
+    config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings })
   } catch (err) {
     throw new CliError((err as Error).message)
   }
@@ -48,7 +50,7 @@ export async function withDatabase(
     if (settings.reportMigration !== false && migration.applied.length) {
       out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
     }
-    await command({ sql: db.sql, db, out, migration, where })
+    await command({ config, sql: db.sql, db, out, migration, where })
   } catch (err) {
     failed = true
     throw explainLostOwner(err, db, config.dataDir)

@@ -14,3 +14,14 @@ export { createAgent } from '../../server/src/domain/agents.ts'
 export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { decideAction } from '../../server/src/domain/actions.ts'
 export type { Action } from '../../server/src/schemas/actions.ts'
+export {
+  createEndpoint,
+  listAttempts,
+  listEndpoints,
+  rotateSecret,
+  sendTestEvent,
+  setEndpointEnabled,
+} from '../../server/src/domain/webhooks.ts'
+export { parseDuration } from '../../server/src/core/time.ts'
+export { createLogger } from '../../server/src/core/log.ts'
+export { startDeliveryWorkers } from '../../server/src/workers/webhooks.ts'

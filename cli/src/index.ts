@@ -9,14 +9,21 @@ import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
 import { registerTokenRevoke } from './commands/admin/token/revoke.ts'
+import { registerWebhookAttempts } from './commands/admin/webhook/attempts.ts'
+import { registerWebhookCreate } from './commands/admin/webhook/create.ts'
+import { registerWebhookList } from './commands/admin/webhook/list.ts'
+import { registerWebhookRotate } from './commands/admin/webhook/rotate.ts'
+import { registerWebhookTest } from './commands/admin/webhook/test.ts'
+import { registerWebhookToggle } from './commands/admin/webhook/toggle.ts'
 import { registerWorkspaceCreate } from './commands/admin/workspace/create.ts'
+import { registerWorker } from './commands/worker.ts'
 import { handleError } from './errors.ts'
 import { flush, writeErr, writeOut } from './output.ts'
 
 /** The whole command tree, in one place. Each verb lives in its own file under commands/. */
 export function buildProgram(): Command {
   const program = new Command('growth')
-    .description('Operator commands of the Growth Automation Service. They act on the database directly (DATABASE_URL, or the embedded database in DATA_DIR), whether or not the server is running.')
+    .description('Operator commands of the Growth Automation Service, and its webhook delivery workers. They act on the database directly (DATABASE_URL, or the embedded database in DATA_DIR), whether or not the server is running.')
     .version(pkg.version, '-v, --version')
     // Settings inherited by every command created below with .command():
     .exitOverride()
@@ -49,6 +56,17 @@ export function buildProgram(): Command {
   const approval = admin.command('approval').description("decide a send or an agent's request waiting for a person")
   registerApprovalDecision(approval, 'approve')
   registerApprovalDecision(approval, 'reject')
+
+  const webhook = admin.command('webhook').description('webhook endpoints: add, list, rotate secrets, test, read attempts, disable and enable')
+  registerWebhookCreate(webhook)
+  registerWebhookList(webhook)
+  registerWebhookRotate(webhook)
+  registerWebhookTest(webhook)
+  registerWebhookAttempts(webhook)
+  registerWebhookToggle(webhook, 'disable')
+  registerWebhookToggle(webhook, 'enable')
+
+  registerWorker(program)
 
   return program
 }

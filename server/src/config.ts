@@ -1,17 +1,102 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import { LOG_LEVELS, type LogLevel } from './core/log.ts'
+import { parseDuration } from './core/time.ts'
+import { type AddressPolicy, parseAllowList } from './domain/webhook-addresses.ts'
+
+/** A duration setting (`5s`, `30m`, `5d`, or milliseconds), in ms. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const ms = parseDuration(v)
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: `must be a duration such as 500ms, 5s, 30m, 2h or 5d (got ${JSON.stringify(v)})` })
+        return z.NEVER
+      }
+      return ms
+    })
+
+/** A whole number setting within bounds, read from its decimal digits (no 0x10, 1e3 or 5.0). */
+const whole = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .transform((v, ctx) => {
+      if (!/^\d+$/.test(v.trim()) || Number(v) < min || Number(v) > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max} (got ${JSON.stringify(v)})` })
+        return z.NEVER
+      }
+      return Number(v)
+    })
 
 /** Environment -> one typed, validated config object. Bad values stop the process with a clear message. */
 const Env = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  DATABASE_URL: z.string().url().optional(),
+  PORT: whole(0, 65535, 4000),
+  DATABASE_URL: z.string().url({ message: 'must be a URL such as postgres://user@host:5432/database' }).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
-  DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  CALL_COUNT_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
+  DB_POOL_MAX: whole(1, 100, 10),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  CALL_COUNT_FLUSH_MS: whole(10, 3_600_000, 1000),
+  // Webhook delivery (CONTRACT: Events and webhooks).
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5s,5m,30m,2h,5h,10h,10h')
+    .transform((v, ctx) => {
+      const waits = v.split(',').map((d) => parseDuration(d))
+      if (!v.trim() || waits.some((w) => w === undefined || w <= 0)) {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of durations such as 5s,5m,30m (got ${JSON.stringify(v)})` })
+        return z.NEVER
+      }
+      return waits as number[]
+    }),
+  WEBHOOK_TIMEOUT_MS: whole(1, 300_000, 15_000),
+  WEBHOOK_BREAKER_THRESHOLD: whole(1, 10_000, 10),
+  WEBHOOK_BREAKER_COOLDOWN: duration('5m'),
+  WEBHOOK_BREAKER_COOLDOWN_MAX: duration('1h'),
+  WEBHOOK_DRAIN_RATE: z
+    .string()
+    .default('10')
+    .transform((v, ctx) => {
+      const n = Number(v)
+      if (!/^\d+(\.\d+)?$/.test(v.trim()) || n < 0.01 || n > 10_000) {
+        ctx.addIssue({ code: 'custom', message: `must be a number of deliveries a second from 0.01 to 10000 (got ${JSON.stringify(v)})` })
+        return z.NEVER
+      }
+      return n
+    }),
+  WEBHOOK_DISABLE_AFTER: duration('5d'),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const policy = parseAllowList(v)
+      if ('bad' in policy) {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of CIDR ranges such as 127.0.0.0/8,::1/128 (${JSON.stringify(policy.bad)} is not one)` })
+        return z.NEVER
+      }
+      return policy
+    }),
+  WEBHOOK_WORKERS: whole(0, 64, 1),
 })
+
+/** How webhooks are delivered; every figure has the contract's default. */
+export type WebhookSettings = {
+  /** The waits after each failed attempt; its length is the number of retries. */
+  retrySchedule: number[]
+  timeoutMs: number
+  breakerThreshold: number
+  breakerCooldownMs: number
+  breakerCooldownMaxMs: number
+  /** Deliveries per second per endpoint while a backlog drains. */
+  drainRate: number
+  disableAfterMs: number
+  addresses: AddressPolicy
+  /** Delivery workers in this process. */
+  workers: number
+}
 
 export type Config = {
   host: string
@@ -21,14 +106,15 @@ export type Config = {
   poolMax: number
   logLevel: LogLevel
   callCountFlushMs: number
+  webhooks: WebhookSettings
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
   const parsed = Env.safeParse(cleaned)
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
-    throw new Error(`Invalid configuration: ${problems}`)
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')
+    throw new ConfigError(`Invalid configuration: ${problems}.`)
   }
   const e = parsed.data
   return {
@@ -39,5 +125,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     poolMax: e.DB_POOL_MAX,
     logLevel: e.LOG_LEVEL,
     callCountFlushMs: e.CALL_COUNT_FLUSH_MS,
+    webhooks: {
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      breakerThreshold: e.WEBHOOK_BREAKER_THRESHOLD,
+      breakerCooldownMs: e.WEBHOOK_BREAKER_COOLDOWN,
+      breakerCooldownMaxMs: e.WEBHOOK_BREAKER_COOLDOWN_MAX,
+      drainRate: e.WEBHOOK_DRAIN_RATE,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      addresses: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      workers: e.WEBHOOK_WORKERS,
+    },
   }
 }
+
+/** A setting the process cannot start with: its message names the variable and what it must be. */
+export class ConfigError extends Error {}

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadConfig } from './config.ts'
+import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { startServer } from './server.ts'
@@ -13,7 +13,15 @@ import { anyWorkspace } from './store/workspaces.ts'
  * serve, and print how to try it. SIGTERM/SIGINT: stop accepting, finish requests in flight, close
  * the database.
  */
-const config = loadConfig()
+// A setting the server cannot start with: one line naming it, no stack trace.
+let config: Config
+try {
+  config = loadConfig()
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  console.error(`error: ${err.message}`)
+  process.exit(1)
+}
 const log = createLogger(config.logLevel)
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax })
 if (db.kind === 'embedded-client') {

@@ -7,11 +7,14 @@ import { purgeRateLimitWindows } from './store/credentials.ts'
 import { openDatabase, openPool, type Database, type Sql } from './store/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/migrate.ts'
+import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
 
 export type RunningServer = {
   url: string
   db: Database
   counter: CallCounter
+  /** The webhook delivery workers of this process, when it runs any (WEBHOOK_WORKERS). */
+  workers: DeliveryWorkers | undefined
   stop(): Promise<void>
 }
 
@@ -44,7 +47,15 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const counter = new CallCounter(counterSql, config.callCountFlushMs)
   counter.start()
 
-  const app = createApp({ sql: db.sql, counterSql, counter, log, authFailures: opts.authFailures, anonymous: opts.anonymous })
+  // Webhook delivery workers, woken by this process's own writes and (on a server) by NOTIFY.
+  const workers =
+    config.webhooks.workers > 0
+      ? await startDeliveryWorkers({ sql: db.sql, log, settings: config.webhooks, listen: db.kind === 'server' ? db.sql : undefined })
+      : undefined
+
+  const app = createApp({
+    sql: db.sql, counterSql, counter, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
+  })
   app.listen({ hostname: config.host, port: config.port })
   const server = app.server!
 
@@ -60,11 +71,13 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`,
     db,
     counter,
+    workers,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(housekeeping)
-        // Stop accepting; let requests in flight finish.
+        // Stop accepting; let requests in flight finish; finish or give back the deliveries out.
         await server.stop(false)
+        await workers?.stop().catch((error) => log.warn('webhook workers did not stop cleanly', { error }))
         await counter.stop().catch((error) => log.warn('final call-count flush failed', { error }))
         if (counterSql !== db.sql) await counterSql.end({ timeout: 5 })
         if (!opts.db) await db.close()

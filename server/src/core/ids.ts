@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   campaign: 'cmp',
   webhookEndpoint: 'whe',
   delivery: 'dlv',
+  webhookSecret: 'whs',
   // not named by the contract, but kept in the same style
   credential: 'cred',
   request: 'req',

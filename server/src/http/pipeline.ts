@@ -21,6 +21,8 @@ export type PipelineDeps = {
   anonymous?: MemoryLimiter
   /** Per client address: failed authentications, so tokens cannot be guessed at speed. */
   authFailures?: MemoryLimiter
+  /** Told after a live write committed (the webhook workers look for new deliveries). */
+  afterWrite?: () => void
 }
 
 /**
@@ -67,6 +69,7 @@ export function createPipeline(deps: PipelineDeps) {
       } catch (err) {
         answer = failure(err, requestId, op.kind === 'write' ? 'write' : 'read', deps.log, op.operationId)
       }
+      if (op.kind === 'write' && answer.status === 201) deps.afterWrite?.()
       deps.counter.count(workspaceId, credentialId, op.operationId, answer.status)
       return respond(answer, headers)
     },

@@ -15,18 +15,37 @@ export async function appendEvent(tx: Tx, workspaceId: string, type: EventType, 
 /** An event to append: its type and data, and (for history loaded after the fact) when it happened. */
 export type EventAppend = { type: EventType; data: Record<string, unknown>; at?: Date }
 
+/** The channel webhook workers listen on for new deliveries (on a PostgreSQL server). */
+export const DELIVERIES_CHANNEL = 'webhook_deliveries'
+
 /**
  * Several events of one change in one statement (e.g. a contact import's contact.created events),
- * numbered in the order given, under the same workspace row lock as appendEvent.
+ * numbered in the order given, under the same workspace row lock as appendEvent. The same statement
+ * creates the webhook deliveries of each event, one per enabled endpoint subscribed to its type (or,
+ * with `deliverTo`, to that endpoint alone: a test delivery), so a delivery exists exactly when its
+ * event commits. Listening workers are told at commit.
  */
-export async function appendEvents(tx: Tx, workspaceId: string, events: EventAppend[]): Promise<string[]> {
+export async function appendEvents(tx: Tx, workspaceId: string, events: EventAppend[], opts: { deliverTo?: string } = {}): Promise<string[]> {
   if (!events.length) return []
   const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event', e.at), type: e.type, data: e.data, at: e.at ?? null }))
-  await tx`
-    WITH s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} RETURNING event_seq)
-    INSERT INTO events (workspace_id, seq, id, type, data, created_at)
-    SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now())
-    FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb, at timestamptz)`
+  const to = opts.deliverTo
+  // A delivery id is the event's time part (ids sort by time) and 64 random bits.
+  const [made] = await tx<{ deliveries: number }[]>`
+    WITH s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} RETURNING event_seq),
+    e AS (
+      INSERT INTO events (workspace_id, seq, id, type, data, created_at)
+      SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now())
+      FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb, at timestamptz)
+      RETURNING seq, id, type
+    ), d AS (
+      INSERT INTO webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_seq)
+      SELECT ${workspaceId}, 'dlv_' || substr(e.id, 5, 10) || substr(replace(gen_random_uuid()::text, '-', ''), 1, 16), w.id, e.id, e.seq
+      FROM e JOIN webhook_endpoints w ON w.workspace_id = ${workspaceId}
+       AND ${to === undefined ? tx`w.status = 'enabled' AND e.type = ANY (w.events)` : tx`w.id = ${to}`}
+      RETURNING 1
+    )
+    SELECT (SELECT count(*)::int FROM d) AS deliveries, (SELECT count(*) FROM e) AS events`
+  if (made!.deliveries > 0) await tx`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
   return rows.map((r) => r.id)
 }
 

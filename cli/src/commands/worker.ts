@@ -1,0 +1,38 @@
+import type { Command } from 'commander'
+import { withDatabase, type CommonOptions } from '../context.ts'
+import { createLogger, startDeliveryWorkers } from '../core.ts'
+import { CliError } from '../errors.ts'
+
+type Options = CommonOptions & { workers?: string }
+
+/**
+ * growth worker: webhook delivery workers alone, until SIGTERM or Ctrl-C. Any number of them, in any
+ * number of processes (and the servers' own), share the work through the database. On a signal they
+ * stop claiming, finish what is out (each send ends within WEBHOOK_TIMEOUT_MS) and give back any
+ * lease still held.
+ */
+export function registerWorker(program: Command) {
+  program
+    .command('worker')
+    .description('run webhook delivery workers (settings: the WEBHOOK_* environment variables)')
+    .option('--workers <n>', 'delivery workers in this process (default: WEBHOOK_WORKERS, or 1 when that is 0)')
+    .action((opts: Options) =>
+      withDatabase(
+        opts,
+        async ({ config, db, sql, out, where }) => {
+          const count = opts.workers === undefined ? Math.max(1, config.webhooks.workers) : /^[1-9]\d?$/.test(opts.workers) ? Number(opts.workers) : Number.NaN
+          if (!Number.isInteger(count) || count > 64) throw new CliError(`--workers must be a whole number from 1 to 64 (got ${opts.workers}).`)
+          const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info')
+          const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined }, count)
+          out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
+          const signal = await new Promise<string>((resolve) => {
+            process.once('SIGTERM', () => resolve('SIGTERM'))
+            process.once('SIGINT', () => resolve('SIGINT'))
+          })
+          out.note(`${signal}: finishing the deliveries out, then stopping.`)
+          await workers.stop()
+        },
+        { webhooks: true, reportMigration: true },
+      ),
+    )
+}

@@ -1,0 +1,127 @@
+import type { Db, Sql } from '../core/db.ts'
+import { EVENT_TYPES, type EventType } from '../core/event-types.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { idPattern, newId } from '../core/ids.ts'
+import { isoOrNull } from '../core/time.ts'
+import { inTransaction } from '../store/db.ts'
+import { appendEvents } from '../store/events.ts'
+import * as store from '../store/webhooks.ts'
+import { workspaceExists } from '../store/workspaces.ts'
+import { type AddressPolicy, checkUrl, type Resolver, systemResolver } from './webhook-addresses.ts'
+import { newSecret } from './webhook-signature.ts'
+
+/**
+ * Webhook endpoints, as operators manage them (`growth admin webhook ...`; CONTRACT: Operator
+ * interface): not API operations. An endpoint subscribes to named event types; its URL is checked
+ * against the private-address guard when it is saved (and again before every send, by the workers).
+ */
+
+export type WebhookGuard = { addresses: AddressPolicy; resolve?: Resolver }
+
+/** `a,b,c` -> the event types, each one of the catalogue. */
+export function parseEventTypes(text: string): EventType[] {
+  const types = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))]
+  if (!types.length) throw new RuleError('events.some', 'An endpoint subscribes to at least one event type (it is never sent everything).', 'events')
+  const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t))
+  if (unknown.length) throw new RuleError('events.known', `Unknown event type ${unknown.join(', ')}; the types are ${EVENT_TYPES.join(', ')}.`, 'events')
+  return types as EventType[]
+}
+
+/** A new endpoint, enabled, with its first secret (shown once here; the workers sign with it). */
+export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: string; events: string }, guard: WebhookGuard) {
+  if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
+  const events = parseEventTypes(opts.events)
+  const checked = await checkUrl(opts.url, guard.addresses, guard.resolve ?? systemResolver)
+  if (!checked.ok) throw new RuleError('url.public', `url ${opts.url} is refused: ${checked.reason}.`, 'url')
+  const id = newId('webhookEndpoint')
+  const secret = newSecret()
+  await inTransaction(sql, (tx) => store.insertEndpoint(tx, { workspaceId: opts.workspaceId, id, url: checked.url.href, events, secretId: newId('webhookSecret'), secret }))
+  return { id, secret, url: checked.url.href, events }
+}
+
+export type EndpointView = {
+  id: string
+  url: string
+  events: string[]
+  status: 'enabled' | 'disabled'
+  disabledReason: string | null
+  circuit: { state: 'closed' | 'open' | 'half_open'; openUntil: string | null }
+  lastSuccessAt: string | null
+  createdAt: string
+}
+
+const toView = (e: store.EndpointRow): EndpointView => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  status: e.status,
+  disabledReason: e.disabled_reason,
+  circuit: { state: e.circuit, openUntil: e.circuit === 'closed' ? null : isoOrNull(e.circuit_open_until) },
+  lastSuccessAt: isoOrNull(e.last_success_at),
+  createdAt: e.created_at.toISOString(),
+})
+
+export async function listEndpoints(sql: Db, workspaceId: string): Promise<{ endpoints: EndpointView[] }> {
+  if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
+  return { endpoints: (await store.selectEndpoints(sql, workspaceId)).map(toView) }
+}
+
+async function endpointOf(sql: Db, id: string, opts: { lock?: boolean } = {}) {
+  if (!idPattern('webhookEndpoint').test(id)) throw new RuleError('id_prefix', `A webhook endpoint id starts with whe_ (got ${id}).`, 'id')
+  const e = await store.selectEndpointById(sql, id, opts)
+  if (!e) throw new NotFoundError('webhook endpoint', id, `No webhook endpoint ${id}.`)
+  return e
+}
+
+/**
+ * A new secret for the endpoint. The secrets signing until now keep signing for `overlapMs` (each
+ * delivery carries one v1= per live secret, newest first), so a receiver can switch without a
+ * failed verification.
+ */
+export async function rotateSecret(sql: Db, id: string, overlapMs: number) {
+  if (!Number.isFinite(overlapMs) || overlapMs < 0) throw new RuleError('overlap', 'overlap must be a duration of 0 or more, e.g. 24h.', 'overlap')
+  const secret = newSecret()
+  await inTransaction(sql, async (tx) => {
+    const e = await endpointOf(tx, id, { lock: true })
+    await store.rotateSecret(tx, e.workspace_id, e.id, { id: newId('webhookSecret'), secret, overlapMs })
+  })
+  return { secret }
+}
+
+/** A `webhook.test` event to this endpoint alone, delivered like any other. */
+export async function sendTestEvent(sql: Db, id: string) {
+  return inTransaction(sql, async (tx) => {
+    const e = await endpointOf(tx, id, { lock: true })
+    const [eventId] = await appendEvents(tx, e.workspace_id, [{ type: 'webhook.test', data: { endpoint: { id: e.id, url: e.url } } }], { deliverTo: e.id })
+    return { deliveryId: (await store.selectDeliveryOf(tx, e.workspace_id, e.id, eventId!))!, eventId: eventId! }
+  })
+}
+
+export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean) {
+  const e = await endpointOf(sql, id)
+  if (enabled) await store.enableEndpoint(sql, e.workspace_id, e.id)
+  else await store.disableEndpoint(sql, e.workspace_id, e.id, 'Disabled by an operator; enable it to resume.')
+  return { id: e.id, status: enabled ? 'enabled' : 'disabled' }
+}
+
+/** The attempts made to an endpoint, newest first, as `growth admin webhook attempts` shows them. */
+export async function listAttempts(sql: Sql, id: string, limit: number) {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RuleError('limit', `limit must be a whole number from 1 to 1000 (got ${limit}).`, 'limit')
+  const e = await endpointOf(sql, id)
+  const rows = await store.selectAttempts(sql, e.workspace_id, e.id, limit)
+  return {
+    attempts: rows.map((a) => ({
+      deliveryId: a.delivery_id,
+      eventId: a.event_id,
+      event: a.event_type,
+      attempt: a.attempt,
+      url: a.url,
+      address: a.address,
+      statusCode: a.status_code,
+      error: a.error,
+      durationMs: a.duration_ms,
+      at: a.created_at.toISOString(),
+      nextAttemptAt: isoOrNull(a.next_attempt_at),
+    })),
+  }
+}

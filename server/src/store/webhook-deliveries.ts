@@ -1,0 +1,220 @@
+import type { Db, Sql } from '../core/db.ts'
+
+/**
+ * The delivery queue the webhook workers share. Any number of workers, in any number of processes,
+ * claim due deliveries with FOR UPDATE SKIP LOCKED under a lease; a lease that runs out (its worker
+ * died) makes the delivery pending again. Each claim also holds the breaker, the drain pace and each
+ * endpoint's bound on deliveries in flight.
+ */
+
+export type ClaimedDelivery = {
+  workspace_id: string
+  id: string
+  endpoint_id: string
+  event_id: string
+  /** The attempt this claim makes (1 for the first). */
+  attempt: number
+  url: string
+  secrets: string[]
+  event_type: string
+  event_data: Record<string, unknown>
+  event_created_at: Date
+}
+
+export type ClaimLimits = {
+  owner: string
+  leaseMs: number
+  /** Deliveries of one endpoint out at once, across every worker. */
+  perEndpoint: number
+  /** Endpoints served by one claim. */
+  endpoints: number
+  /** While an endpoint's backlog drains: the time between two of its deliveries starting (1 / drain rate). */
+  paceMs: number
+  /** Deliveries this claim takes at most (the worker's free slots). */
+  limit: number
+}
+
+/**
+ * Claims due deliveries: of each endpoint that may take work now (enabled; circuit closed, or open
+ * with its cool-down over, which lets one probe out and makes it half open; not held by its drain
+ * pace), taking turns between endpoints, up to its bound in flight (one, for a probe or while
+ * draining). Endpoints are locked for the statement, so their bounds hold across workers.
+ */
+export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const lease = l.leaseMs / 1000
+  const pace = l.paceMs / 1000
+  return sql<ClaimedDelivery[]>`
+    WITH ready AS (
+      SELECT e.workspace_id, e.id, e.circuit, e.draining
+      FROM webhook_endpoints e
+      WHERE e.status = 'enabled'
+        AND (e.circuit = 'closed' OR (e.circuit = 'open' AND e.circuit_open_until <= now()))
+        AND (NOT e.draining OR e.next_send_at IS NULL OR e.next_send_at <= now())
+        AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                    WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now())
+      ORDER BY e.last_claimed_at NULLS FIRST, e.workspace_id, e.id
+      LIMIT ${l.endpoints}
+      FOR UPDATE OF e SKIP LOCKED
+    ), picked AS (
+      SELECT r.workspace_id, r.id AS endpoint_id, x.id
+      FROM ready r
+      CROSS JOIN LATERAL (
+        SELECT d.id FROM webhook_deliveries d
+        WHERE d.workspace_id = r.workspace_id AND d.endpoint_id = r.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT (CASE WHEN r.circuit = 'open' OR r.draining THEN 1
+                    ELSE GREATEST(0, ${l.perEndpoint} - (SELECT count(*) FROM webhook_deliveries o
+                         WHERE o.workspace_id = r.workspace_id AND o.endpoint_id = r.id AND o.status = 'delivering' AND o.lease_until > now())::int)
+               END)
+        FOR UPDATE OF d SKIP LOCKED
+      ) x
+      LIMIT ${l.limit}
+    ), claimed AS (
+      UPDATE webhook_deliveries d
+      SET status = 'delivering', attempts = d.attempts + 1, lease_owner = ${l.owner}, lease_until = now() + make_interval(secs => ${lease})
+      FROM picked p WHERE d.workspace_id = p.workspace_id AND d.id = p.id
+      RETURNING d.workspace_id, d.id, d.endpoint_id, d.event_id, d.attempts
+    ), turns AS (
+      UPDATE webhook_endpoints e SET
+        last_claimed_at = now(),
+        circuit = CASE WHEN e.circuit = 'open' THEN 'half_open' ELSE e.circuit END,
+        probe_delivery_id = CASE WHEN e.circuit = 'open' THEN p.id ELSE e.probe_delivery_id END,
+        next_send_at = CASE WHEN e.draining THEN GREATEST(COALESCE(e.next_send_at, now()), now()) + make_interval(secs => ${pace}) ELSE e.next_send_at END
+      FROM (SELECT DISTINCT ON (workspace_id, endpoint_id) workspace_id, endpoint_id, id FROM picked ORDER BY workspace_id, endpoint_id, id) p
+      WHERE e.workspace_id = p.workspace_id AND e.id = p.endpoint_id
+      RETURNING e.id
+    )
+    SELECT c.workspace_id, c.id, c.endpoint_id, c.event_id, c.attempts AS attempt, w.url,
+           ARRAY(SELECT s.secret FROM webhook_secrets s
+                 WHERE s.workspace_id = c.workspace_id AND s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > now())
+                 ORDER BY s.created_at DESC, s.id DESC) AS secrets,
+           ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at
+    FROM claimed c
+    JOIN webhook_endpoints w ON w.workspace_id = c.workspace_id AND w.id = c.endpoint_id
+    JOIN events ev ON ev.workspace_id = c.workspace_id AND ev.id = c.event_id
+    WHERE (SELECT count(*) FROM turns) >= 0`
+}
+
+export type AttemptRecord = {
+  workspaceId: string
+  deliveryId: string
+  endpointId: string
+  eventId: string
+  eventType: string
+  attempt: number
+  url: string
+  address: string | null
+  statusCode: number | null
+  error: string | null
+  durationMs: number
+}
+
+async function insertAttempt(sql: Db, a: AttemptRecord, nextAttemptAt: Date | null) {
+  await sql`
+    INSERT INTO webhook_attempts (workspace_id, delivery_id, attempt, endpoint_id, event_id, event_type, url, address, status_code, error, duration_ms, next_attempt_at)
+    VALUES (${a.workspaceId}, ${a.deliveryId}, ${a.attempt}, ${a.endpointId}, ${a.eventId}, ${a.eventType}, ${a.url}, ${a.address},
+            ${a.statusCode}, ${a.error}, ${a.durationMs}, ${nextAttemptAt})
+    ON CONFLICT (workspace_id, delivery_id, attempt) DO NOTHING`
+}
+
+/** A 2xx: the delivery is done, and the endpoint works (a circuit that was not closed closes, and its backlog drains). */
+export async function recordSuccess(sql: Sql, a: AttemptRecord) {
+  await sql.begin(async (tx) => {
+    await tx`
+      UPDATE webhook_deliveries SET status = 'succeeded', delivered_at = now(), lease_until = NULL, lease_owner = NULL
+      WHERE workspace_id = ${a.workspaceId} AND id = ${a.deliveryId}`
+    await insertAttempt(tx, a, null)
+    await tx`
+      UPDATE webhook_endpoints SET
+        draining = draining OR circuit <> 'closed', next_send_at = CASE WHEN circuit <> 'closed' THEN now() ELSE next_send_at END,
+        consecutive_failures = 0, last_success_at = now(), failing_since = NULL,
+        circuit = 'closed', circuit_open_until = NULL, cooldown_ms = 0, probe_delivery_id = NULL
+      WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId}`
+  })
+}
+
+export type Breaker = { threshold: number; cooldownMs: number; cooldownMaxMs: number; disableAfterMs: number }
+
+/**
+ * A failed attempt: the delivery waits for its next attempt (`nextAttemptAt`), or has failed for
+ * good (null: the schedule ran out). The endpoint counts it: at `threshold` consecutive failures
+ * its circuit opens for a cool-down; a failed probe opens it again for twice as long (at most the
+ * maximum); failing without a success for `disableAfterMs` disables it. `gone` (410) disables it at
+ * once, and its delivery waits, pending, to go when the endpoint is enabled again.
+ */
+export async function recordFailure(sql: Sql, a: AttemptRecord, next: { nextAttemptAt: Date | null; gone: boolean }, b: Breaker) {
+  await sql.begin(async (tx) => {
+    await tx`
+      UPDATE webhook_deliveries SET lease_until = NULL, lease_owner = NULL,
+        status = ${next.nextAttemptAt || next.gone ? 'pending' : 'failed'}, next_attempt_at = COALESCE(${next.nextAttemptAt}, now())
+      WHERE workspace_id = ${a.workspaceId} AND id = ${a.deliveryId}`
+    await insertAttempt(tx, a, next.gone ? null : next.nextAttemptAt)
+    const [e] = await tx<{ failing_since: Date }[]>`
+      UPDATE webhook_endpoints SET
+        consecutive_failures = consecutive_failures + 1,
+        failing_since = COALESCE(failing_since, now()),
+        cooldown_ms = CASE
+          WHEN circuit = 'half_open' THEN LEAST(GREATEST(cooldown_ms * 2, ${b.cooldownMs}), ${b.cooldownMaxMs})
+          WHEN circuit = 'closed' AND consecutive_failures + 1 >= ${b.threshold} THEN ${b.cooldownMs}
+          ELSE cooldown_ms END,
+        circuit_open_until = CASE
+          WHEN circuit = 'half_open' THEN now() + make_interval(secs => LEAST(GREATEST(cooldown_ms * 2, ${b.cooldownMs}), ${b.cooldownMaxMs}) / 1000.0)
+          WHEN circuit = 'closed' AND consecutive_failures + 1 >= ${b.threshold} THEN now() + make_interval(secs => ${b.cooldownMs / 1000})
+          ELSE circuit_open_until END,
+        circuit = CASE
+          WHEN circuit = 'half_open' THEN 'open'
+          WHEN circuit = 'closed' AND consecutive_failures + 1 >= ${b.threshold} THEN 'open'
+          ELSE circuit END,
+        probe_delivery_id = NULL,
+        draining = false
+      WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId}
+      RETURNING failing_since`
+    if (next.gone) {
+      await tx`
+        UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
+          disabled_reason = ${`The endpoint answered 410 Gone (delivery ${a.deliveryId}, attempt ${a.attempt}); enable it to resume.`}
+        WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId} AND status = 'enabled'`
+    } else if (e && e.failing_since.getTime() <= Date.now() - b.disableAfterMs) {
+      await tx`
+        UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
+          disabled_reason = ${`Failing without a success since ${e.failing_since.toISOString()}; enable it to resume.`}
+        WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId} AND status = 'enabled'`
+    }
+  })
+}
+
+/**
+ * What the workers keep in order between claims: leases that ran out are pending again (their
+ * worker died or stalled; the delivery goes again, with its event id); a half-open endpoint whose
+ * probe is no longer out may probe again; an endpoint whose backlog has drained goes at full pace.
+ */
+export async function reapLeases(sql: Sql): Promise<number> {
+  const expired = await sql`
+    UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, lease_owner = NULL, next_attempt_at = now()
+    WHERE status = 'delivering' AND lease_until < now()`
+  await sql`
+    UPDATE webhook_endpoints e SET circuit = 'open', circuit_open_until = now(), probe_delivery_id = NULL
+    WHERE e.circuit = 'half_open' AND NOT EXISTS (
+      SELECT 1 FROM webhook_deliveries d WHERE d.workspace_id = e.workspace_id AND d.id = e.probe_delivery_id AND d.status = 'delivering')`
+  await sql`
+    UPDATE webhook_endpoints e SET draining = false
+    WHERE e.draining AND NOT EXISTS (
+      SELECT 1 FROM webhook_deliveries d WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now())`
+  return expired.count
+}
+
+/** Endpoints failing without a success for longer than allowed are disabled, even with nothing to send. */
+export async function disableLongFailing(sql: Sql, disableAfterMs: number): Promise<number> {
+  const r = await sql`
+    UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
+      disabled_reason = 'Failing without a success since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '; enable it to resume.'
+    WHERE status = 'enabled' AND failing_since < now() - make_interval(secs => ${disableAfterMs / 1000})`
+  return r.count
+}
+
+/** A worker that stops gives back what it still holds: those deliveries go again at once. */
+export async function releaseLeases(sql: Sql, owner: string) {
+  await sql`
+    UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, lease_owner = NULL, next_attempt_at = now()
+    WHERE status = 'delivering' AND lease_owner = ${owner}`
+}

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto'
+import type { Sql } from '../core/db.ts'
+import type { Logger } from '../core/log.ts'
+import type { WebhookSettings } from '../config.ts'
+import { toEvent } from '../domain/events.ts'
+import type { Resolver } from '../domain/webhook-addresses.ts'
+import { nextAttemptAt, retryAfterMs } from '../domain/webhook-schedule.ts'
+import { signatureHeader } from '../domain/webhook-signature.ts'
+import { DELIVERIES_CHANNEL } from '../store/events.ts'
+import { type ClaimedDelivery, claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccess, releaseLeases } from '../store/webhook-deliveries.ts'
+import { send } from './send.ts'
+
+/**
+ * The webhook delivery workers. Each claims due deliveries from the shared queue (any number of
+ * workers in any number of processes share it), sends them, and records what happened. They wake
+ * when deliveries are created (LISTEN on a PostgreSQL server; this process's own writes wake them
+ * directly) and otherwise look every POLL_MS, so a retry or a cool-down that ends is taken promptly.
+ */
+
+/** Deliveries one worker has out at once. */
+const SLOTS = 64
+/** Deliveries of one endpoint out at once, across every worker: a slow endpoint never holds up the others. */
+const PER_ENDPOINT = 8
+const POLL_MS = 200
+const REAP_MS = 1000
+/** The name the service gives itself on every delivery. */
+export const USER_AGENT = 'GrowthAutomationService-Webhooks/1'
+
+export type WorkerOptions = {
+  sql: Sql
+  log: Logger
+  settings: WebhookSettings
+  /** A PostgreSQL server's pool to LISTEN on; none on the embedded database (which is polled). */
+  listen?: Sql
+  /** Tests play DNS and trust their own certificate authority. */
+  resolve?: Resolver
+  ca?: string
+}
+
+export type DeliveryWorkers = {
+  /** Look for work now (this process created deliveries). */
+  wake(): void
+  /** Stop claiming; finish what is out (each send ends within the time-out), then release any lease still held. */
+  stop(): Promise<void>
+}
+
+export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.settings.workers): Promise<DeliveryWorkers> {
+  const s = opts.settings
+  const owner = `worker-${process.pid}-${randomBytes(4).toString('hex')}`
+  // A lease outlasts any send (each ends within the time-out) with room to record it.
+  const leaseMs = 2 * s.timeoutMs + 1000
+  const breaker = { threshold: s.breakerThreshold, cooldownMs: s.breakerCooldownMs, cooldownMaxMs: s.breakerCooldownMaxMs, disableAfterMs: s.disableAfterMs }
+  let stopping = false
+  const wakers = new Set<() => void>()
+  const wake = () => {
+    for (const w of wakers) w()
+  }
+  const out = new Set<Promise<void>>()
+
+  async function deliver(d: ClaimedDelivery) {
+    const event = toEvent(d.workspace_id, { seq: 0, id: d.event_id, type: d.event_type, data: d.event_data, created_at: d.event_created_at })
+    // The bytes signed are the bytes sent.
+    const body = JSON.stringify(event)
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'X-Service-Signature': signatureHeader(body, d.secrets, Math.floor(Date.now() / 1000)),
+      'X-Service-Event-Id': d.event_id,
+      'X-Service-Delivery-Id': d.id,
+    }
+    const r = await send(d.url, body, headers, { timeoutMs: s.timeoutMs, addresses: s.addresses, resolve: opts.resolve, ca: opts.ca })
+    const record = {
+      workspaceId: d.workspace_id, deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type,
+      attempt: d.attempt, url: d.url, address: r.address, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs,
+    }
+    if (r.ok) return recordSuccess(opts.sql, record)
+    const next = r.gone ? null : nextAttemptAt({ attempt: d.attempt, schedule: s.retrySchedule, now: Date.now(), retryAfterMs: retryAfterMs(r.retryAfter) })
+    return recordFailure(opts.sql, record, { nextAttemptAt: next, gone: r.gone }, breaker)
+  }
+
+  async function loop(n: number) {
+    let inFlight = 0
+    while (!stopping) {
+      let claimed: ClaimedDelivery[] = []
+      if (inFlight < SLOTS) {
+        try {
+          claimed = await claimDeliveries(opts.sql, { owner, leaseMs, perEndpoint: PER_ENDPOINT, endpoints: 64, paceMs: 1000 / s.drainRate, limit: SLOTS - inFlight })
+        } catch (error) {
+          if (!stopping) opts.log.warn('webhook claim failed', { worker: n, error })
+        }
+      }
+      for (const d of claimed) {
+        inFlight++
+        const p = deliver(d)
+          .catch((error) => opts.log.error('webhook delivery not recorded; its lease will run out and it goes again', { deliveryId: d.id, error }))
+          .finally(() => {
+            inFlight--
+            out.delete(p)
+            wake()
+          })
+        out.add(p)
+      }
+      if (claimed.length === 0 || inFlight >= SLOTS) await sleep(POLL_MS)
+    }
+  }
+
+  /** Waits until woken or `ms` passed. */
+  function sleep(ms: number) {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        wakers.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      wakers.add(done)
+    })
+  }
+
+  const reaper = setInterval(() => {
+    Promise.all([reapLeases(opts.sql), disableLongFailing(opts.sql, s.disableAfterMs)]).catch((error) => {
+      if (!stopping) opts.log.warn('webhook housekeeping failed', { error })
+    })
+  }, REAP_MS)
+  reaper.unref?.()
+
+  let unlisten: (() => Promise<void>) | undefined
+  if (opts.listen) {
+    const sub = await opts.listen.listen(DELIVERIES_CHANNEL, () => wake())
+    unlisten = () => sub.unlisten()
+  }
+  const loops = Array.from({ length: count }, (_, n) => loop(n))
+
+  return {
+    wake,
+    async stop() {
+      stopping = true
+      clearInterval(reaper)
+      wake()
+      await Promise.all(loops)
+      await Promise.all([...out])
+      await unlisten?.().catch(() => {})
+      // Nothing is left leased to a worker that is gone; whatever could not be finished goes again at once.
+      await releaseLeases(opts.sql, owner).catch(() => {})
+    },
+  }
+}

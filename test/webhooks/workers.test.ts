@@ -1,0 +1,123 @@
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { attemptsOf, deliveriesOf, importContacts, receiver, settings, until } from './support.ts'
+import { createEndpoint, setEndpointEnabled } from '../../server/src/domain/webhooks.ts'
+
+/**
+ * `growth worker` as an operator runs it: separate processes sharing the delivery queue through the
+ * database. Any number share the work and each delivery is made once; a worker killed mid-delivery
+ * leaves a lease that runs out, and another makes the delivery (with the same event id); a worker
+ * told to stop finishes what it has out first.
+ */
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+async function worker(env: Record<string, string>) {
+  const { dataDir } = await getHarness()
+  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'worker'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'silent', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  // Running once it says so.
+  const reader = proc.stderr.getReader()
+  let said = ''
+  while (!said.includes('running')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`growth worker exited: ${said}`)
+    said += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return proc
+}
+
+async function endpointFor(workspaceId: string, url: string) {
+  const { sql } = await getHarness()
+  return createEndpoint(sql, { workspaceId, url, events: 'contact.created' }, { addresses: settings().addresses })
+}
+
+describe('growth worker', () => {
+  test('a worker killed mid-delivery: its lease runs out and another worker makes the delivery, with the same event id', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    // The first request is held (its worker is killed meanwhile); later ones are answered.
+    const rcv = receiver((_, n) => (n === 1 ? new Promise<Response>(() => {}) : new Response('ok')))
+    const e = await endpointFor(ws.id, rcv.url)
+    const env = { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: '100ms' }
+    const first = await worker(env)
+    let second: Awaited<ReturnType<typeof worker>> | undefined
+    try {
+      await importContacts(ws, 1)
+      await until('the first worker mid-delivery', () => rcv.got.length === 1)
+      first.kill('SIGKILL')
+      await first.exited
+      expect((await deliveriesOf(e.id))[0]!.status).toBe('delivering')
+      second = await worker(env)
+      // the lease (2 x the time-out + 1 s) runs out, and the second worker delivers it
+      await until('the delivery made again', async () => (await deliveriesOf(e.id))[0]!.status === 'succeeded', 15_000)
+      expect(rcv.got).toHaveLength(2)
+      expect(rcv.got[1]!.headers['x-service-event-id']).toBe(rcv.got[0]!.headers['x-service-event-id'])
+      expect(rcv.got[1]!.headers['x-service-delivery-id']).toBe(rcv.got[0]!.headers['x-service-delivery-id'])
+      expect((await attemptsOf(e.id)).map((a) => [a.attempt, a.status_code])).toEqual([[2, 200]])
+    } finally {
+      first.kill()
+      second?.kill('SIGTERM')
+      await second?.exited
+      rcv.stop()
+      await setEndpointEnabled(sql, e.id, false)
+    }
+  }, 40_000)
+
+  test('SIGTERM: the worker finishes the delivery it has out, records it, and exits 0', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const rcv = receiver(async () => {
+      await Bun.sleep(800)
+      return new Response('ok')
+    })
+    const e = await endpointFor(ws.id, rcv.url)
+    const w = await worker({})
+    try {
+      await importContacts(ws, 1)
+      await until('a delivery out', () => rcv.got.length === 1)
+      w.kill('SIGTERM')
+      expect(await w.exited).toBe(0)
+      expect((await deliveriesOf(e.id))[0]!.status).toBe('succeeded')
+      expect((await attemptsOf(e.id)).map((a) => a.status_code)).toEqual([200])
+    } finally {
+      w.kill()
+      rcv.stop()
+      await setEndpointEnabled(sql, e.id, false)
+    }
+  }, 30_000)
+
+  test('three workers share the queue: every delivery made, none twice', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const a = receiver()
+    const b = receiver()
+    const ea = await endpointFor(ws.id, a.url)
+    const eb = await endpointFor(ws.id, b.url)
+    const workers = await Promise.all([worker({}), worker({}), worker({})])
+    try {
+      for (let i = 0; i < 4; i++) await importContacts(ws, 50, `w${i}-`)
+      await until('every delivery', () => a.got.length + b.got.length >= 400, 30_000)
+      await Bun.sleep(300)
+      for (const r of [a, b]) {
+        const ids = r.got.map((g) => g.headers['x-service-delivery-id'])
+        expect(ids).toHaveLength(200)
+        expect(new Set(ids).size).toBe(200)
+      }
+      for (const e of [ea, eb]) expect((await deliveriesOf(e.id)).every((d) => d.status === 'succeeded' && d.attempts === 1)).toBe(true)
+    } finally {
+      for (const w of workers) w.kill('SIGTERM')
+      await Promise.all(workers.map((w) => w.exited))
+      a.stop()
+      b.stop()
+      await setEndpointEnabled(sql, ea.id, false)
+      await setEndpointEnabled(sql, eb.id, false)
+    }
+  }, 60_000)
+})
