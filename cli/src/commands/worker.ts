@@ -32,7 +32,8 @@ export function registerWorker(program: Command) {
           out.note(`${signal}: finishing the deliveries out, then stopping.`)
           await workers.stop()
         },
-        { webhooks: true, reportMigration: true },
+        // Claims, successes and failures go in parallel: a few connections to a PostgreSQL server.
+        { webhooks: true, reportMigration: true, poolMax: 4 },
       ),
     )
 }

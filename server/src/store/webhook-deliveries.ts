@@ -45,13 +45,28 @@ export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<Claimed
   const pace = l.paceMs / 1000
   return sql<ClaimedDelivery[]>`
     WITH ready AS (
-      SELECT e.workspace_id, e.id, e.circuit, e.draining
+      SELECT e.workspace_id, e.id, room.n AS room
       FROM webhook_endpoints e
+      -- How many more of its deliveries may go out now: one while its circuit is open (the probe) or
+      -- a backlog drains, else up to the bound on deliveries out at once.
+      CROSS JOIN LATERAL (
+        SELECT CASE WHEN e.circuit = 'open' OR e.draining THEN 1
+                    ELSE ${l.perEndpoint} - (SELECT count(*) FROM webhook_deliveries o
+                         WHERE o.workspace_id = e.workspace_id AND o.endpoint_id = e.id AND o.status = 'delivering' AND o.lease_until > now())::int
+               END AS n
+      ) room
       WHERE e.status = 'enabled'
         AND (e.circuit = 'closed' OR (e.circuit = 'open' AND e.circuit_open_until <= now()))
         AND (NOT e.draining OR e.next_send_at IS NULL OR e.next_send_at <= now())
-        AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                    WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now())
+        -- Only an endpoint with room is asked whether its oldest pending delivery is due (the CASE
+        -- keeps that order: reading the head of a busy queue's index costs far more than the count).
+        -- The head of its index, not EXISTS: an EXISTS let PostgreSQL keep a plan made when the
+        -- queue was empty, which read every due delivery.
+        AND CASE WHEN room.n > 0 THEN
+              (SELECT d.next_attempt_at FROM webhook_deliveries d
+               WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending'
+               ORDER BY d.next_attempt_at LIMIT 1) <= now()
+            ELSE false END
       ORDER BY e.last_claimed_at NULLS FIRST, e.workspace_id, e.id
       LIMIT ${l.endpoints}
       FOR UPDATE OF e SKIP LOCKED
@@ -62,10 +77,7 @@ export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<Claimed
         SELECT d.id FROM webhook_deliveries d
         WHERE d.workspace_id = r.workspace_id AND d.endpoint_id = r.id AND d.status = 'pending' AND d.next_attempt_at <= now()
         ORDER BY d.next_attempt_at, d.id
-        LIMIT (CASE WHEN r.circuit = 'open' OR r.draining THEN 1
-                    ELSE GREATEST(0, ${l.perEndpoint} - (SELECT count(*) FROM webhook_deliveries o
-                         WHERE o.workspace_id = r.workspace_id AND o.endpoint_id = r.id AND o.status = 'delivering' AND o.lease_until > now())::int)
-               END)
+        LIMIT r.room
         FOR UPDATE OF d SKIP LOCKED
       ) x
       LIMIT ${l.limit}
@@ -117,20 +129,44 @@ async function insertAttempt(sql: Db, a: AttemptRecord, nextAttemptAt: Date | nu
     ON CONFLICT (workspace_id, delivery_id, attempt) DO NOTHING`
 }
 
-/** A 2xx: the delivery is done, and the endpoint works (a circuit that was not closed closes, and its backlog drains). */
-export async function recordSuccess(sql: Sql, a: AttemptRecord) {
-  await sql.begin(async (tx) => {
-    await tx`
-      UPDATE webhook_deliveries SET status = 'succeeded', delivered_at = now(), lease_until = NULL, lease_owner = NULL
-      WHERE workspace_id = ${a.workspaceId} AND id = ${a.deliveryId}`
-    await insertAttempt(tx, a, null)
-    await tx`
-      UPDATE webhook_endpoints SET
-        draining = draining OR circuit <> 'closed', next_send_at = CASE WHEN circuit <> 'closed' THEN now() ELSE next_send_at END,
-        consecutive_failures = 0, last_success_at = now(), failing_since = NULL,
-        circuit = 'closed', circuit_open_until = NULL, cooldown_ms = 0, probe_delivery_id = NULL
-      WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId}`
-  })
+/**
+ * 2xx answers, recorded together (one statement for every success a worker has had since the last):
+ * the deliveries are done, their attempts kept, and each endpoint works. Its row is written only
+ * when that changes something (a circuit that was not closed closes and its backlog drains; a run
+ * of failures ends) or its last success is more than a second old: otherwise every success to one
+ * endpoint would wait on the one before for that row. Endpoints are locked in one order, so two
+ * workers recording at once never deadlock on them.
+ */
+export async function recordSuccesses(sql: Sql, records: AttemptRecord[]) {
+  if (!records.length) return
+  const col = <K extends keyof AttemptRecord>(k: K) => records.map((r) => r[k])
+  await sql`
+    WITH r AS (
+      SELECT * FROM unnest(${col('workspaceId') as string[]}::text[], ${col('deliveryId') as string[]}::text[], ${col('endpointId') as string[]}::text[],
+                           ${col('eventId') as string[]}::text[], ${col('eventType') as string[]}::text[], ${col('attempt') as number[]}::int[],
+                           ${col('url') as string[]}::text[], ${col('address') as (string | null)[]}::text[], ${col('statusCode') as (number | null)[]}::int[],
+                           ${col('durationMs') as number[]}::int[])
+        AS r(workspace_id, delivery_id, endpoint_id, event_id, event_type, attempt, url, address, status_code, duration_ms)
+    ), done AS (
+      UPDATE webhook_deliveries d SET status = 'succeeded', delivered_at = now(), lease_until = NULL, lease_owner = NULL
+      FROM r WHERE d.workspace_id = r.workspace_id AND d.id = r.delivery_id
+    ), kept AS (
+      INSERT INTO webhook_attempts (workspace_id, delivery_id, attempt, endpoint_id, event_id, event_type, url, address, status_code, error, duration_ms, next_attempt_at)
+      SELECT workspace_id, delivery_id, attempt, endpoint_id, event_id, event_type, url, address, status_code, NULL, duration_ms, NULL FROM r
+      ON CONFLICT (workspace_id, delivery_id, attempt) DO NOTHING
+    ), stale AS (
+      SELECT e.workspace_id, e.id FROM webhook_endpoints e
+      WHERE (e.workspace_id, e.id) IN (SELECT workspace_id, endpoint_id FROM r)
+        AND (e.circuit <> 'closed' OR e.consecutive_failures <> 0 OR e.failing_since IS NOT NULL OR e.probe_delivery_id IS NOT NULL
+             OR e.last_success_at IS NULL OR e.last_success_at < now() - interval '1 second')
+      ORDER BY e.workspace_id, e.id
+      FOR UPDATE
+    )
+    UPDATE webhook_endpoints e SET
+      draining = e.draining OR e.circuit <> 'closed', next_send_at = CASE WHEN e.circuit <> 'closed' THEN now() ELSE e.next_send_at END,
+      consecutive_failures = 0, last_success_at = now(), failing_since = NULL,
+      circuit = 'closed', circuit_open_until = NULL, cooldown_ms = 0, probe_delivery_id = NULL
+    FROM stale WHERE e.workspace_id = stale.workspace_id AND e.id = stale.id`
 }
 
 export type Breaker = { threshold: number; cooldownMs: number; cooldownMaxMs: number; disableAfterMs: number }

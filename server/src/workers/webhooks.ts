@@ -7,7 +7,7 @@ import type { Resolver } from '../domain/webhook-addresses.ts'
 import { nextAttemptAt, retryAfterMs } from '../domain/webhook-schedule.ts'
 import { signatureHeader } from '../domain/webhook-signature.ts'
 import { DELIVERIES_CHANNEL } from '../store/events.ts'
-import { type ClaimedDelivery, claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccess, releaseLeases } from '../store/webhook-deliveries.ts'
+import { type AttemptRecord, type ClaimedDelivery, claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccesses, releaseLeases } from '../store/webhook-deliveries.ts'
 import { send } from './send.ts'
 
 /**
@@ -22,6 +22,8 @@ const SLOTS = 64
 /** Deliveries of one endpoint out at once, across every worker: a slow endpoint never holds up the others. */
 const PER_ENDPOINT = 8
 const POLL_MS = 200
+/** A worker claims when this many slots are free (or none are out): fewer, fuller claims cost the database less. */
+const CLAIM_AT_LEAST = 16
 const REAP_MS = 1000
 /** The name the service gives itself on every delivery. */
 export const USER_AGENT = 'GrowthAutomationService-Webhooks/1'
@@ -52,9 +54,14 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
   const breaker = { threshold: s.breakerThreshold, cooldownMs: s.breakerCooldownMs, cooldownMaxMs: s.breakerCooldownMaxMs, disableAfterMs: s.disableAfterMs }
   let stopping = false
   const wakers = new Set<() => void>()
+  // A wake-up that comes while a loop is claiming is counted, so the loop claims again at once
+  // rather than sleeping through it.
+  let wakeups = 0
   const wake = () => {
+    wakeups++
     for (const w of wakers) w()
   }
+  const successes = new SuccessBatch(opts.sql)
   const out = new Set<Promise<void>>()
 
   async function deliver(d: ClaimedDelivery) {
@@ -73,16 +80,34 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       workspaceId: d.workspace_id, deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type,
       attempt: d.attempt, url: d.url, address: r.address, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs,
     }
-    if (r.ok) return recordSuccess(opts.sql, record)
+    if (r.ok) {
+      // The slot is free once the answer is in; the success is recorded with others (its lease
+      // keeps the delivery from going again meanwhile, and a stop waits for it).
+      track(successes.add(record), d.id)
+      return
+    }
     const next = r.gone ? null : nextAttemptAt({ attempt: d.attempt, schedule: s.retrySchedule, now: Date.now(), retryAfterMs: retryAfterMs(r.retryAfter) })
     return recordFailure(opts.sql, record, { nextAttemptAt: next, gone: r.gone }, breaker)
+  }
+
+  function track(recorded: Promise<void>, deliveryId: string) {
+    const p = recorded.catch((error) => opts.log.error('webhook delivery not recorded; its lease will run out and it goes again', { deliveryId, error }))
+      .finally(() => {
+        out.delete(p)
+        // Recorded, it no longer counts against its endpoint's bound: look for more.
+        wake()
+      })
+    out.add(p)
   }
 
   async function loop(n: number) {
     let inFlight = 0
     while (!stopping) {
+      const seen = wakeups
       let claimed: ClaimedDelivery[] = []
-      if (inFlight < SLOTS) {
+      // Successes not yet recorded are bounded too: if the database falls behind, claiming waits.
+      const room = SLOTS - inFlight >= CLAIM_AT_LEAST || inFlight === 0
+      if (room && successes.waiting < 4 * SLOTS) {
         try {
           claimed = await claimDeliveries(opts.sql, { owner, leaseMs, perEndpoint: PER_ENDPOINT, endpoints: 64, paceMs: 1000 / s.drainRate, limit: SLOTS - inFlight })
         } catch (error) {
@@ -100,7 +125,7 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
           })
         out.add(p)
       }
-      if (claimed.length === 0 || inFlight >= SLOTS) await sleep(POLL_MS)
+      if ((claimed.length === 0 && wakeups === seen) || !room) await sleep(POLL_MS)
     }
   }
 
@@ -143,5 +168,51 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       // Nothing is left leased to a worker that is gone; whatever could not be finished goes again at once.
       await releaseLeases(opts.sql, owner).catch(() => {})
     },
+  }
+}
+
+/**
+ * Successes are recorded together: each waits for the statement that records every success had
+ * since the last one, so under load one statement serves many deliveries. Until it is recorded a
+ * delivery keeps its lease (no worker sends it again, and it counts against its endpoint's bound);
+ * a stop waits for it. A deadlock with another worker's statement is retried.
+ */
+class SuccessBatch {
+  private queue: { record: AttemptRecord; done: () => void; failed: (err: unknown) => void }[] = []
+  private flushing = false
+
+  constructor(private readonly sql: Sql) {}
+
+  /** Successes waiting to be recorded (queued or in the statement under way). */
+  waiting = 0
+
+  add(record: AttemptRecord): Promise<void> {
+    return new Promise((done, failed) => {
+      this.waiting++
+      this.queue.push({ record, done, failed })
+      if (!this.flushing) void this.flush()
+    })
+  }
+
+  private async flush() {
+    this.flushing = true
+    while (this.queue.length) {
+      const batch = this.queue
+      this.queue = []
+      let error: unknown
+      for (let tries = 0; tries < 3; tries++) {
+        try {
+          await recordSuccesses(this.sql, batch.map((b) => b.record))
+          error = undefined
+          break
+        } catch (err) {
+          error = err
+          if ((err as { code?: string }).code !== '40P01') break
+        }
+      }
+      this.waiting -= batch.length
+      for (const b of batch) error === undefined ? b.done() : b.failed(error)
+    }
+    this.flushing = false
   }
 }
