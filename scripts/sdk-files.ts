@@ -8,11 +8,167 @@ const HEADER = `/**
  */
 `
 
+type Json = Record<string, unknown>
+type OperationObject = {
+  operationId: string
+  summary?: string
+  description?: string
+  requestBody?: Json
+  parameters?: Json[]
+  'x-sdk-method'?: string
+  'x-paging'?: { param: string; next: string; order: string; defaultLimit: number; maxLimit: number }
+}
+
+/** One SDK call, as the generated table holds it. */
+type Call = {
+  operationId: string
+  method: 'GET' | 'POST'
+  path: string
+  sdk: string[]
+  kind: 'item' | 'list' | 'write'
+  paging?: { param: string; next: string; stream: boolean; defaultLimit: number }
+  queryRequired: boolean
+  summary: string
+  description: string
+}
+
 /** The SDK's generated files, as they should be committed, keyed by path from the repository root. */
-export async function renderSdkFiles(document: Record<string, unknown> = buildOpenApi(operations)) {
-  const types = astToString(await openapiTS(document as never, { alphabetize: true }))
+export async function renderSdkFiles(document: Json = buildOpenApi(operations)) {
+  // The types carry no response examples: the reference has them, and they would make up most of
+  // the package's declarations.
+  const types = astToString(await openapiTS(withoutResponseExamples(document) as never, { alphabetize: true }))
+  const calls = callsOf(document)
   return {
     'sdk/openapi.json': `${JSON.stringify(document, null, 2)}\n`,
     'sdk/src/schema.ts': HEADER + types,
+    'sdk/src/generated/operations.ts': renderOperations(calls),
+    'sdk/src/generated/resources.ts': renderResources(calls),
+    'sdk/src/generated/models.ts': renderModels(document),
   }
+}
+
+function withoutResponseExamples(document: Json): Json {
+  const copy = structuredClone(document) as { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, Json> }> }>> }
+  for (const item of Object.values(copy.paths)) {
+    for (const op of Object.values(item)) {
+      for (const response of Object.values(op.responses ?? {})) {
+        for (const media of Object.values(response.content ?? {})) delete media.example
+      }
+    }
+  }
+  return copy as unknown as Json
+}
+
+/** Every operation that declares an SDK method, in the document's order. */
+export function callsOf(document: Json): Call[] {
+  const calls: Call[] = []
+  const paths = document.paths as Record<string, Record<string, OperationObject>>
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const name = op['x-sdk-method']
+      if (!name) continue
+      const paging = op['x-paging']
+      const query = (op.parameters ?? []).filter((p) => p.in === 'query')
+      calls.push({
+        operationId: op.operationId,
+        method: method.toUpperCase() as Call['method'],
+        path: path.replace(/^\/api\/v1/, ''),
+        sdk: name.split('.'),
+        kind: method === 'post' ? 'write' : paging ? 'list' : 'item',
+        ...(paging ? { paging: { param: paging.param, next: paging.next, stream: paging.order === 'oldest_first', defaultLimit: paging.defaultLimit } } : {}),
+        queryRequired: query.some((p) => p.required === true),
+        summary: op.summary ?? op.operationId,
+        description: op.description ?? '',
+      })
+    }
+  }
+  return calls
+}
+
+const GENERATED = `/**
+ * Generated from the server's OpenAPI document (its x-sdk-method and x-paging). Do not edit by
+ * hand: run \`npm run sdk:generate\`. test/sdk/drift.test.ts fails when this file is out of date.
+ */
+`
+
+function renderOperations(calls: Call[]): string {
+  const rows = calls.map((c) => {
+    const paging = c.paging ? `, paging: { param: '${c.paging.param}', next: '${c.paging.next}', stream: ${c.paging.stream}, defaultLimit: ${c.paging.defaultLimit} }` : ''
+    return `  ${c.operationId}: { method: '${c.method}', path: '${c.path}', sdk: ${JSON.stringify(c.sdk).replaceAll('"', "'")}, kind: '${c.kind}'${paging} },`
+  })
+  return `${GENERATED}
+/** How a list pages: the query parameter that takes the next position, and the meta member giving it. */
+export type PagingSpec = { param: string; next: string; stream: boolean; defaultLimit: number }
+
+/** One operation: how to call it, and the SDK method that does. */
+export type OperationSpec = {
+  method: 'GET' | 'POST'
+  path: string
+  sdk: readonly string[]
+  kind: 'item' | 'list' | 'write'
+  paging?: PagingSpec
+}
+
+export const OPERATIONS = {
+${rows.join('\n')}
+} as const satisfies Record<string, OperationSpec>
+
+export type OperationId = keyof typeof OPERATIONS
+`
+}
+
+/** An import line of a generated file (of the SDK's own modules). */
+const typeImport = (names: string[], from: string) => `import type { ${names.join(', ')} } from '${from}'`
+
+/** A JSDoc block from an operation's summary and description. */
+function doc(c: Call, indent: string): string {
+  const lines = [`${c.summary}.`, '', ...c.description.split('\n'), '', `\`${c.method} /api/v1${c.path}\` (${c.operationId})`]
+  return `${indent}/**\n${lines.map((l) => `${indent} *${l ? ` ${l.replaceAll('*/', '*\\/')}` : ''}`).join('\n')}\n${indent} */`
+}
+
+function signature(c: Call): string {
+  const id = `'${c.operationId}'`
+  if (c.kind === 'write') return `(body: Body<${id}>, options?: RequestOptions): APIPromise<Written<Data<${id}>, M>>`
+  const q = `query${c.queryRequired ? '' : '?'}: Query<${id}>`
+  if (c.kind === 'list') return `(${q}, options?: RequestOptions): PagePromise<Item<${id}>>`
+  return `(${q}, options?: RequestOptions): APIPromise<Data<${id}>>`
+}
+
+function renderResources(calls: Call[]): string {
+  const spaces = new Map<string, Call[]>()
+  const top: Call[] = []
+  for (const c of calls) {
+    if (c.sdk.length === 1) top.push(c)
+    else spaces.set(c.sdk[0]!, [...(spaces.get(c.sdk[0]!) ?? []), c])
+  }
+  const lines: string[] = []
+  for (const c of top) lines.push(doc(c, '  '), `  ${c.sdk[0]}${signature(c)}`)
+  for (const [space, members] of spaces) {
+    lines.push(`  ${space}: {`)
+    for (const c of members) lines.push(doc(c, '    '), `    ${c.sdk[1]}${signature(c)}`)
+    lines.push('  }')
+  }
+  return `${GENERATED}
+${typeImport(['APIPromise'], '../api-promise.ts')}
+${typeImport(['Mode', 'Written'], '../mode.ts')}
+${typeImport(['PagePromise'], '../pagination.ts')}
+${typeImport(['RequestOptions'], '../request-options.ts')}
+${typeImport(['Body', 'Data', 'Item', 'Query'], '../operation-types.ts')}
+
+/** Every operation's method, by namespace, as the client has them. \`M\`: what kind of token it holds. */
+export interface Resources<M extends Mode> {
+${lines.join('\n')}
+}
+`
+}
+
+/** The document's schemas as named types (\`Decision\`, \`Experiment\`, ...), the error body as ErrorBody. */
+function renderModels(document: Json): string {
+  const schemas = Object.keys((document.components as { schemas: Json }).schemas).sort()
+  const rename = (n: string) => (n === 'Error' ? 'ErrorBody' : n)
+  return `${GENERATED}
+${typeImport(['components'], '../schema.ts')}
+
+${schemas.map((n) => `export type ${rename(n)} = components['schemas']['${n}']`).join('\n')}
+`
 }

@@ -1883,33 +1883,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "version": "1",
-                     *         "openapi": "/api/v1/openapi.json",
-                     *         "reference": "/api/v1/reference",
-                     *         "endpoints": [
-                     *           {
-                     *             "method": "GET",
-                     *             "path": "/api/v1",
-                     *             "operationId": "getApiIndex",
-                     *             "summary": "List the endpoints of this deployment",
-                     *             "auth": "public",
-                     *             "scope": null
-                     *           },
-                     *           {
-                     *             "method": "GET",
-                     *             "path": "/api/v1/openapi.json",
-                     *             "operationId": "getOpenApiDocument",
-                     *             "summary": "The OpenAPI 3.1 description",
-                     *             "auth": "public",
-                     *             "scope": null
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["ApiIndex"];
                     };
@@ -1992,88 +1965,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "act_01m83f6xwcbj3mqemd4egbwwpb",
-                     *           "kind": "send_campaign",
-                     *           "args": {
-                     *             "listId": "lst_01ksrqv0jt8mpp0dnn96w2z1qf",
-                     *             "campaignId": "cmp_01m7av9c6xst3by2djgpmvv7rw"
-                     *           },
-                     *           "plannedEffect": {
-                     *             "sendAt": null,
-                     *             "summary": "Send \"Ethiopia Guji washed launch\" to 140 contacts of list \"Newsletter\" once approved",
-                     *             "audience": {
-                     *               "id": "lst_01ksrqv0jt8mpp0dnn96w2z1qf",
-                     *               "kind": "list",
-                     *               "name": "Newsletter"
-                     *             },
-                     *             "campaign": {
-                     *               "id": "cmp_01m7av9c6xst3by2djgpmvv7rw",
-                     *               "name": "Ethiopia Guji washed launch"
-                     *             },
-                     *             "recipients": 140
-                     *           },
-                     *           "limits": {
-                     *             "allowed": true,
-                     *             "reason": null
-                     *           },
-                     *           "proposedBy": {
-                     *             "id": null,
-                     *             "kind": "api",
-                     *             "name": "API"
-                     *           },
-                     *           "status": "proposed",
-                     *           "decidedBy": null,
-                     *           "decidedAt": null,
-                     *           "outcome": null,
-                     *           "appliedAt": null,
-                     *           "createdAt": "2026-11-23T05:49:08.876Z"
-                     *         },
-                     *         {
-                     *           "id": "act_01m81dqn8k084qsq0eg184nyw6",
-                     *           "kind": "adjust_budget",
-                     *           "args": {
-                     *             "campaignId": "cmp_01ktdeb2xg2t7ctbm1brgpgm21",
-                     *             "changePercent": 15
-                     *           },
-                     *           "plannedEffect": {
-                     *             "to": {
-                     *               "currency": "USD",
-                     *               "amountMinor": 13800
-                     *             },
-                     *             "from": {
-                     *               "currency": "USD",
-                     *               "amountMinor": 12000
-                     *             },
-                     *             "summary": "Daily budget of \"Meta prospecting – US\": 120.00 USD -> 138.00 USD (+15%)",
-                     *             "campaign": {
-                     *               "id": "cmp_01ktdeb2xg2t7ctbm1brgpgm21",
-                     *               "name": "Meta prospecting – US"
-                     *             },
-                     *             "changePercent": 15
-                     *           },
-                     *           "limits": {
-                     *             "allowed": true,
-                     *             "reason": null
-                     *           },
-                     *           "proposedBy": {
-                     *             "id": "agt_01m83rtfzv4txmj1v6zgznbaa4",
-                     *             "kind": "agent",
-                     *             "name": "Budget Pacer"
-                     *           },
-                     *           "status": "proposed",
-                     *           "decidedBy": null,
-                     *           "decidedAt": null,
-                     *           "outcome": null,
-                     *           "appliedAt": null,
-                     *           "createdAt": "2026-11-22T10:44:51.091Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Action"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -2219,13 +2110,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "simulated": true
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -2242,49 +2126,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "act_01m83rtg9mme2k5bx8xrqzxssd",
-                     *         "kind": "adjust_budget",
-                     *         "args": {
-                     *           "campaignId": "cmp_01ktdeb2xg2t7ctbm1brgpgm21",
-                     *           "changePercent": 15
-                     *         },
-                     *         "plannedEffect": {
-                     *           "to": {
-                     *             "currency": "USD",
-                     *             "amountMinor": 13800
-                     *           },
-                     *           "from": {
-                     *             "currency": "USD",
-                     *             "amountMinor": 12000
-                     *           },
-                     *           "summary": "Daily budget of \"Meta prospecting – US\": 120.00 USD -> 138.00 USD (+15%)",
-                     *           "campaign": {
-                     *             "id": "cmp_01ktdeb2xg2t7ctbm1brgpgm21",
-                     *             "name": "Meta prospecting – US"
-                     *           },
-                     *           "changePercent": 15
-                     *         },
-                     *         "limits": {
-                     *           "allowed": true,
-                     *           "reason": null
-                     *         },
-                     *         "proposedBy": {
-                     *           "id": "cred_01m83rtfzpxa1992g9tpr9qd8h",
-                     *           "kind": "api",
-                     *           "name": "API"
-                     *         },
-                     *         "status": "proposed",
-                     *         "decidedBy": null,
-                     *         "decidedAt": null,
-                     *         "outcome": null,
-                     *         "appliedAt": null,
-                     *         "createdAt": "2026-11-23T08:37:07.508Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Action"];
                     };
@@ -2466,13 +2307,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "simulated": true
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -2489,34 +2323,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "auth_01m83rtgc2qx7y560kart6eaz1",
-                     *         "authorizationId": "auth_01m83rtgc2qx7y560kart6eaz1",
-                     *         "decision": "allowed",
-                     *         "mayProceed": true,
-                     *         "reason": "Allowed: Budget Pacer may change a daily budget (ads.adjust_budget) and every check passed.",
-                     *         "checks": [
-                     *           {
-                     *             "name": "agents_enabled",
-                     *             "passed": true,
-                     *             "detail": "The workspace's agents are running."
-                     *           },
-                     *           {
-                     *             "name": "tool",
-                     *             "passed": true,
-                     *             "detail": "ads.adjust_budget (Change a daily budget) is a tool action of this workspace: medium risk, can be undone."
-                     *           }
-                     *         ],
-                     *         "rules": [],
-                     *         "rulesVersion": 4,
-                     *         "approvalId": null,
-                     *         "expiresAt": "2026-11-23T08:52:07.586Z",
-                     *         "createdAt": "2026-11-23T08:37:07.586Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["AgentAuthorization"];
                     };
@@ -2670,59 +2476,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "agent": {
-                     *           "id": "agt_01m83rtfzv4txmj1v6zgznbaa4",
-                     *           "name": "Budget Pacer",
-                     *           "owner": "workspace"
-                     *         },
-                     *         "permissions": [
-                     *           {
-                     *             "tool": "ads",
-                     *             "action": "adjust_budget",
-                     *             "sentence": "Budget Pacer may change a daily budget (ads.adjust_budget)."
-                     *           },
-                     *           {
-                     *             "tool": "ads",
-                     *             "action": "pause_campaign",
-                     *             "sentence": "Budget Pacer may pause a campaign (ads.pause_campaign)."
-                     *           }
-                     *         ],
-                     *         "dataAccess": [
-                     *           "ad_spend",
-                     *           "campaigns"
-                     *         ],
-                     *         "maxUnattendedRisk": "medium",
-                     *         "ceilings": {
-                     *           "amounts": [
-                     *             {
-                     *               "amountMinor": 50000,
-                     *               "currency": "EUR"
-                     *             },
-                     *             {
-                     *               "amountMinor": 50000,
-                     *               "currency": "JPY"
-                     *             }
-                     *           ],
-                     *           "amountPercent": 20,
-                     *           "recipients": 0,
-                     *           "records": 1000,
-                     *           "sentences": [
-                     *             "At most 500.00 EUR in one request.",
-                     *             "At most 50,000 JPY in one request."
-                     *           ]
-                     *         },
-                     *         "limits": {
-                     *           "requestsPerHour": 1200,
-                     *           "remaining": 1196,
-                     *           "resetAt": "2026-11-23T09:00:00.000Z"
-                     *         },
-                     *         "agentsStopped": false
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["AgentSelf"];
                     };
@@ -2865,13 +2618,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "simulated": true
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -2888,20 +2634,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "res_01m83rtgcd2w18j3c96dxqwvvy",
-                     *         "authorizationId": "auth_01m83rtg6rxth7w5sbve4zbd8t",
-                     *         "agentId": "agt_01m83rtfzv4txmj1v6zgznbaa4",
-                     *         "status": "completed",
-                     *         "summary": "Daily budget now 132.00 USD on Meta Ads.",
-                     *         "error": null,
-                     *         "verified": false,
-                     *         "createdAt": "2026-11-23T08:37:07.597Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["AgentResult"];
                     };
@@ -3060,91 +2792,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "agt_01m83rtfzv4txmj1v6zgznbaa4",
-                     *           "name": "Budget Pacer",
-                     *           "owner": "workspace",
-                     *           "description": "Keeps ad spend on pace with the monthly plan.",
-                     *           "permissions": [
-                     *             {
-                     *               "tool": "ads",
-                     *               "action": "adjust_budget",
-                     *               "sentence": "Budget Pacer may change a daily budget (ads.adjust_budget)."
-                     *             },
-                     *             {
-                     *               "tool": "ads",
-                     *               "action": "pause_campaign",
-                     *               "sentence": "Budget Pacer may pause a campaign (ads.pause_campaign)."
-                     *             }
-                     *           ],
-                     *           "dataAccess": [
-                     *             "ad_spend",
-                     *             "campaigns"
-                     *           ],
-                     *           "maxUnattendedRisk": "medium",
-                     *           "ceilings": {
-                     *             "amounts": [
-                     *               {
-                     *                 "amountMinor": 50000,
-                     *                 "currency": "EUR"
-                     *               },
-                     *               {
-                     *                 "amountMinor": 50000,
-                     *                 "currency": "JPY"
-                     *               }
-                     *             ],
-                     *             "amountPercent": 20,
-                     *             "recipients": 0,
-                     *             "records": 1000,
-                     *             "sentences": [
-                     *               "At most 500.00 EUR in one request.",
-                     *               "At most 50,000 JPY in one request."
-                     *             ]
-                     *           },
-                     *           "lastActedAt": "2026-11-23T08:37:07.416Z",
-                     *           "createdAt": "2026-11-23T08:37:07.178Z"
-                     *         },
-                     *         {
-                     *           "id": "agt_01m83rtg01n3vym0dshfnqex4j",
-                     *           "name": "Lifecycle Writer",
-                     *           "owner": "product",
-                     *           "description": "Drafts and sends lifecycle email to opted-in contacts.",
-                     *           "permissions": [
-                     *             {
-                     *               "tool": "contacts",
-                     *               "action": "tag_contacts",
-                     *               "sentence": "Lifecycle Writer may tag contacts (contacts.tag_contacts)."
-                     *             },
-                     *             {
-                     *               "tool": "email",
-                     *               "action": "draft_campaign",
-                     *               "sentence": "Lifecycle Writer may draft an email campaign (email.draft_campaign)."
-                     *             }
-                     *           ],
-                     *           "dataAccess": [
-                     *             "contacts",
-                     *             "segments"
-                     *           ],
-                     *           "maxUnattendedRisk": "medium",
-                     *           "ceilings": {
-                     *             "amounts": [],
-                     *             "amountPercent": 0,
-                     *             "recipients": 5000,
-                     *             "records": 5000,
-                     *             "sentences": [
-                     *               "No amount in any currency.",
-                     *               "At most 0% in one request."
-                     *             ]
-                     *           },
-                     *           "lastActedAt": "2026-11-23T03:48:02.554Z",
-                     *           "createdAt": "2026-11-23T08:37:07.178Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Agent"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -3289,47 +2936,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "auth_01m6hnhhbnejdcg79xs8nv395v",
-                     *           "authorizationId": "auth_01m6hnhhbnejdcg79xs8nv395v",
-                     *           "agentId": "agt_01m83rtfzv4txmj1v6zgznbaa4",
-                     *           "agentName": "Budget Pacer",
-                     *           "tool": "email",
-                     *           "action": "send_campaign",
-                     *           "resource": "lst_01kvz41h4ccct05bzz8vkwt43j",
-                     *           "summary": "Send \"Your next bag ships Monday\" to Coffee subscribers",
-                     *           "facts": {
-                     *             "recipients": 3200
-                     *           },
-                     *           "decision": "denied",
-                     *           "status": "denied",
-                     *           "mayProceed": false,
-                     *           "reason": "Denied: Budget Pacer is not permitted to send an email campaign (email.send_campaign); it is permitted ads.adjust_budget, ads.pause_campaign, ads.read_performance and email.draft_campaign.",
-                     *           "checks": [
-                     *             {
-                     *               "name": "agents_enabled",
-                     *               "detail": "The workspace's agents are running.",
-                     *               "passed": true
-                     *             },
-                     *             {
-                     *               "name": "tool",
-                     *               "detail": "email.send_campaign (Send an email campaign) is a tool action of this workspace: high risk, cannot be undone.",
-                     *               "passed": true
-                     *             }
-                     *           ],
-                     *           "rules": [],
-                     *           "rulesVersion": 4,
-                     *           "approvalId": null,
-                     *           "expiresAt": null,
-                     *           "result": null,
-                     *           "createdAt": "2026-11-03T21:37:46.357Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["AgentRequest"][];
                         meta?: components["schemas"]["AgentRequestsPageMeta"];
@@ -3461,63 +3067,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "rule_01kw0zqcer5s20yj5tbytk6yhd",
-                     *           "sentence": "Ask a person before any agent sends an email campaign or sends an SMS message to more than 10,000 recipients.",
-                     *           "effect": "require_approval",
-                     *           "structure": {
-                     *             "match": [
-                     *               {
-                     *                 "tool": "email",
-                     *                 "action": "send_campaign"
-                     *               },
-                     *               {
-                     *                 "tool": "sms",
-                     *                 "action": "send_message"
-                     *               }
-                     *             ],
-                     *             "when": [
-                     *               {
-                     *                 "op": ">",
-                     *                 "fact": "recipients",
-                     *                 "value": 10000
-                     *               }
-                     *             ]
-                     *           },
-                     *           "createdAt": "2026-06-26T03:31:40.120Z"
-                     *         },
-                     *         {
-                     *           "id": "rule_01kw12mmefn9kpsn17eda491qq",
-                     *           "sentence": "Ask a person before any agent raises a daily budget by more than 15%.",
-                     *           "effect": "require_approval",
-                     *           "structure": {
-                     *             "match": [
-                     *               {
-                     *                 "tool": "ads",
-                     *                 "action": "adjust_budget"
-                     *               }
-                     *             ],
-                     *             "when": [
-                     *               {
-                     *                 "op": "=",
-                     *                 "fact": "increase",
-                     *                 "value": true
-                     *               },
-                     *               {
-                     *                 "op": ">",
-                     *                 "fact": "amountPercent",
-                     *                 "value": 15
-                     *               }
-                     *             ]
-                     *           },
-                     *           "createdAt": "2026-06-26T04:22:35.727Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Rule"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -3649,66 +3198,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "key": "ads",
-                     *           "name": "Ad accounts",
-                     *           "description": "Campaigns and budgets on the connected ad accounts.",
-                     *           "actions": [
-                     *             {
-                     *               "key": "adjust_budget",
-                     *               "name": "Change a daily budget",
-                     *               "risk": "medium",
-                     *               "dataUsed": [
-                     *                 "campaigns",
-                     *                 "ad_spend"
-                     *               ],
-                     *               "reversible": true
-                     *             },
-                     *             {
-                     *               "key": "pause_campaign",
-                     *               "name": "Pause a campaign",
-                     *               "risk": "low",
-                     *               "dataUsed": [
-                     *                 "campaigns"
-                     *               ],
-                     *               "reversible": true
-                     *             }
-                     *           ],
-                     *           "createdAt": "2026-11-23T08:37:07.178Z"
-                     *         },
-                     *         {
-                     *           "key": "contacts",
-                     *           "name": "Contacts",
-                     *           "description": "The people who agreed to hear from the business.",
-                     *           "actions": [
-                     *             {
-                     *               "key": "export_contacts",
-                     *               "name": "Export contacts",
-                     *               "risk": "high",
-                     *               "dataUsed": [
-                     *                 "contacts",
-                     *                 "personal_data"
-                     *               ],
-                     *               "reversible": false
-                     *             },
-                     *             {
-                     *               "key": "tag_contacts",
-                     *               "name": "Tag contacts",
-                     *               "risk": "low",
-                     *               "dataUsed": [
-                     *                 "contacts"
-                     *               ],
-                     *               "reversible": true
-                     *             }
-                     *           ],
-                     *           "createdAt": "2026-11-23T08:37:07.178Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Tool"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -3848,40 +3337,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "apr_01m83d2rmqhsnhsd24btaam62f",
-                     *           "kind": "send",
-                     *           "status": "pending",
-                     *           "summary": "Send \"Last call: free shipping over $45 ends Sunday\" to 16,880 contacts",
-                     *           "subjectId": "snd_01m83d2rmqx1w3rg6zn6dyra69",
-                     *           "requestedBy": "Lifecycle Writer",
-                     *           "decidedBy": null,
-                     *           "decidedAt": null,
-                     *           "expiresAt": "2026-11-24T05:11:55.287Z",
-                     *           "expired": false,
-                     *           "usedAt": null,
-                     *           "createdAt": "2026-11-23T05:11:55.287Z"
-                     *         },
-                     *         {
-                     *           "id": "apr_01m83895vth7c1pzrnytf8eyxm",
-                     *           "kind": "agent_request",
-                     *           "status": "pending",
-                     *           "summary": "Send \"Your next bag ships Monday\" to Coffee subscribers",
-                     *           "subjectId": "auth_01m83895vthh8n9pdywp82xmwr",
-                     *           "requestedBy": "Lifecycle Writer",
-                     *           "decidedBy": null,
-                     *           "decidedAt": null,
-                     *           "expiresAt": "2026-11-24T03:48:02.554Z",
-                     *           "expired": false,
-                     *           "usedAt": null,
-                     *           "createdAt": "2026-11-23T03:48:02.554Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Approval"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -4013,32 +3468,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "conn_01kseqn2nhvnq1na5mj2mecztk",
-                     *           "kind": "store",
-                     *           "provider": "shopify",
-                     *           "name": "Northwind Coffee (Shopify)",
-                     *           "delivering": true,
-                     *           "failingSince": null,
-                     *           "lastDeliveredAt": "2026-11-23T08:20:07.203Z",
-                     *           "createdAt": "2026-05-25T04:52:52.529Z"
-                     *         },
-                     *         {
-                     *           "id": "conn_01ksgsrex7916gjb0x92szqkej",
-                     *           "kind": "email_platform",
-                     *           "provider": "klaviyo",
-                     *           "name": "Klaviyo – Northwind",
-                     *           "delivering": true,
-                     *           "failingSince": null,
-                     *           "lastDeliveredAt": "2026-11-23T08:24:07.203Z",
-                     *           "createdAt": "2026-05-26T00:08:09.383Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Connection"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -4198,13 +3627,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "simulated": true
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -4221,34 +3643,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "results": [
-                     *           {
-                     *             "index": 0,
-                     *             "email": "ana.garcia@gmail.com",
-                     *             "status": "created",
-                     *             "contactId": "ctc_01m83rtga053mq3qxmre1fx76n",
-                     *             "reason": null
-                     *           },
-                     *           {
-                     *             "index": 1,
-                     *             "email": "Olivia.Bennett@gmail.com",
-                     *             "status": "updated",
-                     *             "contactId": "ctc_01kw1h6p03tseb4axp8nq6ezrs",
-                     *             "reason": null
-                     *           }
-                     *         ],
-                     *         "totals": {
-                     *           "created": 1,
-                     *           "updated": 1,
-                     *           "skipped": 0
-                     *         },
-                     *         "listId": "lst_01ksrqv0jt8mpp0dnn96w2z1qf"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["ContactImport"];
                     };
@@ -4415,47 +3809,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "cus_01m2nhxgyb452svthqpbvyrg3s",
-                     *           "name": "Daiki Kato",
-                     *           "email": "dkato@yahoo.co.jp",
-                     *           "stage": "repeat",
-                     *           "orders": 4,
-                     *           "spend": [
-                     *             {
-                     *               "amountMinor": 19600,
-                     *               "currency": "JPY"
-                     *             }
-                     *           ],
-                     *           "firstOrderAt": "2026-09-18T20:40:23.105Z",
-                     *           "lastOrderAt": "2026-11-10T22:52:01.889Z",
-                     *           "createdAt": "2026-09-16T16:48:35.275Z"
-                     *         },
-                     *         {
-                     *           "id": "cus_01m2n6wc2wr7hvq5jb3eqf1nkf",
-                     *           "name": "Pablo Torres",
-                     *           "email": "pablotorres@gmail.com",
-                     *           "stage": "repeat",
-                     *           "orders": 5,
-                     *           "spend": [
-                     *             {
-                     *               "amountMinor": 26790,
-                     *               "currency": "EUR"
-                     *             }
-                     *           ],
-                     *           "firstOrderAt": "2026-09-17T22:12:13.882Z",
-                     *           "lastOrderAt": "2026-11-13T18:31:35.873Z",
-                     *           "createdAt": "2026-09-16T13:35:43.196Z"
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "nextCursor": "eyJsIjoibGlzdEN1c3RvbWVycyIsImYiOiJbW1wic3RhZ2VcIixcInJlcGVhdFwiXV0iLCJ3Ijoid3NfMDFtODNydGZ6YjN3ejhjZXljY25ocDNncDUiLCJwIjp7InQiOiIyMDI2LTA5LTA1VDAwOjQxOjQ1LjkyMFoiLCJpZCI6ImN1c18wMW0xcWc3YTYwMThhbXJ0YzE5MjlleXphZiJ9fQ.34m7DoKnImN_Gfl8t5n2Jw"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Customer"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -4595,51 +3948,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "dec_01m7sd2xv9wng5dzg34mfv8168",
-                     *           "missionId": "msn_01kss5ew2r86ac5fcc0mzjqzx6",
-                     *           "author": {
-                     *             "name": "Lifecycle Writer",
-                     *             "kind": "agent"
-                     *           },
-                     *           "title": "Include a tasting-notes card with every first order",
-                     *           "rationale": "Reviews mention not knowing what to taste for; a card makes the second choice easier.",
-                     *           "prediction": {
-                     *             "measure": "second_order_rate",
-                     *             "change": 2,
-                     *             "confidence": 0.6
-                     *           },
-                     *           "status": "recorded",
-                     *           "outcome": null,
-                     *           "createdAt": "2026-11-19T07:59:36.297Z"
-                     *         },
-                     *         {
-                     *           "id": "dec_01m7njhnexcwkypb93gesxeaya",
-                     *           "missionId": "msn_01kss5ew2r86ac5fcc0mzjqzx6",
-                     *           "author": {
-                     *             "name": "Sofia Lindqvist (Lifecycle Marketing)",
-                     *             "kind": "person"
-                     *           },
-                     *           "title": "Split the win-back flow by roast preference",
-                     *           "rationale": "Espresso and filter buyers lapse for different reasons; one message for both underperforms.",
-                     *           "prediction": {
-                     *             "measure": "repeat_purchase_rate",
-                     *             "change": 3.7,
-                     *             "confidence": 0.8
-                     *           },
-                     *           "status": "recorded",
-                     *           "outcome": null,
-                     *           "createdAt": "2026-11-17T20:18:04.381Z"
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "nextCursor": "eyJsIjoibGlzdERlY2lzaW9ucyIsImYiOiJbW1wibWlzc2lvbklkXCIsXCJtc25fMDFrc3M1ZXcycjg2YWM1ZmNjMG16anF6eDZcIl1dIiwidyI6IndzXzAxbTgzcnRmemIzd3o4Y2V5Y2NuaHAzZ3A1IiwicCI6eyJ0IjoiMjAyNi0xMS0xNFQxNDowNjoyMi4wOTJaIiwiaWQiOiJkZWNfMDFtN2Q2Mnd3Y2NyamVqajBzcTh5YWE4aDAifX0.9J_FcFnXdwbQV8y489XE1g"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Decision"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -4779,104 +4087,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "evt_01m33p2x0x7xxzt8xvpmfwakmj",
-                     *           "event": "action.applied",
-                     *           "createdAt": "2026-09-22T04:30:47.837Z",
-                     *           "workspaceId": "ws_01m83rtfzb3wz8ceyccnhp3gp5",
-                     *           "data": {
-                     *             "action": {
-                     *               "id": "act_01m31hd6vdaqn27f33736vn5bf",
-                     *               "args": {
-                     *                 "code": "WELCOME10",
-                     *                 "expiresAt": "2026-10-21T08:37:07.203Z",
-                     *                 "percentOff": 10
-                     *               },
-                     *               "kind": "create_discount",
-                     *               "limits": {
-                     *                 "reason": null,
-                     *                 "allowed": true
-                     *               },
-                     *               "status": "applied",
-                     *               "outcome": {
-                     *                 "ok": true,
-                     *                 "error": null,
-                     *                 "detail": "Discount code WELCOME10 created in Northwind Coffee (Shopify)."
-                     *               },
-                     *               "appliedAt": "2026-09-22T04:30:47.837Z",
-                     *               "createdAt": "2026-09-21T08:30:33.837Z",
-                     *               "decidedAt": "2026-09-22T04:30:33.837Z",
-                     *               "decidedBy": "Maya Chen",
-                     *               "proposedBy": {
-                     *                 "id": null,
-                     *                 "kind": "api",
-                     *                 "name": "API"
-                     *               },
-                     *               "plannedEffect": {
-                     *                 "code": "WELCOME10",
-                     *                 "summary": "Create discount code WELCOME10: 10% off until 2026-10-21T08:37:07.203Z",
-                     *                 "expiresAt": "2026-10-21T08:37:07.203Z",
-                     *                 "percentOff": 10
-                     *               }
-                     *             }
-                     *           }
-                     *         },
-                     *         {
-                     *           "id": "evt_01m4tbwda39e6pw33hmgbp2mj9",
-                     *           "event": "action.applied",
-                     *           "createdAt": "2026-10-13T10:10:43.139Z",
-                     *           "workspaceId": "ws_01m83rtfzb3wz8ceyccnhp3gp5",
-                     *           "data": {
-                     *             "action": {
-                     *               "id": "act_01m4t509bvscz4n4c9162zdcmf",
-                     *               "args": {
-                     *                 "campaignId": "cmp_01m0tsnm371tx9zpqbwjhxp238"
-                     *               },
-                     *               "kind": "pause_campaign",
-                     *               "limits": {
-                     *                 "reason": null,
-                     *                 "allowed": true
-                     *               },
-                     *               "status": "applied",
-                     *               "outcome": {
-                     *                 "ok": true,
-                     *                 "error": null,
-                     *                 "detail": "Campaign paused on Meta Ads – Northwind US."
-                     *               },
-                     *               "appliedAt": "2026-10-13T10:10:43.139Z",
-                     *               "createdAt": "2026-10-13T08:10:30.139Z",
-                     *               "decidedAt": "2026-10-13T10:10:30.139Z",
-                     *               "decidedBy": "Kenji Watanabe",
-                     *               "proposedBy": {
-                     *                 "id": "agt_01m83rtfzv4txmj1v6zgznbaa4",
-                     *                 "kind": "agent",
-                     *                 "name": "Budget Pacer"
-                     *               },
-                     *               "plannedEffect": {
-                     *                 "summary": "Pause \"Instagram Japan – drip bags\" (daily budget 15,000 JPY)",
-                     *                 "campaign": {
-                     *                   "id": "cmp_01m0tsnm371tx9zpqbwjhxp238",
-                     *                   "name": "Instagram Japan – drip bags"
-                     *                 },
-                     *                 "dailyBudget": {
-                     *                   "currency": "JPY",
-                     *                   "amountMinor": 15000
-                     *                 },
-                     *                 "statusAfter": "paused",
-                     *                 "statusBefore": "active"
-                     *               }
-                     *             }
-                     *           }
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "nextCursor": "eyJsIjoibGlzdEV2ZW50cyIsImYiOiJbW1widHlwZVwiLFwiYWN0aW9uLmFwcGxpZWRcIl1dIiwidyI6IndzXzAxbTgzcnRmemIzd3o4Y2V5Y2NuaHAzZ3A1IiwicCI6MTYzfQ.ZSKVCZGp41NmIciSZX7SRw"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Event"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -5011,34 +4221,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "exp_01m7tbrz2jzt90je4vmk9tpnsq",
-                     *           "hypothesis": "Early-access restock texts add Kiambu orders over the hold-back within 7 days.",
-                     *           "kind": "sms_holdout",
-                     *           "subjectId": "snd_01m7ngqzt6cj0wq87thm5j6y3b",
-                     *           "expectation": "send_adds",
-                     *           "decisionId": "dec_01m7sd2xv9wng5dzg34mfv8168",
-                     *           "status": "open",
-                     *           "result": null,
-                     *           "createdAt": "2026-11-19T16:55:55.730Z"
-                     *         },
-                     *         {
-                     *           "id": "exp_01m7qrbwtnftkyjgbvv6kkb4sn",
-                     *           "hypothesis": "Tasting notes sell a new origin better than the farm story for people who already buy from us.",
-                     *           "kind": "email_ab_test",
-                     *           "subjectId": "abt_01m7kz998p1fkq15v9nh5a112h",
-                     *           "expectation": "a_better",
-                     *           "decisionId": "dec_01m7njhnexcwkypb93gesxeaya",
-                     *           "status": "open",
-                     *           "result": null,
-                     *           "createdAt": "2026-11-18T16:38:15.637Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Experiment"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -5184,13 +4366,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "simulated": true
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -5207,21 +4382,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "exp_01m83rtg8d577wjdam5e33j51y",
-                     *         "hypothesis": "Naming the roast in the subject line lifts opens.",
-                     *         "kind": "email_ab_test",
-                     *         "subjectId": "abt_01m7kz998p1fkq15v9nh5a112h",
-                     *         "expectation": "a_better",
-                     *         "decisionId": "dec_01m7sd2xv9wng5dzg34mfv8168",
-                     *         "status": "open",
-                     *         "result": null,
-                     *         "createdAt": "2026-11-23T08:37:07.469Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Experiment"];
                     };
@@ -5383,78 +4543,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "msn_01kydxycdkz6q2n1y22m7b5738",
-                     *           "name": "Grow the EU newsletter",
-                     *           "objective": "Reach 6,000 newsletter subscribers in the EU store before the spring launch.",
-                     *           "status": "paused",
-                     *           "metric": {
-                     *             "name": "eu_subscribers",
-                     *             "unit": "count",
-                     *             "baseline": 3200,
-                     *             "current": 4150,
-                     *             "target": 6000,
-                     *             "measuredAt": "2026-11-22T14:37:07.203Z"
-                     *           },
-                     *           "progress": 0.339,
-                     *           "automations": [
-                     *             {
-                     *               "id": "aut_01kyjhpyjq28mycyshb5qy1svv",
-                     *               "name": "Brew-quiz pop-up",
-                     *               "kind": "popup_capture",
-                     *               "status": "paused"
-                     *             },
-                     *             {
-                     *               "id": "aut_01kz1kfdrb0pnnj0vp8y4yk0km",
-                     *               "name": "Welcome series (DE/FR)",
-                     *               "kind": "welcome_series",
-                     *               "status": "paused"
-                     *             }
-                     *           ],
-                     *           "automationCount": 2,
-                     *           "startedAt": "2026-07-26T00:42:03.571Z",
-                     *           "dueAt": "2026-12-13T08:37:07.203Z",
-                     *           "createdAt": "2026-07-26T00:42:03.571Z"
-                     *         },
-                     *         {
-                     *           "id": "msn_01kw13bpjwz2sekk5gpjbx2t24",
-                     *           "name": "Holiday gift box launch",
-                     *           "objective": "Sell 1,000 three-origin gift boxes across the US, EU and Japan stores.",
-                     *           "status": "completed",
-                     *           "metric": {
-                     *             "name": "gift_box_orders",
-                     *             "unit": "count",
-                     *             "baseline": 0,
-                     *             "current": 1240,
-                     *             "target": 1000,
-                     *             "measuredAt": "2026-10-10T08:37:07.203Z"
-                     *           },
-                     *           "progress": 1,
-                     *           "automations": [
-                     *             {
-                     *               "id": "aut_01kw98nx8msvwj0bzhpegyhyg1",
-                     *               "name": "Gift guide sequence",
-                     *               "kind": "email_sequence",
-                     *               "status": "finished"
-                     *             },
-                     *             {
-                     *               "id": "aut_01kwn312wdsrrgjrmmwkgxkcwa",
-                     *               "name": "Gift box retargeting",
-                     *               "kind": "retargeting",
-                     *               "status": "finished"
-                     *             }
-                     *           ],
-                     *           "automationCount": 2,
-                     *           "startedAt": "2026-06-26T04:35:11.580Z",
-                     *           "dueAt": "2026-10-09T08:37:07.203Z",
-                     *           "createdAt": "2026-06-26T04:35:11.580Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Mission"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -5661,50 +4749,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "opp_01m7v0903j9qk5d7knq8w6ams4",
-                     *           "title": "Win back 212 lapsed subscribers with a brew-guide series",
-                     *           "detail": "They bought at least twice, then nothing for 90 days; most bought filter roasts.",
-                     *           "status": "open",
-                     *           "worth": 86.5,
-                     *           "estimatedImpact": [
-                     *             {
-                     *               "amountMinor": 48000,
-                     *               "currency": "EUR"
-                     *             },
-                     *             {
-                     *               "amountMinor": 212000,
-                     *               "currency": "USD"
-                     *             }
-                     *           ],
-                     *           "measuredImpact": null,
-                     *           "signals": 3,
-                     *           "expiresAt": "2026-12-14T08:37:07.203Z",
-                     *           "createdAt": "2026-11-19T22:54:12.594Z"
-                     *         },
-                     *         {
-                     *           "id": "opp_01m7kc4hsr7vhzzdmsdg9z0p0b",
-                     *           "title": "Raise the US free-shipping threshold from $40 to $45",
-                     *           "detail": "31% of US orders sit between $40 and $45; a small nudge lifts order value without hurting conversion in similar stores.",
-                     *           "status": "open",
-                     *           "worth": 74.2,
-                     *           "estimatedImpact": [
-                     *             {
-                     *               "amountMinor": 186000,
-                     *               "currency": "USD"
-                     *             }
-                     *           ],
-                     *           "measuredImpact": null,
-                     *           "signals": 1,
-                     *           "expiresAt": "2026-12-05T08:37:07.203Z",
-                     *           "createdAt": "2026-11-16T23:47:34.328Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Opportunity"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -5831,126 +4875,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "predictions": {
-                     *           "recorded": 320,
-                     *           "measured": 188,
-                     *           "held": 119,
-                     *           "heldRate": 0.633,
-                     *           "byAuthor": [
-                     *             {
-                     *               "author": {
-                     *                 "name": "Lifecycle Writer",
-                     *                 "kind": "agent"
-                     *               },
-                     *               "measured": 65,
-                     *               "held": 38,
-                     *               "heldRate": 0.585,
-                     *               "statedConfidence": 0.718
-                     *             },
-                     *             {
-                     *               "author": {
-                     *                 "name": "Budget Pacer",
-                     *                 "kind": "agent"
-                     *               },
-                     *               "measured": 56,
-                     *               "held": 29,
-                     *               "heldRate": 0.518,
-                     *               "statedConfidence": 0.707
-                     *             }
-                     *           ],
-                     *           "authorCount": 6,
-                     *           "byMeasure": [
-                     *             {
-                     *               "measure": "repeat_purchase_rate",
-                     *               "measured": 30,
-                     *               "held": 19,
-                     *               "heldRate": 0.633,
-                     *               "statedConfidence": 0.715
-                     *             },
-                     *             {
-                     *               "measure": "cost_per_first_order",
-                     *               "measured": 24,
-                     *               "held": 12,
-                     *               "heldRate": 0.5,
-                     *               "statedConfidence": 0.679
-                     *             }
-                     *           ],
-                     *           "measureCount": 11,
-                     *           "calibration": [
-                     *             {
-                     *               "confidenceFrom": 0.5,
-                     *               "confidenceTo": 0.6,
-                     *               "measured": 45,
-                     *               "held": 16,
-                     *               "heldRate": 0.356,
-                     *               "statedConfidence": 0.536
-                     *             },
-                     *             {
-                     *               "confidenceFrom": 0.6,
-                     *               "confidenceTo": 0.7,
-                     *               "measured": 34,
-                     *               "held": 21,
-                     *               "heldRate": 0.618,
-                     *               "statedConfidence": 0.631
-                     *             }
-                     *           ]
-                     *         },
-                     *         "findings": {
-                     *           "open": 2,
-                     *           "accepted": 2,
-                     *           "rejected": 4,
-                     *           "turnedDown": [
-                     *             {
-                     *               "reason": "Confounded by the drip-bag launch in the same week",
-                     *               "count": 1,
-                     *               "findings": [
-                     *                 {
-                     *                   "id": "fnd_01m3zhx02rqvgb36h34kgn2fqm",
-                     *                   "title": "Customers in Japan prefer darker roasts",
-                     *                   "createdAt": "2026-10-03T00:16:24.152Z"
-                     *                 }
-                     *               ]
-                     *             },
-                     *             {
-                     *               "reason": "Measured before the subscription price change; not comparable",
-                     *               "count": 1,
-                     *               "findings": [
-                     *                 {
-                     *                   "id": "fnd_01m5cfd3g01mgb22pt6vby47h6",
-                     *                   "title": "Decaf buyers cancel subscriptions faster",
-                     *                   "createdAt": "2026-10-20T10:58:35.648Z"
-                     *                 }
-                     *               ]
-                     *             }
-                     *           ],
-                     *           "reasonCount": 4
-                     *         },
-                     *         "tests": {
-                     *           "abTests": {
-                     *             "running": 2,
-                     *             "decided": 3,
-                     *             "aWon": 1,
-                     *             "bWon": 1,
-                     *             "noDifference": 1
-                     *           },
-                     *           "holdouts": {
-                     *             "decided": 4,
-                     *             "sendAdded": 3,
-                     *             "meanLiftPercent": 5.28
-                     *           },
-                     *           "hypotheses": {
-                     *             "written": 8,
-                     *             "decided": 5,
-                     *             "held": 3,
-                     *             "heldRate": 0.6
-                     *           }
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Outcomes"];
                     };
@@ -6087,84 +5011,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "from": "2026-09-01T00:00:00.000Z",
-                     *         "to": "2026-10-01T00:00:00.000Z",
-                     *         "currencies": [
-                     *           {
-                     *             "currency": "EUR",
-                     *             "orders": 66,
-                     *             "total": {
-                     *               "amountMinor": 343770,
-                     *               "currency": "EUR"
-                     *             },
-                     *             "marketing": {
-                     *               "amount": {
-                     *                 "amountMinor": 122870,
-                     *                 "currency": "EUR"
-                     *               },
-                     *               "orders": 20,
-                     *               "share": 0.3574,
-                     *               "byChannel": [
-                     *                 {
-                     *                   "channel": "email",
-                     *                   "amount": {
-                     *                     "amountMinor": 74390,
-                     *                     "currency": "EUR"
-                     *                   },
-                     *                   "orders": 10
-                     *                 },
-                     *                 {
-                     *                   "channel": "sms",
-                     *                   "amount": {
-                     *                     "amountMinor": 20090,
-                     *                     "currency": "EUR"
-                     *                   },
-                     *                   "orders": 5
-                     *                 }
-                     *               ]
-                     *             }
-                     *           },
-                     *           {
-                     *             "currency": "JPY",
-                     *             "orders": 26,
-                     *             "total": {
-                     *               "amountMinor": 204000,
-                     *               "currency": "JPY"
-                     *             },
-                     *             "marketing": {
-                     *               "amount": {
-                     *                 "amountMinor": 109200,
-                     *                 "currency": "JPY"
-                     *               },
-                     *               "orders": 12,
-                     *               "share": 0.5353,
-                     *               "byChannel": [
-                     *                 {
-                     *                   "channel": "email",
-                     *                   "amount": {
-                     *                     "amountMinor": 83200,
-                     *                     "currency": "JPY"
-                     *                   },
-                     *                   "orders": 7
-                     *                 },
-                     *                 {
-                     *                   "channel": "ads",
-                     *                   "amount": {
-                     *                     "amountMinor": 14600,
-                     *                     "currency": "JPY"
-                     *                   },
-                     *                   "orders": 2
-                     *                 }
-                     *               ]
-                     *             }
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Revenue"];
                     };
@@ -6300,40 +5146,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "sig_01m6g69rxcwfhj5vd7e3c8ban2",
-                     *           "kind": "revenue_spike",
-                     *           "title": "Japan revenue up 64% week over week",
-                     *           "detail": "Drip-bag orders after the Instagram reels.",
-                     *           "status": "resolved",
-                     *           "opportunity": {
-                     *             "id": "opp_01m4rks5d9sn7j0618zfcw5pd7",
-                     *             "title": "Rotate fatigued Instagram Japan creatives",
-                     *             "status": "actioned"
-                     *           },
-                     *           "resolvedAt": "2026-11-10T22:06:36.949Z",
-                     *           "createdAt": "2026-11-03T07:52:08.876Z"
-                     *         },
-                     *         {
-                     *           "id": "sig_01m4wc70x21ae4g1eqtn61awrg",
-                     *           "kind": "checkout_abandonment",
-                     *           "title": "Abandonment at the shipping step is back to 6%",
-                     *           "detail": "After the abandoned-checkout flow started.",
-                     *           "status": "resolved",
-                     *           "opportunity": {
-                     *             "id": "opp_01m2e0bftgcaa7k50tsbe36yfe",
-                     *             "title": "Recover abandoned checkouts over $60",
-                     *             "status": "actioned"
-                     *           },
-                     *           "resolvedAt": "2026-10-18T10:21:01.464Z",
-                     *           "createdAt": "2026-10-14T04:54:59.746Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Signal"][];
                         meta?: components["schemas"]["PageMeta"];
@@ -6481,13 +5293,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "simulated": true
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulatedWrite"];
                     };
@@ -6504,22 +5309,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "event": "checkout.abandoned",
-                     *         "contactId": "ctc_01kw1h6p03tseb4axp8nq6ezrs",
-                     *         "workflowsStarted": 1,
-                     *         "runs": [
-                     *           {
-                     *             "id": "run_01m83rtgacf3hz8m6yqgvprta3",
-                     *             "workflowId": "wf_01m235pt8tr1mzxk34kaf5b12x",
-                     *             "workflowName": "Abandoned checkout rescue"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["TrackResult"];
                     };
@@ -6673,36 +5462,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "allowances": [
-                     *           {
-                     *             "name": "emails",
-                     *             "limit": 100000,
-                     *             "used": 46209,
-                     *             "remaining": 53791,
-                     *             "periodStart": "2026-11-01T00:00:00.000Z",
-                     *             "periodEnd": "2026-12-01T00:00:00.000Z"
-                     *           },
-                     *           {
-                     *             "name": "sms",
-                     *             "limit": 10000,
-                     *             "used": 2832,
-                     *             "remaining": 7168,
-                     *             "periodStart": "2026-11-01T00:00:00.000Z",
-                     *             "periodEnd": "2026-12-01T00:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "apiCalls": {
-                     *           "count": 0,
-                     *           "periodStart": "2026-11-01T00:00:00.000Z",
-                     *           "periodEnd": "2026-12-01T00:00:00.000Z",
-                     *           "countingBeganAt": "2026-09-11T00:00:00.000Z"
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["Usage"];
                     };

@@ -76,6 +76,7 @@ test('an agent-only operation refuses a workspace token (403) and answers an age
     method: 'GET',
     path: '/agent/probe',
     operationId: 'probeAgent',
+    sdk: null,
     summary: 'probe',
     description: 'A probe operation of this test.',
     tag: 'Test',

@@ -10,6 +10,7 @@ export const actionOperations = [
     method: 'GET',
     path: '/actions',
     operationId: 'listActions',
+    sdk: 'actions.list',
     summary: 'List proposed changes',
     description:
       'Proposed changes, newest first, paged with meta.nextCursor: each with its kind and args, its planned effect in words and figures, whether the workspace limits allowed it, who proposed it, who decided it and what became of it. Every status when `status` is omitted.',
@@ -26,6 +27,7 @@ export const actionOperations = [
     method: 'POST',
     path: '/actions',
     operationId: 'createAction',
+    sdk: 'actions.create',
     summary: 'Propose a change',
     description:
       "Propose a change for a person to approve. It is planned (its effect in words and figures) and checked against the workspace's limits, the same limits the agent gateway applies: a proposal they refuse is recorded as `refused` with the reason (201); any other waits as `proposed`. Nothing here approves or carries out a change; a person does. An unknown kind is 400 listing the kinds; a bad arg is 400 naming it; an id in args not in this workspace is 404; a record whose state refuses the change (e.g. pausing a paused campaign) is 409.",

@@ -13,6 +13,7 @@ export const agentGatewayOperations = [
     method: 'POST',
     path: '/agent/authorize',
     operationId: 'authorizeAgentAction',
+    sdk: 'agent.authorize',
     summary: 'Ask whether the agent may act',
     description:
       "The gateway decides against the stop switch, the tool, the agent's permissions, the data the action uses, the agent's ceilings and the workspace's limits, the risk, and the owner's rules, in that order; every check reports. " +
@@ -39,6 +40,7 @@ export const agentGatewayOperations = [
     method: 'POST',
     path: '/agent/result',
     operationId: 'reportAgentResult',
+    sdk: 'agent.result',
     summary: 'Report what became of an allowed action',
     description:
       'Recorded against an authorization of this agent (404 otherwise) and kept as unverified: a claim, not a check. ' +
@@ -55,6 +57,7 @@ export const agentGatewayOperations = [
     method: 'GET',
     path: '/agent/me',
     operationId: 'getAgentSelf',
+    sdk: 'agent.me',
     summary: 'The calling agent: what it may do and ask for',
     description: "The agent's permissions in words, the data it may use, its ceilings, its own rate limit and what remains, and whether the workspace has stopped its agents (and why).",
     tag: 'Agent gateway',

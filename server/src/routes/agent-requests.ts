@@ -11,6 +11,7 @@ export const agentRequestOperations = [
     method: 'GET',
     path: '/agents/requests',
     operationId: 'listAgentRequests',
+    sdk: 'agents.requests',
     summary: 'List agent requests',
     description:
       'Every gateway decision, refusals included, newest first, each with the result reported for it (or null). Filter by status (the decision) and agentId (404 if that agent is not in this workspace); page with meta.nextBefore.',

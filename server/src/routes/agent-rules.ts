@@ -7,6 +7,7 @@ export const agentRuleOperations = [
     method: 'GET',
     path: '/agents/rules',
     operationId: 'listAgentRules',
+    sdk: 'agents.rules',
     summary: 'List agent rules',
     description: 'The rules in force for agents, oldest first, each as a sentence and as the structure the gateway judges.',
     tag: 'Agents',

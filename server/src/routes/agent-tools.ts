@@ -7,6 +7,7 @@ export const agentToolOperations = [
     method: 'GET',
     path: '/agents/tools',
     operationId: 'listAgentTools',
+    sdk: 'agents.tools',
     summary: 'List agent tools',
     description: 'Every tool an agent can be permitted, in the order they were added, with each action: its risk, the data it uses, and whether it can be undone.',
     tag: 'Agents',

@@ -7,6 +7,7 @@ export const agentOperations = [
     method: 'GET',
     path: '/agents',
     operationId: 'listAgents',
+    sdk: 'agents.list',
     summary: 'List agents',
     description: "The workspace's agents (the product's own and the workspace's), oldest first, with their permissions in words, the data they may use, their ceilings, and when each last acted.",
     tag: 'Agents',

@@ -9,6 +9,7 @@ export const approvalOperations = [
     method: 'GET',
     path: '/approvals',
     operationId: 'listApprovals',
+    sdk: 'approvals.list',
     summary: 'List approvals',
     description:
       "Sends and agent requests waiting for, or given, a person's approval, newest first. Every status unless `status` says one. Paged with meta.nextCursor like the other long lists.",

@@ -7,6 +7,7 @@ export const connectionOperations = [
     method: 'GET',
     path: '/connections',
     operationId: 'listConnections',
+    sdk: 'connections.list',
     summary: 'List connections',
     description: 'The connected store, ad accounts, email platform and social accounts, oldest first, each with whether it still delivers and since when it stopped, if it did.',
     tag: 'Analytics',

@@ -8,6 +8,7 @@ export const contactOperations = [
     method: 'POST',
     path: '/contacts',
     operationId: 'importContacts',
+    sdk: 'contacts.import',
     summary: 'Add or update contacts',
     description:
       "Up to 100 contacts a request, as an import does it: addresses are compared without regard to case; an address on the do-not-contact list is skipped; tags are merged; an existing contact keeps every field the request does not send. The answer says, per contact by its index, whether it was created, updated or skipped and why, and the totals. With listId (404 if not in this workspace) the contacts join that list. New contacts must fit the plan's contacts allowance: otherwise 402 plan_required naming what remains, and nothing is written.",

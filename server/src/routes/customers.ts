@@ -9,6 +9,7 @@ export const customerOperations = [
     method: 'GET',
     path: '/customers',
     operationId: 'listCustomers',
+    sdk: 'customers.list',
     summary: 'List customers',
     description: 'Buyers newest first, with order count and spend per currency; every stage unless `stage` says one.',
     tag: 'Contacts',

@@ -10,6 +10,7 @@ export const decisionOperations = [
     method: 'GET',
     path: '/decisions',
     operationId: 'listDecisions',
+    sdk: 'decisions.list',
     summary: 'List decisions',
     description: 'The decision ledger, newest first, paged with meta.nextCursor. Filter by missionId (404 if that mission is not in this workspace).',
     tag: 'Growth',

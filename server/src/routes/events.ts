@@ -8,6 +8,7 @@ export const eventOperations = [
     method: 'GET',
     path: '/events',
     operationId: 'listEvents',
+    sdk: 'events.list',
     summary: 'Poll events',
     description:
       'The events a webhook can subscribe to, oldest first, in commit order. Pass `after` = the meta.nextCursor of the previous answer: every page that holds events carries meta.nextCursor (the position of its last event), and an empty page answers the cursor it was given, so a consumer polling from its last cursor sees every event exactly once, in order, including events committed while it was paging. Fewer events than `limit` means it has caught up. Filter with `type` (the cursor is bound to the filter).',

@@ -8,6 +8,7 @@ export const experimentOperations = [
     method: 'GET',
     path: '/experiments',
     operationId: 'listExperiments',
+    sdk: 'experiments.list',
     summary: 'List experiments',
     description: 'Every hypothesis, newest first, with the state of its test and what the test said once decided.',
     tag: 'Growth',
@@ -22,6 +23,7 @@ export const experimentOperations = [
     method: 'POST',
     path: '/experiments',
     operationId: 'createExperiment',
+    sdk: 'experiments.create',
     summary: 'Record a hypothesis',
     description:
       'Write a hypothesis against an A/B test or an email send before its test is decided. The subject and the expectation fit the kind: an A/B test (abt_...) shows a_better, b_better or no_difference; a hold-back of a send (snd_...) shows send_adds or no_difference. 404 if the test, send or decision is not in this workspace; 409 conflict if the test was already decided.',

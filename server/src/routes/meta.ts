@@ -14,6 +14,7 @@ export function metaOperations(all: () => Operation[], buildDocument: (ops: Oper
       method: 'GET',
       path: '',
       operationId: 'getApiIndex',
+      sdk: null,
       summary: 'List the endpoints of this deployment',
       description: 'The live list of endpoints. No token needed; it holds no workspace data.',
       tag: 'Meta',
@@ -39,6 +40,7 @@ export function metaOperations(all: () => Operation[], buildDocument: (ops: Oper
       method: 'GET',
       path: '/openapi.json',
       operationId: 'getOpenApiDocument',
+      sdk: null,
       summary: 'The OpenAPI 3.1 description',
       description:
         'The machine-readable description of this API, generated from the declarations that serve it. No token needed. Served as the document itself, not wrapped in data, so OpenAPI tools can read it.',

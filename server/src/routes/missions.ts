@@ -7,6 +7,7 @@ export const missionOperations = [
     method: 'GET',
     path: '/missions',
     operationId: 'listMissions',
+    sdk: 'missions.list',
     summary: 'List missions',
     description: 'Every growth mission of the workspace with its measured progress and the automations working on it, newest first.',
     tag: 'Growth',

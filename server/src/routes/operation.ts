@@ -41,6 +41,12 @@ type CallerOf<A extends Auth> = A extends { kind: 'public' } ? undefined : Calle
 
 type Common<A extends Auth> = {
   operationId: string
+  /**
+   * The SDK method that calls it, as `namespace.method` (`decisions.list`) or a top-level `method`
+   * (`track`); the SDK and the CLI's commands are generated from it. null: not an SDK call (the
+   * deployment's own index and document, for tools).
+   */
+  sdk: string | null
   path: string
   summary: string
   description: string

@@ -9,6 +9,7 @@ export const opportunityOperations = [
     method: 'GET',
     path: '/opportunities',
     operationId: 'listOpportunities',
+    sdk: 'opportunities.list',
     summary: 'List opportunities',
     description:
       'Things worth doing, in the order they are worth doing (worth, highest first; ties broken by id), with measured impact where there is one. Open ones unless `status` says otherwise; an open opportunity past its expiresAt is listed as expired.',

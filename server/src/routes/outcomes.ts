@@ -7,6 +7,7 @@ export const outcomeOperations = [
     method: 'GET',
     path: '/outcomes',
     operationId: 'getOutcomes',
+    sdk: 'outcomes.get',
     summary: 'How predictions, findings and tests turned out',
     description:
       'Aggregates only: how predictions held up by author, by measure and by stated confidence (calibration), why findings were turned down, and what tests showed. A section with one entry per author, measure or reason holds at most the 100 largest and says how many there are.',

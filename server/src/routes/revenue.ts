@@ -11,6 +11,7 @@ export const revenueOperations = [
     method: 'GET',
     path: '/revenue',
     operationId: 'getRevenue',
+    sdk: 'revenue.get',
     summary: 'Revenue per currency',
     description: `Order-ledger revenue per currency over [from, to), with the share traced to marketing. Defaults to the last ${REVENUE_DEFAULT_DAYS} days; at most ${REVENUE_MAX_DAYS} days at a time. Nothing is converted or added across currencies.`,
     tag: 'Analytics',

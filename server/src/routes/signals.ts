@@ -9,6 +9,7 @@ export const signalOperations = [
     method: 'GET',
     path: '/signals',
     operationId: 'listSignals',
+    sdk: 'signals.list',
     summary: 'List signals',
     description: 'What the product noticed in the business, newest first, each with the opportunity it speaks for. Open signals unless `status` says otherwise.',
     tag: 'Growth',

@@ -7,6 +7,7 @@ export const usageOperations = [
     method: 'GET',
     path: '/usage',
     operationId: 'getUsage',
+    sdk: 'usage.get',
     summary: 'Allowances and API calls',
     description:
       "Each monthly allowance of the workspace's plan (emails, sms, trackedEvents, agentRequests) and the standing contacts allowance, with what is used and what remains; and the API calls counted this month, with the date counting began.",

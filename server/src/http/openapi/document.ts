@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Operation } from '../../routes/operation.ts'
+import { cursorNames, type Operation, type Paging } from '../../routes/operation.ts'
 import { AgentRequestsPageMeta } from '../../schemas/agent-requests.ts'
 import { ErrorEnvelope, PageMeta, SimulatedWrite } from '../../schemas/common.ts'
 import { pagingParameters } from '../paging.ts'
@@ -55,6 +55,15 @@ function parametersOf(op: Operation): Json[] {
   return [...filters, ...pagingParameters(op).map((p) => (example[p.name] !== undefined ? { ...p, example: example[p.name] } : p))]
 }
 
+/**
+ * How a list pages, for clients that follow it (the SDK's auto-paging): the query parameter that
+ * takes the next position, and the meta member that gives it.
+ */
+function pagingExtension(paging: Paging): Json {
+  const { param, meta } = cursorNames(paging)
+  return { param, next: meta, order: paging.style === 'stream' ? 'oldest_first' : 'listed', maxLimit: paging.maxLimit, defaultLimit: paging.defaultLimit }
+}
+
 /** A real answer of the operation to its example request, captured from the demo (npm run examples:capture). */
 const exampleOf = (op: Operation): unknown => (EXAMPLES as Record<string, unknown>)[op.operationId]
 
@@ -84,6 +93,8 @@ function pathItem(op: Operation): Json {
     tags: [op.tag],
     security,
     ...(op.auth.kind === 'workspace' ? { 'x-scope': op.auth.scope } : {}),
+    ...(op.sdk ? { 'x-sdk-method': op.sdk } : {}),
+    ...(op.kind === 'list' ? { 'x-paging': pagingExtension(op.paging) } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(op.kind === 'write' ? { requestBody: { required: true, content: json(ref(op.body.name), op.example.body) } } : {}),
     responses,

@@ -1,0 +1,114 @@
+/**
+ * Errors by status, as openai-node and stripe-node have them: catch the class you can act on
+ * (`NotFoundError`, `RateLimitError`), or `GrowthError` for all. Each carries the API's `code`, its
+ * message (which names what was wrong) and the `requestId` to trace it.
+ */
+
+/** The refusal envelope's codes (the spec's error table). */
+export type ErrorCode =
+  | 'invalid_parameter'
+  | 'invalid_body'
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'plan_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'idempotency_key_reused'
+  | 'rate_limited'
+  | 'internal'
+
+type Fields = {
+  status?: number
+  code?: string
+  requestId?: string
+  headers?: Record<string, string>
+  cause?: unknown
+}
+
+/** Anything the SDK throws about a call: a refusal (with status and code), or no answer at all. */
+export class GrowthError extends Error {
+  /** The HTTP status; undefined when no answer came (ConnectionError, TimeoutError). */
+  readonly status: number | undefined
+  /** The envelope's `error.code` (`not_found`, `rate_limited`, ...); undefined when no answer came. */
+  readonly code: ErrorCode | (string & {}) | undefined
+  /** The id of the request (`X-Request-Id`, also `error.requestId`), to find it in the service's logs. */
+  readonly requestId: string | undefined
+  /** The answer's headers, names in lower case. */
+  readonly headers: Record<string, string>
+
+  constructor(message: string, fields: Fields = {}) {
+    super(message, fields.cause === undefined ? undefined : { cause: fields.cause })
+    this.name = new.target.name
+    this.status = fields.status
+    this.code = fields.code
+    this.requestId = fields.requestId
+    this.headers = fields.headers ?? {}
+  }
+}
+
+/** 400: a parameter or body was malformed, or a rule refused it; the message names which. */
+export class BadRequestError extends GrowthError {}
+/** 401: no token, or an unknown, revoked or expired one. */
+export class AuthenticationError extends GrowthError {}
+/** 402: the plan does not include this, or an allowance ran out (the message says what remains). */
+export class PlanRequiredError extends GrowthError {}
+/** 403: the token lacks the scope (named in the message). */
+export class PermissionDeniedError extends GrowthError {}
+/** 404: nothing with that id in this workspace. */
+export class NotFoundError extends GrowthError {}
+/** 409: the record refuses this in its state, or the same Idempotency-Key is still being answered. */
+export class ConflictError extends GrowthError {}
+/** 422: the Idempotency-Key was used in the last 24 hours with a different request. */
+export class IdempotencyKeyReusedError extends GrowthError {}
+/** 429: over the rate limit. */
+export class RateLimitError extends GrowthError {
+  /** Seconds to wait before trying again (the Retry-After header). */
+  readonly retryAfter: number | undefined
+  constructor(message: string, fields: Fields & { retryAfter?: number } = {}) {
+    super(message, fields)
+    this.retryAfter = fields.retryAfter
+  }
+}
+/** 5xx: a failure on the service's side, recorded there under the request id. */
+export class InternalServerError extends GrowthError {}
+
+/** No answer came: the connection failed or was dropped. */
+export class ConnectionError extends GrowthError {}
+/** No answer came within the time-out (each attempt's). */
+export class TimeoutError extends ConnectionError {}
+
+const BY_STATUS: Record<number, typeof GrowthError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  402: PlanRequiredError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: IdempotencyKeyReusedError,
+}
+
+/** The error for a refusal: its class by status, its code, message and request id from the envelope. */
+export function errorFromAnswer(status: number, body: unknown, text: string, headers: Record<string, string>): GrowthError {
+  const envelope = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown } } | undefined)?.error
+  const code = typeof envelope?.code === 'string' ? envelope.code : undefined
+  const requestId = typeof envelope?.requestId === 'string' ? envelope.requestId : headers['x-request-id']
+  const message =
+    typeof envelope?.message === 'string'
+      ? envelope.message
+      : `${status} with no error envelope${text ? `: ${text.length > 200 ? `${text.slice(0, 200)}...` : text}` : ''}`
+  const fields = { status, code, requestId, headers }
+  if (status === 429) return new RateLimitError(message, { ...fields, retryAfter: retryAfterSeconds(headers) })
+  if (status >= 500) return new InternalServerError(message, fields)
+  const Class = BY_STATUS[status] ?? GrowthError
+  return new Class(message, fields)
+}
+
+/** Retry-After in seconds (a number of seconds or an HTTP date), or undefined when absent or 0. */
+export function retryAfterSeconds(headers: Record<string, string>): number | undefined {
+  const value = headers['retry-after']
+  if (value === undefined || value.trim() === '') return undefined
+  const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - Date.now()) / 1000
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined
+  return seconds
+}

@@ -1,0 +1,41 @@
+/**
+ * Generated from the server's OpenAPI document (its x-sdk-method and x-paging). Do not edit by
+ * hand: run `npm run sdk:generate`. test/sdk/drift.test.ts fails when this file is out of date.
+ */
+
+import type { components } from '../schema.ts'
+
+export type Action = components['schemas']['Action']
+export type Agent = components['schemas']['Agent']
+export type AgentAuthorization = components['schemas']['AgentAuthorization']
+export type AgentRequest = components['schemas']['AgentRequest']
+export type AgentRequestsPageMeta = components['schemas']['AgentRequestsPageMeta']
+export type AgentResult = components['schemas']['AgentResult']
+export type AgentSelf = components['schemas']['AgentSelf']
+export type ApiIndex = components['schemas']['ApiIndex']
+export type Approval = components['schemas']['Approval']
+export type AuthorizeAgentActionRequest = components['schemas']['AuthorizeAgentActionRequest']
+export type Connection = components['schemas']['Connection']
+export type ContactImport = components['schemas']['ContactImport']
+export type CreateActionRequest = components['schemas']['CreateActionRequest']
+export type CreateExperimentRequest = components['schemas']['CreateExperimentRequest']
+export type Customer = components['schemas']['Customer']
+export type Decision = components['schemas']['Decision']
+export type ErrorBody = components['schemas']['Error']
+export type Event = components['schemas']['Event']
+export type Experiment = components['schemas']['Experiment']
+export type ImportContactsRequest = components['schemas']['ImportContactsRequest']
+export type Mission = components['schemas']['Mission']
+export type OpenApiDocument = components['schemas']['OpenApiDocument']
+export type Opportunity = components['schemas']['Opportunity']
+export type Outcomes = components['schemas']['Outcomes']
+export type PageMeta = components['schemas']['PageMeta']
+export type ReportAgentResultRequest = components['schemas']['ReportAgentResultRequest']
+export type Revenue = components['schemas']['Revenue']
+export type Rule = components['schemas']['Rule']
+export type Signal = components['schemas']['Signal']
+export type SimulatedWrite = components['schemas']['SimulatedWrite']
+export type Tool = components['schemas']['Tool']
+export type TrackRequest = components['schemas']['TrackRequest']
+export type TrackResult = components['schemas']['TrackResult']
+export type Usage = components['schemas']['Usage']

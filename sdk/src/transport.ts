@@ -1,0 +1,209 @@
+import type { RateLimit, WithResponse } from './api-promise.ts'
+import { ConnectionError, errorFromAnswer, type GrowthError, retryAfterSeconds, TimeoutError } from './errors.ts'
+import type { RequestOptions } from './request-options.ts'
+
+/**
+ * One call over HTTP with plain fetch: the attempt, its time-out, and retries. Plain fetch rather
+ * than ofetch: ofetch drops its `timeout` when a `signal` is given (both are per-call options here),
+ * its wait between retries cannot be cut short by the caller's signal, and it cannot tell a time-out
+ * from a dropped connection in what it throws; wrapping it would leave it only the JSON parsing.
+ */
+
+/** A fetch function: the runtime's, or any with its signature. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+
+/** The client's settings a call uses. */
+export type TransportSettings = {
+  baseUrl: string
+  token: string
+  maxRetries: number
+  timeout: number
+  fetch: Fetch
+  defaultHeaders: Record<string, string>
+}
+
+export type CallInput = {
+  method: 'GET' | 'POST'
+  path: string
+  query?: Record<string, unknown>
+  body?: unknown
+}
+
+/** The answer's parts a caller of `call` needs: the JSON body and what came with it. */
+export type Answer = Omit<WithResponse<unknown>, 'data'> & { body: unknown }
+
+/** Statuses worth trying again: a time-out, a conflict that passes (the same key in flight), the rate limit, the server's failures. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500
+}
+
+/** The longest Retry-After the SDK waits out by itself; a longer one is the caller's to decide (RateLimitError.retryAfter). */
+export const MAX_RETRY_AFTER_SECONDS = 60
+const INITIAL_BACKOFF_MS = 500
+const MAX_BACKOFF_MS = 8000
+
+/**
+ * How long to wait before retry number `retry` (0 for the first): exponential from 0.5 s, capped at
+ * 8 s, less up to a quarter at random so that many clients do not retry in step; never less than
+ * Retry-After. null: the server asked for a wait longer than the SDK takes on itself.
+ */
+export function retryDelayMs(retry: number, headers: Record<string, string> | undefined, random = Math.random()): number | null {
+  const backoff = Math.min(INITIAL_BACKOFF_MS * 2 ** retry, MAX_BACKOFF_MS) * (1 - 0.25 * random)
+  const after = headers ? retryAfterSeconds(headers) : undefined
+  if (after === undefined) return backoff
+  if (after > MAX_RETRY_AFTER_SECONDS) return null
+  return Math.max(after * 1000, backoff)
+}
+
+export function newIdempotencyKey(): string {
+  return `sdk-${crypto.randomUUID()}`
+}
+
+export async function call(settings: TransportSettings, input: CallInput, options: RequestOptions = {}): Promise<Answer> {
+  const maxRetries = options.maxRetries ?? settings.maxRetries
+  const timeout = options.timeout ?? settings.timeout
+  const url = urlOf(settings.baseUrl, input.path, input.query)
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    ...settings.defaultHeaders,
+    ...options.headers,
+    Authorization: `Bearer ${settings.token}`,
+  }
+  let body: string | undefined
+  if (input.method === 'POST') {
+    body = JSON.stringify(input.body ?? {})
+    headers['Content-Type'] = 'application/json'
+    // One key for the call, sent on every attempt: a retry of a write that was done is answered
+    // with the first answer (Idempotent-Replayed), never done twice.
+    headers['Idempotency-Key'] = options.idempotencyKey ?? newIdempotencyKey()
+  }
+
+  for (let attempt = 0; ; attempt++) {
+    throwIfAborted(options.signal)
+    const outcome = await attemptOnce(settings.fetch, url, { method: input.method, headers, body }, timeout, options.signal)
+    if ('failure' in outcome) {
+      // No answer: the caller's abort ends the call; a time-out or a dropped connection is retried.
+      throwIfAborted(options.signal)
+      const error = outcome.timedOut
+        ? new TimeoutError(`No answer from ${input.method} ${url} within ${timeout} ms.`, { cause: outcome.failure })
+        : new ConnectionError(`No answer from ${input.method} ${url}: ${describe(outcome.failure)}.`, { cause: outcome.failure })
+      if (attempt >= maxRetries) throw error
+      await sleep(retryDelayMs(attempt, undefined) ?? 0, options.signal)
+      continue
+    }
+    const { response, text } = outcome
+    const answerHeaders = headersOf(response.headers)
+    const parsed = parseJson(text)
+    if (response.ok) {
+      return {
+        body: parsed,
+        response,
+        requestId: answerHeaders['x-request-id'],
+        rateLimit: rateLimitOf(answerHeaders),
+        replayed: answerHeaders['idempotent-replayed'] === 'true',
+      }
+    }
+    const error: GrowthError = errorFromAnswer(response.status, parsed, text, answerHeaders)
+    if (attempt < maxRetries && isRetryableStatus(response.status)) {
+      const wait = retryDelayMs(attempt, answerHeaders)
+      if (wait !== null) {
+        await sleep(wait, options.signal)
+        continue
+      }
+    }
+    throw error
+  }
+}
+
+type Outcome = { response: Response; text: string } | { failure: unknown; timedOut: boolean }
+
+/** One attempt, its answer read in full, within the time-out and the caller's signal. */
+async function attemptOnce(fetcher: Fetch, url: string, init: RequestInit, timeout: number, callerSignal: AbortSignal | undefined): Promise<Outcome> {
+  const controller = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort(new DOMException(`No answer within ${timeout} ms`, 'TimeoutError'))
+  }, timeout)
+  const onAbort = () => controller.abort(callerSignal?.reason)
+  callerSignal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    const response = await fetcher(url, { ...init, signal: controller.signal })
+    const text = await response.text()
+    return { response, text }
+  } catch (failure) {
+    return { failure, timedOut }
+  } finally {
+    clearTimeout(timer)
+    callerSignal?.removeEventListener('abort', onAbort)
+  }
+}
+
+function urlOf(baseUrl: string, path: string, query: Record<string, unknown> | undefined): string {
+  let url = `${baseUrl}${path}`
+  if (query) {
+    const params = new URLSearchParams()
+    for (const [key, value] of Object.entries(query)) {
+      if (value === undefined || value === null) continue
+      params.append(key, value instanceof Date ? value.toISOString() : String(value))
+    }
+    const text = params.toString()
+    if (text) url += `?${text}`
+  }
+  return url
+}
+
+function headersOf(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  headers.forEach((value, key) => {
+    out[key.toLowerCase()] = value
+  })
+  return out
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function rateLimitOf(headers: Record<string, string>): RateLimit | undefined {
+  const limit = Number(headers['x-ratelimit-limit'])
+  const remaining = Number(headers['x-ratelimit-remaining'])
+  const reset = Number(headers['x-ratelimit-reset'])
+  if (![limit, remaining, reset].every((n) => Number.isFinite(n)) || headers['x-ratelimit-limit'] === undefined) return undefined
+  return { limit, remaining, resetAt: new Date(reset * 1000) }
+}
+
+function describe(failure: unknown): string {
+  if (failure instanceof Error) {
+    const cause = (failure as { cause?: unknown }).cause
+    const detail = cause instanceof Error ? cause.message : typeof (cause as { code?: unknown })?.code === 'string' ? (cause as { code: string }).code : ''
+    return detail && !failure.message.includes(detail) ? `${failure.message} (${detail})` : failure.message
+  }
+  return String(failure)
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason ?? new DOMException('The call was aborted', 'AbortError')
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const done = () => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

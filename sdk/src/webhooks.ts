@@ -1,0 +1,227 @@
+import type { components } from './schema.ts'
+import { fromHex, nativeSigner, subtleSigner, syncSigner, timingSafeEqual, toHex } from './webhooks/hmac.ts'
+
+/**
+ * Webhook verification, for receivers (CONTRACT: Events and webhooks, The SDK).
+ *
+ * A delivery carries `X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>...]`: the lowercase
+ * hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_...` secret, one
+ * `v1=` per live secret (newest first) while a secret is rotated. `verify` accepts a delivery when its
+ * timestamp is within `tolerance` seconds of now, either way, and any one `v1=` matches any one of the
+ * secrets given; it then returns the event the body holds.
+ *
+ * ```ts
+ * const event = Webhooks.verify(await req.text(), req.headers.get('X-Service-Signature'), secret)
+ * if (event.event === 'contact.created') ...
+ * ```
+ */
+
+type EventSchema = components['schemas']['Event']
+/** An event type (`contact.created`, ...). */
+export type WebhookEventType = EventSchema['event']
+/** The event a delivery carries, one member per event type, so that a check of `event` narrows it. */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = T extends WebhookEventType ? EventSchema & { event: T } : never
+
+/** The body exactly as it arrived: the text, or its bytes. Never the parsed JSON. */
+export type WebhookRawBody = string | Uint8Array | ArrayBuffer
+/** A header as frameworks hand it over: fetch's `headers.get()` (string | null), node:http's (string | string[] | undefined). */
+export type WebhookSignatureHeader = string | readonly string[] | null | undefined
+
+export type WebhookVerifyOptions = {
+  /** How far the signature's timestamp may be from now, either way, in seconds (default 300). `Infinity` turns the check off. */
+  tolerance?: number
+  /** The time to check the timestamp against, as unix seconds or a Date (default: the clock). For tests. */
+  now?: number | Date
+}
+
+export type WebhookSignOptions = {
+  /** The signature's time in unix seconds (default: now). */
+  timestamp?: number
+}
+
+export type WebhookVerificationReason =
+  | 'missing_header'
+  | 'malformed_header'
+  | 'timestamp_too_old'
+  | 'timestamp_in_future'
+  | 'no_matching_signature'
+  | 'body_not_raw'
+
+/** A delivery that cannot be trusted, and why (`reason`). Answer it with a 4xx and do not act on it. */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError'
+  readonly reason: WebhookVerificationReason
+
+  constructor(reason: WebhookVerificationReason, message: string) {
+    super(message)
+    this.reason = reason
+  }
+}
+
+const SIGNATURE_HEADER = 'X-Service-Signature'
+const DEFAULT_TOLERANCE = 300
+
+const RAW_BODY_HOWTO =
+  'Pass the body exactly as received (a string, Buffer, Uint8Array or ArrayBuffer), not parsed JSON: ' +
+  "in Express, route the webhook through express.raw({ type: 'application/json' }) and pass req.body (a Buffer); " +
+  'in Bun.serve or any fetch handler (Deno, Cloudflare Workers, Next.js route handlers), pass await req.text(); ' +
+  "in node:http, collect the request's chunks and pass Buffer.concat(chunks); " +
+  'in Hono, pass await c.req.text().'
+
+type Parsed = { prefix: string; timestamp: number; signatures: Uint8Array[] }
+
+/** Checks everything that needs no HMAC: the body's kind, the secrets, the header and the timestamp. */
+function prepare(rawBody: unknown, header: WebhookSignatureHeader, secret: string | readonly string[], options: WebhookVerifyOptions) {
+  const body = rawInput(rawBody, 'verify')
+  const secrets = secretList(secret)
+  const parsed = parseHeader(header)
+  checkTimestamp(parsed.timestamp, options)
+  return { body, secrets, parsed }
+}
+
+/** Whether any secret's HMAC equals any `v1=` of the header. Every pair is compared in full. */
+function anyMatch(macs: Uint8Array[], parsed: Parsed): boolean {
+  let matched = false
+  for (const mac of macs) for (const signature of parsed.signatures) matched = timingSafeEqual(mac, signature) || matched
+  return matched
+}
+
+/**
+ * Verifies a delivery synchronously and returns its event, or throws WebhookVerificationError.
+ * Uses the runtime's native HMAC where it has one (Bun, node:crypto on Node.js >= 20.16 and Deno),
+ * a plain JavaScript HMAC-SHA256 elsewhere.
+ */
+function verify(rawBody: WebhookRawBody, header: WebhookSignatureHeader, secret: string | readonly string[], options: WebhookVerifyOptions = {}): WebhookEvent {
+  const { body, secrets, parsed } = prepare(rawBody, header, secret, options)
+  const sign = syncSigner(parsed.prefix, body)
+  if (!anyMatch(secrets.map(sign), parsed)) throw noMatch(secrets)
+  return parseEvent(body)
+}
+
+/**
+ * Verifies a delivery on any runtime (Web Crypto) and resolves to its event, or rejects with
+ * WebhookVerificationError. Where the runtime has a native synchronous HMAC (Bun, node:crypto) it
+ * uses that instead: the same result, without crypto.subtle's hop to another thread, which costs
+ * more than hashing a body of a few kilobytes (test/bench/sdk-verify.ts).
+ */
+async function verifyAsync(rawBody: WebhookRawBody, header: WebhookSignatureHeader, secret: string | readonly string[], options: WebhookVerifyOptions = {}): Promise<WebhookEvent> {
+  const { body, secrets, parsed } = prepare(rawBody, header, secret, options)
+  const native = nativeSigner(parsed.prefix, body)
+  const macs = native ? secrets.map(native) : await Promise.all(secrets.map(subtleSigner(parsed.prefix, body)))
+  if (!anyMatch(macs, parsed)) throw noMatch(secrets)
+  return parseEvent(body)
+}
+
+/** An `X-Service-Signature` header for this body, as the service makes it: for tests. Several secrets: newest first. */
+function sign(rawBody: string | Uint8Array | ArrayBuffer, secret: string | readonly string[], options: WebhookSignOptions = {}): string {
+  const t = signTimestamp(options)
+  const signer = syncSigner(`${t}.`, rawInput(rawBody, 'sign'))
+  return header(t, secretList(secret).map(signer))
+}
+
+/** `sign` by Web Crypto, for runtimes without node:crypto. */
+async function signAsync(rawBody: string | Uint8Array | ArrayBuffer, secret: string | readonly string[], options: WebhookSignOptions = {}): Promise<string> {
+  const t = signTimestamp(options)
+  const signer = subtleSigner(`${t}.`, rawInput(rawBody, 'sign'))
+  return header(t, await Promise.all(secretList(secret).map(signer)))
+}
+
+export const Webhooks = { verify, verifyAsync, sign, signAsync } as const
+
+function header(t: number, macs: Uint8Array[]): string {
+  return [`t=${t}`, ...macs.map((m) => `v1=${toHex(m)}`)].join(',')
+}
+
+function signTimestamp(options: WebhookSignOptions): number {
+  const t = options.timestamp ?? Math.floor(Date.now() / 1000)
+  if (!Number.isSafeInteger(t) || t < 0) throw new TypeError(`timestamp must be whole unix seconds, got ${String(t)}`)
+  return t
+}
+
+/** The body as a string or bytes; anything else is parsed JSON or a stream, not the raw body. */
+function rawInput(rawBody: unknown, by: 'verify' | 'sign'): string | Uint8Array {
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody
+  if (rawBody instanceof ArrayBuffer) return new Uint8Array(rawBody)
+  if (ArrayBuffer.isView(rawBody)) return new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)
+  const got = rawBody === null ? 'null' : Array.isArray(rawBody) ? 'an array' : typeof rawBody === 'object' ? 'an object' : typeof rawBody
+  const message = `Webhooks.${by} was given ${got} where the raw body belongs. The signature covers the exact bytes sent, which parsed and re-serialized JSON does not reproduce. ${RAW_BODY_HOWTO}`
+  if (by === 'sign') throw new TypeError(message)
+  throw new WebhookVerificationError('body_not_raw', message)
+}
+
+function secretList(secret: string | readonly string[]): readonly string[] {
+  const secrets = typeof secret === 'string' ? [secret] : secret
+  if (!Array.isArray(secrets) || secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length > 0))
+    throw new TypeError("No webhook secret: pass the endpoint's whsec_... secret (or a list of them), e.g. from an environment variable that is set")
+  return secrets
+}
+
+/**
+ * `t=<digits>` exactly once and at least one `v1=<64 hex digits>`; other schemes (`v0=`, a future
+ * `v2=`) are ignored. The signed prefix keeps `t` as written, so a sender's leading zeros still match.
+ */
+function parseHeader(value: WebhookSignatureHeader): Parsed {
+  const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : ''
+  if (text.trim() === '') throw new WebhookVerificationError('missing_header', `No ${SIGNATURE_HEADER} header: the request was not signed by the service, or the header was not passed on (node:http: req.headers['x-service-signature']; fetch: req.headers.get('${SIGNATURE_HEADER}')).`)
+  const malformed = (why: string) => new WebhookVerificationError('malformed_header', `${SIGNATURE_HEADER} is not t=<unix seconds>,v1=<hex>: ${why}`)
+  let t: string | undefined
+  const signatures: Uint8Array[] = []
+  for (const item of text.split(',')) {
+    const part = item.trim()
+    if (part === '') continue
+    const eq = part.indexOf('=')
+    if (eq <= 0) throw malformed(`"${part.slice(0, 20)}" is not key=value`)
+    const key = part.slice(0, eq)
+    const val = part.slice(eq + 1)
+    if (key === 't') {
+      if (t !== undefined) throw malformed('t= appears twice')
+      if (!/^\d{1,15}$/.test(val)) throw malformed(`t=${val.slice(0, 20)} is not unix seconds`)
+      t = val
+    } else if (key === 'v1') {
+      const bytes = val.length === 64 ? fromHex(val) : undefined
+      if (!bytes) throw malformed('a v1= value is not 64 hex digits')
+      signatures.push(bytes)
+    }
+  }
+  if (t === undefined) throw malformed('no t=')
+  if (signatures.length === 0) throw malformed('no v1=')
+  return { prefix: `${t}.`, timestamp: Number(t), signatures }
+}
+
+function checkTimestamp(timestamp: number, options: WebhookVerifyOptions) {
+  const tolerance = options.tolerance ?? DEFAULT_TOLERANCE
+  if (typeof tolerance !== 'number' || Number.isNaN(tolerance) || tolerance < 0) throw new TypeError(`tolerance must be a number of seconds >= 0, got ${String(tolerance)}`)
+  const now = options.now === undefined ? Date.now() / 1000 : options.now instanceof Date ? options.now.getTime() / 1000 : options.now
+  if (typeof now !== 'number' || !Number.isFinite(now)) throw new TypeError(`now must be unix seconds or a valid Date, got ${String(options.now)}`)
+  const age = Math.floor(now) - timestamp
+  if (age > tolerance) throw new WebhookVerificationError('timestamp_too_old', `The signature is ${age} seconds old, more than the tolerance of ${tolerance}: a replayed delivery, or a clock that is wrong.`)
+  if (-age > tolerance) throw new WebhookVerificationError('timestamp_in_future', `The signature is dated ${-age} seconds in the future, more than the tolerance of ${tolerance}: a clock that is wrong.`)
+}
+
+function noMatch(secrets: readonly string[]) {
+  const spaced = secrets.some((s) => s.trim() !== s) ? ' One of the secrets given starts or ends with whitespace: trim it.' : ''
+  return new WebhookVerificationError(
+    'no_matching_signature',
+    `No v1 signature in ${SIGNATURE_HEADER} matches this body with the secret${secrets.length > 1 ? 's' : ''} given: check that it is this endpoint's whsec_... secret and that the body is passed exactly as received.${spaced}`,
+  )
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * The event a verified body holds. Once the signature matched, the body is the service's own; a
+ * body that is then not a JSON event object is not a verification failure (no reason in the
+ * contract fits it) but a broken delivery, and throws a SyntaxError saying so.
+ */
+function parseEvent(body: string | Uint8Array): WebhookEvent {
+  let event: unknown
+  try {
+    event = JSON.parse(typeof body === 'string' ? body : decoder.decode(body))
+  } catch (cause) {
+    throw new SyntaxError(`The signature matched, but the body is not JSON: ${(cause as Error).message}`, { cause })
+  }
+  const e = event as { id?: unknown; event?: unknown } | null
+  if (typeof e !== 'object' || e === null || Array.isArray(e) || typeof e.id !== 'string' || typeof e.event !== 'string')
+    throw new SyntaxError('The signature matched, but the body is not an event: a JSON object with string id and event')
+  return event as WebhookEvent
+}
