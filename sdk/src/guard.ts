@@ -42,7 +42,8 @@ export class AgentDeniedError extends GrowthError {
   readonly checks: AgentAuthorization['checks']
   readonly rules: AgentAuthorization['rules']
   constructor(authorization: AgentAuthorization) {
-    super(`Denied: ${authorization.reason}`, {})
+    // The gateway's reason is a whole sentence that already says it is a denial.
+    super(authorization.reason, {})
     this.authorizationId = authorization.authorizationId
     this.reason = authorization.reason
     this.checks = authorization.checks
@@ -103,7 +104,12 @@ export function createGuard(agent: AgentCalls): AgentGuard {
       value = await fn({ authorization, signal })
     } catch (error) {
       const cancelled = signal.aborted || (error as { name?: unknown })?.name === 'AbortError'
-      await report(cancelled ? 'cancelled' : 'failed', cancelled ? { summary: 'Cancelled before it finished.' } : { error: clip(describeError(error), ERROR_MAX) })
+      try {
+        await report(cancelled ? 'cancelled' : 'failed', cancelled ? { summary: 'Cancelled before it finished.' } : { error: clip(describeError(error), ERROR_MAX) })
+      } catch {
+        // The caller gets what fn threw even when its report cannot be made (the authorization ran
+        // out while fn ran, the API cannot be reached): the report's error would only hide it.
+      }
       throw error
     }
     const summary = summarize(value)

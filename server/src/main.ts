@@ -94,6 +94,9 @@ function demoEnv(base: string, d: DemoWorkspace): string {
   const vars: [string, string][] = [
     ['BASE', base],
     ['TOKEN', d.tokens.live],
+    // What the SDK and the CLI read when given no token or base URL.
+    ['GROWTH_BASE_URL', base],
+    ['GROWTH_TOKEN', d.tokens.live],
     ['TEST_TOKEN', d.tokens.test],
     ['AGENT', d.agents[0]!.credential],
     ['WRITER_AGENT', d.agents[1]!.credential],

@@ -59,6 +59,9 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
       expect(statSync(join(dataDir, 'demo.json')).mode & 0o777).toBe(0o600)
       expect(readFileSync(envFile, 'utf8')).toContain(`export TOKEN="${live}"`)
       expect(readFileSync(envFile, 'utf8')).toContain(`export BASE="${first.base}"`)
+      // What the SDK reads when given no options.
+      expect(readFileSync(envFile, 'utf8')).toContain(`export GROWTH_BASE_URL="${first.base}"`)
+      expect(readFileSync(envFile, 'utf8')).toContain(`export GROWTH_TOKEN="${live}"`)
       expect(await stop(first.proc)).toBe(0)
       expect(existsSync(join(dataDir, 'owner.lock'))).toBe(false)
 
