@@ -12,7 +12,7 @@ export type GuardContext = {
 }
 
 export type WaitForApproval = {
-  /** Milliseconds between asking again at first (default 2000); it grows by half each time. */
+  /** Milliseconds between asking again at first (default 2000, at least 250); it grows by half each time. */
   intervalMs?: number
   /** The longest wait between two asks (default 30000). */
   maxIntervalMs?: number
@@ -31,6 +31,11 @@ export type GuardOptions = {
   signal?: AbortSignal
   /** Options for the authorize and result calls. */
   requestOptions?: Omit<RequestOptions, 'signal' | 'idempotencyKey'>
+  /**
+   * Called when fn completed but its `completed` report could not be made (after the call's own
+   * retries). The guard still resolves to fn's value, since fn's work is done. Default: a console warning.
+   */
+  onReportError?: (error: unknown, authorizationId: string) => void
 }
 
 export type AgentGuard = <T>(request: AuthorizeAgentActionRequest, fn: (context: GuardContext) => T | Promise<T>, options?: GuardOptions) => Promise<T>
@@ -57,15 +62,18 @@ export class ApprovalRequiredError extends GrowthError {
   readonly approvalId: string
   readonly reason: string
   readonly checks: AgentAuthorization['checks']
-  /** True when the guard waited and the approval expired (or the wait timed out) undecided. */
+  /** True when the guard waited and the approval expired undecided (`approvalId` is then the new one the request waits on). */
   readonly expired: boolean
-  constructor(authorization: AgentAuthorization, detail?: { expired?: boolean; message?: string }) {
+  /** True when the guard gave up waiting after `timeoutMs`: the approval is still pending and may yet be decided. */
+  readonly timedOut: boolean
+  constructor(authorization: AgentAuthorization, detail?: { expired?: boolean; timedOut?: boolean; message?: string }) {
     super(detail?.message ?? `Waiting for a person to decide approval ${authorization.approvalId}: ${authorization.reason}`, {})
     this.authorizationId = authorization.authorizationId
     this.approvalId = authorization.approvalId ?? ''
     this.reason = authorization.reason
     this.checks = authorization.checks
     this.expired = detail?.expired ?? false
+    this.timedOut = detail?.timedOut ?? false
   }
 }
 
@@ -113,7 +121,14 @@ export function createGuard(agent: AgentCalls): AgentGuard {
       throw error
     }
     const summary = summarize(value)
-    await report('completed', summary ? { summary } : {})
+    try {
+      await report('completed', summary ? { summary } : {})
+    } catch (error) {
+      // fn did its work: throwing now would invite the caller to do it again. The value is returned
+      // and the lost report handed to onReportError (by default a warning on the console).
+      const onReportError = options.onReportError ?? warnReportLost
+      onReportError(error, authorization.authorizationId)
+    }
     return value
   }
 }
@@ -141,7 +156,7 @@ async function waitForDecision(
   const deadline = wait.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + wait.timeoutMs
   for (;;) {
     const left = deadline - Date.now()
-    if (left <= 0) throw new ApprovalRequiredError(first, { expired: true, message: `No decision on approval ${first.approvalId} within ${wait.timeoutMs} ms.` })
+    if (left <= 0) throw new ApprovalRequiredError(first, { timedOut: true, message: `No decision on approval ${first.approvalId} within ${wait.timeoutMs} ms; it is still pending.` })
     await sleep(Math.min(interval, left), options.signal)
     interval = Math.min(maxInterval, interval * 1.5)
     const next = await authorizeOnce(agent, request, options)
@@ -166,6 +181,10 @@ function summarize(value: unknown): string | undefined {
   }
   const line = oneLine(text)
   return line ? clip(line, SUMMARY_MAX) : undefined
+}
+
+function warnReportLost(error: unknown, authorizationId: string) {
+  console.warn(`agent.guard: the action under ${authorizationId} completed, but its result could not be reported: ${describeError(error)}`)
 }
 
 function describeError(error: unknown): string {
