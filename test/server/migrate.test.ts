@@ -45,3 +45,13 @@ test('several processes migrating one fresh database at once apply each migratio
     }
   }
 }, 60_000)
+
+test('every created_at is kept to the millisecond: a list position (a JavaScript Date) equals the row it came from', async () => {
+  const { getHarness } = await import('../harness.ts')
+  const { sql } = await getHarness()
+  const columns = await sql<{ table_name: string; datetime_precision: number | null }[]>`
+    SELECT table_name, datetime_precision FROM information_schema.columns
+    WHERE table_schema = current_schema() AND column_name = 'created_at' ORDER BY table_name`
+  expect(columns.length).toBeGreaterThan(10)
+  expect(columns.filter((c) => c.datetime_precision !== 3).map((c) => c.table_name)).toEqual([])
+})
