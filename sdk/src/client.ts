@@ -95,7 +95,8 @@ class GrowthClient<M extends Mode = 'unknown'> {
           const body = answer.body as { data: unknown[]; meta?: Record<string, string> }
           if (!Array.isArray(body?.data)) throw unexpected(answer)
           const limit = typeof query?.limit === 'number' ? query.limit : undefined
-          const page = new Page(body, paging, limit, (position) => load({ ...query, [paging.param]: position }, options))
+          const at = query?.[paging.param]
+          const page = new Page(body, paging, limit, (position) => load({ ...query, [paging.param]: position }, options), typeof at === 'string' ? at : undefined)
           return withData(answer, page)
         }),
       )

@@ -1,4 +1,5 @@
 import { APIPromise, type WithResponse } from './api-promise.ts'
+import { GrowthError } from './errors.ts'
 import type { PagingSpec } from './generated/operations.ts'
 
 /** Loads the page at a position (the value of the list's paging parameter). */
@@ -16,13 +17,22 @@ export class Page<Item> implements AsyncIterable<Item> {
   readonly #spec: PagingSpec
   readonly #limit: number
   readonly #load: PageLoader<Item>
+  /** The position this page was loaded at (undefined for the first page). */
+  readonly #position: string | undefined
 
-  constructor(body: { data: Item[]; meta?: Record<string, string> }, spec: PagingSpec, limit: number | undefined, load: PageLoader<Item>) {
+  constructor(
+    body: { data: Item[]; meta?: Record<string, string> },
+    spec: PagingSpec,
+    limit: number | undefined,
+    load: PageLoader<Item>,
+    position?: string,
+  ) {
     this.data = body.data
     this.meta = body.meta
     this.#spec = spec
     this.#limit = limit ?? spec.defaultLimit
     this.#load = load
+    this.#position = position
   }
 
   /** The position the next page starts from, or undefined on the last page. */
@@ -43,6 +53,9 @@ export class Page<Item> implements AsyncIterable<Item> {
   nextPage(): PagePromise<Item> {
     const next = this.nextPosition
     if (next === undefined) throw new Error('This is the last page of the list: check hasNextPage() before nextPage().')
+    // A server that hands back the position it was asked for would keep a for-await loop going for
+    // ever (until the rate limit): stop with an error that says so.
+    if (next === this.#position) throw new GrowthError(`The list answered page position ${next} as its own next position; stopping rather than loading it again.`)
     return this.#load(next)
   }
 

@@ -1,0 +1,255 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import ts from 'typescript'
+import { PACK_TIMEOUT, type PackedSdk, packedSdk, ROOT, SDK_DIR } from './support/pack.ts'
+
+/**
+ * The package a user installs (npm pack of sdk/, installed into an empty project): what it holds,
+ * what its package.json promises, that nothing in it needs `node:` (save the guarded look-up of
+ * node:crypto for the synchronous webhook check), and that its types work for a consumer compiled
+ * with the strictest settings.
+ */
+
+let sdk: PackedSdk
+let installed: string
+
+beforeAll(async () => {
+  sdk = await packedSdk()
+  installed = join(sdk.project, 'node_modules', '@growth-service', 'sdk')
+}, PACK_TIMEOUT)
+
+/** Every file under `dir`, as paths relative to `base`. */
+function filesUnder(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name), base) : [relative(base, join(dir, e.name))]))
+}
+
+/** The text of every string, template and regular-expression literal of a module (comments are not literals). */
+function stringLiterals(path: string, text: string): string[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true)
+  const found: string[] = []
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node) || ts.isRegularExpressionLiteral(node)) found.push(node.text)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
+
+/** What a module imports or re-exports from (static and dynamic), and its triple-slash references. */
+function moduleReferences(path: string, text: string): string[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true)
+  const specifiers: string[] = []
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) specifiers.push(node.moduleSpecifier.text)
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) specifiers.push(node.arguments[0] && ts.isStringLiteral(node.arguments[0]) ? node.arguments[0].text : '<computed>')
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require') specifiers.push(`require:${node.arguments[0]?.getText()}`)
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) specifiers.push(node.argument.literal.text)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  for (const ref of [...source.typeReferenceDirectives, ...source.referencedFiles, ...source.libReferenceDirectives]) specifiers.push(`/// <reference ${ref.fileName}>`)
+  return specifiers
+}
+
+describe('the packed @growth-service/sdk', () => {
+  test('holds dist/*.js and dist/*.d.ts for every module of sdk/src, README.md and package.json, and nothing else', () => {
+    const modules = filesUnder(join(SDK_DIR, 'src'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -'.ts'.length))
+      .sort()
+    expect(modules).toContain('index')
+    expect(modules).toContain('webhooks/hmac')
+    const expected = ['README.md', 'package.json', ...modules.flatMap((m) => [`dist/${m}.d.ts`, `dist/${m}.js`])].sort()
+    expect(sdk.packed.files.map((f) => f.path).sort()).toEqual(expected)
+    // Installed as packed.
+    expect(filesUnder(installed).sort()).toEqual(expected)
+    expect(readFileSync(join(installed, 'README.md'), 'utf8')).toContain('@growth-service/sdk')
+    const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`
+    console.log(`@growth-service/sdk packed: ${kb(sdk.packed.size)} (${sdk.packed.size} bytes), unpacked ${kb(sdk.packed.unpackedSize)}, ${sdk.packed.files.length} files`)
+    expect(sdk.packed.size).toBeGreaterThan(0)
+  })
+
+  test('package.json: ESM with an exports map (types, then default), free of side effects, Node.js >= 20, no dependencies at all', () => {
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
+    expect(pkg.name).toBe('@growth-service/sdk')
+    expect(pkg.type).toBe('module')
+    expect(pkg.sideEffects).toBe(false)
+    expect(pkg.engines).toEqual({ node: '>=20' })
+    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' })
+    // TypeScript takes the first condition that matches: `types` must come before `default`.
+    expect(Object.keys(pkg.exports['.'])).toEqual(['types', 'default'])
+    expect(pkg.types).toBe('./dist/index.d.ts')
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies', 'devDependencies']) {
+      expect({ field, value: pkg[field] }).toEqual({ field, value: undefined })
+    }
+    // Nothing but the package itself was installed into the empty project.
+    expect(readdirSync(join(sdk.project, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['@growth-service'])
+  })
+
+  test('imports nothing outside itself, and uses node: only in the guarded look-up of node:crypto for the synchronous webhook check', () => {
+    const dist = filesUnder(join(installed, 'dist')).sort()
+    // A literal that is a whole node: specifier is something loaded; node: in a sentence (an error
+    // message telling node:http users where the raw body is) or in a comment loads nothing.
+    const loads: { file: string; literal: string }[] = []
+    const prose: string[] = []
+    for (const file of dist) {
+      const text = readFileSync(join(installed, 'dist', file), 'utf8')
+      // Every import and re-export is relative (into the package), static, and no file references types from elsewhere.
+      const outside = moduleReferences(file, text).filter((s) => !/^\.\.?\//.test(s))
+      expect({ file, outside }).toEqual({ file, outside: [] })
+      for (const literal of stringLiterals(file, text)) if (/^node:[\w/]+$/.test(literal.trim())) loads.push({ file, literal })
+      if (text.includes('node:') && !loads.some((c) => c.file === file)) prose.push(file)
+    }
+    expect(loads).toEqual([{ file: 'webhooks/hmac.js', literal: 'node:crypto' }])
+    // The look-up: through process.getBuiltinModule when there is one, inside a try, at call time.
+    const hmac = readFileSync(join(installed, 'dist', 'webhooks', 'hmac.js'), 'utf8')
+    expect(hmac).toMatch(/try\s*\{\s*const \w+ = globalThis\.process\?\.getBuiltinModule\?\.\('node:crypto'\);/)
+    expect(hmac.match(/node:crypto'/g)).toHaveLength(1)
+    console.log(`dist files naming node: only in comments or messages: ${prose.join(', ') || 'none'}`)
+  })
+
+  test(
+    'types for a consumer under tsc --strict (nodenext and bundler): a test token’s writes are { simulated: true }, bodies and items typed',
+    async () => {
+      const dir = join(sdk.project, 'typecheck')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(join(dir, 'consumer.ts'), CONSUMER)
+      writeFileSync(join(dir, 'wrong.ts'), WRONG)
+      const configs: Record<string, { compilerOptions: object; files: string[] }> = {}
+      for (const [name, options] of Object.entries(CONFIGS)) {
+        const compilerOptions = { ...options, target: 'ES2022', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], strict: true, noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true }
+        configs[name] = { compilerOptions, files: ['consumer.ts'] }
+        // The same check fails when a type is wrong: a live token's write taken for a simulated one.
+        if (name === 'nodenext') configs.wrong = { compilerOptions, files: ['wrong.ts'] }
+      }
+      const tsc = async (name: string) => {
+        writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify(configs[name], null, 2))
+        const proc = Bun.spawn([join(ROOT, 'node_modules', '.bin', 'tsc'), '-p', `tsconfig.${name}.json`, '--noEmit', '--strict'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
+        const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+        return [name, { code, output: `${out}${err}`.trim() }] as const
+      }
+      const results = Object.fromEntries(await Promise.all(Object.keys(configs).map(tsc)))
+      const { wrong, ...consumer } = results
+      expect(consumer).toEqual({ nodenext: { code: 0, output: '' }, bundler: { code: 0, output: '' } })
+      expect(wrong!.code).not.toBe(0)
+      expect(wrong!.output).toContain('wrong.ts(')
+      expect(wrong!.output).toContain('simulated')
+    },
+    60_000,
+  )
+})
+
+const CONFIGS = {
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
+  bundler: { module: 'esnext', moduleResolution: 'bundler' },
+}
+
+/** A consumer's program: compiles only if the package's types say what the contract says. */
+const CONSUMER = `import {
+  Growth,
+  GrowthError,
+  isSimulated,
+  NotFoundError,
+  Page,
+  RateLimitError,
+  type Experiment,
+  type Mission,
+  type Simulated,
+  type WithResponse,
+} from '@growth-service/sdk'
+
+export async function main(): Promise<void> {
+  const body = { hypothesis: 'Subject line A wins on opens.', kind: 'email_ab_test', subjectId: 'abt_1', expectation: 'a_better' } as const
+
+  // A test token's write is { simulated: true }, and only that.
+  const testing = new Growth({ token: 'svc_test_abc' as const })
+  const simulated = await testing.experiments.create(body)
+  const s: { simulated: true } = simulated
+  const s2: Simulated = await testing.track({ event: 'signup', email: 'a@example.com' })
+  // @ts-expect-error a simulated write has no id
+  simulated.id
+
+  // A live token's write is the record.
+  const live = new Growth({ token: 'svc_live_abc' as const })
+  const experiment = await live.experiments.create(body)
+  const e: Experiment = experiment
+  const id: string = experiment.id
+  // @ts-expect-error a live token's write is not { simulated: true }
+  const notSimulated: { simulated: true } = experiment
+
+  // A token whose prefix the types cannot see: either, told apart by isSimulated.
+  const token: string = 'svc_live_abc'
+  const either = await new Growth({ token }).contacts.import({ contacts: [{ email: 'a@example.com' }] })
+  // @ts-expect-error it may be simulated: check first
+  either.totals
+  if (!isSimulated(either)) {
+    const created: number = either.totals.created
+    void created
+  }
+
+  // Bodies are checked: an unknown field, a missing one, a wrong value.
+  // @ts-expect-error no such field
+  await live.experiments.create({ ...body, colour: 'blue' })
+  // @ts-expect-error hypothesis is required
+  await live.experiments.create({ kind: 'email_ab_test', subjectId: 'abt_1', expectation: 'a_better' })
+  // @ts-expect-error not a kind of action
+  await live.actions.create({ kind: 'launch_rocket', args: {} })
+  // @ts-expect-error signals have no such status
+  live.signals.list({ status: 'ignored' })
+
+  // Lists: a page of typed items, every page with for await.
+  const page = await live.missions.list({ limit: 2 })
+  const pageIsPage: Page<Mission> = page
+  const first: Mission | undefined = page.data[0]
+  const name: string | undefined = first?.name
+  // @ts-expect-error a mission has no such field
+  first?.colour
+  if (page.hasNextPage()) {
+    const next: Page<Mission> = await page.nextPage()
+    void next
+  }
+  for await (const decision of live.decisions.list({ limit: 50 })) {
+    const title: string = decision.title
+    void title
+  }
+  for await (const p of page.iterPages()) void p.data.length
+
+  // withResponse, errors.
+  const answer: WithResponse<unknown> = await live.usage.get().withResponse()
+  const remaining: number | undefined = answer.rateLimit?.remaining
+  const requestId: string | undefined = answer.requestId
+  const replayed: boolean = answer.replayed
+  try {
+    await live.decisions.list({ missionId: 'msn_x' })
+  } catch (err) {
+    if (err instanceof RateLimitError) {
+      const wait: number | undefined = err.retryAfter
+      void wait
+    } else if (err instanceof NotFoundError || err instanceof GrowthError) {
+      const status: number | undefined = err.status
+      const code: string | undefined = err.code
+      void [status, code, err.requestId]
+    }
+  }
+
+  // Agents, with an agent credential.
+  const agent = new Growth({ token: 'svc_agt_abc' as const })
+  const auth = await agent.agent.authorize({ tool: 'ads', action: 'pause_campaign', facts: { amountMinor: 100, currency: 'USD' } })
+  const mayProceed: boolean = auth.mayProceed
+  // @ts-expect-error not a fact
+  await agent.agent.authorize({ tool: 'ads', action: 'pause_campaign', facts: { colour: 'red' } })
+  // @ts-expect-error options are checked too
+  new Growth({ token: 'svc_live_abc', maxRetries: '2' })
+
+  void [s, s2, e, id, notSimulated, pageIsPage, name, remaining, requestId, replayed, mayProceed]
+}
+`
+
+/** The same package, a wrong claim: must not compile. */
+const WRONG = `import { Growth } from '@growth-service/sdk'
+export async function wrong(): Promise<{ simulated: true }> {
+  const live = new Growth({ token: 'svc_live_abc' as const })
+  return live.experiments.create({ hypothesis: 'Subject line A wins on opens.', kind: 'email_ab_test', subjectId: 'abt_1', expectation: 'a_better' })
+}
+`
