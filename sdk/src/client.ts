@@ -5,7 +5,7 @@ import type { Resources } from './generated/resources.ts'
 import { type AgentGuard, createGuard } from './guard.ts'
 import type { Mode, ModeOf } from './mode.ts'
 import { Page, PagePromise } from './pagination.ts'
-import type { RequestOptions } from './request-options.ts'
+import { checkedMaxRetries, checkedTimeout, type RequestOptions } from './request-options.ts'
 import { type Answer, call, type CallInput, type Fetch, type TransportSettings } from './transport.ts'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4000/api/v1'
@@ -36,11 +36,6 @@ function fromEnvironment(name: string): string | undefined {
   }
 }
 
-function nonNegativeInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new GrowthError(`${name} must be a whole number >= 0; got ${String(value)}.`)
-  return value
-}
-
 class GrowthClient<M extends Mode = 'unknown'> {
   readonly baseUrl: string
   readonly maxRetries: number
@@ -55,9 +50,8 @@ class GrowthClient<M extends Mode = 'unknown'> {
     const baseUrl = (options.baseUrl ?? fromEnvironment('GROWTH_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
     if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new GrowthError(`baseUrl must be an http(s) URL such as ${DEFAULT_BASE_URL}; got ${JSON.stringify(baseUrl)}.`)
     this.baseUrl = baseUrl
-    this.maxRetries = nonNegativeInteger('maxRetries', options.maxRetries ?? 2)
-    this.timeout = options.timeout ?? 60_000
-    if (!(this.timeout > 0)) throw new GrowthError(`timeout must be a number of milliseconds > 0; got ${String(options.timeout)}.`)
+    this.maxRetries = checkedMaxRetries(options.maxRetries ?? 2)
+    this.timeout = checkedTimeout(options.timeout ?? 60_000)
     const fetcher: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
     this.#settings = {
       baseUrl,

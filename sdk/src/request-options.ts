@@ -1,3 +1,5 @@
+import { GrowthError } from './errors.ts'
+
 /** Options of one call, given as its last argument. Each overrides the client's own for this call. */
 export type RequestOptions = {
   /**
@@ -13,4 +15,16 @@ export type RequestOptions = {
   signal?: AbortSignal
   /** Headers to send with this call (beside the client's defaultHeaders). */
   headers?: Record<string, string>
+}
+
+/** maxRetries as given (client or call): a whole number >= 0, or a GrowthError naming it. */
+export function checkedMaxRetries(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new GrowthError(`maxRetries must be a whole number >= 0; got ${String(value)}.`)
+  return value
+}
+
+/** timeout as given (client or call): milliseconds > 0 (Infinity: none), or a GrowthError naming it. */
+export function checkedTimeout(value: unknown): number {
+  if (typeof value !== 'number' || !(value > 0)) throw new GrowthError(`timeout must be a number of milliseconds > 0; got ${String(value)}.`)
+  return value
 }

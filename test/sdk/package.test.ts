@@ -415,6 +415,16 @@ describe.each(RUNTIMES)('the packed SDK under %s, against the test server', (run
         expect(headers.authorization).toBe(`Bearer ${demo.tokens.live}`)
         expect(headers.accept).toBe('application/json')
       }
+      const perCall = env.perCall
+      expect(perCall.timeoutZero).toEqual({ name: 'GrowthError', message: expect.any(String) })
+      expect(perCall.timeoutZero.message).toContain('timeout')
+      expect(perCall.maxRetriesNegative).toEqual({ name: 'GrowthError', message: expect.any(String) })
+      expect(perCall.maxRetriesNegative.message).toContain('maxRetries')
+      expect(perCall.sentForRefused).toBe(0)
+      expect(perCall.writes).toEqual([201, 201])
+      expect(perCall.keysSent).toHaveLength(2)
+      expect(perCall.keysSent[0]).toBe(perCall.headerKey)
+      expect(perCall.keysSent[1]).toMatch(/^sdk-[0-9a-f-]{36}$/)
       expect(sent[0]['x-call']).toBe('one')
       expect(sent[0]['x-both']).toBe('call')
       expect(sent[1]['x-call']).toBeUndefined()

@@ -75,7 +75,23 @@ if (S) {
         growth.track({ event: 'sdk.header_check', email: S.contactEmail }, { idempotencyKey: `header-check-${crypto.randomUUID()}`, headers: { 'content-type': 'text/plain' } }),
       ),
     ],
-    sent,
+    sent: sent.slice(),
+  }
+  // Per call: refused options reject before anything is sent; an Idempotency-Key given as the
+  // call's header is the caller's own key (one in defaultHeaders is not: every write would share it).
+  const before = sent.length
+  const headerKey = `header-key-${crypto.randomUUID()}`
+  const keyed = new Growth({ token: S.token, baseUrl: S.baseUrl, fetch: recording, defaultHeaders: { 'Idempotency-Key': 'one-for-all' } })
+  out.perCall = {
+    timeoutZero: await status(() => growth.missions.list({}, { timeout: 0 })),
+    maxRetriesNegative: await status(() => growth.missions.list({}, { maxRetries: -1 })),
+    sentForRefused: sent.length - before,
+    headerKey,
+    writes: [
+      await status(() => keyed.track({ event: 'sdk.header_key', email: S.contactEmail }, { headers: { 'idempotency-key': headerKey } })),
+      await status(() => keyed.track({ event: 'sdk.header_key', email: S.contactEmail })),
+    ],
+    keysSent: sent.slice(before).map((s) => s.headers['idempotency-key']),
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -39,6 +39,8 @@ async function run(cmd: string[], cwd: string): Promise<string> {
 
 async function pack(): Promise<PackedSdk> {
   const work = mkdtempSync(join(tmpdir(), 'growth-sdk-pack-'))
+  // The tarball and the project go when the test process ends.
+  process.once('exit', () => rmSync(work, { recursive: true, force: true }))
   const out = await run(['npm', 'pack', '--json', '--pack-destination', work], SDK_DIR)
   // npm prints the prepack script's output before the JSON; the JSON is the last top-level array.
   const report = JSON.parse(out.slice(out.lastIndexOf('\n[') + 1))[0] as PackedSdk['packed'] & { filename: string }
