@@ -1,9 +1,20 @@
 import { CommanderError } from 'commander'
 import { DomainError, RuleError } from './core.ts'
-import { printError } from './output.ts'
+import { printError, writeErr } from './output.ts'
 
 /** A refusal by the CLI itself (bad configuration, bad input it checks before the domain does): exit 1. */
 export class CliError extends Error {}
+
+/** The API refused a call (or, with --json, the CLI refused its input): exit 1, the envelope on stderr. */
+export class ApiRefusal extends Error {
+  constructor(
+    readonly error: { code: string; message: string; requestId: string | null },
+    readonly status: number | undefined,
+    readonly json: boolean,
+  ) {
+    super(error.message)
+  }
+}
 
 /** `expiresAt` -> `--expires-at`: the option an operator command takes for a field of the domain. */
 const flagOf = (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
@@ -27,6 +38,11 @@ function refusalMessage(err: DomainError): string {
  */
 export function handleError(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode
+  if (err instanceof ApiRefusal) {
+    if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)
+    else printError(`${err.error.message}${err.status ? ` (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})` : ''}`)
+    return 1
+  }
   if (err instanceof DomainError || err instanceof CliError) {
     printError(err instanceof DomainError ? refusalMessage(err) : err.message)
     return 1

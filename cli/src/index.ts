@@ -17,13 +17,17 @@ import { registerWebhookTest } from './commands/admin/webhook/test.ts'
 import { registerWebhookToggle } from './commands/admin/webhook/toggle.ts'
 import { registerWorkspaceCreate } from './commands/admin/workspace/create.ts'
 import { registerWorker } from './commands/worker.ts'
+import { registerApiCommands } from './api/commands.ts'
+import { registerLogin } from './api/login.ts'
 import { handleError } from './errors.ts'
 import { flush, writeErr, writeOut } from './output.ts'
 
 /** The whole command tree, in one place. Each verb lives in its own file under commands/. */
 export function buildProgram(): Command {
   const program = new Command('growth')
-    .description('Operator commands of the Growth Automation Service, and its webhook delivery workers. They act on the database directly (DATABASE_URL, or the embedded database in DATA_DIR), whether or not the server is running.')
+    .description(
+      'The Growth Automation Service from a terminal. Every operation of the API is a command named as its SDK method (growth decisions list, growth agent authorize), through the API with --token/GROWTH_TOKEN or a profile saved by growth login. The admin commands and growth worker act on the database directly (DATABASE_URL, or the embedded database in DATA_DIR), whether or not the server is running.',
+    )
     .version(pkg.version, '-v, --version')
     // Settings inherited by every command created below with .command():
     .exitOverride()
@@ -67,6 +71,8 @@ export function buildProgram(): Command {
   registerWebhookToggle(webhook, 'enable')
 
   registerWorker(program)
+  registerLogin(program)
+  registerApiCommands(program)
 
   return program
 }

@@ -159,8 +159,15 @@ describe.skipIf(!process.env.DATABASE_URL)('Idempotency-Key across sessions (Pos
       expect(await experimentCount(ws.id)).toBe(0)
       // That process dies mid-request: its session ends and the key is free again.
       const { sql } = await getHarness()
-      await sql`SELECT pg_terminate_backend(${pid})`
+      // pg_terminate_backend only signals the process: wait until it has gone (and its locks with it),
+      // or the retry can race its exit on a busy machine.
+      await sql`SELECT pg_terminate_backend(${pid}, 5000)`
       reserved.release()
+      for (let i = 0; i < 100; i++) {
+        const [alive] = await sql`SELECT 1 FROM pg_locks WHERE pid = ${pid} AND locktype = 'advisory'`
+        if (!alive) break
+        await Bun.sleep(20)
+      }
       const retry = await call('POST', '/api/v1/experiments', { token: ws.live, body: hypothesis(abt), headers: { 'Idempotency-Key': 'held-key' } })
       expect(retry.status).toBe(201)
       expect(await experimentCount(ws.id)).toBe(1)

@@ -1,0 +1,296 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { OPERATIONS } from '../../sdk/src/generated/operations.ts'
+import { buildProgram } from '../../cli/src/index.ts'
+import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
+import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { CLI_TIMEOUT, growthIn, type Run } from './run.ts'
+
+/**
+ * The CLI's API commands, black-box: `growth <resource> <verb>` run as a process against the test
+ * server, through the SDK, with credentials from flags, the environment or a saved profile.
+ */
+const T = CLI_TIMEOUT
+let demo: DemoWorkspace
+let narrow: Workspace
+let env: Record<string, string>
+let configDir: string
+let run: (args: string[], extra?: Record<string, string>) => Promise<Run>
+
+beforeAll(async () => {
+  const h = await getHarness()
+  demo = await createDemoWorkspace(h.sql, { name: 'CLI API commands' })
+  narrow = await makeWorkspace({ scoped: 'read:analytics' })
+  configDir = mkdtempSync(join(tmpdir(), 'growth-cli-config-'))
+  env = { GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: demo.tokens.live, GROWTH_CONFIG_DIR: configDir, NO_COLOR: '' }
+  const growth = growthIn(h.dataDir)
+  run = (args, extra = {}) => growth(args, { ...env, ...extra })
+}, T)
+
+/** A --json run that succeeded: its stdout parsed, stderr empty. */
+function jsonOf(r: Run, what: string): any {
+  if (r.code !== 0) throw new Error(`growth ${what} exited ${r.code}: ${r.stderr}`)
+  expect(r.stderr).toBe('')
+  return JSON.parse(r.stdout)
+}
+
+const apiData = async (path: string, token = demo.tokens.live) => {
+  const a = await call('GET', `/api/v1${path}`, { token })
+  expect(a.status).toBe(200)
+  return a.body.data
+}
+
+test('every operation the SDK has a method for is a command named as that method', () => {
+  const program = buildProgram()
+  for (const [operationId, op] of Object.entries(OPERATIONS)) {
+    let cmd = program
+    for (const word of op.sdk) cmd = cmd.commands.find((c) => c.name() === word)!
+    expect(`${operationId}: ${cmd ? 'growth ' + op.sdk.join(' ') : 'no command'}`).toBe(`${operationId}: growth ${op.sdk.join(' ')}`)
+  }
+})
+
+describe('reads: --json prints exactly the data the API answers', () => {
+  const reads: [string[], string][] = [
+    [['missions', 'list'], '/missions'],
+    [['decisions', 'list', '--limit', '3'], '/decisions?limit=3'],
+    [['signals', 'list', '--status', 'resolved'], '/signals?status=resolved'],
+    [['opportunities', 'list', '--status', 'actioned'], '/opportunities?status=actioned'],
+    [['experiments', 'list'], '/experiments'],
+    [['approvals', 'list', '--status', 'pending', '--limit', '5'], '/approvals?status=pending&limit=5'],
+    [['actions', 'list', '--limit', '4'], '/actions?limit=4'],
+    [['customers', 'list', '--stage', 'repeat', '--limit', '10'], '/customers?stage=repeat&limit=10'],
+    [['revenue', 'get'], '/revenue'],
+    [['usage', 'get'], '/usage'],
+    [['connections', 'list'], '/connections'],
+    [['events', 'list', '--type', 'action.applied', '--limit', '5'], '/events?type=action.applied&limit=5'],
+    [['agents', 'list'], '/agents'],
+    [['agents', 'tools'], '/agents/tools'],
+    [['agents', 'rules'], '/agents/rules'],
+    [['agents', 'requests', '--limit', '3'], '/agents/requests?limit=3'],
+    [['outcomes', 'get'], '/outcomes'],
+  ]
+  for (const [args, path] of reads) {
+    test(
+      `growth ${args.join(' ')}`,
+      async () => {
+        const printed = jsonOf(await run([...args, '--json']), args.join(' '))
+        const data = await apiData(path)
+        // Revenue's default window ends now: compare what does not move with the clock.
+        if (path === '/revenue') expect(printed.currencies).toEqual(data.currencies)
+        else expect(printed).toEqual(data)
+      },
+      T,
+    )
+  }
+
+  test(
+    'a list without --json is a table for people: a header, one row per item, times in the terminal time zone, money in its currency',
+    async () => {
+      const r = await run(['decisions', 'list', '--limit', '3'], { TZ: 'Asia/Tokyo' })
+      expect(r.code).toBe(0)
+      const lines = r.stdout.trimEnd().split('\n')
+      expect(lines[0]).toMatch(/^id\s+mission id\s+title/)
+      expect(lines).toHaveLength(4)
+      const data = await apiData('/decisions?limit=3')
+      const tokyo = new Date(new Date(data[0].createdAt).getTime() + 9 * 3_600_000).toISOString().slice(0, 16).replace('T', ' ')
+      expect(lines[1]).toContain(data[0].id)
+      expect(lines[1]).toContain(tokyo)
+      expect(r.stdout).not.toContain('\u001b[')
+      // More pages: said on stderr, with the flag that gets the next one.
+      expect(r.stderr).toMatch(/^More: add --cursor \S+, or --all for every page\.\n$/)
+
+      const revenue = await run(['revenue', 'get'], { LANG: 'en_US.UTF-8' })
+      const usd = (await apiData('/revenue')).currencies.find((c: any) => c.currency === 'USD').total.amountMinor
+      expect(revenue.stdout).toContain(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(usd / 100))
+    },
+    T,
+  )
+
+  test(
+    '--all walks every page; with --json one line per item, the same items as the API in the same order',
+    async () => {
+      const r = await run(['decisions', 'list', '--limit', '40', '--all', '--json'])
+      expect(r.code).toBe(0)
+      const ids = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)
+      const all: string[] = []
+      let cursor: string | undefined
+      do {
+        const a = await call('GET', `/api/v1/decisions?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: demo.tokens.live })
+        all.push(...a.body.data.map((d: any) => d.id))
+        cursor = a.body.meta?.nextCursor
+      } while (cursor)
+      expect(all.length).toBeGreaterThan(40)
+      expect(ids).toEqual(all)
+    },
+    T,
+  )
+})
+
+describe('writes', () => {
+  test(
+    'with a test token every write is simulated, its body built from the flags (nested args, typed facts and properties)',
+    async () => {
+      const t = { GROWTH_TOKEN: demo.tokens.test }
+      const f = demo.fixtures
+      const writes = [
+        ['experiments', 'create', '--kind', 'email_ab_test', '--subject-id', f.openAbTestId, '--hypothesis', 'The shorter subject line gets more opens.', '--expectation', 'b_better'],
+        ['actions', 'create', '--kind', 'pause_campaign', '--campaign-id', f.campaignId],
+        ['contacts', 'import', '--contacts', JSON.stringify([{ email: 'new.person@example.com', name: 'New Person' }])],
+        ['track', '--event', 'signup.completed', '--email', f.contactEmail, '--property', 'plan=pro', '--property', 'seats:=3'],
+      ]
+      for (const args of writes) expect(jsonOf(await run([...args, '--json'], t), args.join(' '))).toEqual({ simulated: true })
+      const human = await run(writes[1]!, t)
+      expect(human.stdout).toBe('Simulated with a test token: every check passed, and nothing was recorded.\n')
+    },
+    T,
+  )
+
+  test(
+    'a live write is done once: the same --idempotency-key twice gives the same record',
+    async () => {
+      const key = `cli-${crypto.randomUUID()}`
+      const args = ['track', '--event', 'cli.checked', '--email', demo.fixtures.contactEmail, '--property', 'source=cli', '--property', 'count:=2', '--idempotency-key', key, '--json']
+      const first = jsonOf(await run(args), 'track')
+      const second = jsonOf(await run(args), 'track')
+      expect(second).toEqual(first)
+      expect(first.event).toBe('cli.checked')
+    },
+    T,
+  )
+
+  test(
+    'an agent authorizes with typed facts, reports its result, and reads itself',
+    async () => {
+      const a = { GROWTH_TOKEN: demo.agents[0]!.credential }
+      const auth = jsonOf(
+        await run(['agent', 'authorize', '--tool', 'ads', '--action', 'adjust_budget', '--resource', demo.fixtures.campaignId, '--fact', 'amountPercent=12', '--fact', 'increase=true', '--json'], a),
+        'agent authorize',
+      )
+      expect(auth).toMatchObject({ decision: 'allowed', mayProceed: true })
+      expect(auth.checks.find((c: any) => c.name === 'limits').detail).toContain('12%')
+      const result = jsonOf(await run(['agent', 'result', '--authorization-id', auth.authorizationId, '--status', 'completed', '--summary', 'Raised by 12%.', '--json'], a), 'agent result')
+      expect(result).toMatchObject({ authorizationId: auth.authorizationId, status: 'completed' })
+      const me = jsonOf(await run(['agent', 'me', '--json'], a), 'agent me')
+      expect(me.agent.id).toBe(demo.agents[0]!.id)
+      const bad = await run(['agent', 'authorize', '--tool', 'ads', '--action', 'adjust_budget', '--fact', 'amountPercent=twelve'], a)
+      expect(bad).toMatchObject({ code: 1, stdout: '' })
+      expect(bad.stderr).toBe('error: --fact amountPercent must be a number, got "twelve"\n')
+      const unknown = await run(['agent', 'authorize', '--tool', 'ads', '--action', 'adjust_budget', '--fact', 'colour=red'], a)
+      expect(unknown.stderr).toMatch(/^error: --fact colour: no such name; the names are amountMinor, currency, /)
+    },
+    T,
+  )
+})
+
+describe('refusals and failures', () => {
+  test(
+    'the API refuses: exit 1, its message, status, code and request id on stderr, nothing on stdout; with --json the envelope on stderr',
+    async () => {
+      const args = ['experiments', 'create', '--kind', 'email_ab_test', '--subject-id', 'abt_00000000000000000000000000', '--hypothesis', 'The shorter subject line gets more opens.', '--expectation', 'b_better']
+      const r = await run(args)
+      expect(r).toMatchObject({ code: 1, stdout: '' })
+      expect(r.stderr).toMatch(/^error: No A\/B test abt_0+ in this workspace\. \(404 not_found, request req_\w+\)\n$/)
+      const j = await run([...args, '--json'])
+      expect(j).toMatchObject({ code: 1, stdout: '' })
+      const envelope = JSON.parse(j.stderr)
+      expect(Object.keys(envelope)).toEqual(['error'])
+      expect(envelope.error).toMatchObject({ code: 'not_found', message: 'No A/B test abt_00000000000000000000000000 in this workspace.' })
+      expect(envelope.error.requestId).toMatch(/^req_/)
+    },
+    T,
+  )
+
+  test(
+    'every command, given a token the API does not know, is refused with exit 1 and the 401',
+    async () => {
+      for (const op of Object.values(OPERATIONS)) {
+        const required: Record<string, string[]> = {
+          'experiments create': ['--kind', 'email_ab_test', '--subject-id', 'abt_x', '--hypothesis', 'Something to check here.', '--expectation', 'b_better'],
+          'actions create': ['--kind', 'pause_campaign'],
+          'contacts import': ['--contacts', '[]'],
+          track: ['--event', 'x', '--email', 'a@example.com'],
+          'agent authorize': ['--tool', 'ads', '--action', 'pause_campaign'],
+          'agent result': ['--authorization-id', 'auth_x', '--status', 'completed'],
+        }
+        const words = op.sdk.join(' ')
+        const r = await run([...op.sdk, ...(required[words] ?? []), '--token', 'svc_live_notatoken'])
+        expect(`${words}: ${r.code} ${r.stdout}${r.stderr.replace(/request req_\w+/, 'request …')}`).toBe(
+          `${words}: 1 error: Missing or invalid credential. Send Authorization: Bearer <token> with a valid, unrevoked, unexpired token. (401 unauthorized, request …)\n`,
+        )
+      }
+    },
+    60_000,
+  )
+
+  test(
+    'a scope the token lacks is 403; a flag of the wrong type or value is named before anything is sent',
+    async () => {
+      const r = await run(['missions', 'list'], { GROWTH_TOKEN: narrow.scoped })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/\(403 forbidden, request req_\w+\)\n$/)
+      const limit = await run(['decisions', 'list', '--limit', 'ten'])
+      expect(limit).toMatchObject({ code: 1, stdout: '', stderr: 'error: --limit must be a whole number, got "ten"\n' })
+      const status = await run(['signals', 'list', '--status', 'closed'])
+      expect(status.stderr).toBe('error: --status must be one of open, resolved, dismissed; got "closed"\n')
+      const json = await run(['decisions', 'list', '--limit', 'ten', '--json'])
+      expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'invalid_request', message: '--limit must be a whole number, got "ten"', requestId: null } })
+      const missing = await run(['agent', 'result', '--status', 'completed'], { GROWTH_TOKEN: demo.agents[0]!.credential })
+      expect(missing.code).toBe(1)
+      expect(missing.stderr).toContain("required option '--authorization-id <string>' not specified")
+    },
+    T,
+  )
+
+  test(
+    'no server at the base URL: exit 2, saying where it looked',
+    async () => {
+      const r = await run(['missions', 'list'], { GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' })
+      expect(r.code).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(/^error: No answer from GET http:\/\/127\.0\.0\.1:9\/api\/v1\/missions: .* Is the server running there\?/)
+    },
+    T,
+  )
+})
+
+describe('credentials: flags, then the environment, then a profile saved by growth login', () => {
+  test(
+    'growth login checks the token, saves it in a file only its owner can read, and never prints it whole',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'growth-login-'))
+      const noEnv = { GROWTH_TOKEN: '', GROWTH_BASE_URL: '', GROWTH_CONFIG_DIR: dir }
+      const login = await run(['login', '--token', demo.tokens.live, '--base-url', env.GROWTH_BASE_URL!, '--profile', 'northwind'], noEnv)
+      expect(login.code).toBe(0)
+      expect(login.stdout).not.toContain(demo.tokens.live)
+      expect(login.stdout).toContain(`svc_live_…${demo.tokens.live.slice(-4)}`)
+      const file = join(dir, 'profiles.json')
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(statSync(dir).mode & 0o777).toBe(0o700)
+      expect(JSON.parse(readFileSync(file, 'utf8')).profiles.northwind).toEqual({ baseUrl: env.GROWTH_BASE_URL, token: demo.tokens.live })
+
+      // The profile serves when nothing else names a token; --token and GROWTH_TOKEN come first.
+      const viaProfile = jsonOf(await run(['agents', 'list', '--profile', 'northwind', '--json'], noEnv), 'agents list --profile')
+      expect(viaProfile.map((a: any) => a.id).sort()).toEqual(demo.agents.map((a) => a.id).sort())
+      const other = await makeWorkspace()
+      const envFirst = jsonOf(await run(['agents', 'list', '--profile', 'northwind', '--json'], { ...noEnv, GROWTH_TOKEN: other.live }), 'agents list')
+      expect(envFirst.map((a: any) => a.id)).toEqual([other.agent.id])
+      const flagFirst = jsonOf(await run(['agents', 'list', '--profile', 'northwind', '--token', other.live, '--json'], noEnv), 'agents list')
+      expect(flagFirst.map((a: any) => a.id)).toEqual([other.agent.id])
+
+      const unknown = await run(['agents', 'list', '--profile', 'nowhere'], noEnv)
+      expect(unknown.code).toBe(1)
+      expect(unknown.stderr).toContain('no profile "nowhere"')
+      expect(unknown.stderr).toContain('there are: northwind')
+      const refused = await run(['login', '--token', 'svc_live_notatoken', '--base-url', env.GROWTH_BASE_URL!], noEnv)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain('refused this token (svc_live_…oken)')
+      expect(refused.stderr).not.toContain('svc_live_notatoken')
+      const none = await run(['missions', 'list'], { ...noEnv, GROWTH_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'growth-empty-')) })
+      expect(none.code).toBe(1)
+      expect(none.stderr).toContain('no token: pass --token, set GROWTH_TOKEN, or save a profile with growth login')
+    },
+    T,
+  )
+})
