@@ -40,7 +40,8 @@ export function handleError(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode
   if (err instanceof ApiRefusal) {
     if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)
-    else printError(`${err.error.message}${err.status ? ` (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})` : ''}`)
+    else if (err.status) printError(`${err.error.message} (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})`)
+    else printError(err.error.code === 'invalid_request' ? err.error.message : `${err.error.code}: ${err.error.message}`)
     return 1
   }
   if (err instanceof DomainError || err instanceof CliError) {

@@ -19,6 +19,7 @@ import { registerWorkspaceCreate } from './commands/admin/workspace/create.ts'
 import { registerWorker } from './commands/worker.ts'
 import { registerApiCommands } from './api/commands.ts'
 import { registerLogin } from './api/login.ts'
+import { registerWebhooksVerify } from './commands/webhooks/verify.ts'
 import { handleError } from './errors.ts'
 import { flush, writeErr, writeOut } from './output.ts'
 
@@ -73,6 +74,7 @@ export function buildProgram(): Command {
   registerWorker(program)
   registerLogin(program)
   registerApiCommands(program)
+  registerWebhooksVerify(program.command('webhooks').description('for receivers of webhook deliveries'))
 
   return program
 }

@@ -1,0 +1,50 @@
+import { expect, test } from 'bun:test'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { signatureHeader } from '../../server/src/domain/webhook-signature.ts'
+import { CLI_TIMEOUT, growthIn } from './run.ts'
+
+/** growth webhooks verify: a saved delivery checked offline, signed here by the server's own signer. */
+const dir = mkdtempSync(join(tmpdir(), 'growth-verify-'))
+const growth = growthIn(dir)
+const body = JSON.stringify({ id: 'evt_saved', event: 'contact.created', createdAt: '2026-11-23T00:00:00.000Z', workspaceId: 'ws_x', data: { contact: { name: 'Zoë' } } })
+const file = join(dir, 'delivery.json')
+writeFileSync(file, body)
+const now = () => Math.floor(Date.now() / 1000)
+
+test(
+  'a delivery signed with the secret verifies (exit 0), during a rotation too; --json prints the event',
+  async () => {
+    const header = signatureHeader(body, ['whsec_new', 'whsec_old'], now())
+    const r = await growth(['webhooks', 'verify', '--secret', 'whsec_old', '--header', header, file])
+    expect(r).toMatchObject({ code: 0, stderr: '' })
+    expect(r.stdout).toMatch(/^Verified: contact\.created evt_saved, signed \d{4}-/)
+    const j = await growth(['webhooks', 'verify', '--secret', 'whsec_x', '--secret', 'whsec_new', '--header', header, file, '--json'])
+    expect(JSON.parse(j.stdout)).toEqual(JSON.parse(body))
+  },
+  CLI_TIMEOUT,
+)
+
+test(
+  'each refusal exits 1 with the reason: a wrong secret, a changed body, an old signature (unless --tolerance none), a malformed header',
+  async () => {
+    const header = signatureHeader(body, ['whsec_new'], now())
+    const wrong = await growth(['webhooks', 'verify', '--secret', 'whsec_other', '--header', header, file])
+    expect(wrong).toMatchObject({ code: 1, stdout: '' })
+    expect(wrong.stderr).toStartWith('error: no_matching_signature: ')
+    const changed = join(dir, 'changed.json')
+    writeFileSync(changed, body.replace('Zoë', 'Zoe'))
+    expect((await growth(['webhooks', 'verify', '--secret', 'whsec_new', '--header', header, changed])).stderr).toStartWith('error: no_matching_signature: ')
+    const old = signatureHeader(body, ['whsec_new'], now() - 3_600)
+    const stale = await growth(['webhooks', 'verify', '--secret', 'whsec_new', '--header', old, file, '--json'])
+    expect(stale.code).toBe(1)
+    expect(JSON.parse(stale.stderr).error.code).toBe('timestamp_too_old')
+    expect((await growth(['webhooks', 'verify', '--secret', 'whsec_new', '--header', old, '--tolerance', 'none', file])).code).toBe(0)
+    expect((await growth(['webhooks', 'verify', '--secret', 'whsec_new', '--header', 'v1=abc', file])).stderr).toStartWith('error: malformed_header: ')
+    const missing = await growth(['webhooks', 'verify', '--secret', 'whsec_new', '--header', header, join(dir, 'nothing.json')])
+    expect(missing).toMatchObject({ code: 1, stdout: '' })
+    expect(missing.stderr).toContain('cannot read')
+  },
+  CLI_TIMEOUT,
+)
