@@ -4,6 +4,7 @@ import { ApiRefusal, CliError } from '../errors.ts'
 import { createOutput, writeOut } from '../output.ts'
 import { type CommandSpec, commandSpecs, type FlagSpec } from './flags.ts'
 import { type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { registerEventsTail } from './events-tail.ts'
 import { renderItem, renderList, useColor } from './render.ts'
 import { setAt, valueOf } from './values.ts'
 
@@ -104,7 +105,7 @@ async function run(spec: CommandSpec, opts: Options) {
 }
 
 /** A refusal of the API for handleError: exit 1 with its code, message and request id; no answer at all: exit 2. */
-function refusalOf(err: unknown, json: boolean): unknown {
+export function refusalOf(err: unknown, json: boolean): unknown {
   if (err instanceof ConnectionError) return new Error(`${err.message} Is the server running there? (--base-url, GROWTH_BASE_URL or the profile)`)
   if (err instanceof GrowthError && err.status !== undefined) {
     return new ApiRefusal({ code: String(err.code ?? 'unknown'), message: err.message, requestId: err.requestId ?? null }, err.status, json)
@@ -127,4 +128,6 @@ export function registerApiCommands(program: Command) {
     cmd.addHelpText('after', `\n${spec.operation.method} /api/v1${spec.operation.path} (${spec.operationId}). ${spec.description.split('\n')[0] ?? ''}\n`)
     cmd.action((opts: Options) => run(spec, opts))
   }
+  // Commands that do more than one call: beside the generated ones of their resource.
+  registerEventsTail(groups.get('events')!)
 }
