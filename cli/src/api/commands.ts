@@ -4,6 +4,7 @@ import { ApiRefusal, CliError } from '../errors.ts'
 import { createOutput, writeOut } from '../output.ts'
 import { type CommandSpec, commandSpecs, type FlagSpec } from './flags.ts'
 import { type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { registerContactsImport } from './contacts-import.ts'
 import { registerEventsTail } from './events-tail.ts'
 import { renderItem, renderList, useColor } from './render.ts'
 import { setAt, valueOf } from './values.ts'
@@ -122,6 +123,11 @@ export function registerApiCommands(program: Command) {
     if (second !== undefined) {
       parent = groups.get(first!) ?? program.command(first!).description(`${first} (the API)`)
       groups.set(first!, parent)
+    }
+    // Contacts come from a file, in batches: its own command (contacts-import.ts).
+    if (spec.operationId === 'importContacts') {
+      registerContactsImport(parent)
+      continue
     }
     const cmd = parent.command(second ?? first!).description(spec.summary || spec.operationId)
     addFlags(cmd, spec)

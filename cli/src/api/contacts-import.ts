@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto'
+import { createReadStream, statSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { SingleBar } from 'cli-progress'
+import type { Command } from 'commander'
+import { parse } from 'csv-parse'
+import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest } from '../../../sdk/src/index.ts'
+import { CliError } from '../errors.ts'
+import { createOutput } from '../output.ts'
+import { refusalOf } from './commands.ts'
+import { type CredentialOptions, resolveCredentials } from './profiles.ts'
+
+/**
+ * growth contacts import FILE: a CSV file with a header row, or JSON lines, sent in batches of 100.
+ *
+ * - Each batch's Idempotency-Key is made of the file's SHA-256 and the batch's number, so running the
+ *   same command again after a crash, a Ctrl-C or a refusal resumes: batches already done are
+ *   answered from the API's memory of their key (replayed, not done again), and the counts still add
+ *   up. (The API remembers a key for 24 hours.)
+ * - The file is read as a stream, twice (once to hash it, once to send it): memory does not grow with it.
+ * - A row the API refuses is named by its line in the file; the rest of its batch is sent without it
+ *   (under a key that names the rows left out, so a rerun does the same).
+ * - A progress bar on a terminal (cli-progress), on stderr; a summary at the end.
+ */
+
+type ImportOptions = CredentialOptions & { listId?: string; json?: boolean }
+type Contact = ImportContactsRequest['contacts'][number]
+type Row = { line: number; contact: Contact }
+
+const BATCH = 100
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+const FIELDS = ['email', 'name', 'firstName', 'lastName', 'company', 'phone', 'tags'] as const
+
+/** A CSV header as a contact field: `First Name`, `first_name`, `firstName` all name firstName. */
+function fieldOf(header: string): (typeof FIELDS)[number] | undefined {
+  const key = header.trim().toLowerCase().replace(/[\s_-]+/g, '')
+  return FIELDS.find((f) => f.toLowerCase() === key)
+}
+
+export function registerContactsImport(contacts: Command) {
+  contacts
+    .command('import')
+    .description('import contacts from a CSV file (header row: email, name, first_name, last_name, company, phone, tags) or JSON lines, 100 a request; a rerun resumes')
+    .argument('<file>', 'the file: .csv with a header row, or .jsonl / .ndjson with one contact object a line')
+    .option('--list-id <id>', 'also add every contact to this list (lst_...)')
+    .option('--json', 'print the summary as JSON')
+    .option('--token <token>', 'the credential (default: GROWTH_TOKEN, then the profile)')
+    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
+    .option('--profile <name>', 'a profile saved by growth login')
+    .addHelpText('after', '\nTags in CSV: separated by ; in one cell. Rows the API refuses are named by line; the rest is imported.\n')
+    .action(async (file: string, opts: ImportOptions) => {
+      try {
+        await importFile(file, opts)
+      } catch (err) {
+        throw refusalOf(err, Boolean(opts.json))
+      }
+    })
+}
+
+type Summary = {
+  file: string
+  rows: number
+  batches: number
+  replayedBatches: number
+  created: number
+  updated: number
+  skipped: { doNotContact: number; unchanged: number }
+  refused: { line: number; message: string }[]
+}
+
+async function importFile(file: string, opts: ImportOptions) {
+  let size: number
+  try {
+    size = statSync(file).size
+  } catch (err) {
+    throw new CliError(`cannot read ${file}: ${(err as Error).message}`)
+  }
+  const { token, baseUrl } = resolveCredentials(opts)
+  const growth = new Growth({ token, baseUrl, maxRetries: 4 })
+  const fileHash = await hashOf(file)
+  const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [] }
+  const bar = process.stderr.isTTY && !opts.json ? new SingleBar({ format: 'importing {bar} {percentage}% | {rows} rows | {eta_formatted} left', hideCursor: true, clearOnComplete: true, stream: process.stderr }) : undefined
+  bar?.start(size, 0, { rows: 0 })
+  const refuse = (line: number, message: string) => {
+    summary.refused.push({ line, message })
+    const text = `line ${line}: ${message}\n`
+    if (bar) bar.stop()
+    if (!opts.json) process.stderr.write(text)
+    if (bar) bar.start(size, lastBytes, { rows: summary.rows })
+  }
+  let lastBytes = 0
+  let batch: Row[] = []
+  const send = async () => {
+    summary.batches++
+    await sendBatch(growth, batch, { key: `import-${fileHash}-${summary.batches}`, listId: opts.listId }, summary, refuse)
+    batch = []
+  }
+  const refuseRead = (line: number, message: string) => {
+    summary.rows++
+    refuse(line, message)
+  }
+  for await (const { row, bytes } of rowsOf(file, refuseRead)) {
+    lastBytes = bytes
+    if (row) {
+      summary.rows++
+      batch.push(row)
+      if (batch.length === BATCH) await send()
+    }
+    bar?.update(bytes, { rows: summary.rows })
+  }
+  if (batch.length) await send()
+  bar?.update(size, { rows: summary.rows })
+  bar?.stop()
+  createOutput({ json: opts.json }).result(summary, () => [
+    `Imported ${file}: ${plural(summary.rows, 'row')} in ${plural(summary.batches, 'request')}${summary.replayedBatches ? ` (${summary.replayedBatches} done before, answered again, not done twice)` : ''}.`,
+    `  created ${summary.created}, updated ${summary.updated}, skipped ${summary.skipped.doNotContact + summary.skipped.unchanged} (${summary.skipped.doNotContact} do not contact, ${summary.skipped.unchanged} unchanged), refused ${summary.refused.length}`,
+  ])
+  // Some rows refused: the rest is imported, and the exit status says not all of it was.
+  if (summary.refused.length) {
+    const lines = summary.refused.slice(0, 10).map((r) => r.line).join(', ')
+    throw new CliError(`${summary.refused.length} of ${plural(summary.rows, 'row')} refused (line${summary.refused.length === 1 ? '' : 's'} ${lines}${summary.refused.length > 10 ? ', ...' : ''}); the rest was imported`)
+  }
+}
+
+
+async function hashOf(file: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
+  return hash.digest('hex').slice(0, 32)
+}
+
+/** The file's rows, each with its line, and how far into the file the reader is. Bad rows are refused here. */
+async function* rowsOf(file: string, refuse: (line: number, message: string) => void): AsyncGenerator<{ row?: Row; bytes: number }> {
+  if (/\.(jsonl|ndjson)$/i.test(file)) {
+    const stream = createReadStream(file)
+    let line = 0
+    for await (const text of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+      line++
+      if (!text.trim()) continue
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch (err) {
+        refuse(line, `not JSON: ${(err as Error).message}`)
+        continue
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        refuse(line, 'not a JSON object')
+        continue
+      }
+      yield { row: { line, contact: value as Contact }, bytes: stream.bytesRead }
+    }
+    return
+  }
+  const parser = createReadStream(file).pipe(parse({ bom: true, columns: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false }))
+  let fields: ((typeof FIELDS)[number] | undefined)[] | undefined
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
+      if (!fields) {
+        const headers = Object.keys(record)
+        fields = headers.map(fieldOf)
+        const unknown = headers.filter((_, i) => !fields![i])
+        if (unknown.length) throw new CliError(`${file} line 1: ${unknown.map((h) => JSON.stringify(h)).join(', ')} ${unknown.length === 1 ? 'is not a contact field' : 'are not contact fields'}; the columns are ${FIELDS.join(', ')} (any case, spaces or underscores)`)
+        if (!fields.includes('email')) throw new CliError(`${file} line 1: no email column; the header row names the columns (email, name, first_name, ...)`)
+      }
+      const contact: Record<string, unknown> = {}
+      Object.values(record).forEach((value, i) => {
+        const field = fields![i]!
+        if (value === '') return
+        contact[field] = field === 'tags' ? value.split(';').map((t) => t.trim()).filter(Boolean) : value
+      })
+      yield { row: { line: info.lines, contact: contact as Contact }, bytes: info.bytes }
+    }
+  } catch (err) {
+    if (err instanceof CliError) throw err
+    // csv-parse names the line of a malformed record (an unclosed quote, a wrong number of cells).
+    const e = err as { code?: string; lines?: number; message: string }
+    if (e.code?.startsWith('CSV_')) throw new CliError(`${file} line ${e.lines ?? '?'}: ${e.message.replace(/^Invalid (Record Length|Opening Quote|Closing Quote): /, '')}; nothing after it was sent (fix it and run the same command again)`)
+    throw err
+  }
+}
+
+/**
+ * Sends one batch. A 400 naming rows (`contacts.3.email ...`) refuses those rows by line and sends
+ * the rest again, under a key that says which rows were left out; any other refusal ends the import.
+ */
+async function sendBatch(
+  growth: Growth,
+  rows: Row[],
+  settings: { key: string; listId?: string },
+  summary: Summary,
+  refuse: (line: number, message: string) => void,
+) {
+  let left = rows
+  let key = settings.key
+  for (;;) {
+    if (!left.length) return
+    try {
+      const answer = await growth.contacts.import({ contacts: left.map((r) => r.contact), ...(settings.listId ? { listId: settings.listId } : {}) }, { idempotencyKey: key }).withResponse()
+      const data = answer.data as ContactImport
+      if (answer.replayed) summary.replayedBatches++
+      for (const r of data.results) {
+        if (r.status === 'created') summary.created++
+        else if (r.status === 'updated') summary.updated++
+        else if (r.reason?.code === 'do_not_contact') summary.skipped.doNotContact++
+        else summary.skipped.unchanged++
+      }
+      return
+    } catch (err) {
+      if (!(err instanceof BadRequestError)) throw err
+      const named = rowErrors(err.message, left.length)
+      if (!named.size) throw err
+      for (const [index, message] of named) refuse(left[index]!.line, message)
+      left = left.filter((_, i) => !named.has(i))
+      // The same rows left out give the same key: a rerun resumes this retry too.
+      key = `${settings.key}-less-${createHash('sha256').update(left.map((r) => r.line).join(',')).digest('hex').slice(0, 16)}`
+    }
+  }
+}
+
+/** `contacts.1.email is not a valid email. Unknown field contacts.2.colour.` -> row 1 and row 2, each with its sentence. */
+function rowErrors(message: string, count: number): Map<number, string> {
+  const out = new Map<number, string>()
+  for (const sentence of message.split(/(?<=\.)\s+(?=[A-Z])/)) {
+    for (const m of sentence.matchAll(/contacts\.(\d+)\.?/g)) {
+      const index = Number(m[1])
+      if (index >= count) continue
+      const text = sentence.replace(/contacts\.\d+\./g, '').replace(/\.$/, '')
+      out.set(index, out.has(index) ? `${out.get(index)}; ${text}` : text)
+    }
+  }
+  return out
+}

@@ -1,0 +1,142 @@
+import { beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { CLI_TIMEOUT, ROOT } from './run.ts'
+
+/**
+ * growth contacts import FILE, black-box: a real process reading real files and sending them to the
+ * test server in batches of 100; what it did is read back through the API (contact.created events).
+ */
+const dir = mkdtempSync(join(tmpdir(), 'growth-import-'))
+let ws: Workspace
+let env: Record<string, string>
+
+beforeAll(async () => {
+  const h = await getHarness()
+  ws = await makeWorkspace()
+  env = { ...process.env, GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.live } as Record<string, string>
+})
+
+function start(args: string[]) {
+  return Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'contacts', 'import', ...args], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+}
+
+async function growthImport(args: string[]) {
+  const proc = start(args)
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+/** Every contact.created event of the workspace, through the API. */
+async function createdEmails(): Promise<string[]> {
+  const emails: string[] = []
+  let after: string | undefined
+  for (;;) {
+    const r = await call('GET', `/api/v1/events?type=contact.created&limit=100${after ? `&after=${after}` : ''}`, { token: ws.live })
+    emails.push(...r.body.data.map((e: any) => e.data.contact.email))
+    if (r.body.data.length < 100) return emails
+    after = r.body.meta.nextCursor
+  }
+}
+
+test(
+  'a CSV with its header in any case, tags, a quoted comma and a bad row: the bad row named by line, the rest imported, exit 1',
+  async () => {
+    const file = join(dir, 'mixed.csv')
+    writeFileSync(file, 'Email,First Name,last_name,Tags\nann.lee@example.com,Ann,Lee,vip;autumn\n"not an address",Bad,Row,\n\nbo.ng@example.com,"Bo, Jr.",Ng,\n')
+    const r = await growthImport([file, '--json'])
+    expect(r.code).toBe(1)
+    const summary = JSON.parse(r.stdout)
+    expect(summary).toMatchObject({ rows: 3, batches: 1, replayedBatches: 0, created: 2, updated: 0, skipped: { doNotContact: 0, unchanged: 0 } })
+    expect(summary.refused).toEqual([{ line: 3, message: 'email is not a valid email' }])
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { message: '1 of 3 rows refused (line 3); the rest was imported' } })
+    expect((await createdEmails()).sort()).toEqual(['ann.lee@example.com', 'bo.ng@example.com'])
+    // The same file again: answered from the first run's key, nothing done twice.
+    const again = await growthImport([file])
+    expect(again.stdout).toContain('(1 done before, answered again, not done twice)')
+    expect(again.stderr).toBe('line 3: email is not a valid email\nerror: 1 of 3 rows refused (line 3); the rest was imported\n')
+    expect((await createdEmails()).length).toBe(2)
+  },
+  CLI_TIMEOUT,
+)
+
+test(
+  'killed half way through 2,000 rows and run again: every contact created once, and the counts add up',
+  async () => {
+    const file = join(dir, 'big.csv')
+    const rows = Array.from({ length: 2_000 }, (_, i) => `person${i}@bulk.example.com,Person ${i}`)
+    writeFileSync(file, `email,name\n${rows.join('\n')}\n`)
+    const before = (await createdEmails()).length
+    const proc = start([file])
+    // Kill it once some batches have been done, before all are.
+    for (let i = 0; i < 600; i++) {
+      const done = (await createdEmails()).length - before
+      if (done >= 300) break
+      await Bun.sleep(25)
+    }
+    proc.kill('SIGKILL')
+    await proc.exited
+    const part = (await createdEmails()).length - before
+    expect(part).toBeGreaterThanOrEqual(300)
+    expect(part).toBeLessThan(2_000)
+    const rerun = await growthImport([file, '--json'])
+    expect(rerun.code).toBe(0)
+    const summary = JSON.parse(rerun.stdout)
+    expect(summary).toMatchObject({ rows: 2_000, batches: 20, created: 2_000, updated: 0, refused: [] })
+    expect(summary.replayedBatches).toBeGreaterThanOrEqual(Math.floor(part / 100))
+    const emails = (await createdEmails()).filter((e) => e.endsWith('@bulk.example.com'))
+    expect(emails.length).toBe(2_000)
+    expect(new Set(emails).size).toBe(2_000)
+  },
+  90_000,
+)
+
+test(
+  'a malformed CSV line is named by number; an unknown column is refused before anything is sent; JSON lines name their bad lines',
+  async () => {
+    const broken = join(dir, 'broken.csv')
+    writeFileSync(broken, 'email,name\nok.one@example.com,One\n"unclosed@example.com,Two\nok.three@example.com,Three\n')
+    const b = await growthImport([broken])
+    expect(b.code).toBe(1)
+    expect(b.stderr).toMatch(/^error: .*broken\.csv line \d+: .*nothing after it was sent/m)
+    const unknown = join(dir, 'unknown.csv')
+    writeFileSync(unknown, 'email,colour\nx@example.com,red\n')
+    const u = await growthImport([unknown])
+    expect(u).toMatchObject({ code: 1, stdout: '' })
+    expect(u.stderr).toBe(`error: ${unknown} line 1: "colour" is not a contact field; the columns are email, name, firstName, lastName, company, phone, tags (any case, spaces or underscores)\n`)
+    const lines = join(dir, 'people.jsonl')
+    writeFileSync(lines, '{"email":"jl.one@example.com","name":"JL One"}\nnot json\n["an","array"]\n{"email":"jl.two@example.com","tags":["a"]}\n')
+    const j = await growthImport([lines, '--json'])
+    expect(j.code).toBe(1)
+    const summary = JSON.parse(j.stdout)
+    expect(summary).toMatchObject({ rows: 4, created: 2 })
+    expect(summary.refused.map((r: any) => r.line)).toEqual([2, 3])
+    const missing = await growthImport([join(dir, 'nothing.csv')])
+    expect(missing).toMatchObject({ code: 1, stdout: '' })
+    expect(missing.stderr).toContain('cannot read')
+  },
+  CLI_TIMEOUT,
+)
+
+const script = Bun.which('script')
+test.skipIf(!script)(
+  'on a terminal it shows a progress bar (cli-progress) on stderr; without one, none',
+  async () => {
+    if (!script) return console.warn('skipped: util-linux script (to give the CLI a terminal) is not installed')
+    const file = join(dir, 'tty.csv')
+    writeFileSync(file, `email,name\n${Array.from({ length: 250 }, (_, i) => `tty${i}@example.com,T ${i}`).join('\n')}\n`)
+    const command = `${process.execPath} cli/bin/growth.ts contacts import ${file}`
+    const proc = Bun.spawn([script, '-qec', command, '/dev/null'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    expect(code).toBe(0)
+    expect(out).toMatch(/importing =+-* +\d+% \| \d+ rows/)
+    expect(out).toContain('importing ======================================== 100% | 250 rows')
+    expect(out).toContain('Imported')
+    const plain = await growthImport([file])
+    expect(plain.stderr).toBe('')
+    expect(plain.stdout).toContain('(3 done before, answered again, not done twice)')
+  },
+  CLI_TIMEOUT,
+)
