@@ -18,6 +18,7 @@ import { registerWebhookToggle } from './commands/admin/webhook/toggle.ts'
 import { registerWorkspaceCreate } from './commands/admin/workspace/create.ts'
 import { registerWorker } from './commands/worker.ts'
 import { registerApiCommands } from './api/commands.ts'
+import { registerListen } from './api/listen.ts'
 import { registerLogin } from './api/login.ts'
 import { registerWebhooksVerify } from './commands/webhooks/verify.ts'
 import { handleError } from './errors.ts'
@@ -74,6 +75,7 @@ export function buildProgram(): Command {
   registerWorker(program)
   registerLogin(program)
   registerApiCommands(program)
+  registerListen(program)
   registerWebhooksVerify(program.command('webhooks').description('for receivers of webhook deliveries'))
 
   return program

@@ -1,14 +1,14 @@
 import type { Command } from 'commander'
-import { type Event, Growth, RateLimitError } from '../../../sdk/src/index.ts'
+import { type Event, Growth } from '../../../sdk/src/index.ts'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
 import { refusalOf } from './commands.ts'
+import { eventPages, untilInterrupted } from './event-stream.ts'
 import { type CredentialOptions, resolveCredentials } from './profiles.ts'
 import { formatTime } from './render.ts'
 
 type TailOptions = CredentialOptions & { type?: string; after?: string; follow?: boolean; interval: string; json?: boolean }
 
-const PAGE = 100
 
 /**
  * growth events tail [--type T] [--after CURSOR] [--follow]: prints the event stream from a position
@@ -41,59 +41,32 @@ async function tail(opts: TailOptions) {
   const interval = Number(opts.interval)
   if (!Number.isInteger(interval) || interval < 100) throw new CliError(`--interval must be whole milliseconds >= 100; got ${JSON.stringify(opts.interval)}`)
   const { token, baseUrl } = resolveCredentials(opts)
-  const stop = new AbortController()
-  const onSignal = () => stop.abort()
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
   const growth = new Growth({ token, baseUrl })
   let after = opts.after
-  try {
-    while (!stop.signal.aborted) {
-      let page: Awaited<ReturnType<typeof growth.events.list>>
-      let wait = 0
-      try {
-        const answer = await growth.events.list({ type: opts.type as Event['event'] | undefined, limit: PAGE, after }, { signal: stop.signal }).withResponse()
-        page = answer.data
-        for (const event of page.data) print(event, Boolean(opts.json))
-        after = page.meta?.nextCursor ?? after
-        if (page.data.length === PAGE) continue
-        if (!opts.follow) break
-        // Caught up: ask again after the interval, or later if the hour's calls would run out first.
-        const limit = answer.rateLimit
-        const spread = limit && limit.remaining > 0 ? (limit.resetAt.getTime() - Date.now()) / limit.remaining : 0
-        wait = Math.max(interval, spread)
-      } catch (err) {
-        if (stop.signal.aborted) break
-        if (!(err instanceof RateLimitError) || !opts.follow) throw err
-        wait = Math.max(interval, (err.retryAfter ?? 60) * 1000)
-        if (!opts.json) writeErr(`Rate limited: waiting ${Math.round(wait / 1000)} s.\n`)
+  await untilInterrupted(async (signal) => {
+    try {
+      const pages = eventPages(growth, {
+        type: opts.type as Event['event'] | undefined,
+        after,
+        follow: Boolean(opts.follow),
+        interval,
+        signal,
+        onWait: (ms) => opts.json || writeErr(`Rate limited: waiting ${Math.round(ms / 1000)} s.\n`),
+      })
+      for await (const page of pages) {
+        for (const event of page.events) print(event, Boolean(opts.json))
+        after = page.after
       }
-      await sleep(wait, stop.signal)
+    } finally {
+      if (after) {
+        if (opts.json) writeErr(`${JSON.stringify({ resume: { after } })}\n`)
+        else writeErr(`Resume from here with: growth events tail${opts.type ? ` --type ${opts.type}` : ''} --after ${after}${opts.follow ? ' --follow' : ''}\n`)
+      }
     }
-  } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-    if (after) {
-      if (opts.json) writeErr(`${JSON.stringify({ resume: { after } })}\n`)
-      else writeErr(`Resume from here with: growth events tail${opts.type ? ` --type ${opts.type}` : ''} --after ${after}${opts.follow ? ' --follow' : ''}\n`)
-    }
-  }
+  })
 }
 
 function print(event: Event, json: boolean) {
   if (json) writeOut(`${JSON.stringify(event)}\n`)
   else writeOut(`${formatTime(event.createdAt)}  ${event.event.padEnd(22)}  ${event.id}\n`)
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
 }

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Command } from 'commander'
+import { type Event, Growth, Webhooks } from '../../../sdk/src/index.ts'
+import { CliError } from '../errors.ts'
+import { writeErr, writeOut } from '../output.ts'
+import { refusalOf } from './commands.ts'
+import { eventPages, untilInterrupted } from './event-stream.ts'
+import { configDir, type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { formatTime } from './render.ts'
+
+type ListenOptions = CredentialOptions & { forwardTo: string; events?: string; secret?: string; interval: string; json?: boolean }
+
+/** The contract's time-out for a delivery: a receiver that does not answer in 15 s has failed it. */
+const FORWARD_TIMEOUT_MS = 15_000
+
+/**
+ * growth listen --forward-to URL: local webhook development without a public address, as
+ * `stripe listen` does. It follows the workspace's event stream through the API and posts each new
+ * event to the local URL exactly as a delivery is made (the same body, X-Service-Signature over it
+ * with a local whsec_ secret, X-Service-Event-Id, X-Service-Delivery-Id), so the receiver's own
+ * Webhooks.verify code runs. One status line per event; no retries (run it again to resend from a
+ * position with --after). The secret and the stream's position are kept in the config folder, per
+ * base URL and token, so a restart forwards only what is new.
+ */
+export function registerListen(program: Command) {
+  program
+    .command('listen')
+    .description('forward the workspace’s events, signed as deliveries are, to a local URL (local webhook development)')
+    .requiredOption('--forward-to <url>', 'where to post each event, e.g. http://127.0.0.1:3000/webhooks')
+    .option('--events <types>', 'only these event types, comma-separated, e.g. contact.created,action.applied')
+    .option('--secret <whsec>', 'sign with this secret (default: one made for this machine and kept in the config folder)')
+    .option('--interval <ms>', 'the shortest wait between two polls of the stream', '1000')
+    .option('--json', 'one JSON line per forwarded event on stdout')
+    .option('--token <token>', 'the credential (default: GROWTH_TOKEN, then the profile)')
+    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
+    .option('--profile <name>', 'a profile saved by growth login')
+    .action(async (opts: ListenOptions) => {
+      try {
+        await listen(opts)
+      } catch (err) {
+        throw refusalOf(err, Boolean(opts.json))
+      }
+    })
+}
+
+type State = { secret: string; positions: Record<string, string> }
+
+function statePath() {
+  return join(configDir(), 'listen.json')
+}
+
+function readState(): State {
+  const path = statePath()
+  if (!existsSync(path)) return { secret: `whsec_${randomBytes(32).toString('base64url')}`, positions: {} }
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as State
+  } catch (err) {
+    throw new CliError(`cannot read ${path}: ${(err as Error).message}; remove it to start afresh`)
+  }
+}
+
+function writeState(state: State) {
+  mkdirSync(configDir(), { recursive: true, mode: 0o700 })
+  const path = statePath()
+  const temporary = `${path}.${process.pid}.tmp`
+  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
+  chmodSync(temporary, 0o600)
+  renameSync(temporary, path)
+}
+
+async function listen(opts: ListenOptions) {
+  let target: URL
+  try {
+    target = new URL(opts.forwardTo)
+    if (!/^https?:$/.test(target.protocol)) throw new Error('not http(s)')
+  } catch {
+    throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks; got ${JSON.stringify(opts.forwardTo)}`)
+  }
+  const interval = Number(opts.interval)
+  if (!Number.isInteger(interval) || interval < 100) throw new CliError(`--interval must be whole milliseconds >= 100; got ${JSON.stringify(opts.interval)}`)
+  if (opts.secret !== undefined && !/^whsec_\S{8,}$/.test(opts.secret)) throw new CliError('--secret must be a whsec_... secret')
+  const types = opts.events ? opts.events.split(',').map((t) => t.trim()).filter(Boolean) : undefined
+  const { token, baseUrl } = resolveCredentials(opts)
+  const growth = new Growth({ token, baseUrl })
+  const state = readState()
+  const secret = opts.secret ?? state.secret
+  const where = `${baseUrl} ${token.slice(-12)}`
+  let after: string | undefined = state.positions[where]
+
+  await untilInterrupted(async (signal) => {
+    // Catch up with what is already there, forwarding none of it: listen forwards what is new.
+    if (!after) {
+      if (!opts.json) writeErr('Finding the end of the event stream...\n')
+      for await (const page of eventPages(growth, { after, follow: false, interval, signal })) after = page.after
+    }
+    state.positions[where] = after ?? ''
+    if (!opts.secret) writeState(state)
+    if (signal.aborted) return
+    const filter = types ? ` (${types.join(', ')})` : ''
+    writeErr(`Ready. Forwarding events${filter} to ${target.href}, signed with ${secret} (Ctrl-C stops)\n`)
+    // The whole stream, filtered here: a position is bound to its filter, and the one kept is the whole stream's.
+    const pages = eventPages(growth, { after: after || undefined, follow: true, interval, signal })
+    for await (const page of pages) {
+      for (const event of page.events) {
+        if (types && !types.includes(event.event)) continue
+        await forward(event, target, secret, Boolean(opts.json))
+      }
+      // The position is kept after each page: a restart forwards only what came after it.
+      if (page.after && page.after !== after) {
+        after = page.after
+        state.positions[where] = after
+        if (!opts.secret) writeState(state)
+      }
+    }
+  })
+}
+
+async function forward(event: Event, target: URL, secret: string, json: boolean) {
+  const body = JSON.stringify(event)
+  const deliveryId = `dlv_local_${randomBytes(8).toString('hex')}`
+  const started = performance.now()
+  let status: number | undefined
+  let error: string | undefined
+  try {
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': 'growth-cli-listen',
+        'X-Service-Signature': Webhooks.sign(body, secret),
+        'X-Service-Event-Id': event.id,
+        'X-Service-Delivery-Id': deliveryId,
+      },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    })
+    status = res.status
+    await res.arrayBuffer().catch(() => undefined)
+  } catch (err) {
+    error = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : ((err as { cause?: Error }).cause?.message ?? (err as Error).message)
+  }
+  const ms = Math.round(performance.now() - started)
+  if (json) writeOut(`${JSON.stringify({ eventId: event.id, event: event.event, deliveryId, status: status ?? null, error: error ?? null, durationMs: ms })}\n`)
+  else writeOut(`${formatTime(event.createdAt)}  ${event.event.padEnd(22)}  ${event.id}  -> ${status ?? `failed: ${error}`} (${ms} ms)\n`)
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Webhooks } from '../../sdk/src/index.ts'
+import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { CLI_TIMEOUT, ROOT } from './run.ts'
+
+/**
+ * growth listen --forward-to URL, black-box: a real process following the test server's event
+ * stream, posting to a real local receiver that verifies each delivery with the SDK's
+ * Webhooks.verify and the secret listen printed when it started.
+ */
+let ws: Workspace
+let env: Record<string, string>
+const received: { event: string; email?: string; verified: boolean; eventId: string | null }[] = []
+let secret = ''
+const receiver = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  async fetch(req) {
+    const body = await req.text()
+    try {
+      const event = Webhooks.verify(body, req.headers.get('X-Service-Signature'), secret)
+      received.push({ event: event.event, email: (event.data as any).contact?.email, verified: true, eventId: req.headers.get('X-Service-Event-Id') })
+      return new Response('ok')
+    } catch {
+      received.push({ event: 'unverified', verified: false, eventId: null })
+      return new Response('bad signature', { status: 400 })
+    }
+  },
+})
+
+beforeAll(async () => {
+  const h = await getHarness()
+  ws = await makeWorkspace()
+  env = { ...process.env, GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.live, GROWTH_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'growth-listen-')) } as Record<string, string>
+})
+afterAll(() => receiver.stop(true))
+
+const importContact = async (email: string) => {
+  const r = await call('POST', '/api/v1/contacts', { token: ws.live, body: { contacts: [{ email }] } })
+  expect(r.status).toBe(201)
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms
+  for (;;) {
+    const v = probe()
+    if (v !== undefined) return v
+    if (Date.now() > until) throw new Error(`no ${what} within ${ms} ms`)
+    await Bun.sleep(25)
+  }
+}
+
+test(
+  'forwards only what commits after it started, signed with the secret it printed, filtered by --events; a restart goes on from where it stopped',
+  async () => {
+    await importContact('before.listen@example.com')
+    const start = () => {
+      const proc = Bun.spawn(
+        [process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', `http://127.0.0.1:${receiver.port}/hooks`, '--events', 'contact.created', '--interval', '200', '--json'],
+        { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' },
+      )
+      let err = ''
+      void (async () => {
+        for await (const chunk of proc.stderr) err += new TextDecoder().decode(chunk)
+      })()
+      return { proc, stderr: () => err }
+    }
+    const first = start()
+    const ready = await waitFor('Ready line', () => /Ready\. Forwarding events \(contact\.created\) to \S+, signed with (whsec_\S+) \(Ctrl-C stops\)/.exec(first.stderr())?.[1])
+    secret = ready
+    await importContact('during.listen@example.com')
+    // An event of another type is not forwarded.
+    const other = await call('POST', '/api/v1/track', { token: ws.live, body: { event: 'listen.check', email: 'during.listen@example.com' } })
+    expect(other.status).toBe(201)
+    await waitFor('a forwarded event', () => (received.length ? true : undefined))
+    first.proc.kill('SIGINT')
+    expect(await first.proc.exited).toBe(0)
+    const lines = (await new Response(first.proc.stdout).text()).trim().split('\n').map((l) => JSON.parse(l))
+    expect(received).toEqual([{ event: 'contact.created', email: 'during.listen@example.com', verified: true, eventId: lines[0].eventId }])
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ event: 'contact.created', status: 200, error: null })
+    expect(statSync(join(env.GROWTH_CONFIG_DIR!, 'listen.json')).mode & 0o777).toBe(0o600)
+
+    // Stopped, an event commits; started again, it is forwarded (and nothing twice), with the same secret.
+    await importContact('between.runs@example.com')
+    const second = start()
+    await waitFor('Ready line', () => (second.stderr().includes(`signed with ${secret} `) ? true : undefined))
+    await waitFor('the event of the gap', () => (received.length >= 2 ? true : undefined))
+    second.proc.kill('SIGINT')
+    expect(await second.proc.exited).toBe(0)
+    expect(received.map((r) => r.email)).toEqual(['during.listen@example.com', 'between.runs@example.com'])
+    expect(received.every((r) => r.verified)).toBe(true)
+  },
+  CLI_TIMEOUT * 2,
+)
+
+test(
+  'a receiver that is down is a failed line, not a crash; a bad --forward-to is named',
+  async () => {
+    const bad = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', 'ftp://x'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+    expect(await bad.exited).toBe(1)
+    expect(await new Response(bad.stderr).text()).toBe('error: --forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks; got "ftp://x"\n')
+    const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--interval', '200'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+    let err = ''
+    void (async () => {
+      for await (const chunk of proc.stderr) err += new TextDecoder().decode(chunk)
+    })()
+    await waitFor('Ready line', () => (err.includes('Ready.') ? true : undefined))
+    await importContact('nobody.listening@example.com')
+    const reader = proc.stdout.getReader()
+    const { value } = await reader.read()
+    const line = new TextDecoder().decode(value)
+    expect(line).toMatch(/contact\.created\s+evt_\w+ {2}-> failed: .+ \(\d+ ms\)\n/)
+    reader.releaseLock()
+    proc.kill('SIGINT')
+    expect(await proc.exited).toBe(0)
+  },
+  CLI_TIMEOUT,
+)
