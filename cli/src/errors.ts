@@ -29,6 +29,12 @@ function refusalMessage(err: DomainError): string {
   return err.message.startsWith(`${err.field} `) ? `${flag}${err.message.slice(err.field.length)}` : `${err.message} (${flag})`
 }
 
+/** The API's code for a refusal of the same kind. */
+function codeOf(err: DomainError | CliError): string {
+  if (!(err instanceof DomainError)) return 'invalid_request'
+  return { not_found: 'not_found', rule: 'invalid_request', conflict: 'conflict', allowance: 'plan_required' }[err.kind as string] ?? 'invalid_request'
+}
+
 /**
  * The one top-level error handler. Returns the exit code:
  * - commander's own outcomes (help, version, usage errors: it has already printed them) keep its code;
@@ -36,7 +42,7 @@ function refusalMessage(err: DomainError): string {
  * - anything else is unexpected: `error: <message>` (the stack with DEBUG set) and 2.
  * stdout stays empty in every case.
  */
-export function handleError(err: unknown): number {
+export function handleError(err: unknown, opts: { json?: boolean } = {}): number {
   if (err instanceof CommanderError) return err.exitCode
   if (err instanceof ApiRefusal) {
     if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)
@@ -45,7 +51,10 @@ export function handleError(err: unknown): number {
     return 1
   }
   if (err instanceof DomainError || err instanceof CliError) {
-    printError(err instanceof DomainError ? refusalMessage(err) : err.message)
+    const message = err instanceof DomainError ? refusalMessage(err) : err.message
+    // With --json a refusal is JSON too, shaped as the API's error envelope.
+    if (opts.json) writeErr(`${JSON.stringify({ error: { code: codeOf(err), message, requestId: null } })}\n`)
+    else printError(message)
     return 1
   }
   const message = err instanceof Error ? err.message : String(err)

@@ -91,7 +91,7 @@ export async function main(argv: string[] = process.argv): Promise<never> {
     try {
       await program.parseAsync(argv)
     } catch (err) {
-      code = handleError(err)
+      code = handleError(err, { json: argv.includes('--json') })
     }
   }
   await flush()

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { OPERATIONS } from '../../sdk/src/generated/operations.ts'
@@ -79,6 +79,8 @@ describe('reads: --json prints exactly the data the API answers', () => {
         const data = await apiData(path)
         // Revenue's default window ends now: compare what does not move with the clock.
         if (path === '/revenue') expect(printed.currencies).toEqual(data.currencies)
+        // Usage counts API calls, this test's own among them: compare the allowances.
+        else if (path === '/usage') expect(printed.allowances).toEqual(data.allowances)
         else expect(printed).toEqual(data)
       },
       T,
@@ -133,14 +135,18 @@ describe('writes', () => {
     'with a test token every write is simulated, its body built from the flags (nested args, typed facts and properties)',
     async () => {
       const t = { GROWTH_TOKEN: demo.tokens.test }
+      const contactsFile = join(configDir, 'new-person.csv')
+      writeFileSync(contactsFile, 'email,name\nnew.person@example.com,New Person\n')
       const f = demo.fixtures
       const writes = [
         ['experiments', 'create', '--kind', 'email_ab_test', '--subject-id', f.openAbTestId, '--hypothesis', 'The shorter subject line gets more opens.', '--expectation', 'b_better'],
         ['actions', 'create', '--kind', 'pause_campaign', '--campaign-id', f.campaignId],
-        ['contacts', 'import', '--contacts', JSON.stringify([{ email: 'new.person@example.com', name: 'New Person' }])],
+        ['contacts', 'import', contactsFile],
         ['track', '--event', 'signup.completed', '--email', f.contactEmail, '--property', 'plan=pro', '--property', 'seats:=3'],
       ]
-      for (const args of writes) expect(jsonOf(await run([...args, '--json'], t), args.join(' '))).toEqual({ simulated: true })
+      for (const args of writes.filter((w) => w[1] !== 'import')) expect(jsonOf(await run([...args, '--json'], t), args.join(' '))).toEqual({ simulated: true })
+      // An import's summary counts what the API answered: a test token's simulated batch creates nothing.
+      expect(jsonOf(await run(['contacts', 'import', contactsFile, '--json'], t), 'contacts import')).toMatchObject({ rows: 1, batches: 1, simulated: 1, created: 0, updated: 0, refused: [] })
       const human = await run(writes[1]!, t)
       expect(human.stdout).toBe('Simulated with a test token: every check passed, and nothing was recorded.\n')
     },
@@ -205,11 +211,12 @@ describe('refusals and failures', () => {
   test(
     'every command, given a token the API does not know, is refused with exit 1 and the 401',
     async () => {
+      writeFileSync(join(configDir, 'one.csv'), 'email\nsomeone@example.com\n')
       for (const op of Object.values(OPERATIONS)) {
         const required: Record<string, string[]> = {
           'experiments create': ['--kind', 'email_ab_test', '--subject-id', 'abt_x', '--hypothesis', 'Something to check here.', '--expectation', 'b_better'],
           'actions create': ['--kind', 'pause_campaign'],
-          'contacts import': ['--contacts', '[]'],
+          'contacts import': [join(configDir, 'one.csv')],
           track: ['--event', 'x', '--email', 'a@example.com'],
           'agent authorize': ['--tool', 'ads', '--action', 'pause_campaign'],
           'agent result': ['--authorization-id', 'auth_x', '--status', 'completed'],

@@ -7,7 +7,7 @@ import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { authorize } from '../../server/src/domain/agent-gateway.ts'
 import { openDatabase, type Database } from '../../server/src/store/db.ts'
 import { migrate } from '../../server/src/store/migrate.ts'
-import { CLI_TIMEOUT, growthIn } from './run.ts'
+import { CLI_TIMEOUT, growthIn, refusalJson } from './run.ts'
 
 /**
  * `growth admin approval approve|reject ID`, black-box: the CLI runs as its own process against the
@@ -60,9 +60,9 @@ describe('growth admin approval approve|reject', () => {
 
     for (const verb of ['approve', 'reject']) {
       const again = await growth(['admin', 'approval', verb, approvalId, '--json'])
-      expect(again.code).toBe(1)
-      expect(again.stdout).toBe('')
-      expect(again.stderr).toMatch(/^error: Approval apr_\w+ was already approved by Maya Chen at .*; a decision is final\./)
+      const error = refusalJson(again)
+      expect(error.code).toBe('conflict')
+      expect(error.message).toMatch(/^Approval apr_\w+ was already approved by Maya Chen at .*; a decision is final\./)
     }
   }, T)
 

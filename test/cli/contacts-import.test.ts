@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { startFaultProxy } from '../sdk/support/fault-proxy.ts'
 import { CLI_TIMEOUT, ROOT } from './run.ts'
 
 /**
@@ -69,7 +70,17 @@ test(
     const rows = Array.from({ length: 2_000 }, (_, i) => `person${i}@bulk.example.com,Person ${i}`)
     writeFileSync(file, `email,name\n${rows.join('\n')}\n`)
     const before = (await createdEmails()).length
-    const proc = start([file])
+    // Through a proxy that holds each answer back a little, so that the kill lands half way
+    // however fast this machine is: it is killed once 300 contacts are in, long before 2,000.
+    const { url } = await getHarness()
+    const proxy = await startFaultProxy(url)
+    proxy.script(Array.from({ length: 20 }, () => ({ kind: 'delay' as const, ms: 250 })))
+    const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'contacts', 'import', file], {
+      cwd: ROOT,
+      env: { ...env, GROWTH_BASE_URL: `${proxy.url}/api/v1` },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     // Kill it once some batches have been done, before all are.
     for (let i = 0; i < 600; i++) {
       const done = (await createdEmails()).length - before
@@ -78,6 +89,7 @@ test(
     }
     proc.kill('SIGKILL')
     await proc.exited
+    await proxy.stop()
     const part = (await createdEmails()).length - before
     expect(part).toBeGreaterThanOrEqual(300)
     expect(part).toBeLessThan(2_000)

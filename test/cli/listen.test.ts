@@ -43,6 +43,21 @@ const importContact = async (email: string) => {
   expect(r.status).toBe(201)
 }
 
+/** Everything a stream has given so far, read in the background. */
+function collect(stream: ReadableStream<Uint8Array>): () => string {
+  let text = ''
+  const reader = stream.getReader()
+  const decoder = new TextDecoder()
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      text += decoder.decode(value, { stream: true })
+    }
+  })()
+  return () => text
+}
+
 async function waitFor<T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> {
   const until = Date.now() + ms
   for (;;) {
@@ -62,11 +77,8 @@ test(
         [process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', `http://127.0.0.1:${receiver.port}/hooks`, '--events', 'contact.created', '--interval', '200', '--json'],
         { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' },
       )
-      let err = ''
-      void (async () => {
-        for await (const chunk of proc.stderr) err += new TextDecoder().decode(chunk)
-      })()
-      return { proc, stderr: () => err }
+      const err = collect(proc.stderr)
+      return { proc, stderr: err }
     }
     const first = start()
     const ready = await waitFor('Ready line', () => /Ready\. Forwarding events \(contact\.created\) to \S+, signed with (whsec_\S+) \(Ctrl-C stops\)/.exec(first.stderr())?.[1])
@@ -104,11 +116,8 @@ test(
     expect(await bad.exited).toBe(1)
     expect(await new Response(bad.stderr).text()).toBe('error: --forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks; got "ftp://x"\n')
     const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--interval', '200'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
-    let err = ''
-    void (async () => {
-      for await (const chunk of proc.stderr) err += new TextDecoder().decode(chunk)
-    })()
-    await waitFor('Ready line', () => (err.includes('Ready.') ? true : undefined))
+    const err = collect(proc.stderr)
+    await waitFor('Ready line', () => (err().includes('Ready.') ? true : undefined))
     await importContact('nobody.listening@example.com')
     const reader = proc.stdout.getReader()
     const { value } = await reader.read()

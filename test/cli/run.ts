@@ -23,12 +23,32 @@ export function growthIn(dataDir: string) {
   }
 }
 
-/** The command must be refused: exit 1 (a refusal, not a crash), `error: ...` on stderr, nothing on stdout. */
+/**
+ * The command must be refused: exit 1 (a refusal, not a crash), nothing on stdout, and on stderr
+ * `error: <message>`, or with --json the error envelope `{"error":{"code","message","requestId"}}`
+ * (whose message `message` is matched against).
+ */
 export function expectRefused(r: Run, message?: RegExp) {
   expect(r.stdout).toBe('')
   expect(r.code).toBe(1)
+  if (r.stderr.startsWith('{')) {
+    const envelope = JSON.parse(r.stderr)
+    expect(Object.keys(envelope)).toEqual(['error'])
+    expect(Object.keys(envelope.error).sort()).toEqual(['code', 'message', 'requestId'])
+    if (message) expect(`error: ${envelope.error.message}`).toMatch(message)
+    return
+  }
   expect(r.stderr).toMatch(/^error: /)
   if (message) expect(r.stderr).toMatch(message)
+}
+
+/** A --json refusal: exactly one JSON line on stderr, the error envelope; its error returned. */
+export function refusalJson(r: Run): { code: string; message: string; requestId: string | null } {
+  expect(r.stdout).toBe('')
+  expect(r.code).toBe(1)
+  const lines = r.stderr.trimEnd().split('\n')
+  expect(lines).toHaveLength(1)
+  return JSON.parse(lines[0]!).error
 }
 
 /** Parses the stdout of a `--json` run: exactly one JSON object, nothing else. */

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline'
 import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
 import { parse } from 'csv-parse'
-import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest } from '../../../sdk/src/index.ts'
+import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest, isSimulated } from '../../../sdk/src/index.ts'
 import { CliError } from '../errors.ts'
 import { createOutput } from '../output.ts'
 import { refusalOf } from './commands.ts'
@@ -63,6 +63,8 @@ type Summary = {
   rows: number
   batches: number
   replayedBatches: number
+  /** Rows a test token's import checked and did not record. */
+  simulated: number
   created: number
   updated: number
   skipped: { doNotContact: number; unchanged: number }
@@ -79,7 +81,7 @@ async function importFile(file: string, opts: ImportOptions) {
   const { token, baseUrl } = resolveCredentials(opts)
   const growth = new Growth({ token, baseUrl, maxRetries: 4 })
   const fileHash = await hashOf(file)
-  const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [] }
+  const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, simulated: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [] }
   const bar = process.stderr.isTTY && !opts.json ? new SingleBar({ format: 'importing {bar} {percentage}% | {rows} rows | {eta_formatted} left', hideCursor: true, clearOnComplete: true, stream: process.stderr }) : undefined
   bar?.start(size, 0, { rows: 0 })
   const refuse = (line: number, message: string) => {
@@ -114,6 +116,7 @@ async function importFile(file: string, opts: ImportOptions) {
   bar?.stop()
   createOutput({ json: opts.json }).result(summary, () => [
     `Imported ${file}: ${plural(summary.rows, 'row')} in ${plural(summary.batches, 'request')}${summary.replayedBatches ? ` (${summary.replayedBatches} done before, answered again, not done twice)` : ''}.`,
+    ...(summary.simulated ? [`  simulated with a test token: ${plural(summary.simulated, 'row')} checked, nothing recorded`] : []),
     `  created ${summary.created}, updated ${summary.updated}, skipped ${summary.skipped.doNotContact + summary.skipped.unchanged} (${summary.skipped.doNotContact} do not contact, ${summary.skipped.unchanged} unchanged), refused ${summary.refused.length}`,
   ])
   // Some rows refused: the rest is imported, and the exit status says not all of it was.
@@ -198,8 +201,12 @@ async function sendBatch(
     if (!left.length) return
     try {
       const answer = await growth.contacts.import({ contacts: left.map((r) => r.contact), ...(settings.listId ? { listId: settings.listId } : {}) }, { idempotencyKey: key }).withResponse()
-      const data = answer.data as ContactImport
       if (answer.replayed) summary.replayedBatches++
+      if (isSimulated(answer.data)) {
+        summary.simulated += left.length
+        return
+      }
+      const data = answer.data as ContactImport
       for (const r of data.results) {
         if (r.status === 'created') summary.created++
         else if (r.status === 'updated') summary.updated++
