@@ -1,11 +1,11 @@
 import { type Command, Option } from 'commander'
-import { ConnectionError, Growth, GrowthError, type Page } from '../../../sdk/src/index.ts'
-import { ApiRefusal, CliError } from '../errors.ts'
+import { Growth, type Page } from '../../../sdk/src/index.ts'
 import { createOutput, writeOut } from '../output.ts'
 import { type CommandSpec, commandSpecs, type FlagSpec } from './flags.ts'
 import { type CredentialOptions, resolveCredentials } from './profiles.ts'
 import { registerContactsImport } from './contacts-import.ts'
 import { registerEventsTail } from './events-tail.ts'
+import { refusalOf } from './refusal.ts'
 import { renderItem, renderList, useColor } from './render.ts'
 import { setAt, valueOf } from './values.ts'
 
@@ -103,16 +103,6 @@ async function run(spec: CommandSpec, opts: Options) {
   } catch (err) {
     throw refusalOf(err, json)
   }
-}
-
-/** A refusal of the API for handleError: exit 1 with its code, message and request id; no answer at all: exit 2. */
-export function refusalOf(err: unknown, json: boolean): unknown {
-  if (err instanceof ConnectionError) return new Error(`${err.message} Is the server running there? (--base-url, GROWTH_BASE_URL or the profile)`)
-  if (err instanceof GrowthError && err.status !== undefined) {
-    return new ApiRefusal({ code: String(err.code ?? 'unknown'), message: err.message, requestId: err.requestId ?? null }, err.status, json)
-  }
-  if (err instanceof CliError && json) return new ApiRefusal({ code: 'invalid_request', message: err.message, requestId: null }, undefined, json)
-  return err
 }
 
 export function registerApiCommands(program: Command) {

@@ -7,7 +7,7 @@ import { parse } from 'csv-parse'
 import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest, isSimulated } from '../../../sdk/src/index.ts'
 import { CliError } from '../errors.ts'
 import { createOutput } from '../output.ts'
-import { refusalOf } from './commands.ts'
+import { refusalOf } from './refusal.ts'
 import { type CredentialOptions, resolveCredentials } from './profiles.ts'
 
 /**
