@@ -133,6 +133,11 @@ export async function createAgent(
       'allow',
     )
   }
+  if (opts.dataAccess) {
+    const kinds = new Set([...known.values()].flat())
+    const unknownData = opts.dataAccess.filter((d) => !kinds.has(d))
+    if (unknownData.length) throw new RuleError('data.known', `Unknown data ${unknownData.join(', ')}; known: ${[...kinds].sort().join(', ')}.`, 'dataAccess')
+  }
   const dataAccess = opts.dataAccess ?? [...new Set(pairs.flatMap((p) => known.get(`${p.tool}.${p.action}`) ?? []))].sort()
   const id = newId('agent')
   const credentialId = newId('credential')
@@ -146,4 +151,16 @@ export async function createAgent(
     await insertCredential(tx, { workspaceId: opts.workspaceId, id: credentialId, kind: 'agent', agentId: id, hash: minted.hash, hint: minted.hint, scopes: [], expiresAt: null })
   })
   return { id, name, credential: minted.token, credentialId }
+}
+
+/**
+ * Another credential for an existing agent (shown once; only its hash is kept), e.g. to replace one
+ * that leaked: issue the new one, give it to the agent, then revoke the old one by its id.
+ */
+export async function issueAgentCredential(sql: Db, workspaceId: string, agentId: string) {
+  if (!(await store.agentExists(sql, workspaceId, agentId))) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)
+  const credentialId = newId('credential')
+  const minted = mintToken('agent', workspaceId)
+  await insertCredential(sql, { workspaceId, id: credentialId, kind: 'agent', agentId, hash: minted.hash, hint: minted.hint, scopes: [], expiresAt: null })
+  return { agentId, credentialId, credential: minted.token }
 }
