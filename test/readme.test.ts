@@ -43,7 +43,8 @@ test('the tour of the README, and the shell examples of the docs, run as written
     symlinkSync(join(ROOT, entry), join(clone, entry))
   }
   // As the tour says to start it for its webhook part: receivers on this machine allowed.
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' }
+  // growth login saves its profile in the copy, not in the home folder of whoever runs the tests.
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', GROWTH_CONFIG_DIR: join(clone, '.config-growth') }
   delete (env as Record<string, string | undefined>).DATABASE_URL
   const server = Bun.spawn(['npm', 'start'], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe' })
   try {
