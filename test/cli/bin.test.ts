@@ -32,3 +32,21 @@ test('the growth bin runs on a machine with only Node.js: no bun on PATH, nothin
     rmSync(bin, { recursive: true, force: true })
   }
 }, 30_000)
+
+test('through the Node.js launcher an API command reaches the server, and npx growth runs it in the repository', async () => {
+  const { getHarness, makeWorkspace } = await import('../harness.ts')
+  const h = await getHarness()
+  const ws = await makeWorkspace()
+  const env = { ...process.env, GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.live }
+  const run = async (cmd: string[]) => {
+    const proc = Bun.spawn(cmd, { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    return { stdout, stderr, code }
+  }
+  const viaNode = await run([Bun.which('node')!, join(ROOT, pkg.bin.growth), 'agents', 'list', '--json'])
+  expect(viaNode.code).toBe(0)
+  expect(JSON.parse(viaNode.stdout).map((a: { id: string }) => a.id)).toEqual([ws.agent.id])
+  const viaNpx = await run(['npx', '--no-install', 'growth', 'agents', 'list', '--json'])
+  expect(viaNpx.code).toBe(0)
+  expect(JSON.parse(viaNpx.stdout).map((a: { id: string }) => a.id)).toEqual([ws.agent.id])
+}, 60_000)
