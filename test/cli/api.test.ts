@@ -301,3 +301,32 @@ describe('credentials: flags, then the environment, then a profile saved by grow
     T,
   )
 })
+
+const script = Bun.which('script')
+test.skipIf(!script)(
+  'colour only on a terminal, and never with NO_COLOR',
+  async () => {
+    const h = await getHarness()
+    const inTerminal = async (extra: Record<string, string>) => {
+      const proc = Bun.spawn([script!, '-qec', `${process.execPath} cli/bin/growth.ts missions list`, '/dev/null'], {
+        cwd: join(import.meta.dir, '..', '..'),
+        env: { ...process.env, GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: demo.tokens.live, ...extra },
+        stdout: 'pipe',
+        stderr: 'pipe',
+        stdin: 'ignore',
+      })
+      const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+      expect(code).toBe(0)
+      return out
+    }
+    const coloured = await inTerminal({ NO_COLOR: '' })
+    expect(coloured).toContain('\u001b[1mid')
+    const plain = await inTerminal({ NO_COLOR: '1' })
+    expect(plain).toContain('id')
+    expect(plain).not.toContain('\u001b[')
+    // Not a terminal: no colour either (every other test here reads a pipe).
+    const piped = await run(['missions', 'list'])
+    expect(piped.stdout).not.toContain('\u001b[')
+  },
+  T,
+)
