@@ -129,6 +129,10 @@ async function openEmbedded(dataDir: string): Promise<Database> {
         const sql = connectSocket(socketPath(dataDir))
         return { sql, kind: 'embedded-client', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
       }
+      // The owner is alive but still starting (a fresh database's first start, on a busy machine,
+      // can take longer than the wait): keep waiting. Taking a live owner's lock would open the
+      // same files in a second PGlite, which aborts both.
+      continue
     }
     // A stale lock left by a process that died: take it over.
     rmSync(lock, { force: true })
