@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhooks } from '../../sdk/src/index.ts'
@@ -72,9 +72,11 @@ test(
   'forwards only what commits after it started, signed with the secret it printed, filtered by --events; a restart goes on from where it stopped',
   async () => {
     await importContact('before.listen@example.com')
-    const start = () => {
+    // The first run signs with the secret it keeps for this machine; the second is given one with
+    // --secret, and still goes on from where the first stopped.
+    const start = (extra: string[] = []) => {
       const proc = Bun.spawn(
-        [process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', `http://127.0.0.1:${receiver.port}/hooks`, '--events', 'contact.created', '--interval', '200', '--json'],
+        [process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', `http://127.0.0.1:${receiver.port}/hooks`, '--events', 'contact.created', '--interval', '200', '--json', ...extra],
         { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' },
       )
       const err = collect(proc.stderr)
@@ -98,13 +100,25 @@ test(
 
     // Stopped, an event commits; started again, it is forwarded (and nothing twice), with the same secret.
     await importContact('between.runs@example.com')
-    const second = start()
+    const machineSecret = secret
+    secret = 'whsec_given_on_the_command_line_0123456789'
+    const second = start(['--secret', secret])
     await waitFor('Ready line', () => (second.stderr().includes(`signed with ${secret} `) ? true : undefined))
     await waitFor('the event of the gap', () => (received.length >= 2 ? true : undefined))
     second.proc.kill('SIGINT')
     expect(await second.proc.exited).toBe(0)
     expect(received.map((r) => r.email)).toEqual(['during.listen@example.com', 'between.runs@example.com'])
     expect(received.every((r) => r.verified)).toBe(true)
+
+    // A third run, given --secret again, forwards what came after the second: it kept its place too.
+    await importContact('after.second@example.com')
+    const third = start(['--secret', secret])
+    await waitFor('the event after the second run', () => (received.length >= 3 ? true : undefined))
+    third.proc.kill('SIGINT')
+    expect(await third.proc.exited).toBe(0)
+    expect(received.map((r) => r.email)).toEqual(['during.listen@example.com', 'between.runs@example.com', 'after.second@example.com'])
+    // --secret does not replace the secret kept for the machine.
+    expect(JSON.parse(readFileSync(join(env.GROWTH_CONFIG_DIR!, 'listen.json'), 'utf8')).secret).toBe(machineSecret)
   },
   CLI_TIMEOUT * 2,
 )

@@ -96,7 +96,7 @@ async function listen(opts: ListenOptions) {
       for await (const page of eventPages(growth, { after, follow: false, interval, signal })) after = page.after
     }
     state.positions[where] = after ?? ''
-    if (!opts.secret) writeState(state)
+    writeState(state)
     if (signal.aborted) return
     const filter = types ? ` (${types.join(', ')})` : ''
     writeErr(`Ready. Forwarding events${filter} to ${target.href}, signed with ${secret} (Ctrl-C stops)\n`)
@@ -111,7 +111,7 @@ async function listen(opts: ListenOptions) {
       if (page.after && page.after !== after) {
         after = page.after
         state.positions[where] = after
-        if (!opts.secret) writeState(state)
+        writeState(state)
       }
     }
   })
