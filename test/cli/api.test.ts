@@ -330,3 +330,26 @@ test.skipIf(!script)(
   },
   T,
 )
+
+test(
+  "--help shows each flag's type, allowed values and an example, from the OpenAPI document",
+  async () => {
+    // commander wraps help to the terminal's width: compare with whitespace collapsed
+    const help = async (args: string[]) => {
+      const r = await run(args)
+      expect(r.code).toBe(0)
+      return r.stdout.replace(/\s+/g, ' ')
+    }
+    const signals = await help(['signals', 'list', '--help'])
+    expect(signals).toMatch(/--status <value> .*\(one of open, resolved, dismissed\) e\.g\. --status resolved/)
+    expect(signals).toMatch(/--limit <integer> .*\(integer 1\.\.500\)/)
+    const authorize = await help(['agent', 'authorize', '--help'])
+    expect(authorize).toMatch(/--tool <string> .*required/)
+    expect(authorize).toMatch(/--fact <name=value> .*name=value, repeatable.*e\.g\. --fact amountMinor=/)
+    const action = await help(['actions', 'create', '--help'])
+    expect(action).toMatch(/--kind <value> .*one of pause_campaign, resume_campaign, adjust_budget/)
+    expect(action).toMatch(/--campaign-id <string> .*\(in args\)/)
+    expect(action).toContain('POST /api/v1/actions (createAction)')
+  },
+  T,
+)
