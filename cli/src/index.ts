@@ -22,6 +22,7 @@ import { registerApiCommands } from './api/commands.ts'
 import { registerListen } from './api/listen.ts'
 import { registerLogin } from './api/login.ts'
 import { registerWebhooksVerify } from './commands/webhooks/verify.ts'
+import { registerMcpGuard } from './mcp/guard/command.ts'
 import { handleError } from './errors.ts'
 import { flush, writeErr, writeOut } from './output.ts'
 
@@ -79,6 +80,7 @@ export function buildProgram(): Command {
   registerApiCommands(program)
   registerListen(program)
   registerWebhooksVerify(program.command('webhooks').description('for receivers of webhook deliveries'))
+  registerMcpGuard(program)
 
   return program
 }

@@ -95,12 +95,7 @@ const ERROR_MAX = 2000
  */
 export function createGuard(agent: AgentCalls): AgentGuard {
   return async function guard<T>(request: AuthorizeAgentActionRequest, fn: (context: GuardContext) => T | Promise<T>, options: GuardOptions = {}): Promise<T> {
-    const callOptions = { ...options.requestOptions, signal: options.signal }
-    let authorization = await authorizeOnce(agent, request, callOptions)
-    if (authorization.decision === 'requires_approval') {
-      if (!options.waitForApproval) throw new ApprovalRequiredError(authorization)
-      authorization = await waitForDecision(agent, request, authorization, options.waitForApproval === true ? {} : options.waitForApproval, callOptions)
-    }
+    const authorization = await decide(agent, request, options)
     if (!authorization.mayProceed) throw new AgentDeniedError(authorization)
 
     const report = (status: 'completed' | 'failed' | 'cancelled', detail: { summary?: string; error?: string }) =>
@@ -133,7 +128,24 @@ export function createGuard(agent: AgentCalls): AgentGuard {
   }
 }
 
-async function authorizeOnce(agent: AgentCalls, request: AuthorizeAgentActionRequest, options: RequestOptions): Promise<AgentAuthorization> {
+/**
+ * The gateway's decision on a request: `allowed` or `denied` (returned), or ApprovalRequiredError
+ * when a person must decide (at once, or with `waitForApproval` after waiting at a bounded pace). The
+ * first half of the guard, for callers that run and report the action their own way (the MCP guard).
+ */
+export async function decide(
+  agent: Pick<AgentCalls, 'authorize'>,
+  request: AuthorizeAgentActionRequest,
+  options: Pick<GuardOptions, 'waitForApproval' | 'signal' | 'requestOptions'> = {},
+): Promise<AgentAuthorization> {
+  const callOptions = { ...options.requestOptions, signal: options.signal }
+  const authorization = await authorizeOnce(agent, request, callOptions)
+  if (authorization.decision !== 'requires_approval') return authorization
+  if (!options.waitForApproval) throw new ApprovalRequiredError(authorization)
+  return waitForDecision(agent, request, authorization, options.waitForApproval === true ? {} : options.waitForApproval, callOptions)
+}
+
+async function authorizeOnce(agent: Pick<AgentCalls, 'authorize'>, request: AuthorizeAgentActionRequest, options: RequestOptions): Promise<AgentAuthorization> {
   const answer = await agent.authorize(request, options)
   if ('simulated' in answer) throw new GrowthError('agent.guard needs an agent credential (svc_agt_...): a test token only simulates the request.')
   return answer
@@ -145,7 +157,7 @@ async function authorizeOnce(agent: AgentCalls, request: AuthorizeAgentActionReq
  * one expired undecided.
  */
 async function waitForDecision(
-  agent: AgentCalls,
+  agent: Pick<AgentCalls, 'authorize'>,
   request: AuthorizeAgentActionRequest,
   first: AgentAuthorization,
   wait: WaitForApproval,

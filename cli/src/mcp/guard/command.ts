@@ -1,0 +1,81 @@
+import { Command } from 'commander'
+import pkg from '../../../../package.json'
+import { Growth } from '../../../../sdk/src/index.ts'
+import { refusalOf } from '../../api/refusal.ts'
+import { type CredentialOptions, resolveCredentials } from '../../api/profiles.ts'
+import { CliError } from '../../errors.ts'
+import { writeErr } from '../../output.ts'
+import { loadConfig } from './config.ts'
+import { runGuard } from './proxy.ts'
+
+type GuardOptions = CredentialOptions & {
+  config: string
+  waitForApproval?: boolean
+  approvalInterval: string
+  approvalTimeout: string
+  flushTimeout: string
+}
+
+/**
+ * `growth mcp guard --config FILE [--wait-for-approval] -- COMMAND ARGS...`: the agent gateway in
+ * front of another MCP server. Attach it under the `mcp` command: `mcp.addCommand(guardCommand())`.
+ */
+export function guardCommand(): Command {
+  return new Command('guard')
+    .description('put the agent gateway in front of another MCP server: every tool call is asked first, with the agent’s credential, and reported after')
+    .argument('<command>', 'the upstream MCP server to start (stdio), after --')
+    .argument('[args...]', 'its arguments')
+    .requiredOption('--config <file>', 'JSON mapping each upstream tool to a gateway tool, action, resource and facts (see docs/mcp-guard.md)')
+    .option('--wait-for-approval', 'a call that needs a person waits until it is approved (then runs once), rejected or expired, instead of answering at once')
+    .option('--approval-interval <ms>', 'with --wait-for-approval: the first wait between two asks; it grows by half each time, to 30 s at most', '2000')
+    .option('--approval-timeout <ms>', 'with --wait-for-approval: give up waiting after this long (the approval stays pending)', '600000')
+    .option('--flush-timeout <ms>', 'on shutdown, how long to wait for result reports still owed', '30000')
+    .option('--token <token>', 'the agent credential, svc_agt_... (default: GROWTH_TOKEN, then the profile)')
+    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
+    .option('--profile <name>', 'a profile saved by growth login')
+    .showHelpAfterError('(add --help for usage)')
+    .action(async (command: string, args: string[], opts: GuardOptions) => {
+      try {
+        await guard(command, args, opts)
+      } catch (err) {
+        throw refusalOf(err, false)
+      }
+    })
+}
+
+/** Registers `growth mcp guard` under the program's `mcp` command, making that command if no one has yet. */
+export function registerMcpGuard(program: Command) {
+  const mcp = program.commands.find((c) => c.name() === 'mcp') ?? program.command('mcp').description('the Model Context Protocol: the agent gateway in front of MCP servers')
+  mcp.addCommand(guardCommand())
+}
+
+function milliseconds(flag: string, value: string, min: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new CliError(`${flag} must be a whole number of milliseconds >= ${min}; got ${JSON.stringify(value)}`)
+  return Number(value)
+}
+
+async function guard(command: string, args: string[], opts: GuardOptions) {
+  const interval = milliseconds('--approval-interval', opts.approvalInterval, 250)
+  const timeout = milliseconds('--approval-timeout', opts.approvalTimeout, 1)
+  const flushMs = milliseconds('--flush-timeout', opts.flushTimeout, 0)
+  const config = loadConfig(opts.config)
+  const { token, baseUrl } = resolveCredentials(opts)
+  if (!token.startsWith('svc_agt_')) throw new CliError('growth mcp guard acts as an agent: give it an agent credential (svc_agt_..., from growth admin agent create), not a workspace token')
+  const growth = new Growth({ token, baseUrl })
+  // Fails fast on a revoked credential or an unreachable API, before the upstream is started.
+  const me = await growth.agent.me()
+  if ('simulated' in me) throw new CliError('growth mcp guard needs an agent credential')
+  const log = (line: string) => writeErr(`growth mcp guard: ${line}\n`)
+  log(`acting as agent ${me.agent.name} (${me.agent.id})${me.agentsStopped ? `; the workspace has stopped its agents: ${me.stoppedReason ?? ''}` : ''}`)
+  await runGuard({
+    config,
+    configFile: opts.config,
+    command,
+    args,
+    agent: growth.agent,
+    waitForApproval: opts.waitForApproval ? { intervalMs: interval, timeoutMs: timeout } : false,
+    flushMs,
+    version: pkg.version,
+    log,
+  })
+}

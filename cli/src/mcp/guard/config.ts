@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs'
+import { z } from 'zod'
+import type { AuthorizeAgentActionRequest } from '../../../../sdk/src/index.ts'
+import { CliError } from '../../errors.ts'
+
+/**
+ * The guard's configuration file (JSON): for each upstream tool by name, the gateway tool and action
+ * it is, what it acts on, and which of its arguments become which facts.
+ *
+ *   { "tools": { "send_email": { "tool": "email", "action": "send_campaign",
+ *                                "resource": "$.subject", "facts": { "recipients": "$.to.length" } } } }
+ *
+ * A value that starts with `$` is read from the call's arguments: `$` is all of them, `$.to` one,
+ * `$.to[0]` or `$.to.0` an item, `$.message.subject` a nested one, and `.length` the length of an
+ * array or a string. Any other value is taken as written (`"currency": "USD"`, `"increase": true`,
+ * `"resource": "inbox"`). A path that finds nothing refuses the call: a fact the gateway never sees
+ * cannot be judged.
+ */
+
+const FACT_NAMES = ['amountMinor', 'currency', 'amountPercent', 'increase', 'recipients', 'records'] as const
+
+const PATH = /^\$((\.[A-Za-z_$][\w$-]*|\.\d+|\[\d+\])*)$/
+
+const path = z.string().regex(PATH, 'must be a path such as $.to.length, $.message.subject or $.items[0]')
+const valueOrPath = z.union([z.number(), z.boolean(), z.string()]).superRefine((v, ctx) => {
+  if (typeof v === 'string' && v.startsWith('$') && !PATH.test(v)) ctx.addIssue({ code: 'custom', message: 'must be a path such as $.to.length, $.message.subject or $.items[0]' })
+})
+const key = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a gateway key such as email or send_campaign (lower case, digits, _)')
+
+const Mapping = z.strictObject({
+  tool: key,
+  action: key,
+  resource: z.string().min(1).max(500).optional(),
+  summary: z.string().min(1).max(500).optional(),
+  facts: z.strictObject(Object.fromEntries(FACT_NAMES.map((f) => [f, valueOrPath.optional()])) as Record<(typeof FACT_NAMES)[number], z.ZodOptional<typeof valueOrPath>>).optional(),
+})
+
+const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  tools: z.record(z.string().min(1), Mapping),
+})
+
+export type GuardConfig = z.output<typeof ConfigSchema>
+export type ToolMapping = z.output<typeof Mapping>
+
+/** Reads and checks the file; a bad field is named by its place in the file (`tools.send_email.facts.recipients`). */
+export function loadConfig(file: string): GuardConfig {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new CliError(`cannot read --config ${file}: ${(err as Error).message}`)
+  }
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (err) {
+    throw new CliError(`--config ${file} is not JSON: ${(err as Error).message}`)
+  }
+  return parseConfig(raw, file)
+}
+
+export function parseConfig(raw: unknown, file = 'the config'): GuardConfig {
+  const parsed = ConfigSchema.safeParse(raw)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]!
+  const where = issue.path.length ? issue.path.map(String).join('.') : '(the whole file)'
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `unknown ${issue.keys.length > 1 ? 'fields' : 'field'} ${issue.keys.join(', ')}${where === '(the whole file)' ? '' : ` in ${where}`}${issue.path.at(-1) === 'facts' ? ` (facts are ${FACT_NAMES.join(', ')})` : ''}`
+      : `${where}: ${issue.message}`
+  throw new CliError(`--config ${file}: ${message}`)
+}
+
+/** Where a path found nothing: the call is refused with this message. */
+export class MissingArgument extends Error {}
+
+/** The value at a `$...` path in the arguments (undefined when it is not there). */
+export function readPath(args: unknown, expression: string): unknown {
+  const steps = [...expression.slice(1).matchAll(/\.([^.[]+)|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!)
+  let value: unknown = args
+  for (const step of steps) {
+    if (value === null || value === undefined) return undefined
+    if (step === 'length' && (Array.isArray(value) || typeof value === 'string')) value = value.length
+    else if (typeof value === 'object' && Object.hasOwn(value, step)) value = (value as Record<string, unknown>)[step]
+    else return undefined
+  }
+  return value
+}
+
+function resolve(args: unknown, value: string | number | boolean, what: string): unknown {
+  if (typeof value !== 'string' || !value.startsWith('$')) return value
+  const found = readPath(args, value)
+  if (found === undefined) throw new MissingArgument(`${what} is read from ${value}, and the call's arguments have nothing there`)
+  return found
+}
+
+/** The authorize request for one call of a mapped upstream tool. */
+export function requestFor(name: string, mapping: ToolMapping, args: Record<string, unknown>): AuthorizeAgentActionRequest {
+  const facts: Record<string, unknown> = {}
+  for (const [fact, value] of Object.entries(mapping.facts ?? {})) {
+    if (value !== undefined) facts[fact] = resolve(args, value, `the fact ${fact}`)
+  }
+  const request: Record<string, unknown> = { tool: mapping.tool, action: mapping.action, params: { tool: name, arguments: args } }
+  if (mapping.resource !== undefined) request.resource = String(resolve(args, mapping.resource, 'the resource')).slice(0, 500)
+  request.summary = oneLine(mapping.summary ?? `${name} ${JSON.stringify(args)}`)
+  if (Object.keys(facts).length) request.facts = facts
+  return request as AuthorizeAgentActionRequest
+}
+
+function oneLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim()
+  return line.length <= 500 ? line : `${line.slice(0, 499)}…`
+}

@@ -1,0 +1,174 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { type CallToolResult, CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ApprovalRequiredError, GrowthError, type AgentAuthorization, type Growth, type WaitForApproval } from '../../../../sdk/src/index.ts'
+import { decide } from '../../../../sdk/src/guard.ts'
+import { type GuardConfig, MissingArgument, requestFor } from './config.ts'
+import { reportQueue } from './reports.ts'
+
+export type GuardSettings = {
+  config: GuardConfig
+  /** Where the configuration came from, for messages. */
+  configFile: string
+  command: string
+  args: string[]
+  agent: Growth['agent']
+  /** False: a call that needs a person is answered at once with the approvalId. */
+  waitForApproval: false | WaitForApproval
+  /** How long a shutdown waits for the result reports still owed. */
+  flushMs: number
+  version: string
+  log: (line: string) => void
+}
+
+/** Where the guard's own details ride on a tool result it answers itself. */
+export const META_KEY = 'growth-service/guard'
+
+/**
+ * growth mcp guard: an MCP server on stdio in front of another MCP server (started as a child
+ * process on its own stdio). Tools are listed as the upstream lists them; every tools/call is first
+ * asked of the agent gateway, and only an `allowed` call reaches the upstream. What became of it is
+ * reported once the answer has gone back (completed, or failed with the upstream's error). Resolves
+ * once the client has gone (stdin closed), or on SIGINT/SIGTERM, after the reports owed are sent.
+ */
+export async function runGuard(s: GuardSettings): Promise<void> {
+  const upstream = new Client({ name: 'growth-mcp-guard', version: s.version })
+  const transport = new StdioClientTransport({ command: s.command, args: s.args, env: upstreamEnv(), stderr: 'inherit' })
+  try {
+    await upstream.connect(transport)
+  } catch (err) {
+    throw new Error(`cannot start the upstream MCP server ${[s.command, ...s.args].join(' ')}: ${(err as Error).message}`)
+  }
+  await announce(s, upstream)
+
+  const reports = reportQueue(s.agent, (line) => s.log(line))
+  const inflight = new Set<Promise<unknown>>()
+  const server = new Server(
+    { name: 'growth-mcp-guard', version: s.version },
+    { capabilities: { tools: {} }, ...(upstream.getInstructions() ? { instructions: upstream.getInstructions() } : {}) },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema))
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const call = guardedCall(s, upstream, reports, request.params.name, request.params.arguments ?? {}, request.params)
+    inflight.add(call)
+    return call.finally(() => inflight.delete(call))
+  })
+
+  let finish = () => {}
+  const finished = new Promise<void>((resolve) => (finish = resolve))
+  const stdinGone = () => finish()
+  process.stdin.once('end', stdinGone)
+  process.stdin.once('close', stdinGone)
+  process.once('SIGINT', finish)
+  process.once('SIGTERM', finish)
+  upstream.onclose = () => {
+    s.log(`the upstream MCP server ${s.command} has exited`)
+    finish()
+  }
+  await server.connect(new StdioServerTransport())
+  await finished
+
+  // The client has gone: answer what is in flight, send the reports owed, then stop the upstream.
+  process.off('SIGINT', finish)
+  process.off('SIGTERM', finish)
+  await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, s.flushMs))])
+  await reports.flush(s.flushMs)
+  upstream.onclose = undefined
+  await server.close().catch(() => {})
+  await upstream.close().catch(() => {})
+}
+
+/** The environment the upstream starts with: the guard's own, less the agent's credential. */
+function upstreamEnv(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'GROWTH_TOKEN') env[name] = value
+  return env
+}
+
+/** Says on stderr which upstream tools are guarded as what, which are refused, and which mappings find no tool. */
+async function announce(s: GuardSettings, upstream: Client) {
+  const names: string[] = []
+  let cursor: string | undefined
+  do {
+    const page = await upstream.listTools(cursor ? { cursor } : undefined)
+    names.push(...page.tools.map((t) => t.name))
+    cursor = page.nextCursor
+  } while (cursor)
+  const guarded = names.filter((n) => s.config.tools[n])
+  const refused = names.filter((n) => !s.config.tools[n])
+  const missing = Object.keys(s.config.tools).filter((n) => !names.includes(n))
+  s.log(`guarding ${s.command}: ${guarded.map((n) => `${n} as ${s.config.tools[n]!.tool}.${s.config.tools[n]!.action}`).join(', ') || 'no tool'}`)
+  if (refused.length) s.log(`refusing ${refused.join(', ')}: not mapped in ${s.configFile}, so never passed through`)
+  if (missing.length) s.log(`${s.configFile} maps ${missing.join(', ')}, which ${s.command} does not offer`)
+}
+
+async function guardedCall(
+  s: GuardSettings,
+  upstream: Client,
+  reports: ReturnType<typeof reportQueue>,
+  name: string,
+  args: Record<string, unknown>,
+  params: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const mapping = s.config.tools[name]
+  if (!mapping) {
+    return refusal(`The tool ${name} is not mapped in the guard's configuration, so it is refused and never reaches the server. Ask the owner to map it to a gateway tool and action in ${s.configFile}.`, { decision: 'unmapped' })
+  }
+  let authorization: AgentAuthorization
+  try {
+    authorization = await decide(s.agent, requestFor(name, mapping, args), { waitForApproval: s.waitForApproval || undefined })
+  } catch (err) {
+    if (err instanceof MissingArgument) return refusal(`The guard cannot ask the gateway about ${name}: ${err.message}.`, { decision: 'unreadable' })
+    if (err instanceof ApprovalRequiredError) return waitingRefusal(name, err)
+    if (err instanceof GrowthError) {
+      const where = err.status === undefined ? 'could not be reached' : `refused the request (${err.status} ${err.code})`
+      return refusal(`The agent gateway ${where}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}. ${name} was not run.`, { decision: 'error', code: err.code ?? null, requestId: err.requestId ?? null })
+    }
+    throw err
+  }
+  const facts = { decision: authorization.decision, authorizationId: authorization.authorizationId, reason: authorization.reason }
+  if (!authorization.mayProceed) {
+    const failed = authorization.checks.filter((c) => !c.passed).map((c) => `- ${c.name}: ${c.detail}`)
+    return refusal([`The agent gateway denied ${name}; it was not run. ${authorization.reason}`, ...(failed.length ? ['Checks that failed:', ...failed] : [])].join('\n'), { ...facts, checks: authorization.checks })
+  }
+
+  let result: CallToolResult
+  try {
+    result = (await upstream.request({ method: 'tools/call', params }, CallToolResultSchema)) as CallToolResult
+  } catch (err) {
+    reports.add({ authorizationId: authorization.authorizationId, status: 'failed', error: clip(`${(err as Error).name}: ${(err as Error).message}`, 2000) }, authorization.expiresAt)
+    throw err
+  }
+  const text = textOf(result)
+  if (result.isError) reports.add({ authorizationId: authorization.authorizationId, status: 'failed', error: clip(text || `${name} answered with an error and no text.`, 2000) }, authorization.expiresAt)
+  else reports.add({ authorizationId: authorization.authorizationId, status: 'completed', ...(text ? { summary: clip(text, 500) } : {}) }, authorization.expiresAt)
+  return result
+}
+
+function waitingRefusal(name: string, err: ApprovalRequiredError): CallToolResult {
+  const facts = { decision: 'requires_approval', authorizationId: err.authorizationId, approvalId: err.approvalId, reason: err.reason }
+  if (err.timedOut || err.expired) return refusal(`${name} was not run: ${err.message} Ask again to keep waiting.`, { ...facts, timedOut: err.timedOut, expired: err.expired })
+  return refusal(
+    `${name} was not run: a person must approve it first (approval ${err.approvalId}). ${err.reason} Once it is approved, make the same call again and it runs once.`,
+    facts,
+  )
+}
+
+function refusal(text: string, details: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }], _meta: { [META_KEY]: details } }
+}
+
+/** The text of a tool result, on one line. */
+function textOf(result: CallToolResult): string {
+  const parts = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`))
+  if (!parts.length && result.structuredContent) parts.push(JSON.stringify(result.structuredContent))
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
+  return parts.join(' ').replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim()
+}
+
+function clip(text: string, max: number): string {
+  const points = Array.from(text)
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`
+}
