@@ -1,3 +1,4 @@
+import { basename } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -64,7 +65,7 @@ export async function runGuard(s: GuardSettings): Promise<void> {
   process.once('SIGINT', finish)
   process.once('SIGTERM', finish)
   upstream.onclose = () => {
-    s.log(`the upstream MCP server ${s.command} has exited`)
+    s.log(`the upstream MCP server ${upstreamName(s)} has exited`)
     finish()
   }
   await server.connect(new StdioServerTransport())
@@ -87,6 +88,11 @@ function upstreamEnv(): Record<string, string> {
   return env
 }
 
+/** The upstream as a person recognises it: its program's name and its arguments. */
+function upstreamName(s: GuardSettings): string {
+  return [basename(s.command), ...s.args].join(' ')
+}
+
 /** Says on stderr which upstream tools are guarded as what, which are refused, and which mappings find no tool. */
 async function announce(s: GuardSettings, upstream: Client) {
   const names: string[] = []
@@ -99,7 +105,7 @@ async function announce(s: GuardSettings, upstream: Client) {
   const guarded = names.filter((n) => s.config.tools[n])
   const refused = names.filter((n) => !s.config.tools[n])
   const missing = Object.keys(s.config.tools).filter((n) => !names.includes(n))
-  s.log(`guarding ${s.command}: ${guarded.map((n) => `${n} as ${s.config.tools[n]!.tool}.${s.config.tools[n]!.action}`).join(', ') || 'no tool'}`)
+  s.log(`guarding ${upstreamName(s)}: ${guarded.map((n) => `${n} as ${s.config.tools[n]!.tool}.${s.config.tools[n]!.action}`).join(', ') || 'no tool'}`)
   if (refused.length) s.log(`refusing ${refused.join(', ')}: not mapped in ${s.configFile}, so never passed through`)
   if (missing.length) s.log(`${s.configFile} maps ${missing.join(', ')}, which ${s.command} does not offer`)
 }

@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { agentIn } from '../agent-helpers.ts'
+import { CLI_TIMEOUT, expectRefused, growthIn } from '../cli/run.ts'
+import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { type Connected, startGuard, tempDir, textOf, upstreamCalls } from './support/guard.ts'
+
+/**
+ * growth mcp guard, black-box: an MCP client (the official SDK's, over stdio) starts the guard, which
+ * starts the test's upstream MCP server (test/mcp/support/upstream.ts, which writes down every call it
+ * receives). What the gateway decided and what was reported are read back through the API.
+ */
+let ws: Workspace
+let base: string
+
+type Request = { authorizationId: string; decision: string; resource: string | null; summary: string | null; approvalId: string | null; result: { status: string; summary: string | null; error: string | null } | null }
+
+async function requestsOf(agentId: string): Promise<Request[]> {
+  const r = await call('GET', `/api/v1/agents/requests?agentId=${agentId}&limit=100`, { token: ws.live })
+  expect(r.status).toBe(200)
+  return r.body.data
+}
+
+/** Polls until `find` returns something (reports are sent after the answer, so they land a moment later). */
+async function eventually<T>(what: string, find: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const found = await find()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`)
+    await Bun.sleep(100)
+  }
+}
+
+const meta = (result: unknown) => (result as { _meta?: Record<string, any> })._meta?.['growth-service/guard']
+
+beforeAll(async () => {
+  const h = await getHarness()
+  base = `${h.url}/api/v1`
+  ws = await makeWorkspace()
+}, 120_000) // the first test file of a process starts the shared server and its database
+
+describe('growth mcp guard in front of an MCP server', () => {
+  let mailer: { id: string; credential: string }
+  let guard: Connected
+  const logFile = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+
+  beforeAll(async () => {
+    // May send campaigns unattended (high risk), to at most 5 people at a time.
+    mailer = await agentIn(ws.id, { name: 'Mailer', allow: 'email.send_campaign', maxUnattendedRisk: 'high', ceilings: { amounts: [], recipients: 5 } })
+    guard = await startGuard({ credential: mailer.credential, baseUrl: base, logFile })
+  }, CLI_TIMEOUT)
+  afterAll(async () => {
+    await guard?.close()
+  })
+
+  test('lists the upstream tools unchanged, and says at start which are guarded as what and which are refused', async () => {
+    const { tools } = await guard.client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(['send_email', 'bounce', 'delete_contacts'])
+    expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', required: ['to', 'subject'] })
+    expect(guard.client.getInstructions()).toBe('A test mail server.')
+    expect(guard.stderr()).toContain('guarding ')
+    expect(guard.stderr()).toContain('send_email as email.send_campaign, bounce as email.send_campaign')
+    expect(guard.stderr()).toMatch(/refusing delete_contacts: not mapped in \S+guard\.json, so never passed through/)
+  })
+
+  test('an allowed call reaches the upstream once, its answer comes back unchanged, and it is reported completed', async () => {
+    const before = upstreamCalls(logFile).length
+    const result = await guard.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com', 'b@example.com'], subject: 'Winter sale' } })
+    expect(result.isError).toBeFalsy()
+    expect(textOf(result)).toBe('Sent "Winter sale" to 2 recipient(s).')
+    expect(upstreamCalls(logFile).slice(before)).toEqual([{ name: 'send_email', args: { to: ['a@example.com', 'b@example.com'], subject: 'Winter sale' } }])
+    const request = await eventually('the completed report', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Winter sale' && r.result))
+    expect(request).toMatchObject({ decision: 'allowed', result: { status: 'completed', summary: 'Sent "Winter sale" to 2 recipient(s).' } })
+  })
+
+  test('a denied call never reaches the upstream; the client gets the reason and the check that failed', async () => {
+    const before = upstreamCalls(logFile).length
+    const to = Array.from({ length: 6 }, (_, i) => `p${i}@example.com`)
+    const result = await guard.client.callTool({ name: 'send_email', arguments: { to, subject: 'Too many' } })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/^The agent gateway denied send_email; it was not run\. Denied/)
+    expect(textOf(result)).toContain('- limits: ')
+    const { decision, authorizationId } = meta(result)
+    expect(`${decision} ${authorizationId}`).toMatch(/^denied auth_/)
+    expect(upstreamCalls(logFile).length).toBe(before)
+    const requests = await requestsOf(mailer.id)
+    expect(requests.find((r) => r.authorizationId === authorizationId)).toMatchObject({ decision: 'denied', resource: 'Too many', result: null })
+  })
+
+  test('a tool the config does not map is refused and never reaches the upstream, nor the gateway', async () => {
+    const before = upstreamCalls(logFile).length
+    const asked = (await requestsOf(mailer.id)).length
+    const result = await guard.client.callTool({ name: 'delete_contacts', arguments: {} })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/^The tool delete_contacts is not mapped in the guard's configuration, so it is refused/)
+    expect(meta(result)).toEqual({ decision: 'unmapped' })
+    expect(upstreamCalls(logFile).length).toBe(before)
+    expect((await requestsOf(mailer.id)).length).toBe(asked)
+  })
+
+  test('an argument a fact is read from is missing: refused, named, not run', async () => {
+    const before = upstreamCalls(logFile).length
+    const result = await guard.client.callTool({ name: 'send_email', arguments: { subject: 'No recipients' } })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe("The guard cannot ask the gateway about send_email: the fact recipients is read from $.to.length, and the call's arguments have nothing there.")
+    expect(upstreamCalls(logFile).length).toBe(before)
+  })
+
+  test('an upstream failure comes back to the client as the upstream said it, and is reported failed with its error', async () => {
+    const result = await guard.client.callTool({ name: 'bounce', arguments: { to: ['full@example.com'], subject: 'Bounced' } })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toBe('Mail server refused the message: mailbox of full@example.com is full.')
+    expect(upstreamCalls(logFile).at(-1)).toEqual({ name: 'bounce', args: { to: ['full@example.com'], subject: 'Bounced' } })
+    const request = await eventually('the failed report', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Bounced' && r.result))
+    expect(request).toMatchObject({ decision: 'allowed', result: { status: 'failed', error: 'Mail server refused the message: mailbox of full@example.com is full.' } })
+  })
+
+  test('reports still owed when the client goes are sent before the guard exits', async () => {
+    const own = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+    const g = await startGuard({ credential: mailer.credential, baseUrl: base, logFile: own })
+    const result = await g.client.callTool({ name: 'send_email', arguments: { to: ['c@example.com'], subject: 'Last words' } })
+    expect(result.isError).toBeFalsy()
+    await g.close() // closes the guard's stdin at once, the report possibly still on its way
+    const request = await eventually('the report sent at shutdown', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Last words' && r.result))
+    expect(request.result).toMatchObject({ status: 'completed' })
+  }, CLI_TIMEOUT)
+})
+
+describe('a call that needs a person', () => {
+  let cautious: { id: string; credential: string }
+  beforeAll(async () => {
+    // High-risk sends wait for a person (maxUnattendedRisk medium, the default).
+    cautious = await agentIn(ws.id, { name: 'Cautious mailer', allow: 'email.send_campaign' })
+  })
+
+  test('is answered at once with the approvalId and the reason, and not run', async () => {
+    const logFile = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+    const g = await startGuard({ credential: cautious.credential, baseUrl: base, logFile })
+    try {
+      const result = await g.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'Needs a person' } })
+      expect(result.isError).toBe(true)
+      const { approvalId } = meta(result)
+      expect(approvalId).toMatch(/^apr_/)
+      expect(textOf(result)).toStartWith(`send_email was not run: a person must approve it first (approval ${approvalId}).`)
+      expect(upstreamCalls(logFile)).toEqual([])
+    } finally {
+      await g.close()
+    }
+  }, CLI_TIMEOUT)
+
+  test('with --wait-for-approval waits, and runs once when approved with growth admin approval approve', async () => {
+    const { dataDir } = await getHarness()
+    const logFile = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+    const g = await startGuard({ credential: cautious.credential, baseUrl: base, logFile, flags: ['--wait-for-approval', '--approval-interval', '250'] })
+    try {
+      const pending = g.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'Approved send' } }, undefined, { timeout: 60_000 })
+      const waiting = await eventually('the pending request', async () => (await requestsOf(cautious.id)).find((r) => r.resource === 'Approved send' && r.approvalId))
+      expect(upstreamCalls(logFile)).toEqual([])
+      const approved = await growthIn(dataDir)(['admin', 'approval', 'approve', waiting.approvalId!, '--by', 'Maya Chen'])
+      expect(`${approved.code} ${approved.stderr}`).toBe('0 ')
+      const result = await pending
+      expect(textOf(result)).toBe('Sent "Approved send" to 1 recipient(s).')
+      expect(upstreamCalls(logFile)).toEqual([{ name: 'send_email', args: { to: ['a@example.com'], subject: 'Approved send' } }])
+      const ran = await eventually('the report', async () => (await requestsOf(cautious.id)).find((r) => r.resource === 'Approved send' && r.result))
+      expect(ran).toMatchObject({ decision: 'allowed', approvalId: waiting.approvalId, result: { status: 'completed' } })
+    } finally {
+      await g.close()
+    }
+  }, 60_000)
+})
+
+describe('refused at start', () => {
+  const run = (args: string[], env: Record<string, string> = {}) => growthIn(tempDir('growth-guard-data-'))(['mcp', 'guard', ...args], { GROWTH_CONFIG_DIR: tempDir('growth-guard-profiles-'), ...env })
+  const configWith = (config: unknown) => {
+    const file = join(tempDir('growth-guard-config-'), 'guard.json')
+    Bun.write(file, JSON.stringify(config))
+    return file
+  }
+
+  test('a bad config names the field', async () => {
+    const fact = configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { recipients: '$.to..length' } } } })
+    expectRefused(await run(['--config', fact, '--', 'true']), /tools\.send_email\.facts\.recipients: must be a path such as \$\.to\.length/)
+    const unknownFact = configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { people: '$.to.length' } } } })
+    expectRefused(await run(['--config', unknownFact, '--', 'true']), /unknown field people in tools\.send_email\.facts \(facts are amountMinor, currency/)
+    const noAction = configWith({ tools: { send_email: { tool: 'email' } } })
+    expectRefused(await run(['--config', noAction, '--', 'true']), /tools\.send_email\.action: /)
+    expectRefused(await run(['--config', '/nonexistent/guard.json', '--', 'true']), /cannot read --config \/nonexistent\/guard\.json/)
+  }, CLI_TIMEOUT)
+
+  test('a workspace token is refused: the guard acts as an agent', async () => {
+    const file = configWith({ tools: {} })
+    expectRefused(await run(['--config', file, '--', 'true'], { GROWTH_TOKEN: ws.live, GROWTH_BASE_URL: base }), /give it an agent credential \(svc_agt_/)
+  }, CLI_TIMEOUT)
+})
