@@ -70,19 +70,27 @@ describe('the packed @growth-service/sdk', () => {
     expect(sdk.packed.size).toBeGreaterThan(0)
   })
 
-  test('package.json: ESM with an exports map (types, then default), free of side effects, Node.js >= 20, no dependencies at all', () => {
+  test('package.json: ESM with an exports map (types, then default) for the root and the tools subpaths, free of side effects, Node.js >= 20, no dependencies but optional peers', () => {
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
     expect(pkg.name).toBe('@growth-service/sdk')
     expect(pkg.type).toBe('module')
     expect(pkg.sideEffects).toBe(false)
     expect(pkg.engines).toEqual({ node: '>=20' })
     expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' })
+    expect(pkg.exports['./tools']).toEqual({ types: './dist/tools/index.d.ts', default: './dist/tools/index.js' })
+    expect(pkg.exports['./tools/ai']).toEqual({ types: './dist/tools/ai.d.ts', default: './dist/tools/ai.js' })
+    expect(pkg.exports['./tools/openai-agents']).toEqual({ types: './dist/tools/openai-agents.d.ts', default: './dist/tools/openai-agents.js' })
     // TypeScript takes the first condition that matches: `types` must come before `default`.
-    expect(Object.keys(pkg.exports['.'])).toEqual(['types', 'default'])
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === 'object') expect({ subpath, conditions: Object.keys(target as object) }).toEqual({ subpath, conditions: ['types', 'default'] })
+    }
     expect(pkg.types).toBe('./dist/index.d.ts')
-    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies', 'devDependencies']) {
+    for (const field of ['dependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies', 'devDependencies']) {
       expect({ field, value: pkg[field] }).toEqual({ field, value: undefined })
     }
+    // The frameworks the tools adapters fit are peers, every one optional: never installed for the SDK's sake.
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@openai/agents', 'ai'])
+    expect(pkg.peerDependenciesMeta).toEqual({ '@openai/agents': { optional: true }, ai: { optional: true } })
     // Nothing but the package itself was installed into the empty project.
     expect(readdirSync(join(sdk.project, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['@growth-service'])
   })
@@ -95,7 +103,8 @@ describe('the packed @growth-service/sdk', () => {
     const prose: string[] = []
     for (const file of dist) {
       const text = readFileSync(join(installed, 'dist', file), 'utf8')
-      // Every import and re-export is relative (into the package), static, and no file references types from elsewhere.
+      // Every import and re-export is relative (into the package), static, and no file references types
+      // from elsewhere: the tools adapters take the framework's own function, they import nothing of it.
       const outside = moduleReferences(file, text).filter((s) => !/^\.\.?\//.test(s))
       expect({ file, outside }).toEqual({ file, outside: [] })
       for (const literal of stringLiterals(file, text)) if (/^node:[\w/]+$/.test(literal.trim())) loads.push({ file, literal })
@@ -158,6 +167,9 @@ const CONSUMER = `import {
   type Simulated,
   type WithResponse,
 } from '@growth-service/sdk'
+import { AgentDeniedError, ApprovalRequiredError, guarded } from '@growth-service/sdk/tools'
+import { guardTool } from '@growth-service/sdk/tools/ai'
+import { guardedTool } from '@growth-service/sdk/tools/openai-agents'
 
 export async function main(): Promise<void> {
   const body = { hypothesis: 'Subject line A wins on opens.', kind: 'email_ab_test', subjectId: 'abt_1', expectation: 'a_better' } as const
@@ -242,8 +254,33 @@ export async function main(): Promise<void> {
   // @ts-expect-error options are checked too
   new Growth({ token: 'svc_live_abc', maxRetries: '2' })
 
-  void [s, s2, e, id, notSimulated, pageIsPage, name, remaining, requestId, replayed, mayProceed]
+  // Guarded tools: the same signature, a promise of the same value; facts typed by the contract.
+  const send = guarded((to: string[], subject: string) => ({ sent: to.length, subject }), {
+    client: agent,
+    tool: 'email',
+    action: 'send_campaign',
+    resource: (_to, subject) => subject,
+    facts: (to) => ({ recipients: to.length }),
+  })
+  const sent: { sent: number; subject: string } = await send(['a@example.com'], 'Hello')
+  // @ts-expect-error the guarded function takes the arguments of the function it guards
+  await send('a@example.com', 'Hello')
+  // @ts-expect-error not a fact
+  guarded(() => 1, { tool: 'ads', action: 'pause_campaign', facts: () => ({ colour: 'red' }) })
+  const aiShaped = guardTool({ description: 'x', execute: async (input: { id: string }, _options: { toolCallId: string }) => input.id }, { tool: 'ads', action: 'pause_campaign', resource: (input) => input.id })
+  const fromAi: string = await aiShaped.execute(input0, { toolCallId: 'c' })
+  const agentsShaped = guardedTool((o: { name: string }) => ({ tool: o.name }), { name: 'pause', execute: async (input: { id: string }) => input.id }, { tool: 'ads', action: 'pause_campaign', resource: (input) => input.id })
+  const agentsName: string = agentsShaped.tool
+  try {
+    await send(['a@example.com'], 'Hello')
+  } catch (err) {
+    if (err instanceof AgentDeniedError) void err.checks
+    if (err instanceof ApprovalRequiredError) void err.approvalId
+  }
+
+  void [s, s2, e, id, notSimulated, pageIsPage, name, remaining, requestId, replayed, mayProceed, sent, fromAi, agentsName]
 }
+const input0 = { id: 'cmp_1' }
 `
 
 /** The same package, a wrong claim: must not compile. */
