@@ -21,7 +21,7 @@ import { attemptsOf, type Rig, rig, settings, until } from './webhooks/support.t
  */
 
 const EXAMPLES = join(ROOT, 'examples')
-const NAMES = ['agent-loop', 'webhook-receivers', 'bulk-import', 'event-poller'] as const
+const NAMES = ['agent-loop', 'webhook-receivers', 'bulk-import', 'event-poller', 'mcp/guard', 'ai-sdk-agent'] as const
 type Name = (typeof NAMES)[number]
 const SDK_VERSION = JSON.parse(readFileSync(join(ROOT, 'sdk', 'package.json'), 'utf8')).version as string
 const NODE = Bun.which('node') ?? 'node'
@@ -46,7 +46,7 @@ function envOf(env: Record<string, string>): Record<string, string> {
 
 /** An example's copy in a new folder, installed from the tarball, with its other packages linked from the toolkit's. */
 async function install(name: Name, tarball: string): Promise<string> {
-  const dir = join(mkdtempSync(join(tmpdir(), `growth-example-${name}-`)), name)
+  const dir = join(mkdtempSync(join(tmpdir(), `growth-example-${name.replace(/\//g, '-')}-`)), name)
   process.once('exit', () => rmSync(join(dir, '..'), { recursive: true, force: true }))
   const made = new Set(['node_modules', 'package-lock.json', 'contacts.csv', 'poller-state.json'])
   cpSync(join(EXAMPLES, name), dir, { recursive: true, filter: (src) => !made.has(basename(src)) && !src.endsWith('.tgz') })
@@ -55,8 +55,10 @@ async function install(name: Name, tarball: string): Promise<string> {
   // npm would fetch express and the rest from the registry; this machine may have no registry. The
   // SDK comes from the tarball alone, and the rest from the toolkit's node_modules below.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, dependencies: {} }, null, 2))
-  const npm = await run(['npm', 'install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], dir)
-  if (npm.code !== 0) throw new Error(`npm install in ${dir} exited ${npm.code}: ${npm.stderr}`)
+  if (pkg.dependencies?.['@growth-service/sdk']) {
+    const npm = await run(['npm', 'install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], dir)
+    if (npm.code !== 0) throw new Error(`npm install in ${dir} exited ${npm.code}: ${npm.stderr}`)
+  }
   for (const dep of others) {
     mkdirSync(join(dir, 'node_modules', dep, '..'), { recursive: true })
     symlinkSync(join(ROOT, 'node_modules', dep), join(dir, 'node_modules', dep))
@@ -169,13 +171,17 @@ beforeAll(async () => {
 
 describe('examples/', () => {
   test('each example is a project of its own: ESM, the SDK from the packed tarball, the rest at versions the toolkit has; a README that says how to run it', () => {
-    expect(readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'node_modules').map((d) => d.name).sort()).toEqual([...NAMES].sort())
+    // An example may sit one folder down (mcp/guard): the top-level folders are the examples' first segments.
+    const folders = [...new Set(NAMES.map((n) => n.split('/')[0]!))].sort()
+    expect(readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'node_modules').map((d) => d.name).sort()).toEqual(folders)
     const index = readFileSync(join(EXAMPLES, 'README.md'), 'utf8')
     for (const name of NAMES) {
       const pkg = packageOf(name)
       expect(pkg.type).toBe('module')
       expect(pkg.private).toBe(true)
-      expect(pkg.dependencies?.['@growth-service/sdk']).toBe(`file:../growth-service-sdk-${SDK_VERSION}.tgz`)
+      const usesSdk = name !== 'mcp/guard' // the guard's example is an MCP client and server; the growth CLI does the guarding
+      const up = '../'.repeat(name.split('/').length)
+      expect(pkg.dependencies?.['@growth-service/sdk']).toBe(usesSdk ? `file:${up}growth-service-sdk-${SDK_VERSION}.tgz` : undefined)
       for (const [dep, range] of Object.entries(pkg.dependencies ?? {})) {
         if (dep === '@growth-service/sdk') continue
         const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules', dep, 'package.json'), 'utf8')).version
@@ -183,8 +189,10 @@ describe('examples/', () => {
       }
       for (const script of Object.keys(pkg.scripts ?? {})) expect(existsSync(join(EXAMPLES, name, scriptCommand(name, script).at(-1)!))).toBe(true)
       const readme = readFileSync(join(EXAMPLES, name, 'README.md'), 'utf8')
-      expect(readme).toContain('npm pack -w sdk --pack-destination examples')
-      expect(readme).toContain(`growth-service-sdk-${SDK_VERSION}.tgz`)
+      if (usesSdk) {
+        expect(readme).toContain('npm pack -w sdk --pack-destination examples')
+        expect(readme).toContain(`growth-service-sdk-${SDK_VERSION}.tgz`)
+      }
       expect(readme).toMatch(/npm start/)
       expect(index).toContain(`[${name}](${name})`)
     }
@@ -472,4 +480,73 @@ describe('examples/', () => {
       60_000,
     )
   })
+  /** An agent that may send e-mail campaigns unattended to at most 3 people at a time, registered as the READMEs say. */
+  async function mailAssistant() {
+    const { dataDir } = await getHarness()
+    const ws = await makeWorkspace()
+    const made = await growthIn(dataDir)([
+      'admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Mail assistant', '--allow', 'email.send_campaign', '--max-recipients', '3', '--max-risk', 'high', '--json',
+    ])
+    expect(`${made.code} ${made.stderr}`).toBe('0 ')
+    const agent = JSON.parse(made.stdout) as { id: string; credential: string }
+    const requests = async () => {
+      const r = await call('GET', `/api/v1/agents/requests?agentId=${agent.id}&limit=100`, { token: ws.live })
+      expect(r.status).toBe(200)
+      return (r.body.data as { resource: string; decision: string; facts: object; result: { status: string; summary: string | null } | null }[]).reverse()
+    }
+    return { agent, requests }
+  }
+
+  test(
+    'mcp/guard: the desktop client configuration starts growth mcp guard in front of the e-mail server; the allowed send reaches it, the denied one and the unmapped tool do not',
+    async () => {
+      const dir = projects['mcp/guard']
+      const { agent, requests } = await mailAssistant()
+      const r = await run(scriptCommand('mcp/guard', 'start'), dir, { GROWTH_BASE_URL: base, AGENT: agent.credential, GROWTH_CLI: join(ROOT, 'cli', 'bin', 'growth.js') })
+      expect(`${r.code}`).toBe('0')
+      expect(r.stdout).toBe(
+        [
+          'tools: send_email, delete_outbox',
+          'send_email "Winter sale": Sent "Winter sale" to 2 recipient(s).',
+          "send_email \"Everyone\": refused: The agent gateway denied send_email; it was not run. Denied: Over Mail assistant's ceilings: asked 5 recipients, ceiling 3 recipients.",
+          'delete_outbox "": refused: The tool delete_outbox is not mapped in the guard\'s configuration, so it is refused and never reaches the server. Ask the owner to map it to a gateway tool and action in guard.json.',
+          '',
+        ].join('\n'),
+      )
+      expect(r.stderr).toContain(`growth mcp guard: acting as agent Mail assistant (${agent.id})\n`)
+      expect(r.stderr).toContain('growth mcp guard: guarding node email-server.js: send_email as email.send_campaign\n')
+      expect(r.stderr).toContain('growth mcp guard: refusing delete_outbox: not mapped in guard.json, so never passed through\n')
+      // Only the allowed message reached the server, and the outbox was never emptied.
+      expect(readFileSync(join(dir, 'outbox.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).subject)).toEqual(['Winter sale'])
+      // The client closed at once: the guard sent the report it owed before it exited.
+      expect(await requests()).toMatchObject([
+        { resource: 'Winter sale', decision: 'allowed', facts: { recipients: 2 }, result: { status: 'completed', summary: 'Sent "Winter sale" to 2 recipient(s).' } },
+        { resource: 'Everyone', decision: 'denied', facts: { recipients: 5 }, result: null },
+      ])
+      rmSync(join(dir, 'outbox.jsonl'))
+    },
+    60_000,
+  )
+
+  test(
+    'ai-sdk-agent: the guarded send-email tool sends to 2 and is reported; to 5 it throws AgentDeniedError and sends nothing',
+    async () => {
+      const { agent, requests } = await mailAssistant()
+      const r = await run(scriptCommand('ai-sdk-agent', 'start'), projects['ai-sdk-agent'], { GROWTH_BASE_URL: base, AGENT: agent.credential })
+      expect(`${r.code} ${r.stderr}`).toBe('0 ')
+      expect(r.stdout).toBe(
+        [
+          'send_email "Winter sale": Sent "Winter sale" to 2 recipient(s).',
+          "send_email \"Everyone\": AgentDeniedError: Denied: Over Mail assistant's ceilings: asked 5 recipients, ceiling 3 recipients.",
+          'outbox: Winter sale',
+          '',
+        ].join('\n'),
+      )
+      expect(await requests()).toMatchObject([
+        { resource: 'Winter sale', decision: 'allowed', facts: { recipients: 2 }, result: { status: 'completed', summary: 'Sent "Winter sale" to 2 recipient(s).' } },
+        { resource: 'Everyone', decision: 'denied', facts: { recipients: 5 }, result: null },
+      ])
+    },
+    60_000,
+  )
 })
