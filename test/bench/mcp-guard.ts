@@ -63,7 +63,7 @@ const contenders: Record<string, () => Promise<void>> = {
   guard: viaMcp(guard),
   authorize: async () => {
     const a = args()
-    const answer = await growth.agent.authorize({ tool: 'email', action: 'send_campaign', resource: a.subject, summary: `send_email ${JSON.stringify(a)}`, facts: { recipients: 2 }, params: { tool: 'send_email', arguments: a } })
+    const answer = await growth.agent.authorize({ tool: 'email', action: 'send_campaign', resource: a.subject, summary: `send_email through growth mcp guard on ${a.subject}`, facts: { recipients: 2 }, params: { tool: 'send_email', arguments: a } })
     if (!('decision' in answer) || answer.decision !== 'allowed') throw new Error(`authorize answered ${JSON.stringify(answer)}`)
   },
 }

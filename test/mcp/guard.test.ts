@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { agentIn } from '../agent-helpers.ts'
 import { CLI_TIMEOUT, expectRefused, growthIn } from '../cli/run.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { startFaultProxy } from '../sdk/support/fault-proxy.ts'
 import { type Connected, startGuard, tempDir, textOf, upstreamCalls } from './support/guard.ts'
 
 /**
@@ -71,7 +72,7 @@ describe('growth mcp guard in front of an MCP server', () => {
     expect(textOf(result)).toBe('Sent "Winter sale" to 2 recipient(s).')
     expect(upstreamCalls(logFile).slice(before)).toEqual([{ name: 'send_email', args: { to: ['a@example.com', 'b@example.com'], subject: 'Winter sale' } }])
     const request = await eventually('the completed report', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Winter sale' && r.result))
-    expect(request).toMatchObject({ decision: 'allowed', result: { status: 'completed', summary: 'Sent "Winter sale" to 2 recipient(s).' } })
+    expect(request).toMatchObject({ decision: 'allowed', summary: 'send_email through growth mcp guard on Winter sale', result: { status: 'completed', summary: 'Sent "Winter sale" to 2 recipient(s).' } })
   })
 
   test('a denied call never reaches the upstream; the client gets the reason and the check that failed', async () => {
@@ -116,14 +117,49 @@ describe('growth mcp guard in front of an MCP server', () => {
     expect(request).toMatchObject({ decision: 'allowed', result: { status: 'failed', error: 'Mail server refused the message: mailbox of full@example.com is full.' } })
   })
 
-  test('reports still owed when the client goes are sent before the guard exits', async () => {
+  test('a report the API does not take at once is tried again, with one Idempotency-Key, until it is recorded once', async () => {
+    const { url } = await getHarness()
+    const proxy = await startFaultProxy(url)
     const own = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
-    const g = await startGuard({ credential: mailer.credential, baseUrl: base, logFile: own })
-    const result = await g.client.callTool({ name: 'send_email', arguments: { to: ['c@example.com'], subject: 'Last words' } })
-    expect(result.isError).toBeFalsy()
-    await g.close() // closes the guard's stdin at once, the report possibly still on its way
-    const request = await eventually('the report sent at shutdown', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Last words' && r.result))
-    expect(request.result).toMatchObject({ status: 'completed' })
+    const g = await startGuard({ credential: mailer.credential, baseUrl: `${proxy.url}/api/v1`, logFile: own })
+    try {
+      // The authorize passes; the report meets three 503s (the SDK's own attempts), then a lost answer
+      // after the server recorded it, then passes: the guard's retry is answered from the first record.
+      proxy.script([{ kind: 'pass' }, { kind: 'status', status: 503 }, { kind: 'status', status: 503 }, { kind: 'status', status: 503 }, { kind: 'drop', forward: true }])
+      const result = await g.client.callTool({ name: 'send_email', arguments: { to: ['r@example.com'], subject: 'Retried report' } })
+      expect(textOf(result)).toBe('Sent "Retried report" to 1 recipient(s).')
+      const request = await eventually('the retried report', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Retried report' && r.result))
+      expect(request.result).toMatchObject({ status: 'completed' })
+      const reports = await eventually('the answered retry', async () => {
+        const seen = proxy.seen.filter((r) => r.path === '/api/v1/agent/result')
+        return seen.length >= 5 && seen.at(-1)!.action === 'pass' ? seen : undefined
+      })
+      expect(reports.map((r) => r.action)).toEqual(['status', 'status', 'status', 'drop', 'pass'])
+      expect(new Set(reports.map((r) => r.idempotencyKey)).size).toBe(1)
+      expect(g.stderr()).not.toContain('could not be recorded')
+    } finally {
+      await g.close()
+      await proxy.stop()
+    }
+  }, CLI_TIMEOUT)
+
+  test('a report still on its way when the client goes is sent before the guard exits', async () => {
+    const { url } = await getHarness()
+    const proxy = await startFaultProxy(url)
+    const own = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+    const g = await startGuard({ credential: mailer.credential, baseUrl: `${proxy.url}/api/v1`, logFile: own })
+    try {
+      // The report is held for 1.5 s on its way: the client has long closed the guard's stdin by then.
+      proxy.script([{ kind: 'pass' }, { kind: 'delay', ms: 1500 }])
+      const result = await g.client.callTool({ name: 'send_email', arguments: { to: ['c@example.com'], subject: 'Last words' } })
+      expect(result.isError).toBeFalsy()
+      expect((await requestsOf(mailer.id)).find((r) => r.resource === 'Last words')!.result).toBeNull()
+      await g.close() // closes the guard's stdin, and waits for the process to end
+      // Recorded by the time the guard has exited: nothing to wait for.
+      expect((await requestsOf(mailer.id)).find((r) => r.resource === 'Last words')!.result).toMatchObject({ status: 'completed' })
+    } finally {
+      await proxy.stop()
+    }
   }, CLI_TIMEOUT)
 })
 

@@ -103,7 +103,9 @@ export function requestFor(name: string, mapping: ToolMapping, args: Record<stri
   }
   const request: Record<string, unknown> = { tool: mapping.tool, action: mapping.action, params: { tool: name, arguments: args } }
   if (mapping.resource !== undefined) request.resource = String(resolve(args, mapping.resource, 'the resource')).slice(0, 500)
-  request.summary = oneLine(mapping.summary ?? `${name} ${JSON.stringify(args)}`)
+  // The summary is kept and shown to people: by default it names the call, not its arguments (an
+  // e-mail's addresses and body stay out of the record; they reach the gateway only as a digest).
+  request.summary = oneLine(mapping.summary ?? `${name} through growth mcp guard${request.resource ? ` on ${request.resource}` : ''}`)
   if (Object.keys(facts).length) request.facts = facts
   return request as AuthorizeAgentActionRequest
 }

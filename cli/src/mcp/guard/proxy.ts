@@ -71,14 +71,18 @@ export async function runGuard(s: GuardSettings): Promise<void> {
   await server.connect(new StdioServerTransport())
   await finished
 
-  // The client has gone: answer what is in flight, send the reports owed, then stop the upstream.
-  process.off('SIGINT', finish)
-  process.off('SIGTERM', finish)
+  // The client has gone: answer what is in flight, send the reports owed, then stop the upstream. A
+  // client that signals again while this lasts (bounded by flushMs) does not cut it short.
+  const holdOn = () => s.log(`still sending ${reports.pending} result report(s); exiting within ${s.flushMs} ms`)
+  process.on('SIGINT', holdOn)
+  process.on('SIGTERM', holdOn)
   await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, s.flushMs))])
   await reports.flush(s.flushMs)
   upstream.onclose = undefined
   await server.close().catch(() => {})
   await upstream.close().catch(() => {})
+  process.off('SIGINT', holdOn)
+  process.off('SIGTERM', holdOn)
 }
 
 /** The environment the upstream starts with: the guard's own, less the agent's credential. */
