@@ -214,6 +214,13 @@ describe('refused at start', () => {
     return file
   }
 
+  test('no --config: a usage error, exit 1', async () => {
+    const r = await run(['--', 'true'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain("error: required option '--config <file>' not specified")
+  }, CLI_TIMEOUT)
+
   test('a bad config names the field', async () => {
     const fact = configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { recipients: '$.to..length' } } } })
     expectRefused(await run(['--config', fact, '--', 'true']), /tools\.send_email\.facts\.recipients: must be a path such as \$\.to\.length/)
