@@ -57,7 +57,7 @@ describe('growth mcp guard in front of an MCP server', () => {
 
   test('lists the upstream tools unchanged, and says at start which are guarded as what and which are refused', async () => {
     const { tools } = await guard.client.listTools()
-    expect(tools.map((t) => t.name)).toEqual(['send_email', 'bounce', 'delete_contacts'])
+    expect(tools.map((t) => t.name)).toEqual(['send_email', 'bounce', 'slow_email', 'delete_contacts'])
     expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', required: ['to', 'subject'] })
     expect(guard.client.getInstructions()).toBe('A test mail server.')
     expect(guard.stderr()).toContain('guarding ')
@@ -115,6 +115,17 @@ describe('growth mcp guard in front of an MCP server', () => {
     expect(upstreamCalls(logFile).at(-1)).toEqual({ name: 'bounce', args: { to: ['full@example.com'], subject: 'Bounced' } })
     const request = await eventually('the failed report', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Bounced' && r.result))
     expect(request).toMatchObject({ decision: 'allowed', result: { status: 'failed', error: 'Mail server refused the message: mailbox of full@example.com is full.' } })
+  })
+
+  test('a call the client cancels is cancelled upstream too, and reported cancelled', async () => {
+    const controller = new AbortController()
+    const call = guard.client.callTool({ name: 'slow_email', arguments: { to: ['s@example.com'], subject: 'Cancelled send' } }, undefined, { signal: controller.signal }).catch((e) => e)
+    await eventually('the call upstream', async () => (upstreamCalls(logFile).some((c) => c.name === 'slow_email') ? true : undefined))
+    controller.abort()
+    expect(await call).toBeInstanceOf(Error)
+    await eventually('the upstream told', async () => (upstreamCalls(logFile).some((c) => (c as { cancelled?: boolean }).cancelled === true) ? true : undefined))
+    const request = await eventually('the cancelled report', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Cancelled send' && r.result))
+    expect(request).toMatchObject({ decision: 'allowed', result: { status: 'cancelled' } })
   })
 
   test('a report the API does not take at once is tried again, with one Idempotency-Key, until it is recorded once', async () => {

@@ -9,11 +9,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 export const ROOT = join(import.meta.dir, '..', '..', '..')
 export const UPSTREAM = [process.execPath, join(ROOT, 'test', 'mcp', 'support', 'upstream.ts')]
 
-/** The configuration the tests use: both e-mail tools as email.send_campaign, recipients counted from `to`. */
+/** The configuration the tests use: the e-mail tools as email.send_campaign, recipients counted from `to`. */
 export const CONFIG = {
   tools: {
     send_email: { tool: 'email', action: 'send_campaign', resource: '$.subject', facts: { recipients: '$.to.length' } },
     bounce: { tool: 'email', action: 'send_campaign', resource: '$.subject', facts: { recipients: '$.to.length' } },
+    slow_email: { tool: 'email', action: 'send_campaign', resource: '$.subject', facts: { recipients: '$.to.length' } },
   },
 }
 

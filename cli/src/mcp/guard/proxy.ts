@@ -24,6 +24,9 @@ export type GuardSettings = {
   log: (line: string) => void
 }
 
+/** How long an upstream tool call may take (the client's own time-out usually comes first). */
+const UPSTREAM_TIMEOUT_MS = 60 * 60_000
+
 /** Where the guard's own details ride on a tool result it answers itself. */
 export const META_KEY = 'growth-service/guard'
 
@@ -51,8 +54,8 @@ export async function runGuard(s: GuardSettings): Promise<void> {
     { capabilities: { tools: {} }, ...(upstream.getInstructions() ? { instructions: upstream.getInstructions() } : {}) },
   )
   server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema))
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const call = guardedCall(s, upstream, reports, request.params.name, request.params.arguments ?? {}, request.params)
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const call = guardedCall(s, upstream, reports, request.params.name, request.params.arguments ?? {}, request.params, extra.signal)
     inflight.add(call)
     return call.finally(() => inflight.delete(call))
   })
@@ -121,6 +124,7 @@ async function guardedCall(
   name: string,
   args: Record<string, unknown>,
   params: Record<string, unknown>,
+  signal: AbortSignal,
 ): Promise<CallToolResult> {
   const mapping = s.config.tools[name]
   if (!mapping) {
@@ -128,7 +132,7 @@ async function guardedCall(
   }
   let authorization: AgentAuthorization
   try {
-    authorization = await decide(s.agent, requestFor(name, mapping, args), { waitForApproval: s.waitForApproval || undefined })
+    authorization = await decide(s.agent, requestFor(name, mapping, args), { waitForApproval: s.waitForApproval || undefined, signal })
   } catch (err) {
     if (err instanceof MissingArgument) return refusal(`The guard cannot ask the gateway about ${name}: ${err.message}.`, { decision: 'unreadable' })
     if (err instanceof ApprovalRequiredError) return waitingRefusal(name, err)
@@ -146,9 +150,12 @@ async function guardedCall(
 
   let result: CallToolResult
   try {
-    result = (await upstream.request({ method: 'tools/call', params }, CallToolResultSchema)) as CallToolResult
+    // The client's cancellation is passed on to the upstream; the upstream's own time-out is long (a
+    // guarded tool may be slow), the client keeps its own.
+    result = (await upstream.request({ method: 'tools/call', params }, CallToolResultSchema, { signal, timeout: UPSTREAM_TIMEOUT_MS })) as CallToolResult
   } catch (err) {
-    reports.add({ authorizationId: authorization.authorizationId, status: 'failed', error: clip(`${(err as Error).name}: ${(err as Error).message}`, 2000) }, authorization.expiresAt)
+    if (signal.aborted) reports.add({ authorizationId: authorization.authorizationId, status: 'cancelled', summary: 'The client cancelled the call.' }, authorization.expiresAt)
+    else reports.add({ authorizationId: authorization.authorizationId, status: 'failed', error: clip(`${(err as Error).name}: ${(err as Error).message}`, 2000) }, authorization.expiresAt)
     throw err
   }
   const text = textOf(result)
