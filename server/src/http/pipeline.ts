@@ -86,6 +86,15 @@ export function createPipeline(deps: PipelineDeps) {
       return respond(failure(err, requestId, 'read', deps.log, 'unknown'), headers)
     },
 
+    /** A URL longer than the API reads (`max` characters): 414, in the envelope, before it is parsed. */
+    uriTooLong(request: Request, address: string, max: number): Response {
+      const requestId = newId('request')
+      const headers = { 'X-Request-Id': requestId, ...rateHeaders(anonymous.hit(address)) }
+      const err = new HttpError('invalid_request', `The URL is ${request.url.length} characters long; this API reads URLs of at most ${max} characters.`, {}, 414)
+      deps.counter.count('', '', 'unknown_route', err.status)
+      return respond(failure(err, requestId, 'read', deps.log, 'unknown'), headers)
+    },
+
     /** A failure outside any operation (the framework itself): 500 internal, recorded. */
     crash(err: unknown, address: string): Response {
       const requestId = newId('request')
