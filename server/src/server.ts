@@ -56,7 +56,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const app = createApp({
     sql: db.sql, counterSql, counter, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
   })
-  app.listen({ hostname: config.host, port: config.port })
+  // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
+  app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!
 
   const housekeeping = setInterval(() => {
