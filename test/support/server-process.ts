@@ -19,7 +19,12 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
   let text = ''
   void (async () => {
     const decoder = new TextDecoder()
-    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true })
+    const reader = stream.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+    }
   })().catch(() => {})
   return () => text
 }
