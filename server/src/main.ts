@@ -30,7 +30,7 @@ let demo: DemoWorkspace | undefined
 let server: RunningServer
 const demoFile = join(config.dataDir, 'demo.json')
 try {
-  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax })
+  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts })
   if (db.kind === 'embedded-client') {
     console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
     await db.close()
@@ -79,6 +79,11 @@ if (demo) {
   )
 }
 console.log(lines.join('\n'))
+
+// A failure no request awaits (postgres.js can throw from a socket callback while the database goes
+// away) must not take the server down: log it on one line and keep serving.
+process.on('uncaughtException', (error) => log.error('uncaught exception; still serving', { error }))
+process.on('unhandledRejection', (error) => log.error('unhandled rejection; still serving', { error }))
 
 let shuttingDown = false
 async function shutdown(signal: string) {
