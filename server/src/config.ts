@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import { LOG_LEVELS, type LogLevel } from './core/log.ts'
 import { parseDuration } from './core/time.ts'
+import type { DatabaseTimeouts } from './store/db.ts'
 import { type AddressPolicy, parseAllowList } from './domain/webhook-addresses.ts'
 
 /** A duration setting (`5s`, `30m`, `5d`, or milliseconds), in ms. */
@@ -38,6 +39,10 @@ const Env = z.object({
   DATABASE_URL: z.string().url({ message: 'must be a URL such as postgres://user@host:5432/database' }).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   DB_POOL_MAX: whole(1, 100, 10),
+  // Time bounds on the database (docs/operations.md). 0 turns the statement time-out off.
+  STATEMENT_TIMEOUT_MS: whole(0, 3_600_000, 10_000),
+  DB_CONNECT_TIMEOUT_MS: whole(100, 300_000, 2_000),
+  REQUEST_TIMEOUT_MS: whole(100, 3_600_000, 15_000),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   CALL_COUNT_FLUSH_MS: whole(10, 3_600_000, 1000),
   // Webhook delivery (CONTRACT: Events and webhooks).
@@ -104,6 +109,8 @@ export type Config = {
   databaseUrl: string | undefined
   dataDir: string
   poolMax: number
+  /** Time bounds on the database and on each request, in ms (docs/operations.md). */
+  timeouts: DatabaseTimeouts & { requestMs: number }
   logLevel: LogLevel
   callCountFlushMs: number
   webhooks: WebhookSettings
@@ -123,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     dataDir: resolve(e.DATA_DIR),
     poolMax: e.DB_POOL_MAX,
+    timeouts: { statementMs: e.STATEMENT_TIMEOUT_MS, connectMs: e.DB_CONNECT_TIMEOUT_MS, requestMs: e.REQUEST_TIMEOUT_MS },
     logLevel: e.LOG_LEVEL,
     callCountFlushMs: e.CALL_COUNT_FLUSH_MS,
     webhooks: {

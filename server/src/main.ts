@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
-import { startServer } from './server.ts'
-import { openDatabase } from './store/db.ts'
+import { explainStartupError } from './startup-errors.ts'
+import { type RunningServer, startServer } from './server.ts'
+import { type Database, openDatabase } from './store/db.ts'
 import { migrate } from './store/migrate.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 
@@ -23,33 +24,42 @@ try {
   process.exit(1)
 }
 const log = createLogger(config.logLevel)
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax })
-if (db.kind === 'embedded-client') {
-  console.error(`Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
-  await db.close()
+// Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.
+let db: Database | undefined
+let demo: DemoWorkspace | undefined
+let server: RunningServer
+const demoFile = join(config.dataDir, 'demo.json')
+try {
+  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts })
+  if (db.kind === 'embedded-client') {
+    console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
+    await db.close()
+    process.exit(1)
+  }
+  await migrate(db.sql)
+
+  // The demo's tokens are shown once; on the embedded database we keep them beside it so every
+  // later `npm start` can print them again. Nothing is written when DATABASE_URL is set.
+  if (db.kind === 'embedded-owner') {
+    if (!(await anyWorkspace(db.sql))) {
+      demo = await createDemoWorkspace(db.sql)
+      writeSecret(demoFile, JSON.stringify(demo, null, 2))
+    } else if (existsSync(demoFile)) {
+      demo = JSON.parse(readFileSync(demoFile, 'utf8'))
+    }
+  }
+
+  server = await startServer(config, { db, log })
+} catch (err) {
+  console.error(`error: ${explainStartupError(err, config)}`)
+  await db?.close().catch(() => {})
   process.exit(1)
 }
-await migrate(db.sql)
-
-// The demo's tokens are shown once; on the embedded database we keep them beside it so every
-// later `npm start` can print them again. Nothing is written when DATABASE_URL is set.
-const demoFile = join(config.dataDir, 'demo.json')
-let demo: DemoWorkspace | undefined
-if (db.kind === 'embedded-owner') {
-  if (!(await anyWorkspace(db.sql))) {
-    demo = await createDemoWorkspace(db.sql)
-    writeSecret(demoFile, JSON.stringify(demo, null, 2))
-  } else if (existsSync(demoFile)) {
-    demo = JSON.parse(readFileSync(demoFile, 'utf8'))
-  }
-}
-
-const server = await startServer(config, { db, log })
 const base = `${server.url}/api/v1`
 const lines = [
   '',
   `Growth Automation Service listening on ${base}`,
-  `  database: ${db.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
+  `  database: ${db!.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
   `  reference: ${base}/reference`,
 ]
 if (demo) {
@@ -70,13 +80,18 @@ if (demo) {
 }
 console.log(lines.join('\n'))
 
+// A failure no request awaits (postgres.js can throw from a socket callback while the database goes
+// away) must not take the server down: log it on one line and keep serving.
+process.on('uncaughtException', (error) => log.error('uncaught exception; still serving', { error }))
+process.on('unhandledRejection', (error) => log.error('unhandled rejection; still serving', { error }))
+
 let shuttingDown = false
 async function shutdown(signal: string) {
   if (shuttingDown) return
   shuttingDown = true
   log.info('shutting down', { signal })
   await server.stop()
-  await db.close()
+  await db!.close()
   process.exit(0)
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))

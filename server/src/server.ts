@@ -31,7 +31,7 @@ const HOUSEKEEPING_MS = 10 * 60 * 1000
 /** Open the database, migrate, and serve the API; `stop()` drains requests and closes everything. */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel)
-  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax }))
+  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts }))
   await migrate(db.sql)
 
   // On a server, rate-limit and call counters go through their own small pool that does not wait
@@ -42,6 +42,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
           max: Math.max(2, Math.ceil(config.poolMax / 2)),
           synchronousCommit: false,
           name: 'growth-service-counters',
+          timeouts: config.timeouts,
         })
       : db.sql
   const counter = new CallCounter(counterSql, config.callCountFlushMs)
@@ -55,8 +56,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   const app = createApp({
     sql: db.sql, counterSql, counter, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
+    requestTimeoutMs: config.timeouts.requestMs,
   })
-  app.listen({ hostname: config.host, port: config.port })
+  // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
+  app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!
 
   const housekeeping = setInterval(() => {

@@ -3,6 +3,9 @@ import { operations } from './operations.ts'
 import { createPipeline, type PipelineDeps } from './pipeline.ts'
 import { REFERENCE_PATH, referenceAsset, referencePage } from './reference.ts'
 
+/** The longest URL the API reads: 8 KiB, four times the longest cursor with every filter beside it. */
+export const MAX_URL_LENGTH = 8192
+
 type Server = { requestIP(r: Request): { address: string } | null } | null
 
 /**
@@ -21,7 +24,11 @@ export function createApp(deps: PipelineDeps) {
   for (const op of operations) allow(`/api/v1${op.path}`, op.method)
   allow(REFERENCE_PATH, 'GET')
 
-  const app = new Elysia().onError(({ code, error, request, server }) => {
+  const app = new Elysia()
+    // Before anything else reads it: a URL over the limit is 414 in the envelope. (A whole request
+    // head over 16 KiB never gets here: Bun answers it with a bare 431 itself, see docs/operations.md.)
+    .onRequest(({ request, server }) => (request.url.length > MAX_URL_LENGTH ? pipeline.uriTooLong(request, addressOf(request, server as Server), MAX_URL_LENGTH) : undefined))
+    .onError(({ code, error, request, server }) => {
     const address = addressOf(request, server as Server)
     if (code !== 'NOT_FOUND') return pipeline.crash(error, address)
     return pipeline.noRoute(request, address, methodsOf.get(new URL(request.url).pathname) ?? [])

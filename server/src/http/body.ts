@@ -9,7 +9,8 @@ const notAnObject = () =>
   new HttpError('invalid_body', 'The request body must be a JSON object, e.g. {"field": "value"}.')
 
 /**
- * Read a request body of at most 1 MiB and parse it as a JSON object. Empty, not UTF-8, malformed,
+ * Read a request body of at most 1 MiB and parse it as a JSON object. Not sent as application/json
+ * (checkContentType), empty, not UTF-8, malformed,
  * nested deeper than 64 levels, not an object, or too large: 400 invalid_body. A declared
  * Content-Length over the cap is refused before reading; a streamed body is read only up to the cap.
  * Two rules hold for every body, wherever in it: a string may not hold an unpaired UTF-16 surrogate
@@ -18,6 +19,7 @@ const notAnObject = () =>
  * cannot store, are refused by the schemas, field by field, where the document states it.)
  */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  checkContentType(request.headers.get('content-type'))
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (declared > MAX_BODY_BYTES) throw tooLarge()
   const text = await readCapped(request)
@@ -40,6 +42,23 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     if (bad !== undefined) throw new HttpError('invalid_request', bad)
   }
   return value as Record<string, unknown>
+}
+
+/**
+ * A body is read only when it says it is JSON: the Content-Type header must be application/json
+ * (any case), with at most parameters that do not contradict it (charset=utf-8, the only encoding
+ * JSON has, RFC 8259). Missing, another type (text/plain, XML, a form, multipart) or another
+ * charset: 400 invalid_body naming the header, before a byte of the body is read.
+ */
+export function checkContentType(header: string | null): void {
+  const how = 'send Content-Type: application/json with a JSON object'
+  if (header === null || header.trim() === '') throw new HttpError('invalid_body', `The request has no Content-Type header; ${how}.`)
+  const [type, ...params] = header.split(';')
+  const charset = params.map((p) => p.trim().split('=')).find(([name]) => name!.trim().toLowerCase() === 'charset')?.[1]
+  const charsetOk = charset === undefined || charset.trim().replace(/^"(.*)"$/, '$1').toLowerCase() === 'utf-8'
+  if (type!.trim().toLowerCase() !== 'application/json' || !charsetOk) {
+    throw new HttpError('invalid_body', `The Content-Type header is ${JSON.stringify(header.slice(0, 100))}; ${how} (charset=utf-8 is allowed).`)
+  }
 }
 
 /** A string that is not Unicode text: one holding an unpaired UTF-16 surrogate. */

@@ -1,6 +1,7 @@
 import type { Sql } from '../core/db.ts'
 import { authenticateAndCount, type AuthenticatedRow } from '../store/credentials.ts'
 import { WINDOW_MS, windowStart } from './rate-limit.ts'
+import { outsideRequestScope } from '../store/request-scope.ts'
 
 export type CheckResult = {
   row: AuthenticatedRow
@@ -39,10 +40,13 @@ export class CredentialBatch {
   private schedule() {
     if (this.scheduled || this.inFlight || this.queue.length === 0) return
     this.scheduled = true
-    queueMicrotask(() => {
-      this.scheduled = false
-      void this.flush()
-    })
+    // The batch serves several requests: a client that goes away must not cancel the others' lookup.
+    queueMicrotask(() =>
+      outsideRequestScope(() => {
+        this.scheduled = false
+        void this.flush()
+      }),
+    )
   }
 
   private async flush() {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Caller } from '../core/caller.ts'
 import { type CursorContext, decodeCursor, encodeCursor, type Positioned } from '../core/paging.ts'
+import { queryInteger } from '../schemas/common.ts'
 import { cursorNames, type Operation, type Paging } from '../routes/operation.ts'
 
 /**
@@ -15,14 +16,7 @@ type ListOperation = Extract<Operation, { kind: 'list' }>
 export { cursorNames }
 
 /** `limit`: a plain decimal integer (no 0x10, 1e1, +5 or 5.0) within the list's bounds. */
-function limitParam(p: Paging) {
-  return z
-    .string()
-    .regex(/^(0|[1-9][0-9]*)$/, { message: 'must be a whole number written in decimal digits' })
-    .default(String(p.defaultLimit))
-    .transform(Number)
-    .pipe(z.number().min(1).max(p.maxLimit))
-}
+const limitParam = (p: Paging) => queryInteger(1, p.maxLimit, p.defaultLimit)
 
 const querySchemas = new WeakMap<Operation, z.ZodType>()
 

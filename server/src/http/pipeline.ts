@@ -8,6 +8,7 @@ import type { CallCounter } from './count.ts'
 import { CredentialBatch } from './credential-batch.ts'
 import { isOver, MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 import { read } from './read.ts'
+import { withRequestScope } from '../store/request-scope.ts'
 import { write } from './write.ts'
 
 export type PipelineDeps = {
@@ -23,7 +24,11 @@ export type PipelineDeps = {
   authFailures?: MemoryLimiter
   /** Told after a live write committed (the webhook workers look for new deliveries). */
   afterWrite?: () => void
+  /** The longest a request may take: past it, its queries are cancelled and it answers 500 internal. */
+  requestTimeoutMs?: number
 }
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000
 
 /**
  * The request pipeline. A request reads top to bottom like a sentence: authenticate (and count it
@@ -54,18 +59,19 @@ export function createPipeline(deps: PipelineDeps) {
       let credentialId = ''
       let answer: Answer
       try {
-        if (op.auth.kind === 'public') {
-          anonymousCall(address, headers)
-          answer = await read(deps.sql, op as Extract<Operation, { kind: 'item' }>, new URL(request.url), undefined)
-        } else {
+        // Its queries are cancelled if the client goes away, and it answers by the deadline.
+        answer = await withRequestScope(request.signal, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, async () => {
+          if (op.auth.kind === 'public') {
+            anonymousCall(address, headers)
+            return read(deps.sql, op as Extract<Operation, { kind: 'item' }>, new URL(request.url), undefined)
+          }
           const who = await authenticate(request, address, headers, { credentials, authFailures })
           ;({ workspaceId, credentialId } = who.caller)
           admit(op, who, headers)
-          answer =
-            op.kind === 'write'
-              ? await write(deps.sql, op, request, who.caller, requestId)
-              : await read(deps.sql, op, new URL(request.url), who.caller)
-        }
+          return op.kind === 'write'
+            ? write(deps.sql, op, request, who.caller, requestId)
+            : read(deps.sql, op, new URL(request.url), who.caller)
+        })
       } catch (err) {
         answer = failure(err, requestId, op.kind === 'write' ? 'write' : 'read', deps.log, op.operationId)
       }
@@ -83,6 +89,15 @@ export function createPipeline(deps: PipelineDeps) {
         ? new HttpError('invalid_request', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`, { Allow: allowed.join(', ') }, 405)
         : new HttpError('not_found', `No endpoint ${request.method} ${path}. GET /api/v1 lists every endpoint.`)
       deps.counter.count('', '', allowed.length ? 'method_not_allowed' : 'unknown_route', err.status)
+      return respond(failure(err, requestId, 'read', deps.log, 'unknown'), headers)
+    },
+
+    /** A URL longer than the API reads (`max` characters): 414, in the envelope, before it is parsed. */
+    uriTooLong(request: Request, address: string, max: number): Response {
+      const requestId = newId('request')
+      const headers = { 'X-Request-Id': requestId, ...rateHeaders(anonymous.hit(address)) }
+      const err = new HttpError('invalid_request', `The URL is ${request.url.length} characters long; this API reads URLs of at most ${max} characters.`, {}, 414)
+      deps.counter.count('', '', 'unknown_route', err.status)
       return respond(failure(err, requestId, 'read', deps.log, 'unknown'), headers)
     },
 

@@ -60,6 +60,17 @@ export const idOf = (kind: IdKind, what: string) =>
   z.string().regex(idPattern(kind), { message: `must be ${what} id (${ID_PREFIXES[kind]}_...)` })
 
 /** An email address as a person types it: trimmed, at most 254 characters, well formed. */
+/**
+ * An integer query parameter: plain decimal digits only, without sign, spaces or leading zeros
+ * (`0x10`, `0b11`, `0o7`, `1e1`, `5.0`, `+5`, ` 5` and `05` are refused, where z.coerce.number()
+ * would read them as numbers), within bounds. Every integer query parameter is declared with it,
+ * so a malformed one is 400 invalid_parameter naming it.
+ */
+export const queryInteger = (min: number, max: number, fallback?: number) => {
+  const digits = z.string().regex(/^(0|[1-9][0-9]*)$/, { message: 'must be a whole number written in decimal digits, without sign or leading zeros' })
+  return (fallback === undefined ? digits : digits.default(String(fallback))).transform(Number).pipe(z.number().int().min(min).max(max))
+}
+
 export const Email = z.string().trim().max(254).email()
 
 /**

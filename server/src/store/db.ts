@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
+import { trackQueries } from './request-scope.ts'
 
 export type { Db, Sql, Tx }
 
@@ -35,7 +36,17 @@ export type DatabaseOptions = {
   databaseUrl?: string
   dataDir: string
   poolMax?: number
+  timeouts?: Partial<DatabaseTimeouts>
 }
+
+/**
+ * Time bounds on a PostgreSQL server (docs/operations.md): every statement of the pool is cut off
+ * by the server after `statementMs` (0: never), and a connection that is not established within
+ * `connectMs` fails, so a request never waits on a database that does not answer. (The embedded
+ * PGlite runs each statement to its end in this process: neither applies there.)
+ */
+export type DatabaseTimeouts = { statementMs: number; connectMs: number }
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { statementMs: 10_000, connectMs: 2_000 }
 
 const common: postgres.Options<Record<string, postgres.PostgresType>> = {
   // The server's NOTICE messages (e.g. "relation already exists") are not ours to print.
@@ -49,7 +60,7 @@ const common: postgres.Options<Record<string, postgres.PostgresType>> = {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10 })
+    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, timeouts: opts.timeouts })
     return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
   }
   return openEmbedded(opts.dataDir)
@@ -61,18 +72,33 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
  */
 export function openPool(
   url: string,
-  opts: { max: number; synchronousCommit?: boolean; name?: string; debug?: (connection: number, query: string, params: unknown[]) => void },
+  opts: {
+    max: number
+    synchronousCommit?: boolean
+    name?: string
+    timeouts?: Partial<DatabaseTimeouts>
+    debug?: (connection: number, query: string, params: unknown[]) => void
+  },
 ): Sql {
-  return postgres(url, {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts }
+  const sql = postgres(url, {
     ...common,
     max: opts.max,
     ...(opts.debug ? { debug: opts.debug } : {}),
     idle_timeout: 30,
+    connect_timeout: timeouts.connectMs / 1000,
+    // After a failed connection attempt postgres.js waits up to 20 s (growing with each failure)
+    // before the next, and the queries given to that connection wait with it: while the database
+    // is away every request would hang instead of failing. Retry soon; each attempt is cheap.
+    backoff: () => 0.1,
     connection: {
       application_name: opts.name ?? 'growth-service',
+      statement_timeout: timeouts.statementMs,
       ...(opts.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
     },
   }) as unknown as Sql
+  trackQueries(sql, { cancelRunning: true })
+  return sql
 }
 
 function socketPath(dataDir: string) {
@@ -102,6 +128,9 @@ function connectSocket(path: string): Sql {
     // Unnamed statements only: the embedded session is shared by every connection.
     prepare: false,
   }) as unknown as Sql
+  // PGlite runs one statement at a time in this process and takes no cancel request: only the
+  // queries still waiting for the connection are cancelled.
+  trackQueries(sql, { cancelRunning: false })
   return sql
 }
 

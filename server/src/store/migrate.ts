@@ -26,6 +26,8 @@ export async function migrate(sql: Sql): Promise<MigrationResult> {
   let alreadyApplied = 0
   for (const name of files) {
     const done = await sql.begin(async (tx) => {
+      // A migration may rewrite a large table: no statement time-out (docs/operations.md).
+      await tx`SET LOCAL statement_timeout = 0`
       await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
       const [row] = await tx`SELECT 1 FROM schema_migrations WHERE name = ${name}`
       if (row) return false

@@ -1,0 +1,56 @@
+import type { Config } from './config.ts'
+
+/**
+ * Why the server could not start, as one line saying what is wrong and how to fix it: the database
+ * at DATABASE_URL refused, was not found or did not answer; the port is taken by another process.
+ * Anything else is named by its message (never a stack trace: an operator reads this line).
+ */
+export function explainStartupError(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseUrl'>): string {
+  const line = explain(err, config)
+  return line[0]!.toUpperCase() + line.slice(1)
+}
+
+function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseUrl'>): string {
+  const e = (err ?? {}) as { code?: string; message?: string; errno?: string }
+  const code = String(e.code ?? e.errno ?? '')
+  const message = String(e.message ?? err).split('\n')[0]
+  const where = config.databaseUrl ? `the PostgreSQL server at DATABASE_URL (${redacted(config.databaseUrl)})` : 'the embedded database'
+  const fixUrl = 'Check DATABASE_URL (postgres://user:password@host:port/database) and that PostgreSQL is running and reachable there.'
+  switch (code) {
+    case 'EADDRINUSE':
+      return `Port ${config.port} on ${config.host} is already in use (another server is listening there). Stop that process, or set PORT to a free port.`
+    case 'EACCES':
+      return `Not allowed to listen on port ${config.port} on ${config.host}. Use a port above 1023, or set PORT to one this user may open.`
+    case 'EADDRNOTAVAIL':
+      return `HOST ${config.host} is not an address of this machine. Set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`
+    case 'ECONNREFUSED':
+      return `Cannot connect to ${where}: connection refused. ${fixUrl}`
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Cannot connect to ${where}: its host name does not resolve. ${fixUrl}`
+    case 'CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `Cannot connect to ${where}: it did not answer in time. ${fixUrl}`
+    case '28P01':
+    case '28000':
+      return `${where} refused the credentials: ${message}. Check the user and password in DATABASE_URL.`
+    case '3D000':
+      return `${where} has no such database: ${message}. Create it (CREATE DATABASE ...) or fix the database name in DATABASE_URL.`
+    case '57P03':
+      return `${where} is starting up or shutting down: ${message}. Start the server again when the database is up.`
+  }
+  return `Could not start: ${message}${code ? ` (${code})` : ''}.`
+}
+
+/** A database URL without its password, fit to print. */
+export function redacted(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return '(not a URL)'
+  }
+}

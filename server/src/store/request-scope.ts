@@ -1,0 +1,100 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Sql } from '../core/db.ts'
+
+/**
+ * The queries of one request, so that they can be cancelled when it ends early: its client went
+ * away, or it ran out of time. Every query postgres.js sends while a request's scope is active
+ * (in a transaction or not, in any pool) registers with the scope as it is sent and leaves it when
+ * it settles; cancelling the scope cancels what is still outstanding: a query waiting for a
+ * connection is taken out of the queue at once, and one running on a PostgreSQL server gets a
+ * cancel request (pg_cancel_backend's protocol message), so its connection is free again.
+ *
+ * postgres.js has no hook for this; its queries are one class (Query, a Promise) whose handle()
+ * sends them, so that method is wrapped once for the process. `cancelRunning: false` (PGlite, which
+ * takes no cancel request) cancels only the queries still waiting.
+ */
+
+type Query = Promise<unknown> & {
+  executed: boolean
+  active: boolean
+  handle(): Promise<void>
+  canceller: ((q: Query) => Promise<void>) | null
+}
+type Scope = { queries: Set<Query> }
+
+const scopes = new AsyncLocalStorage<Scope>()
+/** Per pool (keyed by its canceller, one per postgres.js instance): whether a running statement may be cancelled. */
+const cancelRunningOf = new WeakMap<object, boolean>()
+let wrapped = false
+
+export function trackQueries(sql: Sql, opts: { cancelRunning: boolean }): void {
+  // A query is sent only when awaited: this one never is, it only shows the class and the pool's canceller.
+  const sample = sql`SELECT 1` as unknown as Query
+  if (sample.canceller) cancelRunningOf.set(sample.canceller, opts.cancelRunning)
+  if (wrapped) return
+  wrapped = true
+  const proto = Object.getPrototypeOf(sample) as Query
+  const handle = proto.handle
+  proto.handle = function (this: Query) {
+    const scope = this.executed ? undefined : scopes.getStore()
+    if (scope) {
+      scope.queries.add(this)
+      const settled = () => void scope.queries.delete(this)
+      // The native then: Query's own would send the query again.
+      Promise.prototype.then.call(this, settled, settled)
+    }
+    return handle.call(this)
+  }
+}
+
+/** Cancel what the scope still has outstanding. */
+function cancelAll(scope: Scope) {
+  for (const q of scope.queries) {
+    if (!q.canceller || (q.active && !cancelRunningOf.get(q.canceller))) continue
+    const cancel = q.canceller
+    q.canceller = null
+    // A cancel request that cannot be delivered (the database is away) changes nothing.
+    cancel(q)?.catch?.(() => {})
+  }
+  scope.queries.clear()
+}
+
+/**
+ * Runs `fn` (one request) with its queries tracked: when `signal` aborts (Bun aborts a request's
+ * signal when its client disconnects) or `deadlineMs` passes, its outstanding queries are
+ * cancelled, and past the deadline the returned promise rejects with a RequestTimeout at once,
+ * whatever the database is doing.
+ */
+export async function withRequestScope<T>(signal: AbortSignal, deadlineMs: number, fn: () => Promise<T>): Promise<T> {
+  const scope: Scope = { queries: new Set() }
+  const onAbort = () => cancelAll(scope)
+  signal.addEventListener('abort', onAbort, { once: true })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      cancelAll(scope)
+      reject(new RequestTimeout(deadlineMs))
+    }, deadlineMs)
+  })
+  const work = scopes.run(scope, fn)
+  // Whatever the work does after the deadline answered, it must not become an unhandled rejection.
+  work.catch(() => {})
+  try {
+    return await Promise.race([work, deadline])
+  } finally {
+    clearTimeout(timer)
+    signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/** A request that did not finish within its time: answered 500 internal. */
+export class RequestTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`the request did not finish within ${ms} ms`)
+  }
+}
+
+/** Runs `fn` outside any request's scope: work shared by several requests (a batch) is no one request's to cancel. */
+export function outsideRequestScope<T>(fn: () => T): T {
+  return scopes.exit(fn)
+}

@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runToExit, startServerProcess } from '../support/server-process.ts'
+
+/**
+ * A server that cannot start says why in one line on stderr, with how to fix it, and exits
+ * non-zero: no stack trace. A second server on a port already served refuses to start, naming the
+ * port, and the first keeps answering.
+ */
+const dirs: string[] = []
+const dataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'growth-startup-'))
+  dirs.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Exactly one line on stderr, naming `what`, and no stack trace. */
+function expectOneLine(run: { code: number | null; stderr: string }, ...what: string[]) {
+  expect(run.code).not.toBe(0)
+  expect(run.code).not.toBeNull()
+  const lines = run.stderr.trim().split('\n')
+  expect(lines).toHaveLength(1)
+  expect(lines[0]).toStartWith('error: ')
+  for (const w of what) expect(lines[0]).toContain(w)
+  expect(run.stderr).not.toMatch(/^\s+at /m)
+}
+
+describe('a server that cannot start says why in one line', () => {
+  for (const port of ['abc', '99999', '-1', '0x10']) {
+    test(`PORT=${port}`, async () => {
+      expectOneLine(await runToExit({ PORT: port, DATA_DIR: dataDir() }), 'PORT', JSON.stringify(port), 'whole number from 0 to 65535')
+    })
+  }
+
+  test('an unreachable DATABASE_URL, with its password hidden', async () => {
+    const started = Date.now()
+    const run = await runToExit({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/x', DATA_DIR: dataDir() })
+    expectOneLine(run, 'DATABASE_URL', '127.0.0.1:1', 'connection refused', 'Check DATABASE_URL')
+    expect(run.stderr).not.toContain('s3cret')
+    expect(Date.now() - started).toBeLessThan(20_000)
+  })
+
+  test('a second server on the same port refuses to start, naming the port; the first still answers', async () => {
+    const first = await startServerProcess({ DATA_DIR: dataDir() })
+    try {
+      const port = new URL(first.base).port
+      const second = await runToExit({ PORT: port, DATA_DIR: dataDir() })
+      expectOneLine(second, `Port ${port}`, 'already in use', 'set PORT')
+      for (let i = 0; i < 20; i++) {
+        const r = await fetch(`${first.base}/missions`)
+        expect(r.status).toBe(401)
+      }
+      expect(first.proc.exitCode).toBeNull()
+    } finally {
+      first.proc.kill('SIGTERM')
+      await first.proc.exited
+    }
+  }, 120_000)
+})

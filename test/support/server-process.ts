@@ -1,0 +1,56 @@
+import { join } from 'node:path'
+
+/** Server processes for tests that need a real process: `bun server/src/main.ts`, what npm start runs. */
+export const ROOT = join(import.meta.dir, '../..')
+
+export type ServerProcess = { proc: ReturnType<typeof Bun.spawn>; out: string; base: string; stderr: () => string }
+
+function spawnServer(env: Record<string, string | undefined>) {
+  return Bun.spawn([process.execPath, 'server/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+}
+
+/** Collects a stream's text as it arrives. */
+function collect(stream: ReadableStream<Uint8Array>): () => string {
+  let text = ''
+  void (async () => {
+    const decoder = new TextDecoder()
+    const reader = stream.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+    }
+  })().catch(() => {})
+  return () => text
+}
+
+/** Starts a server and waits for its banner (the line naming its base URL). */
+export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 40_000): Promise<ServerProcess> {
+  const proc = spawnServer(env)
+  const stdout = collect(proc.stdout as ReadableStream<Uint8Array>)
+  const stderr = collect(proc.stderr as ReadableStream<Uint8Array>)
+  const deadline = Date.now() + timeoutMs
+  while (!stdout().includes('reference:')) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL')
+      throw new Error(`server did not start (exit ${proc.exitCode}): ${stdout()} ${stderr()}`)
+    }
+    await Bun.sleep(50)
+  }
+  const base = /listening on (\S+)/.exec(stdout())![1]!
+  return { proc, out: stdout(), base, stderr }
+}
+
+/** Runs a server that is expected to stop by itself; its exit code and what it printed. */
+export async function runToExit(env: Record<string, string | undefined>, timeoutMs = 40_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawnServer(env)
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout as ReadableStream).text(), new Response(proc.stderr as ReadableStream).text(), proc.exited])
+  clearTimeout(timer)
+  return { code, stdout, stderr }
+}
