@@ -36,6 +36,8 @@ const BOUND = 1_000
 /** A page's own children (an agent's permissions, a tool's actions) may be read too: this many an item. */
 const PER_ITEM = 5
 const MAX_PAGE = 500
+/** Statements one request may send (two pages of a list count as two requests' worth). */
+const MAX_STATEMENTS = 30
 
 /**
  * Statements whose cost grows with the workspace by design, each with the reason. Keep it short:
@@ -133,12 +135,14 @@ describe('the cost of every statement does not grow with the data', () => {
     const byId = new Map(operations.map((op) => [op.operationId, op]))
     const context = { demo, base: server.url }
     const answered: string[] = []
+    const tooMany: string[] = []
     for (const operationId of documented) {
       const op = byId.get(operationId)
       expect(op, `${operationId} is in the document but not in the table`).toBeDefined()
       if (op!.kind === 'item' && op!.bare) continue
       for (const query of [undefined, ...filterVariants(op!)]) {
         const req = await exampleRequest(op!, context, query)
+        const before = recorded.length
         recording = operationId
         let res = await fetch(`${server.url}/api/v1${req.path}`, req.init)
         let body = (await res.json()) as { meta?: Record<string, unknown> }
@@ -153,6 +157,9 @@ describe('the cost of every statement does not grow with the data', () => {
           expect(`${operationId} page 2 ${res.status}`).toBe(`${operationId} page 2 200`)
         }
         recording = undefined
+        // A bounded number of statements a request, never one per item.
+        const statements = recorded.length - before
+        if (statements > MAX_STATEMENTS) tooMany.push(`${operationId} ${req.path}: ${statements} statements`)
       }
     }
     // Let the call counter flush what these calls counted, through its own pool.
@@ -194,6 +201,7 @@ describe('the cost of every statement does not grow with the data', () => {
     console.log(`query cost: ${documented.length} operations, ${answered.length} requests, ${seen.size} statements, ${analyzed} plans analysed, ${estimated} estimated; ${ROWS} rows a table`)
     if (excused.size) console.log(`grows by design (GROWS_BY_DESIGN):\n  ${[...excused].join('\n  ')}`)
     expect(seen.size).toBeGreaterThan(documented.length)
+    expect(tooMany).toEqual([])
     expect([...new Set(failures)]).toEqual([])
   }, 900_000)
 })

@@ -112,3 +112,9 @@ WHERE o.workspace_id = n.workspace_id AND o.id = n.opportunity_id;
 -- (store/opportunities.ts expireDue) before reading a status in worth order, finding the ones due
 -- here; before, the expired list read every open opportunity to find them, the open list skipped them.
 CREATE INDEX opportunities_expiring ON opportunities (workspace_id, expires_at) WHERE status = 'open';
+
+-- An agent asking again for what waits on (or was given) an approval: found by the digest of its
+-- params, not by reading every approval-bound request of that agent and action ever made.
+DROP INDEX agent_requests_with_approval;
+CREATE INDEX agent_requests_with_approval ON agent_requests (workspace_id, agent_id, tool, action, params_digest)
+  WHERE approval_id IS NOT NULL;
