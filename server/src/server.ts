@@ -4,7 +4,7 @@ import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
-import { openDatabase, openPool, type Database, type Sql } from './store/db.ts'
+import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/migrate.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
@@ -24,6 +24,8 @@ export type ServerOptions = {
   db?: Database
   authFailures?: MemoryLimiter
   anonymous?: MemoryLimiter
+  /** Records every statement of the counters' own pool, as `db`'s `debug` does for the main one. */
+  debug?: StatementTrace
 }
 
 const HOUSEKEEPING_MS = 10 * 60 * 1000
@@ -43,6 +45,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
           synchronousCommit: false,
           name: 'growth-service-counters',
           timeouts: config.timeouts,
+          debug: opts.debug,
         })
       : db.sql
   const counter = new CallCounter(counterSql, config.callCountFlushMs)

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { insertAbTest, insertEmailSend, insertMission } from '../fixtures.ts'
-import { call, expectError, makeWorkspace } from '../harness.ts'
+import { newId } from '../../server/src/core/ids.ts'
+import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { daysAgo, insertRows } from '../rows.ts'
 
 const ids = (r: { body: any }) => r.body.data.map((x: any) => x.id)
@@ -80,6 +81,30 @@ describe('GET /opportunities', () => {
     expect(ids(expired)).toEqual([lapsed, old])
     expect(expired.body.data.map((o: any) => o.status)).toEqual(['expired', 'expired'])
     expect((await call('GET', `/api/v1/opportunities?status=open`, { token: ws.live })).body.data[0].measuredImpact).toBeNull()
+  })
+
+  test('each shows how many signals speak for it, however the signals come and go', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const early = newId('opportunity')
+    // A signal may name an opportunity before it is written.
+    const [s1] = await insertRows('signals', 'signal', ws.id, [{ kind: 'k', title: 'Early', detail: 'd', status: 'open', opportunity_id: early }])
+    await insertRows('opportunities', null, ws.id, [{ id: early, title: 'Early', detail: 'd', status: 'open', worth: 50 }])
+    const [late] = await insertRows('opportunities', 'opportunity', ws.id, [{ title: 'Late', detail: 'd', status: 'open', worth: 10 }])
+    const [s2, s3] = await insertRows('signals', 'signal', ws.id, [
+      { kind: 'k', title: 'Two', detail: 'd', status: 'open', opportunity_id: late },
+      { kind: 'k', title: 'Three', detail: 'd', status: 'resolved', opportunity_id: late },
+    ])
+    await insertRows('signals', 'signal', ws.id, [{ kind: 'k', title: 'Alone', detail: 'd', status: 'open', opportunity_id: null }])
+    const counts = async () => (await call('GET', '/api/v1/opportunities', { token: ws.live })).body.data.map((o: any) => [o.id, o.signals])
+    expect(await counts()).toEqual([[early, 1], [late, 2]])
+    await sql`UPDATE signals SET opportunity_id = ${early} WHERE workspace_id = ${ws.id} AND id = ${s2!}`
+    await sql`UPDATE signals SET status = 'dismissed' WHERE workspace_id = ${ws.id}`
+    expect(await counts()).toEqual([[early, 2], [late, 1]])
+    await sql`DELETE FROM signals WHERE workspace_id = ${ws.id} AND id IN (${s1!}, ${s3!})`
+    expect(await counts()).toEqual([[early, 1], [late, 0]])
+    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM signals WHERE workspace_id = ${ws.id} AND opportunity_id = ${early}`
+    expect(row!.n).toBe(1)
   })
 })
 

@@ -15,6 +15,8 @@ export async function listOpportunities(
   opts: { status: OpportunityStatus; after?: store.WorthPosition; limit: number },
   now = new Date(),
 ): Promise<Positioned<Opportunity, store.WorthPosition>[]> {
+  // An open opportunity past its expiry is expired: recorded so, then each status is read in order.
+  await store.expireDue(sql, workspaceId, now)
   const rows = await store.selectOpportunities(sql, workspaceId, { ...opts, now })
   return rows.map((o) => ({
     position: { w: o.worth_key, id: o.id },

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../core/db.ts'
+import { MONTHLY_ALLOWANCES } from '../core/enums.ts'
 import { insertRows } from './keyset.ts'
 
 /** Each allowance of the workspace: the plan's figure unless the workspace has its own. */
@@ -11,10 +12,11 @@ export async function selectAllowanceLimits(sql: Db, workspaceId: string): Promi
   return row?.limits ?? {}
 }
 
-/** Monthly counters of one period (the first day of the UTC month). */
+/** Monthly counters of one period (the first day of the UTC month): one primary-key row each. */
 export async function selectUsage(sql: Db, workspaceId: string, periodStart: string): Promise<Record<string, number>> {
   const rows = await sql<{ name: string; used: number }[]>`
-    SELECT name, used FROM usage_counters WHERE workspace_id = ${workspaceId} AND period_start = ${periodStart}`
+    SELECT name, used FROM usage_counters
+    WHERE workspace_id = ${workspaceId} AND name = ANY (${[...MONTHLY_ALLOWANCES]}::text[]) AND period_start = ${periodStart}`
   return Object.fromEntries(rows.map((r) => [r.name, r.used]))
 }
 
@@ -40,9 +42,13 @@ export async function incrementUsageWithin(
   return row?.used
 }
 
-/** How many contacts the workspace holds now (the standing `contacts` allowance counts these). */
+/**
+ * How many contacts the workspace holds now (the standing `contacts` allowance counts these): one
+ * row of the counter that triggers on contacts keep in the writing transaction (migration 0007),
+ * so the cost is the same whether the workspace holds ten contacts or a million.
+ */
 export async function countContacts(sql: Db, workspaceId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ${workspaceId}`
+  const [row] = await sql<{ n: number }[]>`SELECT held AS n FROM contact_counts WHERE workspace_id = ${workspaceId}`
   return row?.n ?? 0
 }
 

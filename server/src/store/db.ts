@@ -32,11 +32,16 @@ export type Database = {
   close(): Promise<void>
 }
 
+/** Called with each statement a connection sends and its parameters (postgres.js `debug`). */
+export type StatementTrace = (connection: number, query: string, params: unknown[], types: number[]) => void
+
 export type DatabaseOptions = {
   databaseUrl?: string
   dataDir: string
   poolMax?: number
   timeouts?: Partial<DatabaseTimeouts>
+  /** Records every statement sent (test/server/query-cost.test.ts EXPLAINs them). */
+  debug?: StatementTrace
 }
 
 /**
@@ -60,10 +65,10 @@ const common: postgres.Options<Record<string, postgres.PostgresType>> = {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, timeouts: opts.timeouts })
+    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, timeouts: opts.timeouts, debug: opts.debug })
     return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
   }
-  return openEmbedded(opts.dataDir)
+  return openEmbedded(opts.dataDir, opts.debug)
 }
 
 /**
@@ -77,7 +82,7 @@ export function openPool(
     synchronousCommit?: boolean
     name?: string
     timeouts?: Partial<DatabaseTimeouts>
-    debug?: (connection: number, query: string, params: unknown[]) => void
+    debug?: StatementTrace
   },
 ): Sql {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts }
@@ -118,9 +123,10 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function connectSocket(path: string): Sql {
+function connectSocket(path: string, debug?: StatementTrace): Sql {
   const sql = postgres({
     ...common,
+    ...(debug ? { debug } : {}),
     path,
     user: 'postgres',
     database: 'postgres',
@@ -137,13 +143,13 @@ function connectSocket(path: string): Sql {
 /** The embedded databases this process owns right now (by DATA_DIR). */
 const ownedHere = new Set<string>()
 
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(dataDir: string, debug?: StatementTrace): Promise<Database> {
   mkdirSync(dataDir, { recursive: true })
   const lock = lockPath(dataDir)
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx' })
-      return await becomeOwner(dataDir, lock)
+      return await becomeOwner(dataDir, lock, debug)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
@@ -155,7 +161,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       // Another process owns the database; wait for its socket, then use it.
       for (let i = 0; i < 100 && !existsSync(socketPath(dataDir)); i++) await Bun.sleep(100)
       if (existsSync(socketPath(dataDir))) {
-        const sql = connectSocket(socketPath(dataDir))
+        const sql = connectSocket(socketPath(dataDir), debug)
         return { sql, kind: 'embedded-client', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
       }
       // The owner is alive but still starting (a fresh database's first start, on a busy machine,
@@ -169,7 +175,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   throw new Error(`Could not open the embedded database in ${dataDir}: its lock file keeps changing hands`)
 }
 
-async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
+async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
   const pgdata = join(dataDir, 'pgdata')
@@ -197,7 +203,7 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
     server.listen(path, () => res())
   })
   ownedHere.add(dataDir)
-  const sql = connectSocket(path)
+  const sql = connectSocket(path, debug)
   let closed = false
   return {
     sql,

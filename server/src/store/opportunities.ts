@@ -17,7 +17,8 @@ export type OpportunityRow = {
 /**
  * Opportunities of one status in the order they are worth doing: worth, highest first, ties broken
  * by id so the order is stable; keyset-paged on (worth, id). An open opportunity whose expiry has
- * passed counts as expired.
+ * passed counts as expired. How many signals speak for each is the counter the signals' triggers
+ * keep (migration 0007), so a page costs the same however many signals there are.
  */
 export async function selectOpportunities(
   sql: Sql,
@@ -25,19 +26,29 @@ export async function selectOpportunities(
   opts: { status: OpportunityStatus; now: Date; after?: WorthPosition; limit: number },
 ): Promise<OpportunityRow[]> {
   const { status, now, after } = opts
-  const which =
-    status === 'open' ? sql`o.status = 'open' AND (o.expires_at IS NULL OR o.expires_at > ${now})`
-    : status === 'expired' ? sql`(o.status = 'expired' OR (o.status = 'open' AND o.expires_at <= ${now}))`
-    : sql`o.status = ${status}`
+  // Open ones due by `now` were marked expired by expireDue (the caller's first step), so each status
+  // is one range of opportunities_by_worth, read in its order; the open filter is a guard for the
+  // instant between the two statements.
+  const which = status === 'open' ? sql`o.status = 'open' AND (o.expires_at IS NULL OR o.expires_at > ${now})` : sql`o.status = ${status}`
   const later = after ? sql`AND (o.worth < ${after.w}::numeric OR (o.worth = ${after.w}::numeric AND o.id > ${after.id}))` : sql``
   return sql<OpportunityRow[]>`
     SELECT o.id, o.title, o.detail, ${status}::text AS status, o.worth::float8 AS worth, o.worth::text AS worth_key,
            o.estimated_impact, o.measured_impact, o.expires_at, o.created_at,
-           (SELECT count(*)::int FROM signals s WHERE s.workspace_id = o.workspace_id AND s.opportunity_id = o.id) AS signals
+           o.signal_count AS signals
     FROM opportunities o
     WHERE o.workspace_id = ${workspaceId} AND ${which} ${later}
     ORDER BY o.worth DESC, o.id ASC
     LIMIT ${opts.limit}`
+}
+
+/**
+ * Marks the workspace's open opportunities whose expiry has passed as expired. Each one is marked
+ * once, found through opportunities_expiring (migration 0007), so a list pays for the opportunities
+ * that fell due since the last one, never for all it holds.
+ */
+export async function expireDue(sql: Sql, workspaceId: string, now: Date): Promise<void> {
+  await sql`UPDATE opportunities SET status = 'expired'
+            WHERE workspace_id = ${workspaceId} AND status = 'open' AND expires_at <= ${now}`
 }
 
 export type OpportunityInsert = {

@@ -11,7 +11,7 @@ export type SignalRow = {
 
 /**
  * Signals of one status, newest first, keyset-paged on (created_at, id), each with the opportunity
- * it speaks for (an open one past its expiry reads as expired), in one statement.
+ * it speaks for (an open one past its expiry reads as expired), in one statement whose cost is the page's.
  */
 export async function selectSignals(
   sql: Sql,
@@ -25,7 +25,10 @@ export async function selectSignals(
              'status', CASE WHEN o.status = 'open' AND o.expires_at <= ${opts.now} THEN 'expired' ELSE o.status END)
            END AS opportunity
     FROM signals s
-    LEFT JOIN opportunities o ON o.workspace_id = s.workspace_id AND o.id = s.opportunity_id
+    -- One primary-key probe per signal of the page (LIMIT 1 keeps the planner from joining the
+    -- page to every opportunity of the workspace instead).
+    LEFT JOIN LATERAL (SELECT o.id, o.title, o.status, o.expires_at FROM opportunities o
+                       WHERE o.workspace_id = s.workspace_id AND o.id = s.opportunity_id LIMIT 1) o ON true
     WHERE s.workspace_id = ${workspaceId} AND s.status = ${opts.status} ${olderThan(sql, opts.after, 's')}
     ORDER BY s.created_at DESC, s.id DESC
     LIMIT ${opts.limit}`

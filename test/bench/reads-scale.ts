@@ -1,0 +1,119 @@
+/**
+ * Does a read cost more when the workspace holds more?
+ *
+ *   npm run bench:scale            (embedded PGlite in a temporary directory)
+ *   DATABASE_URL=postgres://... npm run bench:scale   (a database of its own on that server, dropped after)
+ *
+ * Two demo workspaces in one database, grown to SMALL (1,000) and BIG (100,000; BENCH_ROWS) rows in
+ * every table (test/support/scale-seed.ts). Every read of the API (each operation's documented
+ * example, as the query-cost test sends it) is timed in both, one request at a time, interleaved;
+ * the median of each is printed with big/small (goal: at most 1.3). Then a single-contact POST
+ * /contacts in the small workspace, before the big one exists and after, and in the big one: how
+ * much one workspace's size costs another's writes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../../server/src/config.ts'
+import { createLogger } from '../../server/src/core/log.ts'
+import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
+import { createToken } from '../../server/src/domain/credentials.ts'
+import { operations } from '../../server/src/http/operations.ts'
+import { startServer } from '../../server/src/server.ts'
+import { openDatabase, openPool, type Sql } from '../../server/src/store/db.ts'
+import { exampleRequest } from '../support/example-requests.ts'
+import { growWorkspace } from '../support/scale-seed.ts'
+
+const SMALL = 1_000
+const BIG = Number(process.env.BENCH_ROWS ?? 100_000)
+const RUNS = Number(process.env.BENCH_RUNS ?? 25)
+
+const serverUrl = process.env.DATABASE_URL
+let databaseUrl: string | undefined
+let drop = async () => {}
+const dataDir = mkdtempSync(join(tmpdir(), 'growth-scale-'))
+if (serverUrl) {
+  const name = `growth_scale_${process.pid}_${Date.now()}`
+  const admin = openPool(serverUrl, { max: 1 })
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  databaseUrl = url.toString()
+  drop = async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+const db = await openDatabase({ databaseUrl, dataDir, poolMax: 4 })
+const server = await startServer(loadConfig({ ...process.env, DATABASE_URL: databaseUrl ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0' }), {
+  db,
+  log: createLogger('warn'),
+})
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const ms = (x: number) => x.toFixed(2).padStart(8)
+
+/** A workspace with a token per 500 requests (the hourly rate limit is per token). */
+async function workspace(sql: Sql, name: string): Promise<{ demo: DemoWorkspace; tokens: string[] }> {
+  const demo = await createDemoWorkspace(sql, { name })
+  await sql`INSERT INTO allowances (workspace_id, name, amount) VALUES (${demo.workspace.id}, 'contacts', 100000000)`
+  const tokens = [demo.tokens.live]
+  for (let i = 0; i < 8; i++) tokens.push((await createToken(sql, { workspaceId: demo.workspace.id, scopes: 'all' })).token)
+  return { demo, tokens }
+}
+
+let sent = 0
+async function time(path: string, init: RequestInit, tokens: string[]): Promise<number> {
+  const headers = { ...(init.headers as Record<string, string>), Authorization: `Bearer ${tokens[sent++ % tokens.length]}` }
+  const t0 = performance.now()
+  const res = await fetch(`${server.url}/api/v1${path}`, { ...init, headers })
+  await res.arrayBuffer()
+  const took = performance.now() - t0
+  if (res.status >= 300) throw new Error(`${init.method} ${path}: ${res.status}`)
+  return took
+}
+
+let contactNo = 0
+const postContact = (tokens: string[]) =>
+  time('/contacts', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ contacts: [{ email: `bench${++contactNo}@example.com` }] }) }, tokens)
+
+async function postMedian(tokens: string[]) {
+  for (let i = 0; i < 5; i++) await postContact(tokens)
+  const xs: number[] = []
+  for (let i = 0; i < RUNS; i++) xs.push(await postContact(tokens))
+  return median(xs)
+}
+
+try {
+  const t0 = performance.now()
+  const small = await workspace(db.sql, 'Small')
+  await growWorkspace(db.sql, small.demo.workspace.id, SMALL)
+  const postAlone = await postMedian(small.tokens)
+  const big = await workspace(db.sql, 'Big')
+  const sizes = await growWorkspace(db.sql, big.demo.workspace.id, BIG)
+  console.log(`${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}; small: ${SMALL.toLocaleString('en')} rows a table, big: ${sizes.contacts!.toLocaleString('en')} contacts, ${sizes.signals!.toLocaleString('en')} signals, ...; set up in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  console.log(`median of ${RUNS} sequential requests, ms\n${'read'.padEnd(26)}${'small'.padStart(8)}${'big'.padStart(8)}  big/small`)
+  const ratios: number[] = []
+  for (const op of operations) {
+    if (op.method !== 'GET' || op.auth.kind !== 'workspace') continue
+    const reqs = await Promise.all([small, big].map((w) => exampleRequest(op, { demo: w.demo, base: server.url })))
+    const xs: number[][] = [[], []]
+    for (let i = 0; i < RUNS + 3; i++) {
+      for (const [j, w] of [small, big].entries()) {
+        const took = await time(reqs[j]!.path, reqs[j]!.init, w.tokens)
+        if (i >= 3) xs[j]!.push(took)
+      }
+    }
+    const [a, b] = [median(xs[0]!), median(xs[1]!)]
+    ratios.push(b / a)
+    console.log(`${op.operationId.padEnd(26)}${ms(a)}${ms(b)}  ${(b / a).toFixed(2)}${b / a > 1.3 ? '  > 1.3' : ''}`)
+  }
+  console.log(`reads: ${ratios.length}; median big/small ${median(ratios).toFixed(2)}; worst ${Math.max(...ratios).toFixed(2)}; over 1.3: ${ratios.filter((r) => r > 1.3).length}`)
+  const postBeside = await postMedian(small.tokens)
+  const postBig = await postMedian(big.tokens)
+  console.log(`POST /contacts, one contact: small workspace alone ${postAlone.toFixed(2)} ms, beside the big one ${postBeside.toFixed(2)} ms (${(postBeside / postAlone).toFixed(2)}x), in the big one ${postBig.toFixed(2)} ms (${(postBig / postAlone).toFixed(2)}x)`)
+} finally {
+  await server.stop()
+  await db.close()
+  await drop()
+  rmSync(dataDir, { recursive: true, force: true })
+}
