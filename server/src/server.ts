@@ -4,7 +4,7 @@ import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
-import { openDatabase, openPool, type Database, type Sql } from './store/db.ts'
+import { openDatabase, openPool, type Database, type Sql, type StatementHook } from './store/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/migrate.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
@@ -24,6 +24,8 @@ export type ServerOptions = {
   db?: Database
   authFailures?: MemoryLimiter
   anonymous?: MemoryLimiter
+  /** Told of every statement this server's pools send (tests and benchmarks count them). */
+  debug?: StatementHook
 }
 
 const HOUSEKEEPING_MS = 10 * 60 * 1000
@@ -31,7 +33,7 @@ const HOUSEKEEPING_MS = 10 * 60 * 1000
 /** Open the database, migrate, and serve the API; `stop()` drains requests and closes everything. */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel)
-  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax }))
+  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, debug: opts.debug }))
   await migrate(db.sql)
 
   // On a server, rate-limit and call counters go through their own small pool that does not wait
@@ -42,6 +44,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
           max: Math.max(2, Math.ceil(config.poolMax / 2)),
           synchronousCommit: false,
           name: 'growth-service-counters',
+          debug: opts.debug,
         })
       : db.sql
   const counter = new CallCounter(counterSql, config.callCountFlushMs)

@@ -7,18 +7,19 @@ import { formatCount, formatMoney } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { AgentAuthorization, AgentResult, AgentSelf, AuthorizeInput, Facts, ResultInput } from '../schemas/agent-gateway.ts'
 import * as requests from '../store/agent-requests.ts'
-import { selectTools } from '../store/agent-tools.ts'
+import { selectTools, type ToolRow } from '../store/agent-tools.ts'
 import * as agents from '../store/agents.ts'
 import * as approvals from '../store/approvals.ts'
-import { appendEvent, appendEvents, type EventAppend } from '../store/events.ts'
+import { appendEvent, type EventAppend } from '../store/events.ts'
+import * as gateway from '../store/agent-gateway.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
 import { type ActionDef, decide, type PriorApproval } from './agent-decision.ts'
-import { loadRules } from './agent-rules.ts'
+import { rulesInForce } from './agent-rules.ts'
 import { wordsOf } from './agent-tools.ts'
 import { ceilingsView, parseCeilings, permissionsView, toProfile } from './agents.ts'
-import { consumeMonthly } from './allowances.ts'
+import { monthlyAllowanceError, periodOf } from './allowances.ts'
 import { toApproval } from './approvals.ts'
-import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
+import { loadWorkspaceLimits, toWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
 
 /**
  * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
@@ -39,6 +40,10 @@ export type GatewayWorld = {
 
 export async function loadWorld(sql: Db, workspaceId: string): Promise<GatewayWorld> {
   const [rows, limits] = await Promise.all([selectTools(sql, workspaceId), loadWorkspaceLimits(sql, workspaceId)])
+  return worldOf(rows, limits)
+}
+
+function worldOf(rows: ToolRow[], limits: WorkspaceLimits): GatewayWorld {
   const actions = new Map<string, ActionDef>()
   for (const t of rows) for (const a of t.actions) actions.set(`${t.key}.${a.key}`, { tool: t.key, ...a })
   return {
@@ -82,42 +87,54 @@ function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): 
 export type AgentCaller = { workspaceId: string; agentId: string; secretKey: string }
 
 /**
- * Decides one request of an agent and records it. The allowance is consumed last, just before the
- * request is recorded: its counter row stays locked until commit, so taking it first would make
- * every request of the workspace wait for the one before. Two of the same request at once are
- * kept apart by the same-request lock instead, so they open one approval between them.
+ * Decides one request of an agent and records it, in two statements on the common path: one read of
+ * everything the decision is judged against, the pure `decide`, and one statement recording it (the
+ * allowance, the request, the agent's last act, the event). The allowance counter and the event
+ * sequence, which every request of the workspace locks, are taken only in that last statement, so
+ * they are held from there to the commit and requests of the workspace run side by side until then.
+ * Only a request that needs a person reads the latest approval of the same request (two statements
+ * more: the same-request lock, then the approval, locked), since only then can an approval change
+ * the verdict; two of the same request at once are kept apart by that lock, so they open one
+ * approval between them.
  */
 export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInput, at = new Date()): Promise<AgentAuthorization> {
   const ws = caller.workspaceId
   const agentId = caller.agentId
-  // Independent reads, sent together: postgres.js pipelines them on the transaction's connection.
-  const [gate, agentRow, world] = await Promise.all([gateOf(tx, ws), agents.selectAgent(tx, ws, agentId), loadWorld(tx, ws)])
-  if (!agentRow) throw new Error(`agent ${agentId} of a valid credential is missing`)
-  const rules = await loadRules(tx, ws, world.toolNames)
-  const agent = toProfile(agentRow)
+  const view = await gateway.selectGatewayView(tx, ws, agentId)
+  if (!view) throw new Error(`workspace ${ws} of a valid credential is missing`)
+  if (!view.agent) throw new Error(`agent ${agentId} of a valid credential is missing`)
+  if (!view.limits) throw new Error(`workspace ${ws} has no limits row`)
+  const { gate } = view
+  const world = worldOf(view.tools, toWorkspaceLimits(view.limits))
+  const rules = rulesInForce(view.rules, world.toolNames)
+  const agent = toProfile(view.agent)
   const facts: Facts = body.facts ?? {}
   const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
   const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
-  if (def) await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
-  const prior = def
-    ? priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
-    : null
 
-  const verdict = decide({
-    agent,
-    stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
-    tool: body.tool,
-    action: body.action,
-    tools: world.tools,
-    actionDef: def,
-    facts,
-    rules,
-    rulesVersion: gate.rules_version,
-    limits: world.limits,
-    at,
-    prior,
-  })
+  const judge = (prior: PriorApproval | null) =>
+    decide({
+      agent,
+      stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
+      tool: body.tool,
+      action: body.action,
+      tools: world.tools,
+      actionDef: def,
+      facts,
+      rules,
+      rulesVersion: gate.rules_version,
+      limits: world.limits,
+      at,
+      prior,
+    })
+  let verdict = judge(null)
+  let prior: PriorApproval | null = null
+  if (def && verdict.asksPerson) {
+    await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
+    prior = priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
+    if (prior) verdict = judge(prior)
+  }
 
   const id = newId('authorization', at)
   const events: EventAppend[] = []
@@ -141,28 +158,7 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
       events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
     }
   }
-  // Past the allowance: an AllowanceError, and the transaction, approval included, rolls back.
-  await consumeMonthly(tx, ws, 'agentRequests', 1, at)
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
-  await requests.insertAgentRequest(tx, ws, {
-    id,
-    agentId,
-    tool: body.tool,
-    action: body.action,
-    resource,
-    summary: body.summary ?? null,
-    facts,
-    paramsDigest: digest,
-    decision: verdict.decision,
-    reason: verdict.reason,
-    checks: verdict.checks,
-    rules: verdict.rules,
-    rulesVersion: gate.rules_version,
-    approvalId,
-    expiresAt,
-    createdAt: at,
-  })
-  await agents.touchAgent(tx, ws, agentId, at)
   const answer: AgentAuthorization = {
     id,
     authorizationId: id,
@@ -185,7 +181,28 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
       },
     },
   })
-  await appendEvents(tx, ws, events)
+  const recorded = await gateway.recordDecision(tx, ws, {
+    id,
+    agentId,
+    tool: body.tool,
+    action: body.action,
+    resource,
+    summary: body.summary ?? null,
+    facts,
+    paramsDigest: digest,
+    decision: verdict.decision,
+    reason: verdict.reason,
+    checks: verdict.checks,
+    rules: verdict.rules,
+    rulesVersion: gate.rules_version,
+    approvalId,
+    expiresAt,
+    createdAt: at,
+    periodStart: periodOf(at).startDate,
+    events,
+  })
+  // Past the allowance: an AllowanceError, and the transaction, approval included, rolls back.
+  if (recorded.used === null) throw monthlyAllowanceError('agentRequests', recorded.limit, recorded.limit - recorded.usedBefore, 1)
   return answer
 }
 

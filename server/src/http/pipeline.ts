@@ -8,6 +8,7 @@ import type { CallCounter } from './count.ts'
 import { CredentialBatch } from './credential-batch.ts'
 import { isOver, MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 import { read } from './read.ts'
+import { searchOf } from './validation.ts'
 import { write } from './write.ts'
 
 export type PipelineDeps = {
@@ -56,7 +57,7 @@ export function createPipeline(deps: PipelineDeps) {
       try {
         if (op.auth.kind === 'public') {
           anonymousCall(address, headers)
-          answer = await read(deps.sql, op as Extract<Operation, { kind: 'item' }>, new URL(request.url), undefined)
+          answer = await read(deps.sql, op as Extract<Operation, { kind: 'item' }>, searchOf(request.url), undefined)
         } else {
           const who = await authenticate(request, address, headers, { credentials, authFailures })
           ;({ workspaceId, credentialId } = who.caller)
@@ -64,7 +65,7 @@ export function createPipeline(deps: PipelineDeps) {
           answer =
             op.kind === 'write'
               ? await write(deps.sql, op, request, who.caller, requestId)
-              : await read(deps.sql, op, new URL(request.url), who.caller)
+              : await read(deps.sql, op, searchOf(request.url), who.caller)
         }
       } catch (err) {
         answer = failure(err, requestId, op.kind === 'write' ? 'write' : 'read', deps.log, op.operationId)

@@ -6,7 +6,7 @@ import type { Operation } from '../routes/operation.ts'
 import { type Answer, dataBody, refusal } from './answer.ts'
 import { readJsonObject } from './body.ts'
 import { idempotencyKey, withIdempotency } from './idempotency.ts'
-import { parseBody, parseQuery } from './validation.ts'
+import { parseBody, parseQuery, searchOf } from './validation.ts'
 
 type WriteOperation = Extract<Operation, { kind: 'write' }>
 
@@ -33,7 +33,7 @@ function isKept(err: unknown): err is DomainError {
  */
 export async function write(sql: Sql, op: WriteOperation, request: Request, caller: Caller, requestId: string): Promise<Answer> {
   const key = idempotencyKey(request)
-  parseQuery(NO_QUERY, new URL(request.url))
+  parseQuery(NO_QUERY, searchOf(request.url))
   const raw = await readJsonObject(request)
   const body = parseBody(op.body.schema, raw)
 

@@ -31,10 +31,14 @@ export type Database = {
   close(): Promise<void>
 }
 
+/** Told of every statement a connection sends (postgres.js `debug`): tests and benchmarks count them. */
+export type StatementHook = (connection: number, query: string, params: unknown[]) => void
+
 export type DatabaseOptions = {
   databaseUrl?: string
   dataDir: string
   poolMax?: number
+  debug?: StatementHook
 }
 
 const common: postgres.Options<Record<string, postgres.PostgresType>> = {
@@ -49,10 +53,10 @@ const common: postgres.Options<Record<string, postgres.PostgresType>> = {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10 })
+    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, debug: opts.debug })
     return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
   }
-  return openEmbedded(opts.dataDir)
+  return openEmbedded(opts.dataDir, opts.debug)
 }
 
 /**
@@ -61,7 +65,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
  */
 export function openPool(
   url: string,
-  opts: { max: number; synchronousCommit?: boolean; name?: string; debug?: (connection: number, query: string, params: unknown[]) => void },
+  opts: { max: number; synchronousCommit?: boolean; name?: string; debug?: StatementHook },
 ): Sql {
   return postgres(url, {
     ...common,
@@ -92,9 +96,10 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function connectSocket(path: string): Sql {
+function connectSocket(path: string, debug?: StatementHook): Sql {
   const sql = postgres({
     ...common,
+    ...(debug ? { debug } : {}),
     path,
     user: 'postgres',
     database: 'postgres',
@@ -108,13 +113,13 @@ function connectSocket(path: string): Sql {
 /** The embedded databases this process owns right now (by DATA_DIR). */
 const ownedHere = new Set<string>()
 
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(dataDir: string, debug?: StatementHook): Promise<Database> {
   mkdirSync(dataDir, { recursive: true })
   const lock = lockPath(dataDir)
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx' })
-      return await becomeOwner(dataDir, lock)
+      return await becomeOwner(dataDir, lock, debug)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
@@ -126,7 +131,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       // Another process owns the database; wait for its socket, then use it.
       for (let i = 0; i < 100 && !existsSync(socketPath(dataDir)); i++) await Bun.sleep(100)
       if (existsSync(socketPath(dataDir))) {
-        const sql = connectSocket(socketPath(dataDir))
+        const sql = connectSocket(socketPath(dataDir), debug)
         return { sql, kind: 'embedded-client', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
       }
       // The owner is alive but still starting (a fresh database's first start, on a busy machine,
@@ -140,7 +145,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   throw new Error(`Could not open the embedded database in ${dataDir}: its lock file keeps changing hands`)
 }
 
-async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
+async function becomeOwner(dataDir: string, lock: string, debug?: StatementHook): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
   const pgdata = join(dataDir, 'pgdata')
@@ -168,7 +173,7 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
     server.listen(path, () => res())
   })
   ownedHere.add(dataDir)
-  const sql = connectSocket(path)
+  const sql = connectSocket(path, debug)
   let closed = false
   return {
     sql,
