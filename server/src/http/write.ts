@@ -37,10 +37,10 @@ export async function write(sql: Sql, op: WriteOperation, request: Request, call
   const raw = await readJsonObject(request)
   const body = parseBody(op.body.schema, raw)
 
-  const runDomain = async (tx: Tx): Promise<Answer> => {
+  const decide = async (handle: () => Promise<unknown>): Promise<Answer> => {
     let data: unknown
     try {
-      data = await op.handler({ body, caller, tx })
+      data = await handle()
     } catch (err) {
       // The handler recorded why it refused: commit that record and answer the refusal (kept, see
       // isKept). Only agent operations record refusals, and agent credentials are never test mode.
@@ -50,7 +50,11 @@ export async function write(sql: Sql, op: WriteOperation, request: Request, call
     if (caller.mode === 'test') throw new Simulated()
     return { status: 201, body: dataBody(data) }
   }
+  const runDomain = (tx: Tx) => decide(() => op.handler({ body, caller, tx }))
 
+  // An operation that keeps itself atomic runs on the pool (a test-mode write still needs the
+  // transaction it rolls back, and a keyed write the key's transaction).
+  if (key === null && op.atomic === 'self' && caller.mode !== 'test') return decide(() => op.handler({ body, caller, tx: sql }))
   if (key === null) {
     try {
       return await sql.begin((tx) => runDomain(tx))

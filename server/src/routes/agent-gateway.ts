@@ -33,6 +33,8 @@ export const agentGatewayOperations = [
         params: { campaignId: EXAMPLE.campaign, dailyBudget: 13200 },
       },
     },
+    // One statement records the decision, so the rows every request of the workspace locks are held only until it commits.
+    atomic: 'self',
     handler: ({ tx, caller, body }) => gateway.authorize(tx, asAgent(caller), body),
   }),
 

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../core/db.ts'
+import type { Db } from '../core/db.ts'
 import type { EventAppend } from './events.ts'
 import { eventCtes, eventsNotified } from './events.ts'
 import { agentColumns, type AgentRow } from './agents.ts'
@@ -76,13 +76,14 @@ export async function selectGatewayView(sql: Db, workspaceId: string, agentId: s
  * stays within the plan's figure, or the workspace's own), the request, the agent's last act, and
  * the events with their webhook deliveries. When the allowance has no room, nothing else is written
  * and `used` is null (`usedBefore` says how much of it is used); the caller refuses the request.
+ * Atomic by itself: it needs no transaction around it.
  */
 export async function recordDecision(
-  tx: Tx,
+  tx: Db,
   workspaceId: string,
   r: RequestInsert & { periodStart: string; events: EventAppend[] },
 ): Promise<{ used: number | null; usedBefore: number; limit: number }> {
-  const { ctes } = eventCtes(tx, workspaceId, r.events)
+  const { ctes } = eventCtes(tx, workspaceId, r.events, { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
   const [row] = await tx<{ used: number | null; used_before: number | null; lim: number }[]>`
     WITH lim AS (
       SELECT COALESCE((SELECT a.amount FROM allowances a WHERE a.workspace_id = w.workspace_id AND a.name = 'agentRequests'),

@@ -1,4 +1,6 @@
-import type { Sql, Tx } from '../core/db.ts'
+import type { Db, Sql, Tx } from '../core/db.ts'
+
+type Fragment = ReturnType<Db['unsafe']>
 import type { EventType } from '../core/event-types.ts'
 import { newId } from '../core/ids.ts'
 
@@ -37,14 +39,15 @@ export async function appendEvents(tx: Tx, workspaceId: string, events: EventApp
  * their deliveries, the notification), for a statement that does more in the same round trip (the
  * agent gateway records a decision and its event in one). The statement must select
  * `eventsNotified(tx)` (the notification is sent only when a delivery was made). The workspace row
- * (the sequence) is locked until commit: take it in the transaction's last statement.
+ * (the sequence) is locked until commit: take it in the transaction's last statement. `when` (a
+ * condition on the statement's other expressions, `AND ...`) appends the events only if it holds.
  */
-export function eventCtes(tx: Tx, workspaceId: string, events: EventAppend[], opts: { deliverTo?: string } = {}) {
+export function eventCtes(tx: Db, workspaceId: string, events: EventAppend[], opts: { deliverTo?: string; when?: Fragment } = {}) {
   const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event', e.at), type: e.type, data: e.data, at: e.at ?? null }))
   const to = opts.deliverTo
   // A delivery id is the event's time part (ids sort by time) and 64 random bits.
   const ctes = tx`
-    s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} RETURNING event_seq),
+    s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} ${opts.when ?? tx``} RETURNING event_seq),
     e AS (
       INSERT INTO events (workspace_id, seq, id, type, data, created_at)
       SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now())
@@ -63,7 +66,7 @@ export function eventCtes(tx: Tx, workspaceId: string, events: EventAppend[], op
 }
 
 /** The column that makes an eventCtes statement run its events and notification: the number of events appended. */
-export const eventsNotified = (tx: Tx) => tx`(SELECT count(*) FROM n) + (SELECT count(*) FROM e)`
+export const eventsNotified = (tx: Db) => tx`(SELECT count(*) FROM n) + (SELECT count(*) FROM e)`
 
 export type EventRow = { seq: number; id: string; type: string; data: Record<string, unknown>; created_at: Date }
 
