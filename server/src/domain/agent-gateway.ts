@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { canonicalJson } from '../core/canonical-json.ts'
 import type { Db, Sql, Tx } from '../core/db.ts'
-import { inTransaction } from '../store/db.ts'
+import { inTransaction, waitForFlush } from '../store/db.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import { formatCount, formatMoney } from '../core/money.ts'
@@ -99,7 +99,13 @@ export type AgentCaller = { workspaceId: string; agentId: string; secretKey: str
  * can an approval change the verdict: in a transaction, under the same-request lock (so that two of
  * the same request at once open one approval between them), with the approval locked.
  */
-export async function authorize(db: Db, caller: AgentCaller, body: AuthorizeInput, at = new Date()): Promise<AgentAuthorization> {
+export async function authorize(
+  db: Db,
+  caller: AgentCaller,
+  body: AuthorizeInput,
+  opts: { at?: Date; unflushed?: Sql } = {},
+): Promise<AgentAuthorization> {
+  const at = opts.at ?? new Date()
   const ws = caller.workspaceId
   const agentId = caller.agentId
   const view = await gateway.selectGatewayView(db, ws, agentId)
@@ -128,7 +134,14 @@ export async function authorize(db: Db, caller: AgentCaller, body: AuthorizeInpu
   }
   const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: gate.rules_version, at }
   const verdict = decide({ ...input, prior: null })
-  if (!def || !verdict.asksPerson) return record(db, ws, ask, verdict, null, [])
+  if (!def || !verdict.asksPerson) {
+    // Outside a transaction, on a server: recorded through the pool whose commit does not wait for
+    // the WAL flush, so the workspace's shared rows are released at once; answered only once flushed.
+    if (!opts.unflushed || 'savepoint' in db) return record(db, ws, ask, verdict, null, [])
+    const answer = await record(opts.unflushed, ws, ask, verdict, null, [])
+    await waitForFlush(db as Sql)
+    return answer
+  }
 
   return inTransaction(db, async (tx) => {
     await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))

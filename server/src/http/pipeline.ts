@@ -14,7 +14,11 @@ import { write } from './write.ts'
 export type PipelineDeps = {
   /** Domain reads and writes. */
   sql: Sql
-  /** Credential lookup and rate-limit counting (on a server: a pool with synchronous_commit off). */
+  /**
+   * Credential lookup and rate-limit counting (on a server: a pool with synchronous_commit off).
+   * Writes that keep themselves atomic may also commit a statement through it and wait for the
+   * WAL flush afterwards (the agent gateway: see Write's `unflushed`).
+   */
   counterSql: Sql
   counter: CallCounter
   log: Logger
@@ -36,6 +40,8 @@ export function createPipeline(deps: PipelineDeps) {
   const anonymous = deps.anonymous ?? new MemoryLimiter(1200, WINDOW_MS)
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
   const credentials = new CredentialBatch(deps.counterSql)
+  /** On a server, the counters' pool: its commits release their locks before the WAL flush. */
+  const unflushed = deps.counterSql === deps.sql ? undefined : deps.counterSql
 
   /** A call without a credential: limited per client address. */
   function anonymousCall(address: string, headers: Record<string, string>) {
@@ -64,7 +70,7 @@ export function createPipeline(deps: PipelineDeps) {
           admit(op, who, headers)
           answer =
             op.kind === 'write'
-              ? await write(deps.sql, op, request, who.caller, requestId)
+              ? await write(deps.sql, op, request, who.caller, requestId, unflushed)
               : await read(deps.sql, op, searchOf(request.url), who.caller)
         }
       } catch (err) {

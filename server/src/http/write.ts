@@ -31,7 +31,7 @@ function isKept(err: unknown): err is DomainError {
  * under its key), then run the domain rule in one transaction with its idempotency record and its
  * events. A test token's write runs every check, then rolls back and answers it was simulated.
  */
-export async function write(sql: Sql, op: WriteOperation, request: Request, caller: Caller, requestId: string): Promise<Answer> {
+export async function write(sql: Sql, op: WriteOperation, request: Request, caller: Caller, requestId: string, unflushed?: Sql): Promise<Answer> {
   const key = idempotencyKey(request)
   parseQuery(NO_QUERY, searchOf(request.url))
   const raw = await readJsonObject(request)
@@ -54,7 +54,7 @@ export async function write(sql: Sql, op: WriteOperation, request: Request, call
 
   // An operation that keeps itself atomic runs on the pool (a test-mode write still needs the
   // transaction it rolls back, and a keyed write the key's transaction).
-  if (key === null && op.atomic === 'self' && caller.mode !== 'test') return decide(() => op.handler({ body, caller, tx: sql }))
+  if (key === null && op.atomic === 'self' && caller.mode !== 'test') return decide(() => op.handler({ body, caller, tx: sql, unflushed }))
   if (key === null) {
     try {
       return await sql.begin((tx) => runDomain(tx))

@@ -100,7 +100,12 @@ export type Write<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodTy
        * key's transaction like any write. It must not throw a recorded refusal (nothing would commit it).
        */
       atomic: 'self'
-      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Db }) => Promise<z.input<R>>
+      /**
+       * `unflushed` (given with the pool, on a PostgreSQL server): a pool whose commits return before
+       * their WAL flush, so a statement's locks are released as soon as it commits. What is written
+       * through it is durable only once `waitForFlush` returned: call it before answering.
+       */
+      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Db; unflushed?: Sql }) => Promise<z.input<R>>
     }
 )
 
