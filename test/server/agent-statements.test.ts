@@ -26,7 +26,7 @@ beforeAll(async () => {
   // Call counts are flushed once an hour here, so no flush falls inside a counted request.
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CALL_COUNT_FLUSH_MS: '3600000', WEBHOOK_WORKERS: '0' })
   server = await startServer(config, { db, log: createLogger('silent'), debug: hook })
-})
+}, 90_000) // the first start of the shared server (and of the embedded database) may be slow on a busy machine
 
 afterAll(async () => {
   await server?.stop()
