@@ -23,7 +23,8 @@ export type Authenticated = { caller: Caller; overLimit: boolean; apiAccess: boo
  */
 export async function authenticate(
   request: Request,
-  address: string,
+  /** The client's address, asked for only when the credential fails (it costs a look-up). */
+  address: () => string,
   headers: Record<string, string>,
   deps: { credentials: CredentialBatch; authFailures: MemoryLimiter },
 ): Promise<Authenticated> {
@@ -31,7 +32,7 @@ export async function authenticate(
   const parsed = match ? parseToken(match[1]!) : null
   const checked = parsed ? await deps.credentials.check(parsed.workspaceId, hashToken(match![1]!)) : undefined
   if (!parsed || !checked) {
-    const failures = deps.authFailures.hit(address)
+    const failures = deps.authFailures.hit(address())
     const h = rateHeaders(failures)
     Object.assign(headers, h)
     if (isOver(failures)) {

@@ -54,7 +54,8 @@ export function createPipeline(deps: PipelineDeps) {
 
   return {
     /** Answer one request for `op`, whatever happens, in the envelope. */
-    async handle(op: Operation, request: Request, address: string): Promise<Response> {
+    /** `address` gives the client's address: asked for only when a limit per address applies. */
+    async handle(op: Operation, request: Request, address: () => string): Promise<Response> {
       const requestId = newId('request')
       const headers: Record<string, string> = { 'X-Request-Id': requestId }
       let workspaceId = ''
@@ -62,7 +63,7 @@ export function createPipeline(deps: PipelineDeps) {
       let answer: Answer
       try {
         if (op.auth.kind === 'public') {
-          anonymousCall(address, headers)
+          anonymousCall(address(), headers)
           answer = await read(deps.sql, op as Extract<Operation, { kind: 'item' }>, searchOf(request.url), undefined)
         } else {
           const who = await authenticate(request, address, headers, { credentials, authFailures })
