@@ -9,6 +9,8 @@
  * latency, counts every answer that is not 200 (and every network failure) as an error, and prints
  * one JSON line on stdout: { requests, seconds, rps, p50ms, p99ms, errors, errorSamples }.
  * With [expected rows], the first body is checked to be { data: [...] } of that many items.
+ * With LOAD_BODY set (a JSON text), every request is a POST of that body as application/json, and
+ * the answer expected is LOAD_STATUS (default 201) instead of 200.
  */
 import { readFileSync } from 'node:fs'
 
@@ -35,6 +37,9 @@ const headerSets: (Record<string, string> | undefined)[] = tokens.length
   : [undefined]
 
 const expectedRows = expectArg === undefined ? undefined : Number(expectArg)
+const postBody = process.env.LOAD_BODY || undefined
+const expectedStatus = postBody === undefined ? 200 : Number(process.env.LOAD_STATUS || 201)
+const postHeaders = (h: Record<string, string> | undefined) => ({ ...h, 'Content-Type': 'application/json' })
 
 let next = 0
 let errors = 0
@@ -52,10 +57,10 @@ async function loop(deadline: number) {
     const headers = headerSets[next++ % headerSets.length]
     const t0 = performance.now()
     try {
-      const res = await fetch(url!, { headers })
+      const res = postBody === undefined ? await fetch(url!, { headers }) : await fetch(url!, { method: 'POST', headers: postHeaders(headers), body: postBody })
       const body = await res.text()
       latencies.push(performance.now() - t0)
-      if (res.status !== 200) {
+      if (res.status !== expectedStatus) {
         noteError(`HTTP ${res.status}: ${body.slice(0, 200)}`)
         continue
       }

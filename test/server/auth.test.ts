@@ -98,19 +98,45 @@ describe('credentials', () => {
   })
 })
 
+describe('revocation', () => {
+  test('a revoked token is refused by the very next request (no credential is cached)', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const token = await createToken(sql, { workspaceId: ws.id })
+    for (let i = 0; i < 3; i++) expect((await call('GET', '/api/v1/missions', { token: token.token })).status).toBe(200)
+    await revokeToken(sql, token.id)
+    const refused = await call('GET', '/api/v1/missions', { token: token.token })
+    expectError(refused, 401, 'unauthorized')
+    // Another token of the same workspace is untouched.
+    expect((await call('GET', '/api/v1/missions', { token: ws.live })).status).toBe(200)
+  })
+})
+
 describe('failed authentication is throttled per client address', () => {
-  test('after the limit, even a valid token is refused with 429 and a positive Retry-After', async () => {
+  test('past the limit, failures from the address get 429; a valid token from the same address is still answered', async () => {
     const ws = await makeWorkspace()
     const { db } = await getHarness()
     const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' })
     const server = await startServer(config, { db, log: createLogger('silent'), authFailures: new MemoryLimiter(3, 60_000) })
     try {
       const get = (token: string) => fetch(`${server.url}/api/v1/missions`, { headers: { Authorization: `Bearer ${token}` } })
-      for (let i = 0; i < 3; i++) expect((await get('svc_live_guess')).status).toBe(401)
-      const blocked = await get(ws.live)
-      expect(blocked.status).toBe(429)
-      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0)
-      expect((await blocked.json()).error.code).toBe('rate_limited')
+      // A well-formed token that names nothing (it reaches the database) and a malformed one both count.
+      const unknown = ws.live.slice(0, -6) + '000000'
+      for (const guess of ['svc_live_guess', unknown, 'svc_live_guess']) expect((await get(guess)).status).toBe(401)
+      for (const guess of ['svc_live_guess', unknown]) {
+        const throttled = await get(guess)
+        expect(throttled.status).toBe(429)
+        expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0)
+        expect(((await throttled.json()) as any).error.code).toBe('rate_limited')
+      }
+      // Someone else behind the same address, with a valid credential: never refused for those failures.
+      for (const token of [ws.live, ws.agent.credential]) {
+        const path = token === ws.live ? '/api/v1/missions' : '/api/v1/agent/me'
+        const ok = await fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${token}` } })
+        expect(ok.status).toBe(200)
+        expect(ok.headers.get('retry-after')).toBe('0')
+      }
+      expect((await get(unknown)).status).toBe(429)
     } finally {
       await server.stop()
     }

@@ -86,7 +86,7 @@ test('an agent-only operation refuses a workspace token (403) and answers an age
   })
   const pipeline = createPipeline({ sql, counterSql: sql, counter: server.counter, log: createLogger('silent') })
   const ask = (token: string) =>
-    pipeline.handle(probe, new Request('http://localhost/api/v1/agent/probe', { headers: { Authorization: `Bearer ${token}` } }), '127.0.0.1')
+    pipeline.handle(probe, new Request('http://localhost/api/v1/agent/probe', { headers: { Authorization: `Bearer ${token}` } }), () => '127.0.0.1')
   const refused = await ask(ws.live)
   expect(refused.status).toBe(403)
   const body = (await refused.json()) as any

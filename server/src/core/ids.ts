@@ -1,5 +1,3 @@
-import { monotonicFactory, ulid } from 'ulid'
-
 /**
  * Opaque, prefixed, time-sortable ids (ULIDs): `msn_01JD3...`. Never database serials.
  * The prefixes are those of the contract. Callers treat ids as opaque: the API checks only an id's
@@ -44,14 +42,75 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES
 
-const nextUlid = monotonicFactory()
+/**
+ * The body of an id is a ULID (10 characters of milliseconds, 16 of randomness, Crockford's base 32),
+ * written in lower case. Made here rather than by the ulid package, which the request pipeline's
+ * profile showed at 2-3% of its CPU: it asks the CSPRNG for one byte per character, looks the
+ * generator up again on every call and encodes the time anew for every id. Here the randomness is
+ * drawn 4 KiB at a time, the time part is encoded once per millisecond, and ids made within one
+ * millisecond count up from the first (monotonic, as the package's monotonic factory does).
+ */
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
+const pool = new Uint8Array(4096)
+let drawn = pool.length
+
+function randomDigit(): number {
+  if (drawn === pool.length) {
+    crypto.getRandomValues(pool)
+    drawn = 0
+  }
+  return pool[drawn++]! & 31
+}
+
+function encodeTime(ms: number): string {
+  let s = ''
+  for (let i = 0; i < 10; i++) {
+    s = ALPHABET[ms % 32]! + s
+    ms = Math.floor(ms / 32)
+  }
+  return s
+}
+
+const digits = new Uint8Array(16)
+let lastMs = -1
+let timePart = ''
+
+/** The next id body now: later than every body made before in this process. */
+function monotonic(): string {
+  const now = Date.now()
+  let carry = now <= lastMs
+  if (carry) {
+    // The same millisecond (or a clock that stepped back): count up from the last body.
+    let i = 15
+    while (i >= 0 && digits[i] === 31) digits[i--] = 0
+    if (i >= 0) digits[i]!++
+    else carry = false // 80 bits used up within one millisecond: move on to the next one
+  }
+  if (!carry) {
+    lastMs = Math.max(now, lastMs + (now <= lastMs ? 1 : 0))
+    timePart = encodeTime(lastMs)
+    for (let i = 0; i < 16; i++) digits[i] = randomDigit()
+  }
+  let s = timePart
+  for (let i = 0; i < 16; i++) s += ALPHABET[digits[i]!]
+  return s
+}
+
+const TIME_MAX = 2 ** 48 - 1
+
+/** An id body stamped with `ms`, random after its time (back-dated history keeps its own time). */
+function stamped(ms: number): string {
+  if (!ms) ms = Date.now() // no time (0, NaN): now, as the ulid package did
+  if (ms < 0 || ms > TIME_MAX || !Number.isInteger(ms)) throw new Error(`An id cannot be stamped with the time ${ms}`)
+  let s = encodeTime(ms)
+  for (let i = 0; i < 16; i++) s += ALPHABET[randomDigit()]
+  return s
+}
 
 /** A new id of the given kind, stamped with `at` (default now) so ids sort by creation time. */
 export function newId(kind: IdKind, at?: Date | number): string {
-  // The monotonic factory keeps ids made within one millisecond in order; a back-dated id (demo
-  // history) takes its own time, which the monotonic factory would clamp to the latest one.
-  const body = at === undefined ? nextUlid() : ulid(typeof at === 'number' ? at : at.getTime())
-  return `${ID_PREFIXES[kind]}_${body.toLowerCase()}`
+  const body = at === undefined ? monotonic() : stamped(typeof at === 'number' ? at : at.getTime())
+  return `${ID_PREFIXES[kind]}_${body}`
 }
 
 /** The most characters an id may have after its prefix: far above ours (26), far below any harm. */

@@ -62,6 +62,11 @@ export type Verdict = {
   rules: { id: string; sentence: string; effect: GatewayRule['effect'] }[]
   /** An approval this decision uses up (allowed because a person approved this request). */
   approvalUsed: string | null
+  /**
+   * Whether a check needed a person (before any approval): only then does the latest approval of
+   * the same request (`prior`) change the verdict, so only then must it be read.
+   */
+  asksPerson: boolean
 }
 
 type Outcome = 'pass' | 'deny' | 'person'
@@ -222,6 +227,7 @@ export function decide(input: DecisionInput): Verdict {
     checks: checks.map((c) => ({ name: c.name, passed: c.outcome === 'pass', detail: c.detail })),
     rules: bit.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect })),
     approvalUsed: liftedByApproval ? prior!.id : null,
+    asksPerson: riskOver || asking.length > 0,
   }
 }
 

@@ -1,24 +1,26 @@
 import { createHmac } from 'node:crypto'
 import { canonicalJson } from '../core/canonical-json.ts'
 import type { Db, Sql, Tx } from '../core/db.ts'
+import { inTransaction, waitForFlush } from '../store/db.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import { formatCount, formatMoney } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { AgentAuthorization, AgentResult, AgentSelf, AuthorizeInput, Facts, ResultInput } from '../schemas/agent-gateway.ts'
 import * as requests from '../store/agent-requests.ts'
-import { selectTools } from '../store/agent-tools.ts'
+import { selectTools, type ToolRow } from '../store/agent-tools.ts'
 import * as agents from '../store/agents.ts'
 import * as approvals from '../store/approvals.ts'
-import { appendEvent, appendEvents, type EventAppend } from '../store/events.ts'
+import { appendEvent, type EventAppend } from '../store/events.ts'
+import * as gateway from '../store/agent-gateway.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
-import { type ActionDef, decide, type PriorApproval } from './agent-decision.ts'
-import { loadRules } from './agent-rules.ts'
+import { type ActionDef, decide, type PriorApproval, type Verdict } from './agent-decision.ts'
+import { rulesInForce } from './agent-rules.ts'
 import { wordsOf } from './agent-tools.ts'
 import { ceilingsView, parseCeilings, permissionsView, toProfile } from './agents.ts'
-import { consumeMonthly } from './allowances.ts'
+import { monthlyAllowanceError, periodOf } from './allowances.ts'
 import { toApproval } from './approvals.ts'
-import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
+import { loadWorkspaceLimits, toWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
 
 /**
  * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
@@ -39,6 +41,10 @@ export type GatewayWorld = {
 
 export async function loadWorld(sql: Db, workspaceId: string): Promise<GatewayWorld> {
   const [rows, limits] = await Promise.all([selectTools(sql, workspaceId), loadWorkspaceLimits(sql, workspaceId)])
+  return worldOf(rows, limits)
+}
+
+function worldOf(rows: ToolRow[], limits: WorkspaceLimits): GatewayWorld {
   const actions = new Map<string, ActionDef>()
   for (const t of rows) for (const a of t.actions) actions.set(`${t.key}.${a.key}`, { tool: t.key, ...a })
   return {
@@ -82,29 +88,38 @@ function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): 
 export type AgentCaller = { workspaceId: string; agentId: string; secretKey: string }
 
 /**
- * Decides one request of an agent and records it. The allowance is consumed last, just before the
- * request is recorded: its counter row stays locked until commit, so taking it first would make
- * every request of the workspace wait for the one before. Two of the same request at once are
- * kept apart by the same-request lock instead, so they open one approval between them.
+ * Decides one request of an agent and records it. On the common path (no check needs a person) it
+ * is two statements and needs no transaction: one read of everything the decision is judged
+ * against, the pure `decide`, and one statement recording it (the allowance, the request, the
+ * agent's last act, the events), atomic by itself. The allowance counter and the event sequence,
+ * which every request of the workspace locks, are taken only in that statement, so they are held
+ * until it commits and no longer; up to then requests of a workspace run side by side.
+ *
+ * Only a request that needs a person reads the latest approval of the same request, since only then
+ * can an approval change the verdict: in a transaction, under the same-request lock (so that two of
+ * the same request at once open one approval between them), with the approval locked.
  */
-export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInput, at = new Date()): Promise<AgentAuthorization> {
+export async function authorize(
+  db: Db,
+  caller: AgentCaller,
+  body: AuthorizeInput,
+  opts: { at?: Date; unflushed?: Sql } = {},
+): Promise<AgentAuthorization> {
+  const at = opts.at ?? new Date()
   const ws = caller.workspaceId
   const agentId = caller.agentId
-  // Independent reads, sent together: postgres.js pipelines them on the transaction's connection.
-  const [gate, agentRow, world] = await Promise.all([gateOf(tx, ws), agents.selectAgent(tx, ws, agentId), loadWorld(tx, ws)])
-  if (!agentRow) throw new Error(`agent ${agentId} of a valid credential is missing`)
-  const rules = await loadRules(tx, ws, world.toolNames)
-  const agent = toProfile(agentRow)
+  const view = await gateway.selectGatewayView(db, ws, agentId)
+  if (!view) throw new Error(`workspace ${ws} of a valid credential is missing`)
+  if (!view.agent) throw new Error(`agent ${agentId} of a valid credential is missing`)
+  if (!view.limits) throw new Error(`workspace ${ws} has no limits row`)
+  const { gate } = view
+  const world = worldOf(view.tools, toWorkspaceLimits(view.limits))
+  const agent = toProfile(view.agent)
   const facts: Facts = body.facts ?? {}
   const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
   const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
-  if (def) await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
-  const prior = def
-    ? priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
-    : null
-
-  const verdict = decide({
+  const input = {
     agent,
     stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
     tool: body.tool,
@@ -112,57 +127,64 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
     tools: world.tools,
     actionDef: def,
     facts,
-    rules,
+    rules: rulesInForce(view.rules, world.toolNames),
     rulesVersion: gate.rules_version,
     limits: world.limits,
     at,
-    prior,
-  })
-
-  const id = newId('authorization', at)
-  const events: EventAppend[] = []
-  let approvalId: string | null = null
-  if (verdict.approvalUsed) {
-    if (!(await approvals.useApproval(tx, ws, verdict.approvalUsed, at))) throw new ConflictError('The approval for this request was used at this moment by another request; ask again.')
-    approvalId = verdict.approvalUsed
-  } else if (verdict.decision === 'requires_approval') {
-    if (prior?.state === 'pending') approvalId = prior.id
-    else {
-      const approval = await approvals.insertApproval(tx, ws, {
-        id: newId('approval', at),
-        kind: 'agent_request',
-        summary: body.summary ?? defaultSummary(agent.name, body, facts),
-        subjectId: id,
-        requestedBy: agent.name,
-        expiresAt: new Date(at.getTime() + APPROVAL_TTL_MS),
-        createdAt: at,
-      })
-      approvalId = approval.id
-      events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
-    }
   }
-  // Past the allowance: an AllowanceError, and the transaction, approval included, rolls back.
-  await consumeMonthly(tx, ws, 'agentRequests', 1, at)
-  const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
-  await requests.insertAgentRequest(tx, ws, {
-    id,
-    agentId,
-    tool: body.tool,
-    action: body.action,
-    resource,
-    summary: body.summary ?? null,
-    facts,
-    paramsDigest: digest,
-    decision: verdict.decision,
-    reason: verdict.reason,
-    checks: verdict.checks,
-    rules: verdict.rules,
-    rulesVersion: gate.rules_version,
-    approvalId,
-    expiresAt,
-    createdAt: at,
+  const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: gate.rules_version, at }
+  const verdict = decide({ ...input, prior: null })
+  if (!def || !verdict.asksPerson) {
+    // Outside a transaction, on a server: recorded through the pool whose commit does not wait for
+    // the WAL flush, so the workspace's shared rows are released at once; answered only once flushed.
+    if (!opts.unflushed || 'savepoint' in db) return record(db, ws, ask, verdict, null, [])
+    const answer = await record(opts.unflushed, ws, ask, verdict, null, [])
+    await waitForFlush(db as Sql)
+    return answer
+  }
+
+  return inTransaction(db, async (tx) => {
+    await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
+    const prior = priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
+    const judged = prior ? decide({ ...input, prior }) : verdict
+    const events: EventAppend[] = []
+    let approvalId: string | null = null
+    if (judged.approvalUsed) {
+      if (!(await approvals.useApproval(tx, ws, judged.approvalUsed, at))) throw new ConflictError('The approval for this request was used at this moment by another request; ask again.')
+      approvalId = judged.approvalUsed
+    } else if (judged.decision === 'requires_approval') {
+      if (prior?.state === 'pending') approvalId = prior.id
+      else {
+        const approval = await approvals.insertApproval(tx, ws, {
+          id: newId('approval', at),
+          kind: 'agent_request',
+          summary: body.summary ?? defaultSummary(agent.name, body, facts),
+          subjectId: ask.id,
+          requestedBy: agent.name,
+          expiresAt: new Date(at.getTime() + APPROVAL_TTL_MS),
+          createdAt: at,
+        })
+        approvalId = approval.id
+        events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
+      }
+    }
+    return record(tx, ws, ask, judged, approvalId, events)
   })
-  await agents.touchAgent(tx, ws, agentId, at)
+}
+
+type Ask = {
+  id: string; agentId: string; agentName: string; body: AuthorizeInput; facts: Facts; resource: string | null; digest: string
+  rulesVersion: number; at: Date
+}
+
+/**
+ * Records a decision and its event (after `events`) in one statement, and answers it. Past the
+ * agentRequests allowance the statement writes nothing and this throws an AllowanceError (in a
+ * transaction, which then rolls back, approval included).
+ */
+async function record(db: Db, ws: string, ask: Ask, verdict: Verdict, approvalId: string | null, events: EventAppend[]): Promise<AgentAuthorization> {
+  const { id, at, body } = ask
+  const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
   const answer: AgentAuthorization = {
     id,
     authorizationId: id,
@@ -171,7 +193,7 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
     reason: verdict.reason,
     checks: verdict.checks,
     rules: verdict.rules,
-    rulesVersion: gate.rules_version,
+    rulesVersion: ask.rulesVersion,
     approvalId,
     expiresAt: expiresAt ? iso(expiresAt) : null,
     createdAt: iso(at),
@@ -180,12 +202,32 @@ export async function authorize(tx: Tx, caller: AgentCaller, body: AuthorizeInpu
     type: 'agent.request.decided',
     data: {
       request: {
-        authorizationId: id, agentId, agentName: agent.name, tool: body.tool, action: body.action,
-        decision: verdict.decision, mayProceed: answer.mayProceed, reason: verdict.reason, approvalId, rulesVersion: gate.rules_version,
+        authorizationId: id, agentId: ask.agentId, agentName: ask.agentName, tool: body.tool, action: body.action,
+        decision: verdict.decision, mayProceed: answer.mayProceed, reason: verdict.reason, approvalId, rulesVersion: ask.rulesVersion,
       },
     },
   })
-  await appendEvents(tx, ws, events)
+  const recorded = await gateway.recordDecision(db, ws, {
+    id,
+    agentId: ask.agentId,
+    tool: body.tool,
+    action: body.action,
+    resource: ask.resource,
+    summary: body.summary ?? null,
+    facts: ask.facts,
+    paramsDigest: ask.digest,
+    decision: verdict.decision,
+    reason: verdict.reason,
+    checks: verdict.checks,
+    rules: verdict.rules,
+    rulesVersion: ask.rulesVersion,
+    approvalId,
+    expiresAt,
+    createdAt: at,
+    periodStart: periodOf(at).startDate,
+    events,
+  })
+  if (recorded.used === null) throw monthlyAllowanceError('agentRequests', recorded.limit, recorded.limit - recorded.usedBefore, 1)
   return answer
 }
 

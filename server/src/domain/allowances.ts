@@ -17,6 +17,10 @@ export function periodOf(at: Date): { start: Date; end: Date; startDate: string 
   return { start, end, startDate: start.toISOString().slice(0, 10) }
 }
 
+/** The refusal of `asked` more of a monthly allowance that has `remaining` left of `limit`. */
+export const monthlyAllowanceError = (name: MonthlyAllowance, limit: number, remaining: number, asked: number): AllowanceError =>
+  overAllowance(name, limit, remaining, asked, true)
+
 function overAllowance(name: Allowance, limit: number, remaining: number, asked: number, monthly: boolean): AllowanceError {
   const [all, left, needs] = [formatCount(limit), formatCount(Math.max(0, remaining)), formatCount(asked)]
   const message = monthly

@@ -1,6 +1,6 @@
 import type { Db } from '../core/db.ts'
 import { formatCount } from '../core/money.ts'
-import { selectWorkspaceLimits } from '../store/limits.ts'
+import { selectWorkspaceLimits, type WorkspaceLimitsRow } from '../store/limits.ts'
 
 /**
  * The workspace's limits on changes. One module, used by both the action planner (POST /actions)
@@ -35,6 +35,10 @@ export type LimitVerdict = { passed: boolean; reasons: string[] }
 export async function loadWorkspaceLimits(sql: Db, workspaceId: string): Promise<WorkspaceLimits> {
   const row = await selectWorkspaceLimits(sql, workspaceId)
   if (!row) throw new Error(`workspace ${workspaceId} has no limits row`)
+  return toWorkspaceLimits(row)
+}
+
+export function toWorkspaceLimits(row: WorkspaceLimitsRow): WorkspaceLimits {
   return {
     maxBudgetChangePercent: row.max_budget_change_percent,
     maxDiscountPercent: row.max_discount_percent,

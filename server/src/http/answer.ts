@@ -83,6 +83,9 @@ export function failure(err: unknown, requestId: string, on: 'read' | 'write', l
   }
 }
 
+/** The answer as a Response; `headers` (this request's own object) gets the answer's headers and the Content-Type. */
 export function respond(answer: Answer, headers: Record<string, string>): Response {
-  return new Response(answer.body, { status: answer.status, headers: { ...headers, ...answer.headers, 'Content-Type': JSON_TYPE } })
+  if (answer.headers) Object.assign(headers, answer.headers)
+  headers['Content-Type'] = JSON_TYPE
+  return new Response(answer.body, { status: answer.status, headers })
 }

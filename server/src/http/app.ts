@@ -36,7 +36,7 @@ export function createApp(deps: PipelineDeps) {
   app.get(REFERENCE_PATH, () => referencePage())
   app.get(`${REFERENCE_PATH}/:asset`, ({ request, params, server }) => referenceAsset(params.asset) ?? pipeline.noRoute(request, addressOf(request, server as Server), []))
   for (const op of operations) {
-    app.route(op.method, `/api/v1${op.path}`, ({ request, server }) => pipeline.handle(op, request, addressOf(request, server as Server)), { parse: 'none' })
+    app.route(op.method, `/api/v1${op.path}`, ({ request, server }) => pipeline.handle(op, request, () => addressOf(request, server as Server)), { parse: 'none' })
   }
   return app
 }

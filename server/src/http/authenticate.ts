@@ -14,31 +14,32 @@ export type Authenticated = { caller: Caller; overLimit: boolean; apiAccess: boo
 
 /**
  * Step 1 of a request: who is calling, counted against their rate limit. The bearer token is
- * checked and counted in one batched statement (exact across processes); a failed authentication
- * counts against the client address, so tokens cannot be guessed at speed. Sets the rate-limit
+ * checked and counted in one batched statement (exact across processes), every time: a valid
+ * credential is answered whatever else came from its address. A failed authentication counts
+ * against the client address, and past the limit the failures from there are answered 429
+ * instead of 401, so tokens cannot be guessed at speed; one bad client behind a shared address (an
+ * office, a NAT, a proxy) never locks out the valid credentials beside it. Sets the rate-limit
  * headers every answer carries.
  */
 export async function authenticate(
   request: Request,
-  address: string,
+  /** The client's address, asked for only when the credential fails (it costs a look-up). */
+  address: () => string,
   headers: Record<string, string>,
   deps: { credentials: CredentialBatch; authFailures: MemoryLimiter },
 ): Promise<Authenticated> {
-  const refuse = (): never => {
-    Object.assign(headers, rateHeaders(deps.authFailures.hit(address)))
-    throw new HttpError('unauthorized', UNAUTHORIZED_MESSAGE)
-  }
-  const throttled = deps.authFailures.peek(address)
-  if (throttled.used >= throttled.limit) {
-    const h = rateHeaders({ ...throttled, used: throttled.limit + 1 })
-    Object.assign(headers, h)
-    throw new HttpError('rate_limited', `Too many failed authentication attempts from this address; retry after ${h['Retry-After']} seconds.`)
-  }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
   const parsed = match ? parseToken(match[1]!) : null
-  if (!parsed) return refuse()
-  const checked = await deps.credentials.check(parsed.workspaceId, hashToken(match![1]!))
-  if (!checked) return refuse()
+  const checked = parsed ? await deps.credentials.check(parsed.workspaceId, hashToken(match![1]!)) : undefined
+  if (!parsed || !checked) {
+    const failures = deps.authFailures.hit(address())
+    const h = rateHeaders(failures)
+    Object.assign(headers, h)
+    if (isOver(failures)) {
+      throw new HttpError('rate_limited', `Too many failed authentication attempts from this address; retry after ${h['Retry-After']} seconds.`)
+    }
+    throw new HttpError('unauthorized', UNAUTHORIZED_MESSAGE)
+  }
   const { row } = checked
 
   const state = { limit: row.kind === 'agent' ? LIMITS.agent : LIMITS.workspace, used: checked.used, resetAt: checked.windowStart + WINDOW_MS }

@@ -9,12 +9,17 @@ import { CredentialBatch } from './credential-batch.ts'
 import { isOver, MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 import { read } from './read.ts'
 import { withRequestScope } from '../store/request-scope.ts'
+import { searchOf } from './validation.ts'
 import { write } from './write.ts'
 
 export type PipelineDeps = {
   /** Domain reads and writes. */
   sql: Sql
-  /** Credential lookup and rate-limit counting (on a server: a pool with synchronous_commit off). */
+  /**
+   * Credential lookup and rate-limit counting (on a server: a pool with synchronous_commit off).
+   * Writes that keep themselves atomic may also commit a statement through it and wait for the
+   * WAL flush afterwards (the agent gateway: see Write's `unflushed`).
+   */
   counterSql: Sql
   counter: CallCounter
   log: Logger
@@ -40,6 +45,8 @@ export function createPipeline(deps: PipelineDeps) {
   const anonymous = deps.anonymous ?? new MemoryLimiter(1200, WINDOW_MS)
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
   const credentials = new CredentialBatch(deps.counterSql)
+  /** On a server, the counters' pool: its commits release their locks before the WAL flush. */
+  const unflushed = deps.counterSql === deps.sql ? undefined : deps.counterSql
 
   /** A call without a credential: limited per client address. */
   function anonymousCall(address: string, headers: Record<string, string>) {
@@ -52,7 +59,8 @@ export function createPipeline(deps: PipelineDeps) {
 
   return {
     /** Answer one request for `op`, whatever happens, in the envelope. */
-    async handle(op: Operation, request: Request, address: string): Promise<Response> {
+    /** `address` gives the client's address: asked for only when a limit per address applies. */
+    async handle(op: Operation, request: Request, address: () => string): Promise<Response> {
       const requestId = newId('request')
       const headers: Record<string, string> = { 'X-Request-Id': requestId }
       let workspaceId = ''
@@ -62,15 +70,15 @@ export function createPipeline(deps: PipelineDeps) {
         // Its queries are cancelled if the client goes away, and it answers by the deadline.
         answer = await withRequestScope(request.signal, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, async () => {
           if (op.auth.kind === 'public') {
-            anonymousCall(address, headers)
-            return read(deps.sql, op as Extract<Operation, { kind: 'item' }>, new URL(request.url), undefined)
+            anonymousCall(address(), headers)
+            return read(deps.sql, op as Extract<Operation, { kind: 'item' }>, searchOf(request.url), undefined)
           }
           const who = await authenticate(request, address, headers, { credentials, authFailures })
           ;({ workspaceId, credentialId } = who.caller)
           admit(op, who, headers)
           return op.kind === 'write'
-            ? write(deps.sql, op, request, who.caller, requestId)
-            : read(deps.sql, op, new URL(request.url), who.caller)
+            ? write(deps.sql, op, request, who.caller, requestId, unflushed)
+            : read(deps.sql, op, searchOf(request.url), who.caller)
         })
       } catch (err) {
         answer = failure(err, requestId, op.kind === 'write' ? 'write' : 'read', deps.log, op.operationId)

@@ -6,7 +6,7 @@ import type { Operation } from '../routes/operation.ts'
 import { type Answer, dataBody, refusal } from './answer.ts'
 import { readJsonObject } from './body.ts'
 import { idempotencyKey, withIdempotency } from './idempotency.ts'
-import { parseBody, parseQuery } from './validation.ts'
+import { parseBody, parseQuery, searchOf } from './validation.ts'
 
 type WriteOperation = Extract<Operation, { kind: 'write' }>
 
@@ -31,16 +31,16 @@ function isKept(err: unknown): err is DomainError {
  * under its key), then run the domain rule in one transaction with its idempotency record and its
  * events. A test token's write runs every check, then rolls back and answers it was simulated.
  */
-export async function write(sql: Sql, op: WriteOperation, request: Request, caller: Caller, requestId: string): Promise<Answer> {
+export async function write(sql: Sql, op: WriteOperation, request: Request, caller: Caller, requestId: string, unflushed?: Sql): Promise<Answer> {
   const key = idempotencyKey(request)
-  parseQuery(NO_QUERY, new URL(request.url))
+  parseQuery(NO_QUERY, searchOf(request.url))
   const raw = await readJsonObject(request)
   const body = parseBody(op.body.schema, raw)
 
-  const runDomain = async (tx: Tx): Promise<Answer> => {
+  const decide = async (handle: () => Promise<unknown>): Promise<Answer> => {
     let data: unknown
     try {
-      data = await op.handler({ body, caller, tx })
+      data = await handle()
     } catch (err) {
       // The handler recorded why it refused: commit that record and answer the refusal (kept, see
       // isKept). Only agent operations record refusals, and agent credentials are never test mode.
@@ -50,7 +50,11 @@ export async function write(sql: Sql, op: WriteOperation, request: Request, call
     if (caller.mode === 'test') throw new Simulated()
     return { status: 201, body: dataBody(data) }
   }
+  const runDomain = (tx: Tx) => decide(() => op.handler({ body, caller, tx }))
 
+  // An operation that keeps itself atomic runs on the pool (a test-mode write still needs the
+  // transaction it rolls back, and a keyed write the key's transaction).
+  if (key === null && op.atomic === 'self' && caller.mode !== 'test') return decide(() => op.handler({ body, caller, tx: sql, unflushed }))
   if (key === null) {
     try {
       return await sql.begin((tx) => runDomain(tx))

@@ -33,7 +33,9 @@ export const agentGatewayOperations = [
         params: { campaignId: EXAMPLE.campaign, dailyBudget: 13200 },
       },
     },
-    handler: ({ tx, caller, body }) => gateway.authorize(tx, asAgent(caller), body),
+    // One statement records the decision, so the rows every request of the workspace locks are held only until it commits.
+    atomic: 'self',
+    handler: ({ tx, caller, body, unflushed }) => gateway.authorize(tx, asAgent(caller), body, { unflushed }),
   }),
 
   defineWrite({

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { Auth, Caller } from '../core/caller.ts'
-import type { Sql, Tx } from '../core/db.ts'
+import type { Db, Sql, Tx } from '../core/db.ts'
 import type { Positioned } from '../core/paging.ts'
 
 /**
@@ -85,9 +85,29 @@ export type Write<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodTy
   body: Model<B>
   response: Model<R>
   example: { body: z.input<B> }
-  /** Runs inside the transaction that also keeps the idempotency record and the events. */
-  handler: (ctx: { body: z.output<B>; caller: Caller; tx: Tx }) => Promise<z.input<R>>
-}
+} & (
+  | {
+      atomic?: 'transaction'
+      /** Runs inside the transaction that also keeps the idempotency record and the events. */
+      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Tx }) => Promise<z.input<R>>
+    }
+  | {
+      /**
+       * The handler keeps itself atomic: each of its writes is one statement, or it opens its own
+       * transaction (inTransaction). Without an Idempotency-Key (and for a live or agent credential)
+       * it is given the pool instead of a transaction, so the locks of its last statement are
+       * released as that statement commits rather than a round trip later; with a key it runs in the
+       * key's transaction like any write. It must not throw a recorded refusal (nothing would commit it).
+       */
+      atomic: 'self'
+      /**
+       * `unflushed` (given with the pool, on a PostgreSQL server): a pool whose commits return before
+       * their WAL flush, so a statement's locks are released as soon as it commits. What is written
+       * through it is durable only once `waitForFlush` returned: call it before answering.
+       */
+      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Db; unflushed?: Sql }) => Promise<z.input<R>>
+    }
+)
 
 export type Operation = (ItemRead<any, any, any> & { kind: 'item' }) | (ListRead<any, any, any> & { kind: 'list' }) | (Write<any, any> & { kind: 'write' })
 

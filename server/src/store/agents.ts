@@ -18,7 +18,7 @@ export type AgentRow = {
   permissions: { tool: string; action: string }[]
 }
 
-const agentColumns = (sql: Db) => sql`
+export const agentColumns = (sql: Db) => sql`
   a.id, a.name, a.owner, a.description, a.ceilings, a.data_access, a.max_unattended_risk, a.last_acted_at, a.created_at,
   COALESCE((SELECT json_agg(json_build_object('tool', p.tool_key, 'action', p.action_key) ORDER BY p.tool_key, p.action_key)
             FROM agent_permissions p WHERE p.workspace_id = a.workspace_id AND p.agent_id = a.id), '[]') AS permissions`

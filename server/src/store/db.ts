@@ -17,6 +17,16 @@ export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
 }
 
 /**
+ * Returns once everything this process committed before the call is on disk: a transaction with
+ * an id commits through `sql` (synchronous_commit on), and its commit's WAL flush covers every
+ * earlier commit, those made through a pool with synchronous_commit off included. Such barriers
+ * from requests running at once share their flushes (group commit) and lock no row.
+ */
+export async function waitForFlush(sql: Sql): Promise<void> {
+  await sql`SELECT pg_current_xact_id()`
+}
+
+/**
  * One database handle for the whole process, whatever serves it:
  * - `server`: a PostgreSQL server at DATABASE_URL, with a pool;
  * - `embedded-owner`: this process runs PGlite on DATA_DIR and serves it on a unix socket in that

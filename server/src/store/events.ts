@@ -1,4 +1,6 @@
-import type { Sql, Tx } from '../core/db.ts'
+import type { Db, Sql, Tx } from '../core/db.ts'
+
+type Fragment = ReturnType<Db['unsafe']>
 import type { EventType } from '../core/event-types.ts'
 import { newId } from '../core/ids.ts'
 
@@ -23,15 +25,29 @@ export const DELIVERIES_CHANNEL = 'webhook_deliveries'
  * numbered in the order given, under the same workspace row lock as appendEvent. The same statement
  * creates the webhook deliveries of each event, one per enabled endpoint subscribed to its type (or,
  * with `deliverTo`, to that endpoint alone: a test delivery), so a delivery exists exactly when its
- * event commits. Listening workers are told at commit.
+ * event commits. Listening workers are told at commit (NOTIFY, in the same statement).
  */
 export async function appendEvents(tx: Tx, workspaceId: string, events: EventAppend[], opts: { deliverTo?: string } = {}): Promise<string[]> {
   if (!events.length) return []
+  const { ids, ctes } = eventCtes(tx, workspaceId, events, opts)
+  await tx`WITH ${ctes} SELECT ${eventsNotified(tx)} AS notified`
+  return ids
+}
+
+/**
+ * The common table expressions that append `events` (named s, e, d and n: the sequence, the events,
+ * their deliveries, the notification), for a statement that does more in the same round trip (the
+ * agent gateway records a decision and its event in one). The statement must select
+ * `eventsNotified(tx)` (the notification is sent only when a delivery was made). The workspace row
+ * (the sequence) is locked until commit: take it in the transaction's last statement. `when` (a
+ * condition on the statement's other expressions, `AND ...`) appends the events only if it holds.
+ */
+export function eventCtes(tx: Db, workspaceId: string, events: EventAppend[], opts: { deliverTo?: string; when?: Fragment } = {}) {
   const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event', e.at), type: e.type, data: e.data, at: e.at ?? null }))
   const to = opts.deliverTo
   // A delivery id is the event's time part (ids sort by time) and 64 random bits.
-  const [made] = await tx<{ deliveries: number }[]>`
-    WITH s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} RETURNING event_seq),
+  const ctes = tx`
+    s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} ${opts.when ?? tx``} RETURNING event_seq),
     e AS (
       INSERT INTO events (workspace_id, seq, id, type, data, created_at)
       SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now())
@@ -43,11 +59,14 @@ export async function appendEvents(tx: Tx, workspaceId: string, events: EventApp
       FROM e JOIN webhook_endpoints w ON w.workspace_id = ${workspaceId}
        AND ${to === undefined ? tx`w.status = 'enabled' AND e.type = ANY (w.events)` : tx`w.id = ${to}`}
       RETURNING 1
-    )
-    SELECT (SELECT count(*)::int FROM d) AS deliveries, (SELECT count(*) FROM e) AS events`
-  if (made!.deliveries > 0) await tx`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
-  return rows.map((r) => r.id)
+    ), n AS (
+      SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM (SELECT 1 FROM d LIMIT 1) made
+    )`
+  return { ids: rows.map((r) => r.id), ctes }
 }
+
+/** The column that makes an eventCtes statement run its events and notification: the number of events appended. */
+export const eventsNotified = (tx: Db) => tx`(SELECT count(*) FROM n) + (SELECT count(*) FROM e)`
 
 export type EventRow = { seq: number; id: string; type: string; data: Record<string, unknown>; created_at: Date }
 

@@ -1,0 +1,116 @@
+import type { Db } from '../core/db.ts'
+import type { EventAppend } from './events.ts'
+import { eventCtes, eventsNotified } from './events.ts'
+import { agentColumns, type AgentRow } from './agents.ts'
+import type { RequestInsert } from './agent-requests.ts'
+import type { RuleRow } from './agent-rules.ts'
+import type { ToolRow } from './agent-tools.ts'
+import type { WorkspaceLimitsRow } from './limits.ts'
+import type { WorkspaceGate } from './workspaces.ts'
+
+/**
+ * The agent gateway's two statements (POST /agent/authorize): everything a decision is judged
+ * against, read in one statement, and the decision recorded in one statement (the allowance, the
+ * request, the agent's last act and the events with their deliveries). The rows that every request
+ * of a workspace must lock (the allowance counter and the event sequence) are taken only in that
+ * last statement, so they are held from there to the commit and no longer.
+ */
+
+export type GatewayView = {
+  gate: WorkspaceGate
+  agent: AgentRow | null
+  tools: ToolRow[]
+  limits: WorkspaceLimitsRow | null
+  rules: RuleRow[]
+}
+
+type ViewRow = {
+  gate: (Omit<WorkspaceGate, 'stopped_at'> & { stopped_at: string | null }) | null
+  agent: (Omit<AgentRow, 'created_at' | 'last_acted_at'> & { created_at: string; last_acted_at: string | null }) | null
+  tools: (Omit<ToolRow, 'created_at'> & { created_at: string })[]
+  limits: WorkspaceLimitsRow | null
+  rules: (Omit<RuleRow, 'created_at'> & { created_at: string })[]
+}
+
+const date = (s: string | null) => (s === null ? null : new Date(s))
+
+/** The workspace's gate (stop switch, rules version), the agent, the tools, the limits and the rules in force: one statement. */
+export async function selectGatewayView(sql: Db, workspaceId: string, agentId: string): Promise<GatewayView | undefined> {
+  const [row] = await sql<ViewRow[]>`
+    SELECT
+      (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version,
+                                'stopped_at', s.created_at, 'stopped_by', s.actor, 'stopped_reason', s.reason)
+       FROM workspaces w
+       LEFT JOIN LATERAL (
+         SELECT created_at, actor, reason FROM agent_switch_log l
+         WHERE l.workspace_id = w.workspace_id AND l.action = 'stop' ORDER BY created_at DESC, id DESC LIMIT 1
+       ) s ON w.agents_stopped
+       WHERE w.workspace_id = ${workspaceId}) AS gate,
+      (SELECT row_to_json(x) FROM (SELECT ${agentColumns(sql)} FROM agents a WHERE a.workspace_id = ${workspaceId} AND a.id = ${agentId}) x) AS agent,
+      (SELECT COALESCE(json_agg(json_build_object(
+                'key', t.key, 'name', t.name, 'description', t.description, 'created_at', t.created_at,
+                'actions', COALESCE((SELECT json_agg(json_build_object('key', a.key, 'name', a.name, 'risk', a.risk, 'dataUsed', a.data_used,
+                                                                       'reversible', a.reversible) ORDER BY a.created_at, a.key)
+                                     FROM tool_actions a WHERE a.workspace_id = t.workspace_id AND a.tool_key = t.key), '[]'))
+              ORDER BY t.created_at, t.key), '[]')
+       FROM tools t WHERE t.workspace_id = ${workspaceId}) AS tools,
+      (SELECT json_build_object('max_budget_change_percent', max_budget_change_percent::float8,
+                                'max_discount_percent', max_discount_percent::float8, 'max_send_recipients', max_send_recipients,
+                                'quiet_hours_start', quiet_hours_start, 'quiet_hours_end', quiet_hours_end)
+       FROM workspace_limits WHERE workspace_id = ${workspaceId}) AS limits,
+      (SELECT COALESCE(json_agg(json_build_object('id', id, 'structure', structure, 'effect', effect, 'created_at', created_at)
+                                ORDER BY created_at, id), '[]')
+       FROM rules WHERE workspace_id = ${workspaceId} AND enabled) AS rules`
+  if (!row?.gate) return undefined
+  return {
+    gate: { ...row.gate, stopped_at: date(row.gate.stopped_at) },
+    agent: row.agent && { ...row.agent, created_at: new Date(row.agent.created_at), last_acted_at: date(row.agent.last_acted_at) },
+    tools: row.tools.map((t) => ({ ...t, created_at: new Date(t.created_at) })),
+    limits: row.limits,
+    rules: row.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
+  }
+}
+
+/**
+ * Records a decision in one statement: one more of the month's agentRequests allowance (only if it
+ * stays within the plan's figure, or the workspace's own), the request, the agent's last act, and
+ * the events with their webhook deliveries. When the allowance has no room, nothing else is written
+ * and `used` is null (`usedBefore` says how much of it is used); the caller refuses the request.
+ * Atomic by itself: it needs no transaction around it.
+ */
+export async function recordDecision(
+  tx: Db,
+  workspaceId: string,
+  r: RequestInsert & { periodStart: string; events: EventAppend[] },
+): Promise<{ used: number | null; usedBefore: number; limit: number }> {
+  const { ctes } = eventCtes(tx, workspaceId, r.events, { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
+  const [row] = await tx<{ used: number | null; used_before: number | null; lim: number }[]>`
+    WITH lim AS (
+      SELECT COALESCE((SELECT a.amount FROM allowances a WHERE a.workspace_id = w.workspace_id AND a.name = 'agentRequests'),
+                      (p.allowances ->> 'agentRequests')::bigint, 0) AS amount
+      FROM workspaces w JOIN plans p ON p.plan = w.plan WHERE w.workspace_id = ${workspaceId}
+    ), usage AS (
+      INSERT INTO usage_counters AS u (workspace_id, name, period_start, used)
+      SELECT ${workspaceId}, 'agentRequests', ${r.periodStart}, 1 FROM lim WHERE lim.amount >= 1
+      ON CONFLICT (workspace_id, name, period_start) DO UPDATE SET used = u.used + 1
+      WHERE u.used + 1 <= (SELECT amount FROM lim)
+      RETURNING used
+    ), request AS (
+      INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, resource, summary, facts, params_digest, decision,
+                                  reason, checks, rules, rules_version, approval_id, expires_at, created_at)
+      SELECT ${workspaceId}, ${r.id}, ${r.agentId}, ${r.tool}, ${r.action}, ${r.resource}, ${r.summary}, ${tx.json(r.facts as never)},
+             ${r.paramsDigest}, ${r.decision}, ${r.reason}, ${tx.json(r.checks as never)}, ${tx.json(r.rules as never)},
+             ${r.rulesVersion}, ${r.approvalId}, ${r.expiresAt}, ${r.createdAt}
+      FROM usage
+      RETURNING 1
+    ), touched AS (
+      UPDATE agents SET last_acted_at = GREATEST(COALESCE(last_acted_at, ${r.createdAt}), ${r.createdAt})
+      WHERE workspace_id = ${workspaceId} AND id = ${r.agentId} AND EXISTS (SELECT 1 FROM usage)
+      RETURNING 1
+    ), ${ctes}
+    SELECT (SELECT used FROM usage) AS used,
+           (SELECT used FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests' AND period_start = ${r.periodStart}) AS used_before,
+           (SELECT amount FROM lim) AS lim,
+           ${eventsNotified(tx)} AS notified`
+  return { used: row!.used, usedBefore: row!.used_before ?? 0, limit: Number(row!.lim) }
+}

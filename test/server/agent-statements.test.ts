@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { loadConfig } from '../../server/src/config.ts'
+import { createLogger } from '../../server/src/core/log.ts'
+import { startServer, type RunningServer } from '../../server/src/server.ts'
+import { openDatabase, type Database } from '../../server/src/store/db.ts'
+import { agentIn } from '../agent-helpers.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+
+/**
+ * What one POST /agent/authorize costs the database: every statement the server sends for it, on
+ * every pool (the credential check and rate-limit count, BEGIN and COMMIT included), counted by a
+ * server of its own on the shared database whose connections report each statement.
+ */
+let server: RunningServer
+let db: Database
+let sent: string[] = []
+
+beforeAll(async () => {
+  const { dataDir } = await getHarness()
+  // The driver's own look-up of array types, once per new connection, is not the request's.
+  const hook = (_connection: number, query: string) => {
+    if (!query.includes('pg_catalog.pg_type')) sent.push(query.replace(/\s+/g, ' ').trim().slice(0, 120))
+  }
+  // Embedded: a client of the harness's database (this process owns it); on a server: a pool of its own.
+  db = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir, poolMax: 2, debug: hook })
+  // Call counts are flushed once an hour here, so no flush falls inside a counted request.
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CALL_COUNT_FLUSH_MS: '3600000', WEBHOOK_WORKERS: '0' })
+  server = await startServer(config, { db, log: createLogger('silent'), debug: hook })
+}, 90_000) // the first start of the shared server (and of the embedded database) may be slow on a busy machine
+
+afterAll(async () => {
+  await server?.stop()
+  await db?.close()
+})
+
+async function statementsOf(credential: string, body: unknown): Promise<{ status: number; decision: string; statements: string[] }> {
+  sent = []
+  const res = await fetch(`${server.url}/api/v1/agent/authorize`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${credential}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const answer = (await res.json()) as { data: { decision: string } }
+  return { status: res.status, decision: answer.data?.decision, statements: sent }
+}
+
+describe('POST /agent/authorize: statements per request', () => {
+  test('an allowed and a denied request each take at most 5 statements, and are recorded', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'ads.pause_campaign' })
+    const pause = { tool: 'ads', action: 'pause_campaign', resource: 'cmp_1' }
+    await statementsOf(agent.credential, pause) // the first request of a connection may prepare its statements
+    const allowed = await statementsOf(agent.credential, pause)
+    expect(allowed.status).toBe(201)
+    expect(allowed.decision).toBe('allowed')
+    expect(allowed.statements.length, allowed.statements.join('\n')).toBeLessThanOrEqual(5)
+    const denied = await statementsOf(agent.credential, { tool: 'ads', action: 'adjust_budget', resource: 'cmp_1', facts: { amountPercent: 5, increase: true } })
+    expect(denied.status).toBe(201)
+    expect(denied.decision).toBe('denied')
+    expect(denied.statements.length, denied.statements.join('\n')).toBeLessThanOrEqual(5)
+
+    // Every one of them was recorded, with its event, and counted against the allowance.
+    const { sql } = await getHarness()
+    const [row] = await sql<{ requests: number; events: number; used: number }[]>`
+      SELECT (SELECT count(*)::int FROM agent_requests WHERE workspace_id = ${ws.id}) AS requests,
+             (SELECT count(*)::int FROM events WHERE workspace_id = ${ws.id} AND type = 'agent.request.decided') AS events,
+             (SELECT used::int FROM usage_counters WHERE workspace_id = ${ws.id} AND name = 'agentRequests') AS used`
+    expect(row).toEqual({ requests: 3, events: 3, used: 3 })
+  })
+})
