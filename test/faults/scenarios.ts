@@ -101,7 +101,7 @@ type Pending = { w: PreparedWrite; key: string; acknowledged?: Reply; attempts: 
 
 /**
  * `writes` writes (the kinds in turn, each in its own workspace) sent `parallel` at a time to one
- * server process, which is killed with SIGKILL at random moments (every 30..400 ms) and restarted
+ * server process, which is killed with SIGKILL at random moments (every 50..600 ms) and restarted
  * each time. A write that got no answer is retried with the same key until it gets one. Then: every
  * write has exactly one effect, and every answer is a correct one (a replay where the write had
  * committed before the kill). `startEnv` is passed to every server start.
@@ -121,7 +121,7 @@ export async function killDuringWrites(writes: number, opts: { parallel?: number
   let done = false
   const killer = (async () => {
     while (!done) {
-      await Bun.sleep(30 + random() * 370)
+      await Bun.sleep(50 + random() * 550)
       if (done) break
       const victim = server
       restarting = (async () => {
