@@ -19,7 +19,7 @@ export type BadRequest = {
   /** Query string, with its `?`, already encoded (it may hold bytes that are not UTF-8). */
   query: string
   headers: Record<string, string>
-  body?: string | Uint8Array
+  body?: string | Uint8Array<ArrayBuffer>
   /** Which credential: the operation's own, another kind, or none. */
   credential: 'own' | 'none' | 'other'
 }
@@ -175,7 +175,7 @@ export function badRequestArbitrary(op: Operation): fc.Arbitrary<BadRequest> {
     .map((text) => base({ what: `bad JSON ${json(text.slice(0, 80))}`, body: text }))
   const badBytes = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => {
     const prefix = new TextEncoder().encode('{"a":"')
-    const body = new Uint8Array([...prefix, ...bytes, 0xff, 0xfe, ...new TextEncoder().encode('"}')])
+    const body = new Uint8Array([...prefix, ...bytes, 0xff, 0xfe, ...new TextEncoder().encode('"}')]) as Uint8Array<ArrayBuffer>
     return base({ what: `invalid UTF-8 bytes ${[...bytes.slice(0, 8)].join(',')}`, body })
   })
   const contentType = fc
@@ -187,7 +187,7 @@ export function badRequestArbitrary(op: Operation): fc.Arbitrary<BadRequest> {
     )
     .map(([type, body]) => {
       const headers: Record<string, string> = type ? { 'Content-Type': type } : {}
-      return base({ what: `Content-Type ${json(type)}`, headers, body: type ? body : new TextEncoder().encode(body) })
+      return base({ what: `Content-Type ${json(type)}`, headers, body: type ? body : (new TextEncoder().encode(body) as Uint8Array<ArrayBuffer>) })
     })
   const cursor = fc
     .oneof(fc.constantFrom('', 'null', '0', '-1', 'eyJ9', 'eyJhIjoxfQ', 'eyJhIjoxfQ.sig', '..', '%', 'a'.repeat(6000), '\u0000', '😀', '=====', 'AAAA.BBBB.CCCC'),

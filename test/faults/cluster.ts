@@ -31,8 +31,11 @@ export type ServerProcess = {
 /** Drains a child's output into `sink` (a full pipe would stall the child). */
 async function drain(stream: ReadableStream<Uint8Array>, sink: { text: string }, onText?: () => void) {
   const decoder = new TextDecoder()
-  for await (const chunk of stream) {
-    sink.text += decoder.decode(chunk)
+  const reader = stream.getReader()
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return
+    sink.text += decoder.decode(value)
     if (sink.text.length > 200_000) sink.text = sink.text.slice(-100_000)
     onText?.()
   }
