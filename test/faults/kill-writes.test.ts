@@ -8,7 +8,7 @@ import { killAfterCommit, killDuringWrites } from './scenarios.ts'
  * acknowledged write lost, none done twice; and the window after the commit and before the answer,
  * where the retry must be a replay.
  */
-const WRITES = Number(process.env.FAULT_KILL_WRITES ?? 60)
+const WRITES = Number(process.env.FAULT_KILL_WRITES ?? 50)
 
 if (needsPostgres) console.warn(`skipped test/faults/kill-writes.test.ts: ${needsPostgres}`)
 
