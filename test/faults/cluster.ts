@@ -28,6 +28,20 @@ export type ServerProcess = {
   stop(): Promise<number>
 }
 
+/** Every process the suite started and that has not exited: killed when the test process exits, whatever happened. */
+const children = new Set<{ kill(sig?: number | NodeJS.Signals): void }>()
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL')
+})
+
+/** Spawns a child that is killed when the test process exits. */
+export function spawnOwned(cmd: string[], opts: Parameters<typeof Bun.spawn>[1]) {
+  const proc = Bun.spawn(cmd, opts)
+  children.add(proc)
+  void proc.exited.then(() => children.delete(proc))
+  return proc
+}
+
 /** Drains a child's output into `sink` (a full pipe would stall the child). */
 async function drain(stream: ReadableStream<Uint8Array>, sink: { text: string }, onText?: () => void) {
   const decoder = new TextDecoder()
@@ -43,7 +57,7 @@ async function drain(stream: ReadableStream<Uint8Array>, sink: { text: string },
 
 /** Starts one server process and resolves once its banner says where it listens. */
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const proc = Bun.spawn([process.execPath, 'server/src/main.ts'], {
+  const proc = spawnOwned([process.execPath, 'server/src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEBHOOK_WORKERS: '0', DB_POOL_MAX: '4', ...env },
     stdout: 'pipe',

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, chmodSync, rmSync, writeFileSync, readFileSync
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { spawnOwned } from './cluster.ts'
 
 /**
  * A PgBouncer of the test's own, in transaction pooling mode, in front of the PostgreSQL server at
@@ -69,7 +70,7 @@ export async function startPgBouncer(databaseUrl: string): Promise<PgBouncer> {
   writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`)
   for (const f of ['pgbouncer.ini', 'userlist.txt']) chmodSync(join(dir, f), 0o644)
   const asRoot = process.getuid?.() === 0
-  const proc = Bun.spawn([binary, ...(asRoot ? ['-u', 'nobody'] : []), join(dir, 'pgbouncer.ini')], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = spawnOwned([binary, ...(asRoot ? ['-u', 'nobody'] : []), join(dir, 'pgbouncer.ini')], { stdout: 'pipe', stderr: 'pipe' })
   const log = () => (existsSync(join(dir, 'pgbouncer.log')) ? readFileSync(join(dir, 'pgbouncer.log'), 'utf8') : '')
   // Ready when it accepts a connection.
   for (let i = 0; ; i++) {

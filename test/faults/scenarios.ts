@@ -101,7 +101,7 @@ type Pending = { w: PreparedWrite; key: string; acknowledged?: Reply; attempts: 
 
 /**
  * `writes` writes (the kinds in turn, each in its own workspace) sent `parallel` at a time to one
- * server process, which is killed with SIGKILL at random moments (every 50..600 ms) and restarted
+ * server process, which is killed with SIGKILL at random moments (0..100 ms after its first answer) and restarted
  * each time. A write that got no answer is retried with the same key until it gets one. Then: every
  * write has exactly one effect, and every answer is a correct one (a replay where the write had
  * committed before the kill). `startEnv` is passed to every server start.
@@ -119,22 +119,26 @@ export async function killDuringWrites(writes: number, opts: { parallel?: number
   }
 
   let done = false
+  let answeredHere = 0
   const killer = (async () => {
     while (!done) {
-      await Bun.sleep(50 + random() * 550)
+      // Once this process has answered a write (so every start makes progress), at a random moment:
+      // the writers are busy all the time, so the kill lands among writes in flight.
+      while (!done && answeredHere === 0) await Bun.sleep(5)
+      await Bun.sleep(random() * 100)
       if (done) break
       const victim = server
       restarting = (async () => {
         await victim.kill()
         kills++
         server = await startServerProcess(opts.startEnv)
+        answeredHere = 0
       })()
       await restarting
       restarting = undefined
     }
   })()
 
-  const problems: string[] = []
   async function drive(p: Pending) {
     while (!p.acknowledged) {
       if (restarting) await restarting
@@ -147,6 +151,7 @@ export async function killDuringWrites(writes: number, opts: { parallel?: number
           continue
         }
         p.acknowledged = r
+        answeredHere++
         if (r.headers.get('idempotent-replayed') === 'true') p.replays++
       } catch {
         // No answer: the process died under the request. Retry with the same key.
@@ -154,28 +159,33 @@ export async function killDuringWrites(writes: number, opts: { parallel?: number
       }
     }
   }
-  const queue = [...prepared]
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      for (let p = queue.shift(); p; p = queue.shift()) await drive(p)
-    }),
-  )
-  done = true
-  await killer
-  if (restarting) await restarting
 
-  for (const p of prepared) {
-    const r = p.acknowledged!
-    if (r.status !== 201) problems.push(`${p.w.kind} ${p.key}: answered ${r.status} ${r.text.slice(0, 200)}`)
-    const effect = await p.w.effect()
-    if (JSON.stringify(effect) !== JSON.stringify(p.w.once)) problems.push(`${p.w.kind} ${p.key}: effect ${JSON.stringify(effect)}, expected exactly ${JSON.stringify(p.w.once)} (${p.attempts} attempts)`)
-    // The answer kept under the key is the one the client was given (first or replayed).
-    const again = await send(server.base, 'POST', p.w.path, { token: p.w.token, body: p.w.body, headers: { 'Idempotency-Key': p.key } })
-    if (again.headers.get('idempotent-replayed') !== 'true' || again.text !== r.text) problems.push(`${p.w.kind} ${p.key}: a later retry is not a replay of the answer given: ${again.status} ${again.text.slice(0, 200)} vs ${r.text.slice(0, 200)}`)
+  const problems: string[] = []
+  try {
+    const queue = [...prepared]
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        for (let p = queue.shift(); p; p = queue.shift()) await drive(p)
+      }),
+    )
+    done = true
+    await killer
+    for (const p of prepared) {
+      const r = p.acknowledged!
+      if (r.status !== 201) problems.push(`${p.w.kind} ${p.key}: answered ${r.status} ${r.text.slice(0, 200)}`)
+      const effect = await p.w.effect()
+      if (JSON.stringify(effect) !== JSON.stringify(p.w.once)) problems.push(`${p.w.kind} ${p.key}: effect ${JSON.stringify(effect)}, expected exactly ${JSON.stringify(p.w.once)} (${p.attempts} attempts)`)
+      // The answer kept under the key is the one the client was given (first or replayed).
+      const again = await send(server.base, 'POST', p.w.path, { token: p.w.token, body: p.w.body, headers: { 'Idempotency-Key': p.key } })
+      if (again.headers.get('idempotent-replayed') !== 'true' || again.text !== r.text) problems.push(`${p.w.kind} ${p.key}: a later retry is not a replay of the answer given: ${again.status} ${again.text.slice(0, 200)} vs ${r.text.slice(0, 200)}`)
+    }
+  } finally {
+    done = true
+    await killer.catch(() => {})
+    await server.kill()
   }
   const retried = prepared.filter((p) => p.attempts > 1).length
   const replayed = prepared.filter((p) => p.replays > 0).length
-  await server.kill()
   return { problems, kills, retried, replayed }
 }
 
