@@ -34,6 +34,7 @@ describe.skipIf(Boolean(why))('behind PgBouncer (transaction pooling)', () => {
     console.log(`idempotency behind PgBouncer: ${TRIALS} trials in ${((Date.now() - started) / 1000).toFixed(1)} s; answers: ${JSON.stringify(tally)}`)
     expect(problems).toEqual([])
     expect(tally.first).toBe(TRIALS)
+    expect(tally.conflict).toBeGreaterThan(0)
   }, 300_000)
 
   test('rate limits exact across 3 processes', async () => {
