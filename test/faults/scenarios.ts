@@ -242,7 +242,7 @@ export async function killAfterCommit(startEnv?: Record<string, string>) {
       const effect = await w.effect()
       if (JSON.stringify(effect) !== JSON.stringify(w.once)) problems.push(`${kind}: effect ${JSON.stringify(effect)}, expected exactly ${JSON.stringify(w.once)}`)
       // The replayed answer names the record that exists.
-      const id = retry.body?.data?.id ?? retry.body?.data?.authorizationId ?? retry.body?.data?.results?.[0]?.contactId
+      const id = retry.body?.data?.id ?? retry.body?.data?.authorizationId ?? retry.body?.data?.results?.[0]?.contactId ?? retry.body?.data?.runs?.[0]?.id
       const [exists] = id ? await sql.unsafe(`SELECT 1 FROM ${table(kind)} WHERE workspace_id = $1 AND id = $2`, [w.workspaceId, id]) : []
       if (!exists) problems.push(`${kind}: the replayed answer names ${id}, which is not in ${table(kind)}`)
     }
@@ -253,4 +253,4 @@ export async function killAfterCommit(startEnv?: Record<string, string>) {
 }
 
 const table = (kind: WriteKind) =>
-  ({ createExperiment: 'experiments', importContacts: 'contacts', authorizeAgentAction: 'agent_requests', reportAgentResult: 'agent_results' })[kind]
+  ({ createExperiment: 'experiments', createAction: 'actions', importContacts: 'contacts', trackEvent: 'workflow_runs', authorizeAgentAction: 'agent_requests', reportAgentResult: 'agent_results' })[kind]

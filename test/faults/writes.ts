@@ -1,4 +1,5 @@
 import { insertAbTest } from '../fixtures.ts'
+import { insertCampaign, insertContacts, insertWorkflow } from '../write-fixtures.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { type Reply, send } from './cluster.ts'
 
@@ -6,18 +7,19 @@ import { type Reply, send } from './cluster.ts'
  * The writes the fault suite repeats, each in a fresh workspace of its own (fresh credentials too,
  * so no rate limit is reached), with a way to count its effect in the database.
  *
- * A representative set, one of each kind of write path the API has:
+ * Every write of the API, each a different path through the domain:
  * - createExperiment: a plain insert behind a row lock (FOR SHARE on the test) and one event;
- * - importContacts: an upsert behind the contacts-allowance lock, with one event per contact (a second run would answer "unchanged" and write no event: a different answer);
+ * - createAction: the planner (reads the campaign, the workspace's limits) and one event;
+ * - importContacts: an upsert behind the contacts-allowance lock, with one event per contact (a
+ *   second run would answer "unchanged" and write no event: a different answer);
+ * - trackEvent: a monthly allowance counter, a workflow run per listening workflow, their events;
  * - authorizeAgentAction: the agent gateway, with an agent credential (its keys are scoped per
  *   agent), many rows per request and the workspace's event sequence;
  * - reportAgentResult: a write whose repeat is refused *and recorded* (a kept 409), unique per
  *   authorization.
- * createAction and trackEvent take the same route through the pipeline (write.ts) as
- * createExperiment: one insert and its events in one transaction.
  */
-export type WriteKind = 'createExperiment' | 'importContacts' | 'authorizeAgentAction' | 'reportAgentResult'
-export const WRITE_KINDS: WriteKind[] = ['createExperiment', 'importContacts', 'authorizeAgentAction', 'reportAgentResult']
+export type WriteKind = 'createExperiment' | 'createAction' | 'importContacts' | 'trackEvent' | 'authorizeAgentAction' | 'reportAgentResult'
+export const WRITE_KINDS: WriteKind[] = ['createExperiment', 'createAction', 'importContacts', 'trackEvent', 'authorizeAgentAction', 'reportAgentResult']
 
 export type PreparedWrite = {
   kind: WriteKind
@@ -59,6 +61,29 @@ export async function prepareWrite(kind: WriteKind, base: string): Promise<Prepa
         body: { hypothesis: `Trial ${n}: a subject line naming the roast will win on opens.`, kind: 'email_ab_test', subjectId: abt, expectation: 'a_better' },
         effect: () => counts(ws.id, ['experiments'], ['experiment.created']),
         once: { experiments: 1, 'event experiment.created': 1 },
+      }
+    }
+    case 'createAction': {
+      const campaign = await insertCampaign(ws.id, { name: `Trial ${n}` })
+      return {
+        kind, workspaceId: ws.id, token: ws.live, path: '/actions',
+        body: { kind: 'pause_campaign', args: { campaignId: campaign } },
+        effect: () => counts(ws.id, ['actions'], ['action.proposed', 'action.refused']),
+        once: { actions: 1, 'event action.proposed': 1, 'event action.refused': 0 },
+      }
+    }
+    case 'trackEvent': {
+      await insertContacts(ws.id, [{ email: `trial-${n}@example.com` }])
+      await insertWorkflow(ws.id, 'order.placed')
+      return {
+        kind, workspaceId: ws.id, token: ws.live, path: '/track',
+        body: { event: 'order.placed', email: `trial-${n}@example.com`, properties: { trial: n } },
+        effect: async () => {
+          const { sql } = await getHarness()
+          const [u] = await sql<{ used: number }[]>`SELECT COALESCE(sum(used), 0)::int AS used FROM usage_counters WHERE workspace_id = ${ws.id} AND name = 'trackedEvents'`
+          return { ...(await counts(ws.id, ['workflow_runs'], ['workflow.started'])), 'trackedEvents used': u!.used }
+        },
+        once: { workflow_runs: 1, 'event workflow.started': 1, 'trackedEvents used': 1 },
       }
     }
     case 'importContacts':
