@@ -14,7 +14,10 @@ import fc from 'fast-check'
 import { STATUS_OF } from '../../server/src/http/answer.ts'
 import { operations } from '../../server/src/http/operations.ts'
 import type { Operation } from '../../server/src/routes/operation.ts'
-import { getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { EXAMPLE } from '../../server/src/routes/examples.ts'
+import { insertAbTest, insertDecisions, insertEmailSend, insertMission } from '../fixtures.ts'
+import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { insertCampaign, insertContacts, insertList, insertSegment, insertWorkflow } from '../write-fixtures.ts'
 import { type BadRequest, badRequestArbitrary } from './bad-requests.ts'
 
 const RUNS = Number(process.env.FAULT_BAD_RUNS ?? 300)
@@ -22,11 +25,45 @@ const SEED = Number(process.env.FAULT_SEED ?? 20_261_123)
 /** Requests per workspace before a fresh one: its token allows 600 an hour, its agent 1,200. */
 const PER_WORKSPACE = 250
 
-let current: { ws: Workspace; used: number } | undefined
-async function workspace(): Promise<Workspace> {
-  if (!current || current.used >= PER_WORKSPACE) current = { ws: await makeWorkspace(), used: 0 }
+type Target = { ws: Workspace; real: Map<string, string>; used: number }
+let current: Target | undefined
+
+/**
+ * A fresh workspace every PER_WORKSPACE requests, holding a real record for every id of the
+ * examples (and the example's contact and workflow for trackEvent), so that a request whose fault
+ * is elsewhere reaches past "404 not found" into the domain and the database.
+ */
+async function workspace(): Promise<Target> {
+  if (!current || current.used >= PER_WORKSPACE) {
+    const ws = await makeWorkspace()
+    const mission = await insertMission(ws.id)
+    const campaign = await insertCampaign(ws.id)
+    const contacts = await insertContacts(ws.id, [{ email: 'olivia.bennett@gmail.com', tags: ['vip'] }])
+    await insertWorkflow(ws.id, 'checkout.abandoned')
+    const auth = await call('POST', '/api/v1/agent/authorize', { token: ws.agent.credential, body: { tool: 'ads', action: 'pause_campaign', summary: 'Bad-request setup' } })
+    if (auth.status !== 201) throw new Error(`setup: authorize answered ${auth.status} ${auth.text}`)
+    const real: Record<keyof typeof EXAMPLE, string> = {
+      mission,
+      decision: (await insertDecisions(ws.id, mission, 1))[0]!,
+      abTest: await insertAbTest(ws.id, 'running'),
+      emailSend: await insertEmailSend(ws.id, 'open'),
+      campaign,
+      list: await insertList(ws.id, contacts),
+      segment: await insertSegment(ws.id, ['vip']),
+      agent: ws.agent.id,
+      authorization: auth.body.data.authorizationId,
+    }
+    current = { ws, real: new Map(Object.entries(EXAMPLE).map(([k, id]) => [id, real[k as keyof typeof EXAMPLE]])), used: 0 }
+  }
   current.used++
-  return current.ws
+  return current
+}
+
+/** The example's ids swapped for the workspace's real ones, wherever they are in the text. */
+function withReal(text: string, real: Map<string, string>): string {
+  let out = text
+  for (const [example, id] of real) out = out.replaceAll(example, id)
+  return out
 }
 
 const statuses: Record<string, Record<number, number>> = {}
@@ -67,7 +104,7 @@ function judge(op: Operation, status: number, contentType: string | null, text: 
 
 async function sendBad(op: Operation, r: BadRequest): Promise<string | undefined> {
   const { url } = await getHarness()
-  const ws = await workspace()
+  const { ws, real } = await workspace()
   const headers: Record<string, string> = { ...r.headers }
   const own = op.auth.kind === 'agent' ? ws.agent.credential : op.auth.kind === 'workspace' ? ws.live : undefined
   const other = op.auth.kind === 'agent' ? ws.live : ws.agent.credential
@@ -76,7 +113,8 @@ async function sendBad(op: Operation, r: BadRequest): Promise<string | undefined
   sent++
   let res: Response
   try {
-    res = await fetch(`${url}/api/v1${op.path}${r.query}`, { method: r.method, headers, body: r.body, signal: AbortSignal.timeout(20_000) })
+    const body = typeof r.body === 'string' ? withReal(r.body, real) : r.body
+    res = await fetch(`${url}/api/v1${op.path}${withReal(r.query, real)}`, { method: r.method, headers, body, signal: AbortSignal.timeout(20_000) })
   } catch (err) {
     return `no answer (${(err as Error).message})`
   }
