@@ -224,7 +224,7 @@ export async function killAfterCommit(startEnv?: Record<string, string>) {
       const socket = await Bun.connect({ hostname: url.hostname, port: Number(url.port), socket: { data() {}, error() {}, close() {} } })
       socket.write(head + body)
       let committed = false
-      for (let i = 0; i < 2000 && !committed; i++) {
+      for (const until = Date.now() + 20_000; !committed && Date.now() < until; ) {
         const [row] = await sql`SELECT 1 FROM idempotency_keys WHERE workspace_id = ${w.workspaceId} AND key = ${key}`
         committed = Boolean(row)
         if (!committed) await Bun.sleep(1)
