@@ -22,7 +22,7 @@ describe.skipIf(Boolean(needsPostgres))('kill -9 during writes', () => {
     expect(r.problems).toEqual([])
     expect(r.kills).toBeGreaterThan(0)
     expect(r.retried).toBeGreaterThan(0)
-  }, 180_000)
+  }, 300_000)
 
   test('killed after the commit and before the client read the answer: the retry is a replay, the effect one', async () => {
     const { problems } = await killAfterCommit()

@@ -51,5 +51,5 @@ describe.skipIf(Boolean(why))('behind PgBouncer (transaction pooling)', () => {
     expect(r.kills).toBeGreaterThan(0)
     const after = await killAfterCommit(env)
     expect(after.problems).toEqual([])
-  }, 240_000)
+  }, 300_000)
 })

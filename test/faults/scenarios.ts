@@ -22,9 +22,13 @@ export type Summary = { lines: string[] }
 export async function idempotencyTrials(servers: ServerProcess[], trials: number, concurrency = 30, kinds: WriteKind[] = WRITE_KINDS) {
   const problems: string[] = []
   const tally: Record<string, number> = { first: 0, replayed: 0, conflict: 0 }
+  const prepare = (t: number) => prepareWrite(kinds[t % kinds.length]!, servers[t % servers.length]!.base)
+  // The next trial's workspace is made while this one's requests run.
+  let next = prepare(0)
   for (let t = 0; t < trials; t++) {
     const kind = kinds[t % kinds.length]!
-    const w = await prepareWrite(kind, servers[t % servers.length]!.base)
+    const w = await next
+    if (t + 1 < trials) next = prepare(t + 1)
     const key = `trial-${t}-${crypto.randomUUID()}`
     const fire = (i: number) =>
       send(servers[(i + t) % servers.length]!.base, 'POST', w.path, { token: w.token, body: w.body, headers: { 'Idempotency-Key': key } })
@@ -101,13 +105,15 @@ type Pending = { w: PreparedWrite; key: string; acknowledged?: Reply; attempts: 
 
 /**
  * `writes` writes (the kinds in turn, each in its own workspace) sent `parallel` at a time to one
- * server process, which is killed with SIGKILL at random moments (0..100 ms after its first answer) and restarted
+ * server process, which is killed with SIGKILL at random moments (0..100 ms after it has answered 1 to 5 writes; at
+ * most `maxKills` times) and restarted
  * each time. A write that got no answer is retried with the same key until it gets one. Then: every
  * write has exactly one effect, and every answer is a correct one (a replay where the write had
  * committed before the kill). `startEnv` is passed to every server start.
  */
-export async function killDuringWrites(writes: number, opts: { parallel?: number; startEnv?: Record<string, string>; seed?: number } = {}) {
+export async function killDuringWrites(writes: number, opts: { parallel?: number; startEnv?: Record<string, string>; seed?: number; maxKills?: number } = {}) {
   const parallel = opts.parallel ?? 4
+  const maxKills = opts.maxKills ?? 20
   let rnd = opts.seed ?? 1
   const random = () => ((rnd = (Math.imul(rnd, 1_103_515_245) + 12_345) >>> 0), rnd / 2 ** 32)
   let server = await startServerProcess(opts.startEnv)
@@ -122,11 +128,13 @@ export async function killDuringWrites(writes: number, opts: { parallel?: number
   let answeredHere = 0
   const killer = (async () => {
     while (!done) {
-      // Once this process has answered a write (so every start makes progress), at a random moment:
-      // the writers are busy all the time, so the kill lands among writes in flight.
-      while (!done && answeredHere === 0) await Bun.sleep(5)
+      // Once this process has answered 1 to 5 writes (so every start makes progress, and the kills
+      // spread over the whole run), at a random moment: the writers are busy all the time, so the
+      // kill lands among writes in flight. At most maxKills, so the run's time stays bounded.
+      const threshold = 1 + Math.floor(random() * 5)
+      while (!done && answeredHere < threshold) await Bun.sleep(5)
       await Bun.sleep(random() * 100)
-      if (done) break
+      if (done || kills >= maxKills) break
       const victim = server
       restarting = (async () => {
         await victim.kill()
