@@ -3,7 +3,10 @@ import { z } from 'zod'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
 import { operations } from '../../server/src/http/operations.ts'
 import { cursorNames, querySchemaOf } from '../../server/src/http/paging.ts'
+import { createToken } from '../../server/src/domain/credentials.ts'
+import { newId } from '../../server/src/core/ids.ts'
 import { call, getHarness } from '../harness.ts'
+import { ID_SITES, inputsTakingIds, type Own } from '../support/id-sites.ts'
 
 /**
  * Nothing of another workspace ever appears in any read. Two full demo workspaces on one database;
@@ -57,11 +60,21 @@ async function idsOf(workspaceId: string): Promise<string[]> {
   return ids
 }
 
+let pair: Promise<{ a: DemoWorkspace; b: DemoWorkspace }> | undefined
+/** Two full demo workspaces on one database, made once for the file. */
+function demoPair() {
+  pair ??= (async () => {
+    const { sql } = await getHarness()
+    return { a: await createDemoWorkspace(sql, { name: 'Isolation A' }), b: await createDemoWorkspace(sql, { name: 'Isolation B' }) }
+  })()
+  return pair
+}
+
+const ID_IN_TEXT = /\b([a-z]+)_[0-9a-hjkmnp-tv-z]{26}\b/g
+
 describe('workspace isolation', () => {
   test('no read answers anything of another workspace', async () => {
-    const { sql } = await getHarness()
-    const a: DemoWorkspace = await createDemoWorkspace(sql, { name: 'Isolation A' })
-    const b: DemoWorkspace = await createDemoWorkspace(sql, { name: 'Isolation B' })
+    const { a, b } = await demoPair()
     const [idsA, idsB] = await Promise.all([idsOf(a.workspace.id), idsOf(b.workspace.id)])
     expect(idsA.length).toBeGreaterThan(1000)
     const [seenByA, seenByB] = [await everyAnswer(a.tokens.live), await everyAnswer(b.tokens.live)]
@@ -71,4 +84,90 @@ describe('workspace isolation', () => {
     expect(idsB.filter((id) => seenByA.includes(id))).toEqual([])
     expect(idsA.filter((id) => seenByB.includes(id))).toEqual([])
   }, 120_000)
+
+  test('every id a workspace can see, sent by another workspace on every operation that takes one: answered as an id that does not exist', async () => {
+    const { sql } = await getHarness()
+    const { a, b } = await demoPair()
+    // Every site of the table covers an input of the document, and every input taking an id has a site.
+    expect([...new Set(ID_SITES.map((s) => `${s.operationId} ${s.input}`))].sort()).toEqual(inputsTakingIds())
+
+    // What A can see: every id in every answer of every read, following every page (with a token
+    // of its own: the first test spent part of the demo token's hour).
+    const seen = await everyAnswer((await createToken(sql, { workspaceId: a.workspace.id, scopes: 'all' })).token)
+    const visible = new Map<string, string[]>()
+    for (const m of seen.matchAll(ID_IN_TEXT)) {
+      const list = visible.get(m[1]!) ?? []
+      if (!list.includes(m[0])) visible.set(m[1]!, [...list, m[0]])
+    }
+    const idsA = new Set((await idsOf(a.workspace.id)).filter((id) => id !== a.workspace.id))
+    const first = async (table: string, where = 'true') =>
+      (await sql.unsafe<{ id: string }[]>(`SELECT id FROM ${table} WHERE workspace_id = $1 AND ${where} ORDER BY id LIMIT 1`, [b.workspace.id]))[0]!.id
+    const own: Own = {
+      abTest: b.fixtures.openAbTestId,
+      emailSend: b.fixtures.emailSendId,
+      decision: b.fixtures.decisionId,
+      campaign: await first('campaigns', "status = 'active'"),
+      list: b.fixtures.listId,
+      segment: await first('segments'),
+    }
+    // B's credentials, a fresh token every 400 calls (600 an hour each).
+    let live = b.tokens.live
+    let calls = 0
+    const token = async (kind: 'live' | 'agent') => {
+      if (kind === 'agent') return b.agents[0]!.credential
+      if (++calls % 400 === 0) live = (await createToken(sql, { workspaceId: b.workspace.id, scopes: 'all' })).token
+      return live
+    }
+    const ask = async (site: (typeof ID_SITES)[number], id: string) => {
+      const op = operations.find((o) => o.operationId === site.operationId)!
+      const req = site.request(id, own)
+      const qs = req.query ? `?${new URLSearchParams(req.query)}` : ''
+      const r = await call(op.method, `/api/v1${op.path}${qs}`, { token: await token(site.credential), body: req.body })
+      // The id sent may be named back; any other id of A may not appear.
+      const named = r.text.replaceAll(id, '<id>')
+      return { status: r.status, code: r.body?.error?.code ?? null, message: (r.body?.error?.message ?? '').replaceAll(id, '<id>'), named }
+    }
+
+    const problems: string[] = []
+    let tried = 0
+    for (const site of ID_SITES) {
+      const ids = visible.get(site.prefix) ?? []
+      if (!ids.length) problems.push(`${site.operationId} ${site.input}: workspace A shows no ${site.prefix}_ id to try`)
+      const nowhere = await ask(site, newId(site.prefix === 'auth' ? 'authorization' : prefixKind(site.prefix)))
+      expect(`${site.operationId} ${site.input}: ${nowhere.status}`).not.toMatch(/: (2\d\d|5\d\d)$/)
+      for (const id of ids) {
+        tried++
+        const got = await ask(site, id)
+        const leaked = [...got.named.matchAll(ID_IN_TEXT)].map((m) => m[0]).filter((x) => idsA.has(x))
+        if (leaked.length) problems.push(`${site.operationId} ${site.input}=${id}: the answer shows A's ${leaked.join(', ')}`)
+        if (got.status !== nowhere.status || got.code !== nowhere.code || got.message !== nowhere.message) {
+          problems.push(`${site.operationId} ${site.input}=${id}: ${got.status} ${got.code} "${got.message}", but for an id that does not exist ${nowhere.status} ${nowhere.code} "${nowhere.message}"`)
+        }
+      }
+    }
+    // Cursors are ids of a kind too: A's, sent by B, are refused like any cursor this API did not issue.
+    for (const op of reads.filter((o) => o.kind === 'list')) {
+      const { param } = cursorNames(op.paging)
+      const page = await call('GET', `/api/v1${op.path}?limit=1`, { token: a.tokens.live })
+      const cursor = page.body?.meta?.nextCursor ?? page.body?.meta?.nextBefore
+      if (typeof cursor !== 'string') continue
+      tried++
+      const theirs = await call('GET', `/api/v1${op.path}?limit=1&${param}=${encodeURIComponent(cursor)}`, { token: await token('live') })
+      const bogus = await call('GET', `/api/v1${op.path}?limit=1&${param}=${encodeURIComponent(`${cursor.slice(0, -4)}AAAA`)}`, { token: await token('live') })
+      if (theirs.status !== bogus.status || theirs.body?.error?.code !== bogus.body?.error?.code || theirs.status !== 400) {
+        problems.push(`${op.operationId}: A's cursor sent by B answered ${theirs.status} ${theirs.text.slice(0, 200)}; a bogus one ${bogus.status} ${bogus.body?.error?.code}`)
+      }
+    }
+    console.log(`isolation: ${tried} foreign ids and cursors tried on ${ID_SITES.length} sites`)
+    expect(problems).toEqual([])
+    expect(tried).toBeGreaterThan(100)
+  }, 300_000)
 })
+
+/** The id kind of a prefix (core/ids.ts), for an id that names nothing. */
+function prefixKind(prefix: string): Parameters<typeof newId>[0] {
+  const kinds: Record<string, Parameters<typeof newId>[0]> = {
+    msn: 'mission', agt: 'agent', abt: 'abTest', snd: 'emailSend', dec: 'decision', cmp: 'campaign', lst: 'list', seg: 'segment',
+  }
+  return kinds[prefix]!
+}
