@@ -93,8 +93,10 @@ function judge(op: Operation, status: number, contentType: string | null, text: 
     if (typeof e.message !== 'string' || !e.message) return `answered ${status} with an empty message`
     if (e.requestId !== requestId) return `error.requestId ${e.requestId} is not the X-Request-Id ${requestId}`
     const expected = STATUS_OF[e.code as keyof typeof STATUS_OF]
-    // 405 (a method the path does not take) is the one status not its code's own.
-    if (expected === undefined || (expected !== status && status !== 405)) return `answered ${status} with code ${e.code}`
+    // 405 (a method the path does not take) and 414 (a URL over 8 KiB, docs/operations.md) are the
+    // statuses answered with `invalid_request` that are not its own 400.
+    const ownStatus = expected === status || (e.code === 'invalid_request' && (status === 405 || status === 414))
+    if (expected === undefined || !ownStatus) return `answered ${status} with code ${e.code}`
     return undefined
   }
   if (op.kind === 'item' && op.bare) return undefined
