@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
@@ -30,6 +31,8 @@ let demo: DemoWorkspace | undefined
 let server: RunningServer
 const demoFile = join(config.dataDir, 'demo.json')
 try {
+  // A port already served is refused at once, before the database is opened (and again by listen).
+  await portIsFree(config.host, config.port)
   db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts })
   if (db.kind === 'embedded-client') {
     console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
@@ -96,6 +99,16 @@ async function shutdown(signal: string) {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
+
+/** Resolves when `port` can be bound on `host` (exclusively), rejects with EADDRINUSE and the like when not. */
+function portIsFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()))
+  })
+}
 
 /** A file only its owner can read: it holds credentials. */
 function writeSecret(path: string, text: string) {

@@ -34,7 +34,7 @@ describe('a server that cannot start says why in one line', () => {
   for (const port of ['abc', '99999', '-1', '0x10']) {
     test(`PORT=${port}`, async () => {
       expectOneLine(await runToExit({ PORT: port, DATA_DIR: dataDir() }), 'PORT', JSON.stringify(port), 'whole number from 0 to 65535')
-    })
+    }, 70_000)
   }
 
   test('an unreachable DATABASE_URL, with its password hidden', async () => {
@@ -43,7 +43,7 @@ describe('a server that cannot start says why in one line', () => {
     expectOneLine(run, 'DATABASE_URL', '127.0.0.1:1', 'connection refused', 'Check DATABASE_URL')
     expect(run.stderr).not.toContain('s3cret')
     expect(Date.now() - started).toBeLessThan(20_000)
-  })
+  }, 70_000)
 
   test('a second server on the same port refuses to start, naming the port; the first still answers', async () => {
     const first = await startServerProcess({ DATA_DIR: dataDir() })
@@ -60,5 +60,5 @@ describe('a server that cannot start says why in one line', () => {
       first.proc.kill('SIGTERM')
       await first.proc.exited
     }
-  }, 120_000)
+  }, 180_000)
 })

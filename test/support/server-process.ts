@@ -30,7 +30,7 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
 }
 
 /** Starts a server and waits for its banner (the line naming its base URL). */
-export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 40_000): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<ServerProcess> {
   const proc = spawnServer(env)
   const stdout = collect(proc.stdout as ReadableStream<Uint8Array>)
   const stderr = collect(proc.stderr as ReadableStream<Uint8Array>)
@@ -47,7 +47,7 @@ export async function startServerProcess(env: Record<string, string | undefined>
 }
 
 /** Runs a server that is expected to stop by itself; its exit code and what it printed. */
-export async function runToExit(env: Record<string, string | undefined>, timeoutMs = 40_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runToExit(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const proc = spawnServer(env)
   const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout as ReadableStream).text(), new Response(proc.stderr as ReadableStream).text(), proc.exited])

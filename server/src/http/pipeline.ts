@@ -47,6 +47,7 @@ export function createPipeline(deps: PipelineDeps) {
   const credentials = new CredentialBatch(deps.counterSql)
   /** On a server, the counters' pool: its commits release their locks before the WAL flush. */
   const unflushed = deps.counterSql === deps.sql ? undefined : deps.counterSql
+  const abandonedLog: Logger = { ...deps.log, error: (_msg, fields) => deps.log.info('request abandoned by its client', { ...fields, error: undefined }) }
 
   /** A call without a credential: limited per client address. */
   function anonymousCall(address: string, headers: Record<string, string>) {
@@ -81,7 +82,9 @@ export function createPipeline(deps: PipelineDeps) {
             : read(deps.sql, op, searchOf(request.url), who.caller)
         })
       } catch (err) {
-        answer = failure(err, requestId, op.kind === 'write' ? 'write' : 'read', deps.log, op.operationId)
+        // A client that went away had its statements cancelled: that is no failure of ours to log as one.
+        const log = request.signal.aborted ? abandonedLog : deps.log
+        answer = failure(err, requestId, op.kind === 'write' ? 'write' : 'read', log, op.operationId)
       }
       if (op.kind === 'write' && answer.status === 201) deps.afterWrite?.()
       deps.counter.count(workspaceId, credentialId, op.operationId, answer.status)
