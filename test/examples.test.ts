@@ -21,7 +21,7 @@ import { attemptsOf, type Rig, rig, settings, until } from './webhooks/support.t
  */
 
 const EXAMPLES = join(ROOT, 'examples')
-const NAMES = ['agent-loop', 'webhook-receivers', 'bulk-import', 'event-poller', 'mcp/guard', 'ai-sdk-agent'] as const
+const NAMES = ['agent-loop', 'webhook-receivers', 'bulk-import', 'event-poller', 'mcp', 'mcp/guard', 'ai-sdk-agent'] as const
 type Name = (typeof NAMES)[number]
 const SDK_VERSION = JSON.parse(readFileSync(join(ROOT, 'sdk', 'package.json'), 'utf8')).version as string
 const NODE = Bun.which('node') ?? 'node'
@@ -546,6 +546,56 @@ describe('examples/', () => {
         { resource: 'Winter sale', decision: 'allowed', facts: { recipients: 2 }, result: { status: 'completed', summary: 'Sent "Winter sale" to 2 recipient(s).' } },
         { resource: 'Everyone', decision: 'denied', facts: { recipients: 5 }, result: null },
       ])
+    },
+    60_000,
+  )
+
+  test(
+    'mcp: drive.js starts growth mcp as claude_desktop_config.json says (credentials from growth login profiles), reads and pages, asks, acts and reports as the agent; the workspace sees it',
+    async () => {
+      const { sql } = await getHarness()
+      const demo = await createDemoWorkspace(sql, { name: 'Examples: MCP' })
+      const pacer = demo.agents[0]!
+      const campaign = demo.fixtures.campaignId
+      // `growth` on the PATH, as npm link puts it there, and a home of its own for the profiles.
+      const home = mkdtempSync(join(tmpdir(), 'growth-example-mcp-home-'))
+      mkdirSync(join(home, 'bin'))
+      symlinkSync(join(ROOT, 'cli', 'bin', 'growth.js'), join(home, 'bin', 'growth'))
+      const shell = { HOME: home, PATH: `${join(home, 'bin')}:${process.env.PATH ?? ''}` }
+      const dir = projects.mcp
+      for (const [profile, token] of [['default', demo.tokens.live], ['agent', pacer.credential]] as const) {
+        const login = await run([join(home, 'bin', 'growth'), 'login', '--profile', profile, '--token', token, '--base-url', base], dir, shell)
+        expect(`${login.code} ${login.stderr}`).toBe('0 ')
+      }
+      const r = await run(scriptCommand('mcp', 'start'), dir, { ...shell, GROWTH_BASE_URL: base, GROWTH_TOKEN: demo.tokens.live, CAMPAIGN: campaign })
+      expect(`${r.code} ${r.stderr}`).toBe('0 ')
+      const out = r.stdout
+
+      // The workspace token's tools: every one of them, a list paged with its cursor, money in its format.
+      expect(out).toMatch(/^growth: 21 tools \(listMissions, listDecisions, listSignals, listOpportunities, \.\.\.\)\n> listDecisions \{"limit":2\}\n {2}2 items:\n {2}- id: dec_/)
+      // The second page: the first answer's nextCursor, which the API pages with.
+      const cursor = /\n> listDecisions \{"limit":2,"cursor":"([^"]+)"\}\n {2}2 items:\n/.exec(out)?.[1]
+      expect(cursor).toBeDefined()
+      const page2 = await call('GET', `/api/v1/decisions?limit=2&cursor=${cursor}`, { token: demo.tokens.live })
+      expect(page2.status).toBe(200)
+      expect(out).toMatch(/> getRevenue \{\}\n {2}from: \S+\n {2}to: \S+\n {2}currencies:\n {4}- currency: EUR\n {6}orders: \d+\n {6}total: €[\d,]+\.\d\d\n/)
+
+      // The agent's tools: who it is, allowed and reported, denied with its failed checks.
+      expect(out).toContain(`> my_profile {}\n  You are Budget Pacer (${pacer.id}).\n`)
+      const allowed = new RegExp(`> request_permission \\{"tool":"ads","action":"pause_campaign","resource":"${campaign}",[^\\n]+\\n {2}Allowed: Budget Pacer may pause a campaign \\(ads\\.pause_campaign\\) and every check passed\\.\\n {2}authorizationId: (auth_\\w+) \\(valid until `).exec(out)
+      expect(allowed).not.toBeNull()
+      const auth = allowed![1]!
+      expect(out).toContain(`> report_result {"authorizationId":"${auth}","status":"completed","summary":"Paused until 06:00."}\n  Recorded: completed for ${auth} (res_`)
+      expect(out).toMatch(/> request_permission \{"tool":"email","action":"send_campaign",[^\n]+\n {2}Denied: Budget Pacer is not permitted to send an email campaign[^\n]+\n {2}Checks that failed:\n {2}- permission: /)
+      expect(out).toMatch(/Budget Pacer's last requests, as the workspace sees them:\n {2}denied email\.send_campaign winter-newsletter: nothing reported\n {2}allowed ads\.pause_campaign cmp_\w+: reported completed\n$/)
+
+      // Through the API: the two decisions, and the result reported under the allowed one.
+      const requests = await call('GET', `/api/v1/agents/requests?agentId=${pacer.id}&limit=2`, { token: demo.tokens.live })
+      expect(requests.body.data.map((q: any) => [q.decision, q.tool, q.action, q.result?.status ?? null])).toEqual([
+        ['denied', 'email', 'send_campaign', null],
+        ['allowed', 'ads', 'pause_campaign', 'completed'],
+      ])
+      expect(requests.body.data[1].authorizationId).toBe(auth)
     },
     60_000,
   )

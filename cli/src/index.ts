@@ -21,6 +21,7 @@ import { registerWorker } from './commands/worker.ts'
 import { registerApiCommands } from './api/commands.ts'
 import { registerListen } from './api/listen.ts'
 import { registerLogin } from './api/login.ts'
+import { registerMcp } from './mcp/command.ts'
 import { registerWebhooksVerify } from './commands/webhooks/verify.ts'
 import { registerMcpGuard } from './mcp/guard/command.ts'
 import { handleError } from './errors.ts'
@@ -38,6 +39,9 @@ export function buildProgram(): Command {
     .configureOutput({ writeOut, writeErr })
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)
+    // A command's options are its own: those after a subcommand's name are the subcommand's
+    // (growth mcp --token ... beside growth mcp guard --token ...).
+    .enablePositionalOptions()
 
   const admin = program.command('admin').description('issue credentials, register agents, manage the database')
   registerMigrate(admin)
@@ -79,6 +83,7 @@ export function buildProgram(): Command {
   registerLogin(program)
   registerApiCommands(program)
   registerListen(program)
+  registerMcp(program)
   registerWebhooksVerify(program.command('webhooks').description('for receivers of webhook deliveries'))
   registerMcpGuard(program)
 

@@ -1,0 +1,132 @@
+import { AuthenticationError, ConnectionError, type Growth, GrowthError } from '../../../sdk/src/index.ts'
+import type { AgentAuthorization, AgentResult, AgentSelf } from '../../../sdk/src/generated/models.ts'
+import { maskToken, type Credentials } from '../api/profiles.ts'
+import { CliError } from '../errors.ts'
+import { answer, failureOf, lines, text } from './format.ts'
+import { type DeclaredOperation, declaredOperations } from './schema.ts'
+import { newIdempotencyKey, type McpTool, type Toolbox } from './tool.ts'
+
+/**
+ * An agent credential's tools: the agent gateway, for an agent that reaches its tools through MCP.
+ * - `request_permission` (POST /agent/authorize): may I do this? The facts the gateway judges
+ *   (amountMinor, currency, amountPercent, increase, recipients, records) are typed in its schema.
+ *   Every decision is an answer, not an error: allowed (with the authorizationId to report under),
+ *   denied (the reason and the checks that failed), requires_approval (the approvalId, and that a
+ *   person must decide).
+ * - `report_result` (POST /agent/result): what became of an allowed action.
+ * - `my_profile` (GET /agent/me): what the agent may do and ask for.
+ */
+
+/** The tool of each agent operation. */
+export const AGENT_TOOLS = { authorizeAgentAction: 'request_permission', reportAgentResult: 'report_result', getAgentSelf: 'my_profile' } as const
+
+const INTRO: Record<keyof typeof AGENT_TOOLS, string> = {
+  authorizeAgentAction: [
+    'Ask the agent gateway whether you may do an action, BEFORE doing anything with effects (spending, sending, changing, exporting). Describe the action: tool and action keys (as my_profile lists your permissions), the resource it acts on, a one-line summary a person can read, and its facts (amounts, percentages, recipients, records) so the gateway can check them against your ceilings and the workspace\'s limits and rules.',
+    'The answer is one of: allowed (do it, then call report_result with the authorizationId); denied (do not do it: the reason and the failed checks say why); requires_approval (do not do it now: a person must decide the approval; once they approve, the same request asked again is allowed, once).',
+  ].join('\n\n'),
+  reportAgentResult: 'After an allowed action, report what became of it: completed (with a one-line summary), failed (with the error) or cancelled. Use the authorizationId request_permission gave.',
+  getAgentSelf: 'What you, the agent, may do (your permissions as tool and action keys, in words), the data you may use, your ceilings, your rate limit, and whether the workspace has stopped its agents.',
+}
+
+function authorizationText(a: AgentAuthorization): string {
+  const failed = a.checks.filter((c) => !c.passed)
+  if (a.decision === 'allowed') {
+    return text([
+      a.reason,
+      `authorizationId: ${a.authorizationId}${a.expiresAt ? ` (valid until ${a.expiresAt})` : ''}`,
+      'Do the action now, then call report_result with this authorizationId and what became of it.',
+    ])
+  }
+  if (a.decision === 'denied') {
+    return text([
+      a.reason,
+      failed.length > 0 && ['Checks that failed:', ...failed.map((c) => `- ${c.name}: ${c.detail}`)],
+      a.rules.length > 0 && ['Rules that applied:', ...a.rules.map((r) => `- ${r.sentence} (${r.effect}, ${r.id})`)],
+      `authorizationId: ${a.authorizationId}`,
+      'Do not do this action. Tell the person why, or ask for something within these checks.',
+    ])
+  }
+  return text([
+    a.reason,
+    `approvalId: ${a.approvalId} (pending: a person must decide)`,
+    failed.length > 0 && ['Checks that need a person:', ...failed.map((c) => `- ${c.name}: ${c.detail}`)],
+    `Do not do the action now. A person decides the approval (in the product, or with: growth admin approval approve ${a.approvalId}). Once it is approved, call request_permission again with exactly the same request (tool, action, resource, facts, params): it is then allowed, once.`,
+  ])
+}
+
+function resultText(r: AgentResult): string {
+  return text([`Recorded: ${r.status} for ${r.authorizationId} (${r.id}). It is kept as your report, not verified.`])
+}
+
+function profileText(me: AgentSelf): string {
+  return text([
+    `You are ${me.agent.name} (${me.agent.id}).`,
+    me.agentsStopped && `The workspace has stopped its agents${me.stoppedReason ? `: ${me.stoppedReason}` : ''}. Every request is denied until they are resumed.`,
+    lines({ permissions: me.permissions, dataAccess: me.dataAccess, maxUnattendedRisk: me.maxUnattendedRisk, ceilings: me.ceilings, limits: me.limits }),
+  ])
+}
+
+function agentTool(growth: Growth, op: DeclaredOperation): McpTool {
+  const id = op.operationId as keyof typeof AGENT_TOOLS
+  const name = AGENT_TOOLS[id]
+  const description = [INTRO[id], `${op.summary}. ${op.description}`].join('\n\n')
+  const annotations = { title: op.summary, readOnlyHint: op.spec.kind !== 'write', openWorldHint: false }
+  let call: McpTool['call']
+  if (id === 'authorizeAgentAction') {
+    call = async (args, signal) => {
+      try {
+        const { data, requestId } = await growth.agent.authorize(args as never, { idempotencyKey: newIdempotencyKey(), signal }).withResponse()
+        const a = data as AgentAuthorization
+        return answer({ ...a, requestId: requestId ?? null }, authorizationText(a))
+      } catch (err) {
+        return failureOf(err)
+      }
+    }
+  } else if (id === 'reportAgentResult') {
+    call = async (args, signal) => {
+      const idempotencyKey = newIdempotencyKey()
+      try {
+        const { data, requestId } = await growth.agent.result(args as never, { idempotencyKey, signal }).withResponse()
+        return answer({ ...(data as AgentResult), idempotencyKey, requestId: requestId ?? null }, resultText(data as AgentResult))
+      } catch (err) {
+        return failureOf(err)
+      }
+    }
+  } else {
+    call = async (_args, signal) => {
+      try {
+        const { data, requestId } = await growth.agent.me(undefined, { signal }).withResponse()
+        return answer({ ...(data as AgentSelf), requestId: requestId ?? null }, profileText(data as AgentSelf))
+      } catch (err) {
+        return failureOf(err)
+      }
+    }
+  }
+  return { name, title: op.summary, description, inputSchema: op.inputSchema, annotations, argumentCode: op.spec.kind === 'write' ? 'invalid_request' : 'invalid_parameter', call }
+}
+
+/** The tools of an agent credential. At start, GET /agent/me checks the credential and names the agent. */
+export async function agentToolbox(growth: Growth, credentials: Credentials): Promise<Toolbox> {
+  let me: AgentSelf
+  try {
+    me = (await growth.agent.me()) as AgentSelf
+  } catch (err) {
+    if (err instanceof AuthenticationError) throw new CliError(`the API at ${credentials.baseUrl} refused this agent credential (${maskToken(credentials.token)}): ${err.message}`)
+    if (err instanceof ConnectionError) throw new CliError(`${err.message} Is the server running there? (--base-url, GROWTH_BASE_URL or the profile)`)
+    if (err instanceof GrowthError && err.status !== undefined) throw new CliError(`the API at ${credentials.baseUrl} refused: ${err.message} (${err.status} ${err.code ?? ''})`.replace(' )', ')'))
+    throw err
+  }
+  const tools = declaredOperations()
+    .filter((op) => op.caller === 'agent' && op.operationId in AGENT_TOOLS)
+    .map((op) => agentTool(growth, op))
+  const instructions = [
+    `You act as the agent ${me.agent.name} (${me.agent.id}) of a Growth Automation Service workspace, through its agent gateway at ${credentials.baseUrl}.`,
+    'Before any action with effects, call request_permission and act only on allowed; after acting, call report_result with the authorizationId. A denial is final for that request; requires_approval means a person must decide first.',
+    'my_profile says what you are permitted and your ceilings.',
+    me.agentsStopped ? `The workspace has stopped its agents${me.stoppedReason ? `: ${me.stoppedReason}` : ''}; every request is denied until they are resumed.` : undefined,
+  ]
+    .filter(Boolean)
+    .join('\n')
+  return { tools, instructions, summary: `${tools.length} agent tools for ${me.agent.name} (${me.agent.id})` }
+}

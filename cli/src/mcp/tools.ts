@@ -1,0 +1,132 @@
+import { type Growth, isSimulated, type Page } from '../../../sdk/src/index.ts'
+import type { Credentials } from '../api/profiles.ts'
+import { answer, failureOf, lines, text } from './format.ts'
+import { CURSOR, type DeclaredOperation, declaredOperations, TOOL_LIMIT } from './schema.ts'
+import { probeScopes } from './scopes.ts'
+import { newIdempotencyKey, type McpTool, type Toolbox } from './tool.ts'
+
+/**
+ * A workspace token's tools: one per operation its scopes open, named by the operationId, described
+ * by the operation's summary and description, its arguments the operation's query parameters or
+ * body members (schema.ts). Every call goes through the SDK, as the CLI's commands do: its retries,
+ * its errors with code, message and request id, one Idempotency-Key per write (here, per tools/call).
+ */
+
+type Call = (arg: unknown, options?: { idempotencyKey?: string; signal?: AbortSignal }) => {
+  withResponse(): Promise<{ data: unknown; requestId: string | undefined; replayed: boolean }>
+}
+
+function methodOf(growth: Growth, words: readonly string[]): Call {
+  let at: unknown = growth
+  let owner: unknown = growth
+  for (const word of words) {
+    owner = at
+    at = (at as Record<string, unknown>)[word]
+  }
+  if (typeof at !== 'function') throw new Error(`the SDK has no method ${words.join('.')}`)
+  return (at as Call).bind(owner)
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+function listTool(op: DeclaredOperation, call: Call): McpTool['call'] {
+  const paging = op.spec.paging!
+  return async (args, signal) => {
+    const query: Record<string, unknown> = { limit: Math.min(TOOL_LIMIT, paging.defaultLimit), ...args }
+    delete query[CURSOR]
+    if (args[CURSOR] !== undefined) query[paging.param] = args[CURSOR]
+    try {
+      const { data: page, requestId } = await call(query, { signal }).withResponse()
+      const { data, meta } = page as Page<unknown>
+      const hasMore = (page as Page<unknown>).hasNextPage()
+      const position = meta?.[paging.next] ?? null
+      const next = hasMore
+        ? `More: call ${op.operationId} again with cursor "${position}" for the next page.`
+        : position && paging.stream
+          ? `That is all for now; newer items come after cursor "${position}".`
+          : 'That is the end of the list.'
+      return answer(
+        { data, nextCursor: position, hasMore, requestId: requestId ?? null },
+        text([`${plural(data.length, 'item')}${data.length ? ':' : '.'}`, lines(data), next]),
+      )
+    } catch (err) {
+      return failureOf(err)
+    }
+  }
+}
+
+function itemTool(call: Call): McpTool['call'] {
+  return async (args, signal) => {
+    try {
+      const { data, requestId } = await call(args, { signal }).withResponse()
+      return answer({ data, requestId: requestId ?? null }, text(lines(data)))
+    } catch (err) {
+      return failureOf(err)
+    }
+  }
+}
+
+function writeTool(op: DeclaredOperation, call: Call): McpTool['call'] {
+  return async (args, signal) => {
+    const idempotencyKey = newIdempotencyKey()
+    try {
+      const { data, requestId, replayed } = await call(args, { idempotencyKey, signal }).withResponse()
+      const simulated = isSimulated(data)
+      const head = simulated
+        ? `Simulated with a test token: every check passed and nothing was recorded (${op.summary}; Idempotency-Key ${idempotencyKey}).`
+        : `${op.summary}: done${replayed ? ' (answered again for the same Idempotency-Key: done once)' : ''}. Idempotency-Key ${idempotencyKey}.`
+      return answer({ data, simulated, idempotencyKey, replayed, requestId: requestId ?? null }, text([head, !simulated && lines(data)]))
+    } catch (err) {
+      return failureOf(err)
+    }
+  }
+}
+
+/** The description a model reads: the document's, and how this tool pages or writes. */
+function descriptionOf(op: DeclaredOperation, mode: 'live' | 'test'): string {
+  const extra =
+    op.spec.kind === 'list'
+      ? `Pages: up to limit items (default ${Math.min(TOOL_LIMIT, op.spec.paging!.defaultLimit)}); pass an answer's nextCursor as cursor for the next page.`
+      : op.spec.kind === 'write'
+        ? mode === 'test'
+          ? 'With this test token the write is checked like a live one, then only simulated: nothing is recorded.'
+          : 'Each call is one write, sent with an Idempotency-Key of its own.'
+        : undefined
+  return [`${op.summary}.`, op.description, extra].filter(Boolean).join('\n\n')
+}
+
+export function workspaceTool(growth: Growth, op: DeclaredOperation, mode: 'live' | 'test'): McpTool {
+  const call = methodOf(growth, op.spec.sdk)
+  const read = op.spec.kind !== 'write'
+  return {
+    name: op.operationId,
+    title: op.summary,
+    description: descriptionOf(op, mode),
+    inputSchema: op.inputSchema,
+    annotations: { title: op.summary, readOnlyHint: read, openWorldHint: false, ...(read ? {} : { idempotentHint: false }) },
+    argumentCode: read ? 'invalid_parameter' : 'invalid_request',
+    call: op.spec.kind === 'list' ? listTool(op, call) : op.spec.kind === 'item' ? itemTool(call) : writeTool(op, call),
+  }
+}
+
+/** The tools of a workspace token: those of the operations its scopes open. */
+export async function workspaceToolbox(growth: Growth, credentials: Credentials): Promise<Toolbox> {
+  const mode = credentials.token.startsWith('svc_test_') ? 'test' : 'live'
+  const operations = declaredOperations().filter((op) => op.caller === 'workspace')
+  const scopes = await probeScopes(credentials.baseUrl, credentials.token, operations)
+  const open = operations.filter((op) => scopes.has(op.scope!))
+  const tools = open.map((op) => workspaceTool(growth, op, mode))
+  const held = [...scopes].sort()
+  const instructions = [
+    `The Growth Automation Service API at ${credentials.baseUrl}, as tools, with a ${mode} workspace token (scopes: ${held.join(', ') || 'none'}).`,
+    'Each tool is one operation of the API, named by its operationId. Lists answer a page at a time: pass the nextCursor of an answer as cursor to get the next page.',
+    'Money is in minor units in the structured content (amountMinor with its currency) and in the currency\'s own format in the text. Ids (dec_..., cmp_..., apr_...) are what other tools take.',
+    mode === 'test' ? 'This is a test token: reads are real, writes are checked and then only simulated; nothing is recorded.' : 'Writes are real: each call is done once (an Idempotency-Key per call).',
+  ].join('\n')
+  const missing = operations.length - open.length
+  return {
+    tools,
+    instructions,
+    summary: `${plural(tools.length, 'tool')} for a ${mode} workspace token (scopes: ${held.join(', ') || 'none'})${missing ? `; ${plural(missing, 'operation')} left out for scopes it lacks` : ''}`,
+  }
+}
