@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
+import { embeddedOptions, releaseInitdbMemory } from './embedded-settings.ts'
 
 export type { Db, Sql, Tx }
 
@@ -147,11 +148,12 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
   const freshEmbedded = !existsSync(join(pgdata, 'PG_VERSION'))
   let db: InstanceType<typeof PGlite>
   try {
-    db = await PGlite.create(pgdata)
+    db = await PGlite.create(pgdata, embeddedOptions(PGlite.defaultStartParams))
   } catch (err) {
     rmSync(lock, { force: true })
     throw err
   }
+  if (freshEmbedded) await releaseInitdbMemory()
   const queue = new BatchingQueryQueue(db)
   const path = socketPath(dataDir)
   rmSync(path, { force: true })
