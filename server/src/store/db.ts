@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
-import { embeddedOptions, releaseInitdbMemory } from './embedded-settings.ts'
+import { embeddedOptions, releaseInitdbMemory, startHeapGuard } from './embedded-memory.ts'
 
 export type { Db, Sql, Tx }
 
@@ -154,6 +154,7 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
     throw err
   }
   if (freshEmbedded) await releaseInitdbMemory()
+  const stopHeapGuard = startHeapGuard()
   const queue = new BatchingQueryQueue(db)
   const path = socketPath(dataDir)
   rmSync(path, { force: true })
@@ -187,6 +188,7 @@ async function becomeOwner(dataDir: string, lock: string): Promise<Database> {
       for (const h of handlers) h.detach(true)
       await closing
       await db.close()
+      stopHeapGuard()
       rmSync(path, { force: true })
       rmSync(lock, { force: true })
       ownedHere.delete(dataDir)

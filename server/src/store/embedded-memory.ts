@@ -26,3 +26,27 @@ export async function releaseInitdbMemory(): Promise<void> {
   await Bun.sleep(0)
   Bun.gc(true)
 }
+
+/** How far the resident set may grow past what the last full collection left before another. */
+export const HEAP_GROWTH_BYTES = 32 * 1024 * 1024
+const CHECK_EVERY_MS = 1000
+
+/**
+ * Keeps the process's resident set steady while it owns an embedded database.
+ *
+ * JavaScriptCore counts PGlite's WebAssembly memory (128 MB at least) as memory its heap owns, and
+ * lets the heap grow in proportion before a full collection: under load the garbage of answered
+ * requests piled up by about 1 MB a second (80 s: 91 -> 157 MB of JavaScript heap) while the live
+ * objects stayed at about 110,000. A full collection when the resident set has grown HEAP_GROWTH_BYTES
+ * past what the previous one left brings it back; on a quiet server it never runs. Returns the stop.
+ */
+export function startHeapGuard(growthBytes = HEAP_GROWTH_BYTES): () => void {
+  let floor = process.memoryUsage.rss()
+  const timer = setInterval(() => {
+    if (process.memoryUsage.rss() <= floor + growthBytes) return
+    Bun.gc(true)
+    floor = process.memoryUsage.rss()
+  }, CHECK_EVERY_MS)
+  timer.unref?.()
+  return () => clearInterval(timer)
+}
