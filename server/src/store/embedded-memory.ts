@@ -27,9 +27,13 @@ export async function releaseInitdbMemory(): Promise<void> {
   Bun.gc(true)
 }
 
-/** How far the resident set may grow past what the last full collection left before another. */
-export const HEAP_GROWTH_BYTES = 32 * 1024 * 1024
+/** The resident set above which a growing server collects its garbage (goal: 256 MB under load). */
+export const RSS_TARGET_BYTES = 200 * 1024 * 1024
+/** Only when it grew this much since the last collection: what a collection cannot free, it leaves. */
+const REGROWTH_BYTES = 8 * 1024 * 1024
 const CHECK_EVERY_MS = 1000
+/** At most one full collection in this time, however the resident set stands. */
+const MIN_GAP_MS = 3000
 
 /**
  * Keeps the process's resident set steady while it owns an embedded database.
@@ -37,15 +41,23 @@ const CHECK_EVERY_MS = 1000
  * JavaScriptCore counts PGlite's WebAssembly memory (128 MB at least) as memory its heap owns, and
  * lets the heap grow in proportion before a full collection: under load the garbage of answered
  * requests piled up by about 1 MB a second (80 s: 91 -> 157 MB of JavaScript heap) while the live
- * objects stayed at about 110,000. A full collection when the resident set has grown HEAP_GROWTH_BYTES
- * past what the previous one left brings it back; on a quiet server it never runs. Returns the stop.
+ * objects stayed at about 110,000; a full collection brought them back. So: a full collection (and
+ * the freed pages returned at once) when
+ * the resident set is above RSS_TARGET_BYTES and has grown since the last one, at most one every
+ * MIN_GAP_MS (a collection takes 30-200 ms on a busy 2-core machine); none on a quiet server.
+ * Returns the stop.
  */
-export function startHeapGuard(growthBytes = HEAP_GROWTH_BYTES): () => void {
-  let floor = process.memoryUsage.rss()
+export function startHeapGuard(targetBytes = RSS_TARGET_BYTES): () => void {
+  let last = 0
+  let afterLast = 0
   const timer = setInterval(() => {
-    if (process.memoryUsage.rss() <= floor + growthBytes) return
+    const rss = process.memoryUsage.rss()
+    if (rss <= targetBytes || rss <= afterLast + REGROWTH_BYTES || performance.now() - last < MIN_GAP_MS) return
     Bun.gc(true)
-    floor = process.memoryUsage.rss()
+    // And give the freed pages back to the system now, not when the allocator gets round to it.
+    Bun.shrink()
+    last = performance.now()
+    afterLast = process.memoryUsage.rss()
   }, CHECK_EVERY_MS)
   timer.unref?.()
   return () => clearInterval(timer)
