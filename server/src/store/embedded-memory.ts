@@ -17,7 +17,7 @@ export function embeddedOptions(defaultStartParams: string[]): PGliteOptions {
 }
 
 /**
- * On an empty directory PGlite runs initdb in a second, temporary instance (about 700 MB at its
+ * On an empty directory PGlite runs initdb in a second, temporary instance (700-1000 MB at its
  * peak). Its WebAssembly memory is only returned once the garbage collector has run twice, which
  * an idle server may not do for a long time: collect now, so a first `npm start` does not keep it.
  */
@@ -44,7 +44,7 @@ const MIN_GAP_MS = 3000
  * objects stayed at about 110,000; a full collection brought them back. So: a full collection (and
  * the freed pages returned at once) when
  * the resident set is above RSS_TARGET_BYTES and has grown since the last one, at most one every
- * MIN_GAP_MS (a collection takes 30-200 ms on a busy 2-core machine); none on a quiet server.
+ * MIN_GAP_MS (a collection took 70-230 ms on a busy 2-core machine); none on a quiet server.
  * Returns the stop.
  */
 export function startHeapGuard(targetBytes = RSS_TARGET_BYTES): () => void {
