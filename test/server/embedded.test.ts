@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../server/src/store/db.ts'
+import { EMBEDDED_SHARED_BUFFERS } from '../../server/src/store/embedded-memory.ts'
 
 describe('the embedded database lock', () => {
   test('a lock left by a crashed owner that had our pid is taken over, not trusted', async () => {
@@ -26,4 +27,21 @@ describe('the embedded database lock', () => {
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 30_000)
+})
+
+describe('the embedded database memory', () => {
+  // The embedded database whatever DATABASE_URL says: this is about how PGlite is started.
+  test('it runs with the small buffer pool that keeps the server under 256 MB (docs/performance.md)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-embedded-memory-'))
+    const db = await openDatabase({ dataDir })
+    try {
+      expect(db.kind).toBe('embedded-owner')
+      const [row] = await db.sql<{ shared_buffers: string }[]>`SHOW shared_buffers`
+      expect(row!.shared_buffers).toBe(EMBEDDED_SHARED_BUFFERS)
+      expect(EMBEDDED_SHARED_BUFFERS).toBe('16MB')
+    } finally {
+      await db.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

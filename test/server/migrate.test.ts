@@ -55,3 +55,44 @@ test('every created_at is kept to the millisecond: a list position (a JavaScript
   expect(columns.length).toBeGreaterThan(10)
   expect(columns.filter((c) => c.datetime_precision !== 3).map((c) => c.table_name)).toEqual([])
 })
+
+test('a start on an up-to-date database checks its migrations with one statement', async () => {
+  let statements: string[] = []
+  const debug = (_connection: number, query: string) => void statements.push(query)
+  const quiet = { onnotice: () => {}, max: 1, debug }
+  if (process.env.DATABASE_URL) {
+    const admin = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} })
+    const name = `growth_migrate_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+    await admin.unsafe(`CREATE DATABASE ${name}`)
+    const url = new URL(process.env.DATABASE_URL)
+    url.pathname = `/${name}`
+    const sql = postgres(url.toString(), quiet)
+    try {
+      const first = await migrate(sql as never)
+      expect(first.applied.length).toBeGreaterThan(0)
+      statements = []
+      const again = await migrate(sql as never)
+      expect(again).toEqual({ applied: [], alreadyApplied: first.applied.length })
+      expect(statements).toEqual([expect.stringContaining('schema_migrations')])
+    } finally {
+      await sql.end()
+      await admin.unsafe(`DROP DATABASE ${name}`)
+      await admin.end()
+    }
+  } else {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-migrate-'))
+    const owner = await openDatabase({ dataDir })
+    const sql = postgres({ ...quiet, path: join(dataDir, '.s.PGSQL.5432'), user: 'postgres', database: 'postgres', prepare: false })
+    try {
+      const first = await migrate(sql as never)
+      expect(first.applied.length).toBeGreaterThan(0)
+      statements = []
+      const again = await migrate(sql as never)
+      expect(again).toEqual({ applied: [], alreadyApplied: first.applied.length })
+      expect(statements).toEqual([expect.stringContaining('schema_migrations')])
+    } finally {
+      await sql.end()
+      await owner.close()
+    }
+  }
+}, 60_000)

@@ -5,6 +5,7 @@ import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
 import { trackQueries } from './request-scope.ts'
+import { embeddedOptions, releaseInitdbMemory, startHeapGuard } from './embedded-memory.ts'
 
 export type { Db, Sql, Tx }
 
@@ -192,11 +193,13 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
   const freshEmbedded = !existsSync(join(pgdata, 'PG_VERSION'))
   let db: InstanceType<typeof PGlite>
   try {
-    db = await PGlite.create(pgdata)
+    db = await PGlite.create(pgdata, embeddedOptions(PGlite.defaultStartParams))
   } catch (err) {
     rmSync(lock, { force: true })
     throw err
   }
+  if (freshEmbedded) await releaseInitdbMemory()
+  const stopHeapGuard = startHeapGuard()
   const queue = new BatchingQueryQueue(db)
   const path = socketPath(dataDir)
   rmSync(path, { force: true })
@@ -230,6 +233,7 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
       for (const h of handlers) h.detach(true)
       await closing
       await db.close()
+      stopHeapGuard()
       rmSync(path, { force: true })
       rmSync(lock, { force: true })
       ownedHere.delete(dataDir)

@@ -15,6 +15,11 @@ export type MigrationResult = { applied: string[]; alreadyApplied: number }
  */
 export async function migrate(sql: Sql): Promise<MigrationResult> {
   const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()
+  // A start on an up-to-date database (nearly every start) costs one statement, not a transaction
+  // per file: a migration recorded as applied stays applied, so only the others need the lock.
+  const known = await appliedMigrations(sql)
+  const pending = files.filter((f) => !known.has(f))
+  if (pending.length === 0) return { applied: [], alreadyApplied: files.length }
   await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
     name text PRIMARY KEY,
     applied_at timestamptz NOT NULL DEFAULT now()
@@ -23,8 +28,8 @@ export async function migrate(sql: Sql): Promise<MigrationResult> {
     if (!String(err?.message).includes('already exists') && err?.code !== '23505') throw err
   })
   const applied: string[] = []
-  let alreadyApplied = 0
-  for (const name of files) {
+  let alreadyApplied = files.length - pending.length
+  for (const name of pending) {
     const done = await sql.begin(async (tx) => {
       // A migration may rewrite a large table: no statement time-out (docs/operations.md).
       await tx`SET LOCAL statement_timeout = 0`
@@ -39,4 +44,15 @@ export async function migrate(sql: Sql): Promise<MigrationResult> {
     else alreadyApplied++
   }
   return { applied, alreadyApplied }
+}
+
+/** The names recorded in schema_migrations; none when the table does not exist yet. */
+async function appliedMigrations(sql: Sql): Promise<Set<string>> {
+  try {
+    const rows = await sql<{ name: string }[]>`SELECT name FROM schema_migrations`
+    return new Set(rows.map((r) => r.name))
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return new Set()
+    throw err
+  }
 }
