@@ -32,6 +32,9 @@ export function getHarness(): Promise<Harness> {
       // Failed authentication is throttled per address; the suite makes many on purpose, from
       // one address. The throttle has its own test with its own small limit.
       authFailures: new MemoryLimiter(100_000, 60_000),
+      // Likewise calls without a credential (the index, the OpenAPI document): the fault suite's generated
+      // requests alone make hundreds. The anonymous limit has its own test with its own small limit.
+      anonymous: new MemoryLimiter(100_000, 3_600_000),
     })
     return { server, url: server.url, sql: db.sql, db, dataDir }
   })()

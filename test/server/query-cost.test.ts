@@ -87,7 +87,7 @@ beforeAll(async () => {
   let databaseUrl: string | undefined
   if (serverUrl) {
     const name = `growth_cost_${process.pid}_${Date.now()}`
-    const admin = openPool(serverUrl, { max: 1 })
+    const admin = openPool(serverUrl, { max: 1, timeouts: { statementMs: 0 } })
     await admin.unsafe(`CREATE DATABASE ${name}`)
     const url = new URL(serverUrl)
     url.pathname = `/${name}`
@@ -97,7 +97,9 @@ beforeAll(async () => {
       await admin.end()
     }
   } else dataDir = mkdtempSync(join(tmpdir(), 'growth-cost-'))
-  db = await openDatabase({ databaseUrl, dataDir: dataDir ?? '', poolMax: 4, debug: record })
+  // No statement time-out for the test's own work: growing and ANALYZE-ing 100,000 rows a table can take
+  // longer than the server's default 10 s on a busy machine.
+  db = await openDatabase({ databaseUrl, dataDir: dataDir ?? '', poolMax: 4, debug: record, timeouts: { statementMs: 0 } })
   server = await startServer(loadConfig({ ...process.env, DATABASE_URL: databaseUrl ?? '', DATA_DIR: dataDir ?? '', PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0', CALL_COUNT_FLUSH_MS: '100' }), {
     db,
     log: createLogger('silent'),
@@ -108,7 +110,7 @@ beforeAll(async () => {
   // Room for the requests' own writes in a workspace that holds ROWS contacts already.
   await db.sql`INSERT INTO allowances (workspace_id, name, amount) VALUES (${demo.workspace.id}, 'contacts', ${ROWS * 10})`
   sizes = await growWorkspace(db.sql, demo.workspace.id, ROWS)
-  explainSql = databaseUrl ? openPool(databaseUrl, { max: 1, name: 'growth-cost-explain' }) : db.sql
+  explainSql = databaseUrl ? openPool(databaseUrl, { max: 1, name: 'growth-cost-explain', timeouts: { statementMs: 0 } }) : db.sql
 }, 900_000)
 
 afterAll(async () => {
