@@ -32,19 +32,13 @@ import { createAgent } from '../../server/src/domain/agents.ts'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
+import { envNumber, runBenchmark } from './support.ts'
 
 const AIM_VS_READ = 0.5
 const AIM_SCALING = 3
 const POOL_MAX = 10
 const MISSIONS = 5
 
-function envNumber(name: string, fallback: number, integer = false): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!(n > 0) || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'} (got ${JSON.stringify(raw)})`)
-  return n
-}
 
 const SECONDS = envNumber('BENCH_SECONDS', 5)
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16, true)
@@ -167,12 +161,4 @@ async function main(): Promise<number> {
   return 0
 }
 
-let code: number
-try {
-  code = await main()
-} catch (err) {
-  console.error(`benchmark failed: ${(err as Error).stack ?? err}`)
-  code = 1
-}
-await cleanup()
-process.exit(code)
+await runBenchmark(main, cleanup)

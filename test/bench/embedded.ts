@@ -27,6 +27,7 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { LIMITS } from '../../server/src/http/rate-limit.ts'
+import { envNumber, runBenchmark } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
 const RSS_GOAL_MB = 256
@@ -36,15 +37,6 @@ const SLICE_SECONDS = 5
 /** No run on this machine reaches this rate; tokens are sized so a slice stays under 75% of a token's limit. */
 const ASSUMED_MAX_RPS = 10_000
 
-function envNumber(name: string, fallback: number, integer = false): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!(n > 0) || (integer && !Number.isInteger(n))) {
-    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'} (got ${JSON.stringify(raw)})`)
-  }
-  return n
-}
 
 const SECONDS = envNumber('BENCH_SECONDS', 30)
 const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 10)
@@ -269,12 +261,4 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => void cleanup().finally(() => process.exit(130)))
 }
 
-let code: number
-try {
-  code = await main()
-} catch (err) {
-  console.error(`benchmark failed: ${(err as Error).stack ?? err}`)
-  code = 1
-}
-await cleanup()
-process.exit(code)
+await runBenchmark(main, cleanup)

@@ -30,6 +30,7 @@ import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
 import { selectMissions } from '../../server/src/store/missions.ts'
+import { envNumber, runBenchmark } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
 const POOL_MAX = 10
@@ -45,15 +46,6 @@ const AIM = 0.8
 const ASSUMED_MAX_RPS = 20_000
 const TOKEN_BUDGET = Math.floor(LIMITS.workspace * 0.75)
 
-function envNumber(name: string, fallback: number, integer = false): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!(n > 0) || (integer && !Number.isInteger(n))) {
-    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'} (got ${JSON.stringify(raw)})`)
-  }
-  return n
-}
 
 type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
 type Target = 'bare' | 'pipeline'
@@ -265,12 +257,4 @@ async function main(): Promise<number> {
   return 0
 }
 
-let code: number
-try {
-  code = await main()
-} catch (err) {
-  console.error(`benchmark failed: ${(err as Error).stack ?? err}`)
-  code = 1
-}
-await cleanup()
-process.exit(code)
+await runBenchmark(main, cleanup)

@@ -62,6 +62,7 @@ import { migrate } from '../../server/src/store/migrate.ts'
 import { claimDeliveries } from '../../server/src/store/webhook-deliveries.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startDeliveryWorkers } from '../../server/src/workers/webhooks.ts'
+import { runBenchmark } from './support.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
@@ -1183,12 +1184,4 @@ async function main(): Promise<number> {
   return 0
 }
 
-let code: number
-try {
-  code = await main()
-} catch (err) {
-  console.error(`benchmark failed: ${(err as Error).stack ?? err}`)
-  code = 1
-}
-await cleanup()
-process.exit(code)
+await runBenchmark(main, cleanup)
