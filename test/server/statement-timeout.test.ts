@@ -71,12 +71,18 @@ describe.skipIf(!url)('statement time-out and cancellation (PostgreSQL server)',
     expect(after.status).toBe(200)
   })
 
-  test('a statement past STATEMENT_TIMEOUT_MS answers 500 internal in the envelope, promptly', async () => {
+  /** A server of its own, on the shared database, with these time-out settings. */
+  async function serverWith(timeouts: { STATEMENT_TIMEOUT_MS: string; REQUEST_TIMEOUT_MS: string }) {
     const dataDir = mkdtempSync(join(tmpdir(), 'growth-timeout-'))
     dirs.push(dataDir)
-    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0', STATEMENT_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '20000' })
+    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0', ...timeouts })
     const server = await startServer(config, { log: createLogger('silent') })
     servers.push(server)
+    return server
+  }
+
+  test('a statement past STATEMENT_TIMEOUT_MS answers 500 internal in the envelope, promptly', async () => {
+    const server = await serverWith({ STATEMENT_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '20000' })
     const ws = await makeWorkspace()
     await whileLocked(async () => {
       const started = Date.now()
@@ -93,11 +99,7 @@ describe.skipIf(!url)('statement time-out and cancellation (PostgreSQL server)',
   })
 
   test('a request past REQUEST_TIMEOUT_MS answers 500 internal in the envelope, and its statement is cancelled', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'growth-timeout-'))
-    dirs.push(dataDir)
-    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0', STATEMENT_TIMEOUT_MS: '0', REQUEST_TIMEOUT_MS: '1000' })
-    const server = await startServer(config, { log: createLogger('silent') })
-    servers.push(server)
+    const server = await serverWith({ STATEMENT_TIMEOUT_MS: '0', REQUEST_TIMEOUT_MS: '1000' })
     const ws = await makeWorkspace()
     await whileLocked(async () => {
       const started = Date.now()
