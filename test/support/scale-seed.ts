@@ -75,6 +75,12 @@ export async function growWorkspace(sql: Sql, workspaceId: string, target: numbe
              WHERE workspace_id = ${workspaceId}`
     await tx`INSERT INTO contact_counts (workspace_id, held) SELECT ${workspaceId}, count(*) FROM contacts WHERE workspace_id = ${workspaceId}
              ON CONFLICT (workspace_id) DO UPDATE SET held = EXCLUDED.held`
+    // Every rollup a migration keeps by trigger has a rebuild_<name>_rollups(workspace_id) function
+    // (the migration backfills with it too): each is run, so a new rollup is grown without touching this file.
+    const rebuilds = await tx<{ name: string }[]>`
+      SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = current_schema() AND p.proname LIKE 'rebuild\\_%\\_rollups' ORDER BY 1`
+    for (const r of rebuilds) await tx.unsafe(`SELECT ${quote(r.name)}($1)`, [workspaceId])
     await tx`UPDATE opportunities o SET signal_count = (SELECT count(*) FROM signals s WHERE s.workspace_id = o.workspace_id AND s.opportunity_id = o.id)
              WHERE o.workspace_id = ${workspaceId}`
   })
