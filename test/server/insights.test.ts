@@ -54,6 +54,17 @@ describe('GET /opportunities', () => {
     expect(r.body.data[0].worth).toBe(90.5)
     // Stable: the same order on every call.
     expect(ids(await call('GET', '/api/v1/opportunities', { token: ws.live }))).toEqual(ids(r))
+    // One a page, through the cursors: the same order, each tie once (the cursor's bound on worth is
+    // inclusive, the id breaks the tie).
+    const walked: string[] = []
+    let cursor: string | undefined
+    do {
+      const page = await call('GET', `/api/v1/opportunities?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: ws.live })
+      expect(page.status).toBe(200)
+      walked.push(...ids(page))
+      cursor = page.body.meta?.nextCursor
+    } while (cursor && walked.length < 10)
+    expect(walked).toEqual([high, ...ties, low])
   })
 
   test('measured impact per currency where there is one; an open one past its expiry is listed as expired', async () => {

@@ -50,11 +50,6 @@ const GROWS_BY_DESIGN: { operation: string; statement: RegExp; why: string }[] =
     why: 'a report over the whole history of decisions, findings and tests: it needs rollups kept on write (not done yet)',
   },
   {
-    operation: 'getRevenue',
-    statement: /FROM orders\b/,
-    why: "sums the period's orders: a daily rollup per currency and channel would make it constant (not done yet)",
-  },
-  {
     operation: 'trackEvent',
     statement: /FROM workflows\b/,
     why: "starts every active workflow the event triggers: the fan-out is the event's own work (the grown workspace has thousands on one trigger)",

@@ -30,7 +30,9 @@ export async function selectOpportunities(
   // is one range of opportunities_by_worth, read in its order; the open filter is a guard for the
   // instant between the two statements.
   const which = status === 'open' ? sql`o.status = 'open' AND (o.expires_at IS NULL OR o.expires_at > ${now})` : sql`o.status = ${status}`
-  const later = after ? sql`AND (o.worth < ${after.w}::numeric OR (o.worth = ${after.w}::numeric AND o.id > ${after.id}))` : sql``
+  // The bound on worth alone is the index range (read in order, so LIMIT stops it); the OR only filters
+  // the ties. Written as one OR, the planner reads every cheaper opportunity through a bitmap.
+  const later = after ? sql`AND o.worth <= ${after.w}::numeric AND (o.worth < ${after.w}::numeric OR o.id > ${after.id})` : sql``
   return sql<OpportunityRow[]>`
     SELECT o.id, o.title, o.detail, ${status}::text AS status, o.worth::float8 AS worth, o.worth::text AS worth_key,
            o.estimated_impact, o.measured_impact, o.expires_at, o.created_at,
