@@ -3,6 +3,7 @@ import { createLogger, type Logger } from './core/log.ts'
 import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
+import type { CredentialCheck } from './http/credential-batch.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
 import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
@@ -26,6 +27,11 @@ export type ServerOptions = {
   anonymous?: MemoryLimiter
   /** Records every statement of the counters' own pool, as `db`'s `debug` does for the main one. */
   debug?: StatementTrace
+  /**
+   * Checks and counts credentials in place of the exact batched statement (a benchmark measures
+   * what that statement costs with it; the server itself never sets it).
+   */
+  credentials?: (exact: CredentialCheck) => CredentialCheck
 }
 
 const HOUSEKEEPING_MS = 10 * 60 * 1000
@@ -59,7 +65,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   const app = createApp({
     sql: db.sql, counterSql, counter, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
-    requestTimeoutMs: config.timeouts.requestMs,
+    credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
   })
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })

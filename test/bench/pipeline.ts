@@ -5,9 +5,13 @@
  * - "pipeline": the real server (Elysia, token authentication + rate-limit counting in PostgreSQL,
  *   call counting, validation, envelope) answering GET /api/v1/missions;
  * - "bare handler": a plain Bun.serve whose fetch handler runs the same SQL as selectMissions
- *   (server/src/store/missions.ts) with its own postgres.js pool of the same size, no auth, no limits.
+ *   (server/src/store/missions.ts) with its own postgres.js pool of the same size, no auth, no limits;
+ * - "uncounted": the same pipeline in a second server whose credentials are checked once per token
+ *   and then answered from memory, never counted: not a design the server may use (a revoked token
+ *   would still pass, the rate limit would not hold), but the difference to "pipeline" is what the
+ *   exact credential and rate-limit statement costs.
  * Load comes from test/bench/load.ts in a separate process, the same for both. Each target is warmed
- * up, then measured; the order alternates (bare, pipeline, bare, pipeline...) and the best run of
+ * up, then measured; the order alternates (bare, pipeline, uncounted, bare, ...) and the best run of
  * each is reported.
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a scratch database is
@@ -30,6 +34,7 @@ import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
 import { selectMissions } from '../../server/src/store/missions.ts'
+import type { CheckResult } from '../../server/src/http/credential-batch.ts'
 import { envNumber, runBenchmark } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
@@ -48,7 +53,7 @@ const TOKEN_BUDGET = Math.floor(LIMITS.workspace * 0.75)
 
 
 type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
-type Target = 'bare' | 'pipeline'
+type Target = 'bare' | 'pipeline' | 'uncounted'
 
 const SECONDS = envNumber('BENCH_SECONDS', 8)
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 32, true)
@@ -71,6 +76,7 @@ const quiet = { onnotice: () => {} }
 let admin: postgres.Sql | undefined
 let created = false
 let server: RunningServer | undefined
+let uncounted: RunningServer | undefined
 let bare: ReturnType<typeof Bun.serve> | undefined
 let bareSql: postgres.Sql | undefined
 let benchSql: postgres.Sql | undefined
@@ -90,6 +96,7 @@ function cleanup(): Promise<void> {
     }
     if (child && child.exitCode === null) await step('stopping the load generator', () => child!.kill())
     if (server) await step('stopping the server', () => server!.stop())
+    if (uncounted) await step('stopping the uncounted server', () => uncounted!.stop())
     if (bare) await step('stopping the bare server', () => bare!.stop(true))
     if (bareSql) await step('closing the bare pool', () => bareSql!.end({ timeout: 5 }))
     if (benchSql) await step('closing the bench connection', () => benchSql!.end({ timeout: 5 }))
@@ -193,9 +200,29 @@ async function main(): Promise<number> {
     },
   })
 
+  // 3b. What would be left without the exact count: the same pipeline in a second server on the same
+  // database, whose credentials are checked once per token and then answered from memory, uncounted.
+  // Not a design the server may use (revocation and the rate limit would not hold); it shows what
+  // the one exact statement per batch costs.
+  uncounted = await startServer(config, {
+    log: createLogger('silent'),
+    credentials: (exact) => {
+      const known = new Map<string, Promise<CheckResult | undefined>>()
+      return {
+        check(workspaceId, tokenHash) {
+          const key = `${workspaceId}:${tokenHash}`
+          let found = known.get(key)
+          if (!found) known.set(key, (found = exact.check(workspaceId, tokenHash)))
+          return found.then((r) => r && { ...r, used: 1 })
+        },
+      }
+    },
+  })
+
   const targets: Record<Target, { label: string; url: string; tokenArg: string }> = {
     bare: { label: 'bare handler', url: `http://127.0.0.1:${bare.port}${ROUTE}`, tokenArg: '-' },
     pipeline: { label: 'pipeline', url: `${server.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
+    uncounted: { label: 'uncounted', url: `${uncounted.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
   }
 
   // 4. Alternate bare, pipeline, ... and keep the best run of each.
@@ -206,14 +233,14 @@ async function main(): Promise<number> {
   const best: Partial<Record<Target, Result>> = {}
   const failures: string[] = []
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const target of ['bare', 'pipeline'] as const) {
+    for (const target of ['bare', 'pipeline', 'uncounted'] as const) {
       const t = targets[target]
       for (const phase of ['warm-up', 'measured'] as const) {
         // Every run starts with fresh rate-limit windows, so no token comes near its hourly limit.
         await sql`DELETE FROM rate_limit_counters`
         const r = await load(t.url, t.tokenArg, phase === 'warm-up' ? WARMUP : SECONDS)
         let used = ''
-        if (target === 'pipeline') {
+        if (target !== 'bare') {
           const [row] = await sql<{ max: number | null }[]>`SELECT max(count)::int AS max FROM rate_limit_counters`
           used = `, busiest token ${row?.max ?? 0}/${LIMITS.workspace}`
         }
@@ -237,11 +264,13 @@ async function main(): Promise<number> {
   console.log('')
   console.log(`GET ${ROUTE} on PostgreSQL, ${CONCURRENCY} concurrent, ${SECONDS} s each (best of ${ROUNDS})`)
   console.log(`${''.padEnd(20)}${'req/s'.padEnd(10)}${'p50 ms'.padEnd(9)}${'p99 ms'.padEnd(9)}errors`)
-  for (const [label, r] of [['bare handler', b], ['pipeline', p]] as const) {
+  const u = best.uncounted!
+  for (const [label, r] of [['bare handler', b], ['pipeline', p], ['uncounted', u]] as const) {
     console.log(`${label.padEnd(20)}${fmt(r.rps, 10)}${fmt(r.p50ms, 9)}${fmt(r.p99ms, 9)}${r.errors}`)
   }
   const invalid = failures.length > 0 ? '   (INVALID: some requests failed, see below)' : ''
   console.log(`${'pipeline / bare'.padEnd(20)}${(ratio * 100).toFixed(1)}% of throughput${invalid}`)
+  console.log(`${'uncounted / bare'.padEnd(20)}${((u.rps / b.rps) * 100).toFixed(1)}% of throughput (the same pipeline without the exact credential statement: what it costs)`)
   console.log('')
 
   if (failures.length) {

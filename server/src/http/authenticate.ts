@@ -2,7 +2,7 @@ import type { Caller } from '../core/caller.ts'
 import { hashToken, parseToken } from '../domain/credentials.ts'
 import type { Operation } from '../routes/operation.ts'
 import { HttpError } from './answer.ts'
-import type { CredentialBatch } from './credential-batch.ts'
+import type { CredentialCheck } from './credential-batch.ts'
 import { isOver, LIMITS, type MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 
 /** The one wording of every failed authentication, whatever the cause (spec: Authentication 5). */
@@ -26,7 +26,7 @@ export async function authenticate(
   /** The client's address, asked for only when the credential fails (it costs a look-up). */
   address: () => string,
   headers: Record<string, string>,
-  deps: { credentials: CredentialBatch; authFailures: MemoryLimiter },
+  deps: { credentials: CredentialCheck; authFailures: MemoryLimiter },
 ): Promise<Authenticated> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
   const parsed = match ? parseToken(match[1]!) : null

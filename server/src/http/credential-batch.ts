@@ -10,6 +10,9 @@ export type CheckResult = {
   windowStart: number
 }
 
+/** What authenticates a request: its credential's row and its place in the window's count, or undefined (no such live credential). */
+export type CredentialCheck = { check(workspaceId: string, tokenHash: string): Promise<CheckResult | undefined> }
+
 type Pending = { workspaceId: string; tokenHash: string; resolve: (r: CheckResult | undefined) => void; reject: (e: unknown) => void }
 
 
@@ -19,7 +22,7 @@ type Pending = { workspaceId: string; tokenHash: string; resolve: (r: CheckResul
  * turns one extra statement per request into one per batch, while the count stays exact across
  * server processes: each request in a batch gets its own ordinal in its credential's window.
  */
-export class CredentialBatch {
+export class CredentialBatch implements CredentialCheck {
   private queue: Pending[] = []
   /**
    * One batched statement in flight at a time: measured with the pipeline benchmark (npm run bench),

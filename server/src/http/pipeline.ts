@@ -5,7 +5,7 @@ import type { Operation } from '../routes/operation.ts'
 import { type Answer, failure, HttpError, respond } from './answer.ts'
 import { admit, authenticate } from './authenticate.ts'
 import type { CallCounter } from './count.ts'
-import { CredentialBatch } from './credential-batch.ts'
+import { CredentialBatch, type CredentialCheck } from './credential-batch.ts'
 import { isOver, MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 import { read } from './read.ts'
 import { withRequestScope } from '../store/request-scope.ts'
@@ -29,6 +29,8 @@ export type PipelineDeps = {
   authFailures?: MemoryLimiter
   /** Told after a live write committed (the webhook workers look for new deliveries). */
   afterWrite?: () => void
+  /** In place of the exact batched credential statement: given it, returns what to use (benchmarks only). */
+  credentials?: (exact: CredentialCheck) => CredentialCheck
   /** The longest a request may take: past it, its queries are cancelled and it answers 500 internal. */
   requestTimeoutMs?: number
 }
@@ -44,7 +46,8 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 15_000
 export function createPipeline(deps: PipelineDeps) {
   const anonymous = deps.anonymous ?? new MemoryLimiter(1200, WINDOW_MS)
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
-  const credentials = new CredentialBatch(deps.counterSql)
+  const exact = new CredentialBatch(deps.counterSql)
+  const credentials = deps.credentials ? deps.credentials(exact) : exact
   /** On a server, the counters' pool: its commits release their locks before the WAL flush. */
   const unflushed = deps.counterSql === deps.sql ? undefined : deps.counterSql
   const abandonedLog: Logger = { ...deps.log, error: (_msg, fields) => deps.log.info('request abandoned by its client', { ...fields, error: undefined }) }
