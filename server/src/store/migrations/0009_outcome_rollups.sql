@@ -9,7 +9,8 @@
 --   prediction_rollups  measured predictions by author, by measure, by stated confidence in tenths
 --                       (grows with the distinct authors and measures, at most 10 tenths);
 --   turned_down_rollups rejected findings by reason (grows with the distinct reasons).
--- A group row whose count falls to zero is deleted, so every group row is a group the answer shows.
+-- A group row whose count falls to zero is deleted, so the group rows are the groups there are
+-- (what authorCount, measureCount and reasonCount count).
 
 -- How a hypothesis is judged through its subject: the one definition, read by GET /experiments
 -- (store/experiments.ts experimentColumns) and by the triggers below. The subject of an
@@ -237,9 +238,10 @@ BEGIN
     hypotheses_held = c.hypotheses_held + EXCLUDED.hypotheses_held;
 END $$;
 
--- One trigger function a table: the statement's transition tables, as rows of the table, to its move
--- function. (Each trigger is planned on its own, so a branch naming a transition table its trigger
--- lacks is never planned.)
+-- One trigger function for the five tables: the statement's transition tables, as arrays of the
+-- table's rows, to the move function the trigger names (TG_ARGV[0]). The statements are dynamic
+-- because the row type is the trigger's table's; a branch names only the transition tables its
+-- trigger declares.
 CREATE FUNCTION outcome_rollups_on_write() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
@@ -252,19 +254,34 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- Adds every row of `source` in the workspace to the rollups through its move function, 5,000 rows
+-- at a time in key order (the moves add up), so a large workspace is never held in memory at once.
+CREATE FUNCTION outcome_rollups_add_rows(ws text, source regclass, move text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  after text := '';
+BEGIN
+  LOOP
+    EXECUTE format(
+      'WITH batch AS (SELECT x FROM %s x WHERE x.workspace_id = $1 AND x.id > $2 ORDER BY x.id LIMIT 5000)
+       SELECT (SELECT max((b.x).id) FROM batch b), %I(ARRAY(SELECT b.x FROM batch b), ''{}'')', source, move)
+      INTO after USING ws, after;
+    EXIT WHEN after IS NULL;
+  END LOOP;
+END $$;
+
 -- A workspace's rollups recomputed from its rows: every group and counter the moves keep.
 CREATE FUNCTION rebuild_outcome_rollups(ws text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM outcome_counts WHERE workspace_id = ws;
   DELETE FROM prediction_rollups WHERE workspace_id = ws;
   DELETE FROM turned_down_rollups WHERE workspace_id = ws;
-  PERFORM decision_rollups_move(ARRAY(SELECT x FROM decisions x WHERE x.workspace_id = ws), '{}');
-  PERFORM finding_rollups_move(ARRAY(SELECT x FROM findings x WHERE x.workspace_id = ws), '{}');
+  PERFORM outcome_rollups_add_rows(ws, 'decisions', 'decision_rollups_move');
+  PERFORM outcome_rollups_add_rows(ws, 'findings', 'finding_rollups_move');
   -- Tests and sends first, their hypotheses not counted yet: the experiments then judge them all.
-  PERFORM ab_test_rollups_move(ARRAY(SELECT x FROM ab_tests x WHERE x.workspace_id = ws), '{}');
-  PERFORM email_send_rollups_move(ARRAY(SELECT x FROM email_sends x WHERE x.workspace_id = ws), '{}');
+  PERFORM outcome_rollups_add_rows(ws, 'ab_tests', 'ab_test_rollups_move');
+  PERFORM outcome_rollups_add_rows(ws, 'email_sends', 'email_send_rollups_move');
   UPDATE outcome_counts SET hypotheses_decided = 0, hypotheses_held = 0 WHERE workspace_id = ws;
-  PERFORM experiment_rollups_move(ARRAY(SELECT x FROM experiments x WHERE x.workspace_id = ws), '{}');
+  PERFORM outcome_rollups_add_rows(ws, 'experiments', 'experiment_rollups_move');
 END $$;
 
 -- No source row is written while the triggers are made and the rollups filled from what exists.
