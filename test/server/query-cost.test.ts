@@ -45,11 +45,6 @@ const MAX_STATEMENTS = 30
  */
 const GROWS_BY_DESIGN: { operation: string; statement: RegExp; why: string }[] = [
   {
-    operation: 'getOutcomes',
-    statement: /FROM (decisions|findings|ab_tests|email_sends|experiments)\b/,
-    why: 'a report over the whole history of decisions, findings and tests: it needs rollups kept on write (not done yet)',
-  },
-  {
     operation: 'trackEvent',
     statement: /FROM workflows\b/,
     why: "starts every active workflow the event triggers: the fan-out is the event's own work (the grown workspace has thousands on one trigger)",

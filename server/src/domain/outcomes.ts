@@ -8,19 +8,18 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000
 
 /** The aggregates of GET /outcomes: no single record, only how things held up; every section bounded. */
 export async function getOutcomes(sql: Sql, workspaceId: string): Promise<Outcomes> {
-  const [p, turnedDown, findingCounts, tests] = await Promise.all([
+  const [p, turnedDown, c] = await Promise.all([
     store.selectPredictionGroups(sql, workspaceId),
     store.selectTurnedDown(sql, workspaceId),
-    store.selectFindingCounts(sql, workspaceId),
-    store.selectTestResults(sql, workspaceId),
+    store.selectOutcomeCounts(sql, workspaceId),
   ])
   const group = (g: store.PredictionGroupRow) => ({ measured: g.measured, held: g.held, heldRate: rate(g.held, g.measured), statedConfidence: round3(g.confidence) })
   return {
     predictions: {
-      recorded: p.totals.recorded,
-      measured: p.totals.measured,
-      held: p.totals.held,
-      heldRate: rate(p.totals.held, p.totals.measured),
+      recorded: c.decisions_recorded,
+      measured: c.decisions_measured,
+      held: c.decisions_held,
+      heldRate: rate(c.decisions_held, c.decisions_measured),
       byAuthor: p.byAuthor.map((g) => ({ author: { name: g.key, kind: g.kind ?? 'person' }, ...group(g) })),
       authorCount: p.byAuthor[0]?.groups ?? 0,
       byMeasure: p.byMeasure.map((g) => ({ measure: g.key, ...group(g) })),
@@ -31,7 +30,9 @@ export async function getOutcomes(sql: Sql, workspaceId: string): Promise<Outcom
       }),
     },
     findings: {
-      ...findingCounts,
+      open: c.findings_open,
+      accepted: c.findings_accepted,
+      rejected: c.findings_rejected,
       turnedDown: turnedDown.map((r) => ({
         reason: r.reason,
         count: r.count,
@@ -40,13 +41,18 @@ export async function getOutcomes(sql: Sql, workspaceId: string): Promise<Outcom
       reasonCount: turnedDown[0]?.reasons ?? 0,
     },
     tests: {
-      abTests: { running: tests.ab.running, decided: tests.ab.decided, aWon: tests.ab.a, bWon: tests.ab.b, noDifference: tests.ab.none },
+      abTests: { running: c.ab_running, decided: c.ab_decided, aWon: c.ab_a, bWon: c.ab_b, noDifference: c.ab_none },
       holdouts: {
-        decided: tests.holdout.decided,
-        sendAdded: tests.holdout.adds,
-        meanLiftPercent: tests.holdout.lift === null ? null : Math.round(tests.holdout.lift * 100) / 100,
+        decided: c.holdouts_decided,
+        sendAdded: c.holdouts_adding,
+        meanLiftPercent: c.holdout_lift === null ? null : Math.round(c.holdout_lift * 100) / 100,
       },
-      hypotheses: { ...tests.hypotheses, heldRate: rate(tests.hypotheses.held, tests.hypotheses.decided) },
+      hypotheses: {
+        written: c.hypotheses_written,
+        decided: c.hypotheses_decided,
+        held: c.hypotheses_held,
+        heldRate: rate(c.hypotheses_held, c.hypotheses_decided),
+      },
     },
   }
 }

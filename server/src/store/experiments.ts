@@ -12,14 +12,15 @@ export type ExperimentRow = {
   subject_status: 'open' | 'decided'; observed: ExperimentRow['expectation'] | null; decided_at: Date | null
 }
 
-/** An experiment's columns with the state of its test read through: one reading, shared by every query. */
+/**
+ * An experiment's columns with the state of its test read through: one reading, shared by every query.
+ * The judgement is the SQL functions of migration 0009, which the GET /outcomes rollups' triggers use
+ * too (with these joins, written there the other way round: from a subject to its experiments).
+ */
 export const experimentColumns = (sql: Db) => sql`
   e.id, e.hypothesis, e.kind, e.subject_id, e.expectation, e.decision_id, e.created_at,
-  CASE WHEN COALESCE(t.status = 'decided', s.holdout_status = 'decided') THEN 'decided' ELSE 'open' END AS subject_status,
-  CASE
-    WHEN t.status = 'decided' THEN CASE t.winner WHEN 'a' THEN 'a_better' WHEN 'b' THEN 'b_better' ELSE 'no_difference' END
-    WHEN s.holdout_status = 'decided' THEN CASE WHEN s.holdout_lift > 0 THEN 'send_adds' ELSE 'no_difference' END
-  END AS observed,
+  experiment_subject_status(t.status, s.holdout_status) AS subject_status,
+  experiment_observed(t.status, t.winner, s.holdout_status, s.holdout_lift) AS observed,
   COALESCE(t.decided_at, s.decided_at) AS decided_at`
 
 export const experimentJoins = (sql: Db) => sql`
