@@ -108,28 +108,30 @@ export async function authorize(
   const at = opts.at ?? new Date()
   const ws = caller.workspaceId
   const agentId = caller.agentId
-  const view = await gateway.selectGatewayView(db, ws, agentId)
+  // What bears on this tool action only: the tool, the action, the rules that could match it.
+  const view = await gateway.selectGatewayView(db, ws, agentId, body.tool, body.action)
   if (!view) throw new Error(`workspace ${ws} of a valid credential is missing`)
   if (!view.agent) throw new Error(`agent ${agentId} of a valid credential is missing`)
   if (!view.limits) throw new Error(`workspace ${ws} has no limits row`)
-  const { gate } = view
-  const world = worldOf(view.tools, toWorkspaceLimits(view.limits))
+  const { gate, tool } = view
   const agent = toProfile(view.agent)
   const facts: Facts = body.facts ?? {}
   const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
-  const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
+  const def: ActionDef | null = tool?.action ? { tool: tool.key, ...tool.action } : null
   const input = {
     agent,
     stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
     tool: body.tool,
     action: body.action,
-    tools: world.tools,
+    toolActions: tool ? (tool.actionKeys ?? []) : null,
+    toolKeys: view.toolKeys ?? [],
     actionDef: def,
     facts,
-    rules: rulesInForce(view.rules, world.toolNames),
+    rules: rulesInForce(view.rules, view.toolNames),
+    rulesInForce: gate.rules_in_force,
     rulesVersion: gate.rules_version,
-    limits: world.limits,
+    limits: toWorkspaceLimits(view.limits),
     at,
   }
   const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: gate.rules_version, at }
