@@ -66,8 +66,14 @@ const date = (s: string | null) => (s === null ? null : new Date(s))
 export async function selectGatewayView(sql: Db, workspaceId: string, agentId: string, tool: string, action: string): Promise<GatewayView | undefined> {
   const [row] = await sql<ViewRow[]>`
     WITH candidates AS (
-      SELECT DISTINCT m.rule_id FROM rule_matches m
-      WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action IN (${action}, '')
+      -- The rules in force naming this tool with this action or with every action: each found by
+      -- its key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
+      SELECT r.id, r.structure, r.effect, r.created_at
+      FROM (SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action = ${action}
+            UNION
+            SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action = '') m
+      CROSS JOIN LATERAL (SELECT r.id, r.structure, r.effect, r.created_at FROM rules r
+                          WHERE r.workspace_id = ${workspaceId} AND r.id = m.rule_id AND r.enabled LIMIT 1) r
     )
     SELECT
       (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version, 'rules_in_force', w.rules_in_force,
@@ -96,14 +102,12 @@ export async function selectGatewayView(sql: Db, workspaceId: string, agentId: s
                                 'max_discount_percent', max_discount_percent::float8, 'max_send_recipients', max_send_recipients,
                                 'quiet_hours_start', quiet_hours_start, 'quiet_hours_end', quiet_hours_end)
        FROM workspace_limits WHERE workspace_id = ${workspaceId}) AS limits,
-      (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'structure', r.structure, 'effect', r.effect, 'created_at', r.created_at)
-                                ORDER BY r.created_at, r.id), '[]')
-       FROM candidates c JOIN rules r ON r.workspace_id = ${workspaceId} AND r.id = c.rule_id
-       WHERE r.enabled) AS rules,
+      (SELECT COALESCE(json_agg(json_build_object('id', c.id, 'structure', c.structure, 'effect', c.effect, 'created_at', c.created_at)
+                                ORDER BY c.created_at, c.id), '[]')
+       FROM candidates c) AS rules,
       (SELECT COALESCE(json_object_agg(t.key, t.name), '{}')
-       FROM tools t
-       WHERE t.workspace_id = ${workspaceId}
-         AND t.key IN (SELECT m.tool FROM candidates c JOIN rule_matches m ON m.workspace_id = ${workspaceId} AND m.rule_id = c.rule_id)) AS tool_names`
+       FROM (SELECT DISTINCT m #>> '{}' AS key FROM candidates c CROSS JOIN LATERAL jsonb_path_query(c.structure, 'lax $.match[*].tool') m) n
+       CROSS JOIN LATERAL (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = n.key LIMIT 1) t) AS tool_names`
   if (!row?.gate) return undefined
   return {
     gate: { ...row.gate, stopped_at: date(row.gate.stopped_at) },
