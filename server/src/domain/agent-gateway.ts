@@ -8,7 +8,7 @@ import { formatCount, formatMoney } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { AgentAuthorization, AgentResult, AgentSelf, AuthorizeInput, Facts, ResultInput } from '../schemas/agent-gateway.ts'
 import * as requests from '../store/agent-requests.ts'
-import { selectTools, type ToolRow } from '../store/agent-tools.ts'
+import { selectToolKeys, selectTools, type ToolRow } from '../store/agent-tools.ts'
 import * as agents from '../store/agents.ts'
 import * as approvals from '../store/approvals.ts'
 import { appendEvent, type EventAppend } from '../store/events.ts'
@@ -125,7 +125,8 @@ export async function authorize(
     tool: body.tool,
     action: body.action,
     toolActions: tool ? (tool.actionKeys ?? []) : null,
-    toolKeys: view.toolKeys ?? [],
+    // Named only in the refusal of a tool the workspace has not, so read only then.
+    toolKeys: tool ? [] : await selectToolKeys(db, ws),
     actionDef: def,
     facts,
     rules: rulesInForce(view.rules, view.toolNames),

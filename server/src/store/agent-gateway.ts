@@ -19,8 +19,9 @@ import type { WorkspaceGate } from './workspaces.ts'
  * asked action by their keys, the rules that could match the request (rule_matches: those naming
  * the tool with this action or with every action), the tools those rules name (for their
  * sentences), and how many rules are in force (a counter on the workspace). Only a refusal needs a
- * list: the tool's action keys when it has no such action, the workspace's tool keys when it has no
- * such tool; each is read only then.
+ * list: the tool's action keys when it has no such action are read here only then; the workspace's
+ * tool keys when it has no such tool, by a statement of their own (agent-tools.ts selectToolKeys)
+ * sent only then.
  */
 
 export type GatewayTool = {
@@ -37,8 +38,6 @@ export type GatewayView = {
   agent: AgentRow | null
   /** The asked tool, when the workspace has it. */
   tool: GatewayTool | null
-  /** The workspace's tool keys: read only when it has not the asked tool. */
-  toolKeys: string[] | null
   limits: WorkspaceLimitsRow | null
   /** The rules in force that could match the request (a rule naming the tool with this action or with none), oldest first. */
   rules: RuleRow[]
@@ -50,7 +49,6 @@ type ViewRow = {
   gate: (Omit<GatewayView['gate'], 'stopped_at'> & { stopped_at: string | null }) | null
   agent: (Omit<AgentRow, 'created_at' | 'last_acted_at'> & { created_at: string; last_acted_at: string | null }) | null
   tool: GatewayTool | null
-  tool_keys: string[] | null
   limits: WorkspaceLimitsRow | null
   rules: (Omit<RuleRow, 'created_at'> & { created_at: string })[]
   tool_names: Record<string, string>
@@ -64,10 +62,10 @@ const date = (s: string | null) => (s === null ? null : new Date(s))
  * the workspace's tools or rules (see above).
  */
 export async function selectGatewayView(sql: Db, workspaceId: string, agentId: string, tool: string, action: string): Promise<GatewayView | undefined> {
+  // candidates: the rules in force naming this tool with this action or with every action, each
+  // found by its key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
   const [row] = await sql<ViewRow[]>`
     WITH candidates AS (
-      -- The rules in force naming this tool with this action or with every action: each found by
-      -- its key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
       SELECT r.id, r.structure, r.effect, r.created_at
       FROM (SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action = ${action}
             UNION
@@ -96,8 +94,6 @@ export async function selectGatewayView(sql: Db, workspaceId: string, agentId: s
          FROM tool_actions a WHERE a.workspace_id = t.workspace_id AND a.tool_key = t.key AND a.key = ${action}
        ) a ON true
        WHERE t.workspace_id = ${workspaceId} AND t.key = ${tool}) AS tool,
-      CASE WHEN NOT EXISTS (SELECT 1 FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = ${tool}) THEN
-        (SELECT COALESCE(json_agg(t.key), '[]') FROM tools t WHERE t.workspace_id = ${workspaceId}) END AS tool_keys,
       (SELECT json_build_object('max_budget_change_percent', max_budget_change_percent::float8,
                                 'max_discount_percent', max_discount_percent::float8, 'max_send_recipients', max_send_recipients,
                                 'quiet_hours_start', quiet_hours_start, 'quiet_hours_end', quiet_hours_end)
@@ -113,7 +109,6 @@ export async function selectGatewayView(sql: Db, workspaceId: string, agentId: s
     gate: { ...row.gate, stopped_at: date(row.gate.stopped_at) },
     agent: row.agent && { ...row.agent, created_at: new Date(row.agent.created_at), last_acted_at: date(row.agent.last_acted_at) },
     tool: row.tool,
-    toolKeys: row.tool_keys,
     limits: row.limits,
     rules: row.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
     toolNames: row.tool_names,
