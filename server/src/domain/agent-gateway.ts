@@ -31,7 +31,10 @@ import { loadWorkspaceLimits, toWorkspaceLimits, type WorkspaceLimits } from './
 export const AUTHORIZATION_TTL_MS = 15 * 60_000
 export const APPROVAL_TTL_MS = 24 * 3_600_000
 
-/** What every decision in a workspace is judged against, apart from the agent. */
+/**
+ * The workspace's whole catalogue and its limits, for judging many requests at once (the demo's
+ * seeded history); a live request reads only what bears on its own tool action (`authorize`).
+ */
 export type GatewayWorld = {
   tools: Map<string, string[]>
   actions: Map<string, ActionDef>
