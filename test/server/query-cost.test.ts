@@ -41,18 +41,21 @@ const MAX_STATEMENTS = 30
 
 /**
  * Statements whose cost grows with the workspace by design, each with the reason. Keep it short:
- * an entry here is a read the README says does not scale yet.
+ * an entry here is a read the README says does not scale yet. `reads`, when given, narrows the
+ * entry to the plan nodes reading these tables or indexes: the statement's other reads are held to
+ * the bound like any other.
  */
-const GROWS_BY_DESIGN: { operation: string; statement: RegExp; why: string }[] = [
+const GROWS_BY_DESIGN: { operation: string; statement: RegExp; reads?: RegExp; why: string }[] = [
+  {
+    operation: 'authorizeAgentAction',
+    statement: /FROM rule_matches\b/,
+    reads: /^(rule_matches|rule_matches_pkey|rules|rules_pkey)$/,
+    why: "the rules in force naming the asked tool action (or the whole tool), each judged against the facts: as many as were written for that action, whatever the catalogue or the other rules hold. The grown workspace has 3,334 on ads.adjust_budget: the seed copies the demo's rule on it with its structure, which names the tool inside jsonb where no copy can vary it",
+  },
   {
     operation: 'trackEvent',
     statement: /FROM workflows\b/,
     why: "starts every active workflow the event triggers: the fan-out is the event's own work (the grown workspace has thousands on one trigger)",
-  },
-  {
-    operation: 'authorizeAgentAction',
-    statement: /FROM (tools t|rules)\b/,
-    why: "the gateway judges each request against the workspace's whole tool catalogue and rules in force (both set by operators, tens in practice); loading only the asked tool's is left to the gateway's rework",
   },
 ]
 
@@ -182,7 +185,7 @@ describe('the cost of every statement does not grow with the data', () => {
             : examined > allowed ? `${examined} rows read from ${what} (${node['Node Type']}) for ${answered} answered`
             : undefined
           if (!problem) continue
-          if (GROWS_BY_DESIGN.some((g) => g.operation === s.operation && g.statement.test(s.query))) {
+          if (GROWS_BY_DESIGN.some((g) => g.operation === s.operation && g.statement.test(s.query) && (!g.reads || g.reads.test(what ?? '')))) {
             excused.add(`${s.operation}: ${oneLine(s.query).slice(0, 80)}`)
             continue
           }

@@ -44,11 +44,19 @@ export type DecisionInput = {
   stopped: { at: Date | null; by: string | null; reason: string | null } | null
   tool: string
   action: string
-  /** The workspace's tools and their action keys. */
-  tools: Map<string, string[]>
+  /**
+   * The asked tool's action keys, null when the workspace has no such tool: listed only when the
+   * asked action is not one of them (actionDef null), so it may be left empty otherwise.
+   */
+  toolActions: string[] | null
+  /** The workspace's tool keys: listed only when the asked tool is not one of them (toolActions null), so it may be left empty otherwise. */
+  toolKeys: string[]
   actionDef: ActionDef | null
   facts: Facts
+  /** The rules in force that could match the request (any of them; at least every one naming the asked tool action or the whole tool). */
   rules: (GatewayRule & { sentence: string })[]
+  /** How many rules are in force in the workspace. */
+  rulesInForce: number
   rulesVersion: number
   limits: WorkspaceLimits
   at: Date
@@ -133,7 +141,7 @@ export function decide(input: DecisionInput): Verdict {
   )
 
   // tool: the tool and the action exist in this workspace.
-  const toolActions = input.tools.get(tool)
+  const toolActions = input.toolActions
   checks.push(
     def
       ? {
@@ -143,7 +151,7 @@ export function decide(input: DecisionInput): Verdict {
         }
       : toolActions
         ? { name: 'tool', outcome: 'deny', detail: `The tool ${tool} has no action ${action}; its actions are ${words(toolActions)}.` }
-        : { name: 'tool', outcome: 'deny', detail: `${tool} is not a tool of this workspace; its tools are ${words([...input.tools.keys()].sort())}.` },
+        : { name: 'tool', outcome: 'deny', detail: `${tool} is not a tool of this workspace; its tools are ${words([...input.toolKeys].sort())}.` },
   )
 
   // permission: the agent is permitted this action.
@@ -204,7 +212,7 @@ export function decide(input: DecisionInput): Verdict {
   const bit = input.rules.filter((r) => ruleBites(r, tool, action, facts))
   const denying = bit.filter((r) => r.effect === 'deny')
   const asking = bit.filter((r) => r.effect === 'require_approval')
-  const inForce = `${formatCount(input.rules.length)} rule${input.rules.length === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
+  const inForce = `${formatCount(input.rulesInForce)} rule${input.rulesInForce === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
   if (denying.length) checks.push({ name: 'rules', outcome: 'deny', detail: `${denying.map((r) => r.sentence).join(' ')} (${inForce}.)` })
   else if (asking.length) checks.push(withApproval({ name: 'rules', detail: asking.map((r) => r.sentence).join(' ') }, prior))
   else checks.push({ name: 'rules', outcome: 'pass', detail: `No rule applies (${inForce}).` })

@@ -8,7 +8,7 @@ import { formatCount, formatMoney } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { AgentAuthorization, AgentResult, AgentSelf, AuthorizeInput, Facts, ResultInput } from '../schemas/agent-gateway.ts'
 import * as requests from '../store/agent-requests.ts'
-import { selectTools, type ToolRow } from '../store/agent-tools.ts'
+import { selectToolKeys, selectTools, type ToolRow } from '../store/agent-tools.ts'
 import * as agents from '../store/agents.ts'
 import * as approvals from '../store/approvals.ts'
 import { appendEvent, type EventAppend } from '../store/events.ts'
@@ -31,7 +31,10 @@ import { loadWorkspaceLimits, toWorkspaceLimits, type WorkspaceLimits } from './
 export const AUTHORIZATION_TTL_MS = 15 * 60_000
 export const APPROVAL_TTL_MS = 24 * 3_600_000
 
-/** What every decision in a workspace is judged against, apart from the agent. */
+/**
+ * The workspace's whole catalogue and its limits, for judging many requests at once (the demo's
+ * seeded history); a live request reads only what bears on its own tool action (`authorize`).
+ */
 export type GatewayWorld = {
   tools: Map<string, string[]>
   actions: Map<string, ActionDef>
@@ -108,28 +111,31 @@ export async function authorize(
   const at = opts.at ?? new Date()
   const ws = caller.workspaceId
   const agentId = caller.agentId
-  const view = await gateway.selectGatewayView(db, ws, agentId)
+  // What bears on this tool action only: the tool, the action, the rules that could match it.
+  const view = await gateway.selectGatewayView(db, ws, agentId, body.tool, body.action)
   if (!view) throw new Error(`workspace ${ws} of a valid credential is missing`)
   if (!view.agent) throw new Error(`agent ${agentId} of a valid credential is missing`)
   if (!view.limits) throw new Error(`workspace ${ws} has no limits row`)
-  const { gate } = view
-  const world = worldOf(view.tools, toWorkspaceLimits(view.limits))
+  const { gate, tool } = view
   const agent = toProfile(view.agent)
   const facts: Facts = body.facts ?? {}
   const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
-  const def = world.actions.get(`${body.tool}.${body.action}`) ?? null
+  const def: ActionDef | null = tool?.action ? { tool: tool.key, ...tool.action } : null
   const input = {
     agent,
     stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
     tool: body.tool,
     action: body.action,
-    tools: world.tools,
+    toolActions: tool ? (tool.actionKeys ?? []) : null,
+    // Named only in the refusal of a tool the workspace has not, so read only then.
+    toolKeys: tool ? [] : await selectToolKeys(db, ws),
     actionDef: def,
     facts,
-    rules: rulesInForce(view.rules, world.toolNames),
+    rules: rulesInForce(view.rules, view.toolNames),
+    rulesInForce: gate.rules_in_force,
     rulesVersion: gate.rules_version,
-    limits: world.limits,
+    limits: toWorkspaceLimits(view.limits),
     at,
   }
   const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: gate.rules_version, at }

@@ -4,41 +4,77 @@ import { eventCtes, eventsNotified } from './events.ts'
 import { agentColumns, type AgentRow } from './agents.ts'
 import type { RequestInsert } from './agent-requests.ts'
 import type { RuleRow } from './agent-rules.ts'
-import type { ToolRow } from './agent-tools.ts'
+import type { ToolActionJson } from './agent-tools.ts'
 import type { WorkspaceLimitsRow } from './limits.ts'
 import type { WorkspaceGate } from './workspaces.ts'
 
 /**
- * The agent gateway's two statements (POST /agent/authorize): everything a decision is judged
- * against, read in one statement, and the decision recorded in one statement (the allowance, the
- * request, the agent's last act and the events with their deliveries). The rows that every request
- * of a workspace must lock (the allowance counter and the event sequence) are taken only in that
- * last statement, so they are held from there to the commit and no longer.
+ * The agent gateway's two statements (POST /agent/authorize): what a decision is judged against,
+ * read in one statement, and the decision recorded in one statement (the allowance, the request,
+ * the agent's last act and the events with their deliveries). The rows that every request of a
+ * workspace must lock (the allowance counter and the event sequence) are taken only in that last
+ * statement, so they are held from there to the commit and no longer.
+ *
+ * The read costs the same however many tools and rules the workspace holds: the asked tool and its
+ * asked action by their keys, the rules that could match the request (rule_matches: those naming
+ * the tool with this action or with every action), the tools those rules name (for their
+ * sentences), and how many rules are in force (a counter on the workspace). Only a refusal needs a
+ * list: the tool's action keys when it has no such action are read here only then; the workspace's
+ * tool keys when it has no such tool, by a statement of their own (agent-tools.ts selectToolKeys)
+ * sent only then.
  */
 
+export type GatewayTool = {
+  key: string
+  name: string
+  /** The asked action, when the tool has it. */
+  action: ToolActionJson | null
+  /** The tool's action keys, oldest first: read only when it has not the asked action. */
+  actionKeys: string[] | null
+}
+
 export type GatewayView = {
-  gate: WorkspaceGate
+  gate: WorkspaceGate & { rules_in_force: number }
   agent: AgentRow | null
-  tools: ToolRow[]
+  /** The asked tool, when the workspace has it. */
+  tool: GatewayTool | null
   limits: WorkspaceLimitsRow | null
+  /** The rules in force that could match the request (a rule naming the tool with this action or with none), oldest first. */
   rules: RuleRow[]
+  /** The names of the tools these rules name, by key. */
+  toolNames: Record<string, string>
 }
 
 type ViewRow = {
-  gate: (Omit<WorkspaceGate, 'stopped_at'> & { stopped_at: string | null }) | null
+  gate: (Omit<GatewayView['gate'], 'stopped_at'> & { stopped_at: string | null }) | null
   agent: (Omit<AgentRow, 'created_at' | 'last_acted_at'> & { created_at: string; last_acted_at: string | null }) | null
-  tools: (Omit<ToolRow, 'created_at'> & { created_at: string })[]
+  tool: GatewayTool | null
   limits: WorkspaceLimitsRow | null
   rules: (Omit<RuleRow, 'created_at'> & { created_at: string })[]
+  tool_names: Record<string, string>
 }
 
 const date = (s: string | null) => (s === null ? null : new Date(s))
 
-/** The workspace's gate (stop switch, rules version), the agent, the tools, the limits and the rules in force: one statement. */
-export async function selectGatewayView(sql: Db, workspaceId: string, agentId: string): Promise<GatewayView | undefined> {
+/**
+ * The workspace's gate (stop switch, rules version, rules in force), the agent, the asked tool and
+ * action, the limits and the rules that could match: one statement, whose reads do not grow with
+ * the workspace's tools or rules (see above).
+ */
+export async function selectGatewayView(sql: Db, workspaceId: string, agentId: string, tool: string, action: string): Promise<GatewayView | undefined> {
+  // candidates: the rules in force naming this tool with this action or with every action, each
+  // found by its key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
   const [row] = await sql<ViewRow[]>`
+    WITH candidates AS (
+      SELECT r.id, r.structure, r.effect, r.created_at
+      FROM (SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action = ${action}
+            UNION
+            SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action = '') m
+      CROSS JOIN LATERAL (SELECT r.id, r.structure, r.effect, r.created_at FROM rules r
+                          WHERE r.workspace_id = ${workspaceId} AND r.id = m.rule_id AND r.enabled LIMIT 1) r
+    )
     SELECT
-      (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version,
+      (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version, 'rules_in_force', w.rules_in_force,
                                 'stopped_at', s.created_at, 'stopped_by', s.actor, 'stopped_reason', s.reason)
        FROM workspaces w
        LEFT JOIN LATERAL (
@@ -47,27 +83,35 @@ export async function selectGatewayView(sql: Db, workspaceId: string, agentId: s
        ) s ON w.agents_stopped
        WHERE w.workspace_id = ${workspaceId}) AS gate,
       (SELECT row_to_json(x) FROM (SELECT ${agentColumns(sql)} FROM agents a WHERE a.workspace_id = ${workspaceId} AND a.id = ${agentId}) x) AS agent,
-      (SELECT COALESCE(json_agg(json_build_object(
-                'key', t.key, 'name', t.name, 'description', t.description, 'created_at', t.created_at,
-                'actions', COALESCE((SELECT json_agg(json_build_object('key', a.key, 'name', a.name, 'risk', a.risk, 'dataUsed', a.data_used,
-                                                                       'reversible', a.reversible) ORDER BY a.created_at, a.key)
-                                     FROM tool_actions a WHERE a.workspace_id = t.workspace_id AND a.tool_key = t.key), '[]'))
-              ORDER BY t.created_at, t.key), '[]')
-       FROM tools t WHERE t.workspace_id = ${workspaceId}) AS tools,
+      (SELECT json_build_object(
+                'key', t.key, 'name', t.name, 'action', a.action,
+                'actionKeys', CASE WHEN a.action IS NULL THEN
+                  COALESCE((SELECT json_agg(k.key ORDER BY k.created_at, k.key) FROM tool_actions k
+                            WHERE k.workspace_id = t.workspace_id AND k.tool_key = t.key), '[]') END)
+       FROM tools t
+       LEFT JOIN LATERAL (
+         SELECT json_build_object('key', a.key, 'name', a.name, 'risk', a.risk, 'dataUsed', a.data_used, 'reversible', a.reversible) AS action
+         FROM tool_actions a WHERE a.workspace_id = t.workspace_id AND a.tool_key = t.key AND a.key = ${action}
+       ) a ON true
+       WHERE t.workspace_id = ${workspaceId} AND t.key = ${tool}) AS tool,
       (SELECT json_build_object('max_budget_change_percent', max_budget_change_percent::float8,
                                 'max_discount_percent', max_discount_percent::float8, 'max_send_recipients', max_send_recipients,
                                 'quiet_hours_start', quiet_hours_start, 'quiet_hours_end', quiet_hours_end)
        FROM workspace_limits WHERE workspace_id = ${workspaceId}) AS limits,
-      (SELECT COALESCE(json_agg(json_build_object('id', id, 'structure', structure, 'effect', effect, 'created_at', created_at)
-                                ORDER BY created_at, id), '[]')
-       FROM rules WHERE workspace_id = ${workspaceId} AND enabled) AS rules`
+      (SELECT COALESCE(json_agg(json_build_object('id', c.id, 'structure', c.structure, 'effect', c.effect, 'created_at', c.created_at)
+                                ORDER BY c.created_at, c.id), '[]')
+       FROM candidates c) AS rules,
+      (SELECT COALESCE(json_object_agg(t.key, t.name), '{}')
+       FROM (SELECT DISTINCT m #>> '{}' AS key FROM candidates c CROSS JOIN LATERAL jsonb_path_query(c.structure, 'lax $.match[*].tool') m) n
+       CROSS JOIN LATERAL (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = n.key LIMIT 1) t) AS tool_names`
   if (!row?.gate) return undefined
   return {
     gate: { ...row.gate, stopped_at: date(row.gate.stopped_at) },
     agent: row.agent && { ...row.agent, created_at: new Date(row.agent.created_at), last_acted_at: date(row.agent.last_acted_at) },
-    tools: row.tools.map((t) => ({ ...t, created_at: new Date(t.created_at) })),
+    tool: row.tool,
     limits: row.limits,
     rules: row.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
+    toolNames: row.tool_names,
   }
 }
 

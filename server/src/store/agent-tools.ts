@@ -29,6 +29,12 @@ export async function selectToolNames(sql: Db, workspaceId: string, keys: string
   return Object.fromEntries(rows.map((r) => [r.key, r.name]))
 }
 
+/** The keys of every tool of the workspace (the gateway names them when asked for a tool it has not). */
+export async function selectToolKeys(sql: Db, workspaceId: string): Promise<string[]> {
+  const rows = await sql<{ key: string }[]>`SELECT key FROM tools WHERE workspace_id = ${workspaceId}`
+  return rows.map((r) => r.key)
+}
+
 /** Every tool action of the workspace ('tool.action') with the data it uses. */
 export async function knownToolActions(sql: Db, workspaceId: string): Promise<Map<string, string[]>> {
   const rows = await sql<{ k: string; data_used: string[] }[]>`
