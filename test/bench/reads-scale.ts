@@ -62,11 +62,13 @@ async function workspace(sql: Sql, name: string): Promise<{ demo: DemoWorkspace;
 }
 
 let sent = 0
+/** The size of the last answer each workspace got, so a ratio can be read beside what was answered. */
+let lastBytes = 0
 async function time(path: string, init: RequestInit, tokens: string[]): Promise<number> {
   const headers = { ...(init.headers as Record<string, string>), Authorization: `Bearer ${tokens[sent++ % tokens.length]}` }
   const t0 = performance.now()
   const res = await fetch(`${server.url}/api/v1${path}`, { ...init, headers })
-  await res.arrayBuffer()
+  lastBytes = (await res.arrayBuffer()).byteLength
   const took = performance.now() - t0
   if (res.status >= 300) throw new Error(`${init.method} ${path}: ${res.status}`)
   return took
@@ -94,21 +96,24 @@ try {
   const sizes = await growWorkspace(db.sql, big.demo.workspace.id, BIG)
   await db.sql`VACUUM ANALYZE`
   console.log(`${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}; small: ${SMALL.toLocaleString('en')} rows a table, big: ${sizes.contacts!.toLocaleString('en')} contacts, ${sizes.signals!.toLocaleString('en')} signals, ...; set up in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
-  console.log(`median of ${RUNS} sequential requests, ms\n${'read'.padEnd(26)}${'small'.padStart(8)}${'big'.padStart(8)}  big/small`)
+  console.log(`median of ${RUNS} sequential requests, ms; the answers' sizes in bytes\n${'read'.padEnd(26)}${'small'.padStart(8)}${'big'.padStart(8)}  big/small  ${'bytes small'.padStart(11)} ${'bytes big'.padStart(10)}`)
   const ratios: number[] = []
   for (const op of operations) {
     if (op.method !== 'GET' || op.auth.kind !== 'workspace') continue
     const reqs = await Promise.all([small, big].map((w) => exampleRequest(op, { demo: w.demo, base: server.url })))
     const xs: number[][] = [[], []]
+    const bytes = [0, 0]
     for (let i = 0; i < RUNS + 3; i++) {
       for (const [j, w] of [small, big].entries()) {
         const took = await time(reqs[j]!.path, reqs[j]!.init, w.tokens)
+        bytes[j] = lastBytes
         if (i >= 3) xs[j]!.push(took)
       }
     }
     const [a, b] = [median(xs[0]!), median(xs[1]!)]
     ratios.push(b / a)
-    console.log(`${op.operationId.padEnd(26)}${ms(a)}${ms(b)}  ${(b / a).toFixed(2)}${b / a > 1.3 ? '  > 1.3' : ''}`)
+    const flag = b / a > 1.3 ? '> 1.3' : ''
+    console.log(`${op.operationId.padEnd(26)}${ms(a)}${ms(b)}  ${(b / a).toFixed(2).padEnd(5)} ${flag.padEnd(5)} ${String(bytes[0]).padStart(11)} ${String(bytes[1]).padStart(10)}`)
   }
   console.log(`reads: ${ratios.length}; median big/small ${median(ratios).toFixed(2)}; worst ${Math.max(...ratios).toFixed(2)}; over 1.3: ${ratios.filter((r) => r > 1.3).length}`)
   const postBeside = await postMedian(small.tokens)
