@@ -191,6 +191,51 @@ describe('growth mcp refuses to start', () => {
     expect(port.stderr).toBe('error: --http takes a port number, 0 to 65535 (0: any free port); got "eighty"\n')
   }, 30_000)
 
+  test('over HTTP, a session no request has used for --session-idle is ended (404, initialize again); one in use stays; a bad duration is refused', async () => {
+    const bad = await start(demo.tokens.live, ['--http', '0', '--session-idle', 'soon'])
+    expect(bad).toMatchObject({ code: 1, stdout: '' })
+    expect(bad.stderr).toBe('error: --session-idle takes a duration of at least 1s, e.g. 30m, 2h, 90s; got "soon"\n')
+    const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'mcp', '--http', '0', '--session-idle', '1s'], { cwd: ROOT, env: await envFor(demo.tokens.live), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+    const err = readAll(proc.stderr)
+    try {
+      const url = await err.waitFor(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/, proc)
+      const rpc = (body: object, session?: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+          body: JSON.stringify(body),
+        })
+      const open = async () => {
+        const r = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
+        expect(r.status).toBe(200)
+        await r.text()
+        const id = r.headers.get('mcp-session-id')!
+        const ready = await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, id)
+        expect(ready.status).toBe(202)
+        return id
+      }
+      const list = (id: string) => rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, id)
+      const [idle, used] = [await open(), await open()]
+      // `used` makes a request every 300 ms for 2.4 s; `idle` makes none.
+      for (let i = 0; i < 8; i++) {
+        await Bun.sleep(300)
+        const r = await list(used)
+        expect(r.status).toBe(200)
+        await r.text()
+      }
+      const gone = await list(idle)
+      expect(gone.status).toBe(404)
+      expect((await gone.json()).error.message).toContain('was idle too long')
+      // A new session works at once.
+      const again = await list(await open())
+      expect(again.status).toBe(200)
+      await again.text()
+    } finally {
+      proc.kill('SIGTERM')
+      expect(await proc.exited).toBe(0)
+    }
+  }, 30_000)
+
   test('over HTTP on 127.0.0.1, a request naming another host (DNS rebinding) or from a web page elsewhere is refused', async () => {
     const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'mcp', '--http', '0'], { cwd: ROOT, env: await envFor(demo.tokens.live), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
     const err = readAll(proc.stderr)

@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Growth } from '../../../sdk/src/index.ts'
 import { type CredentialOptions, maskToken, resolveCredentials } from '../api/profiles.ts'
 import { CliError } from '../errors.ts'
+import { parseDuration } from '../../../server/src/core/time.ts'
 import { writeErr } from '../output.ts'
 import { agentToolbox } from './agent-tools.ts'
 import { createMcpServer, Pending } from './server.ts'
@@ -19,7 +20,7 @@ import { isLoopback, serveHttp } from './transport-http.ts'
  * what a person should know goes to stderr, which desktop clients keep in their logs.
  */
 
-type McpOptions = CredentialOptions & { http?: string; host: string }
+type McpOptions = CredentialOptions & { http?: string; host: string; sessionIdle: string }
 
 function portOf(text: string): number {
   if (!/^\d+$/.test(text) || Number(text) > 65_535) throw new CliError(`--http takes a port number, 0 to 65535 (0: any free port); got ${JSON.stringify(text)}`)
@@ -47,12 +48,16 @@ async function toolboxFor(opts: McpOptions): Promise<Toolbox> {
 
 async function run(opts: McpOptions) {
   const port = opts.http === undefined ? undefined : portOf(opts.http)
+  const sessionIdleMs = parseDuration(opts.sessionIdle)
+  if (sessionIdleMs === undefined || sessionIdleMs < 1000) {
+    throw new CliError(`--session-idle takes a duration of at least 1s, e.g. 30m, 2h, 90s; got ${JSON.stringify(opts.sessionIdle)}`)
+  }
   const toolbox = await toolboxFor(opts)
 
   if (port !== undefined) {
     let http: ReturnType<typeof serveHttp>
     try {
-      http = serveHttp(toolbox, { host: opts.host, port })
+      http = serveHttp(toolbox, { host: opts.host, port, sessionIdleMs })
     } catch (err) {
       // A port in use, an address this machine does not have: the person's to change.
       throw new CliError(`cannot serve on ${opts.host}:${port}: ${(err as Error).message}`)
@@ -95,6 +100,7 @@ export function registerMcp(program: Command): Command {
     .enablePositionalOptions()
     .option('--http <port>', 'serve MCP over Streamable HTTP on this port, at /mcp (0: any free port), instead of stdio')
     .option('--host <address>', 'the address --http binds', '127.0.0.1')
+    .option('--session-idle <duration>', 'with --http: end a session no request has used for this long (a client that went away without closing it), e.g. 30m, 2h', '30m')
     .option('--token <token>', 'the credential: a workspace token (svc_live_, svc_test_) or an agent credential (svc_agt_) (default: GROWTH_TOKEN, then the profile)')
     .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
     .option('--profile <name>', 'a profile saved by growth login (default: GROWTH_PROFILE, then default)')

@@ -47,6 +47,11 @@ export class Pending {
     }
   }
 
+  /** Whether a request that came in on `transport` still waits for its answer. */
+  busy(transport: Transport): boolean {
+    return (this.#open.get(transport)?.size ?? 0) > 0
+  }
+
   #check() {
     if ([...this.#open.values()].every((ids) => ids.size === 0)) for (const wake of this.#waiters.splice(0)) wake()
   }

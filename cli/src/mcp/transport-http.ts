@@ -44,10 +44,26 @@ function refusedOrigin(request: Request): string | undefined {
 
 export type HttpServer = { url: string; stop(): Promise<void> }
 
-export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number }): HttpServer {
+/** A session no request has used for this long is ended (--session-idle): a client that went away without closing it. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
+
+export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number; sessionIdleMs?: number }): HttpServer {
   const pending = new Pending()
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
+  /** When each session was last used; a session idle past sessionIdleMs, with no call under way, is closed. */
+  const lastUsed = new Map<string, number>()
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
   const loopback = isLoopback(opts.host)
+  // A client that abandons its session (crashed, killed, never sent DELETE) would otherwise hold its
+  // server and transport until this process ends. Ended, its next request gets 404 and, as the MCP
+  // specification has clients do, it initializes a new session.
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    for (const [id, transport] of sessions) {
+      if (now - (lastUsed.get(id) ?? now) >= idleMs && !pending.busy(transport)) void transport.close().catch(() => {})
+    }
+  }, Math.max(50, Math.min(60_000, Math.floor(idleMs / 4))))
+  sweep.unref?.()
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url)
@@ -59,7 +75,8 @@ export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number }
     const sessionId = request.headers.get('mcp-session-id')
     if (sessionId) {
       const transport = sessions.get(sessionId)
-      if (!transport) return rpcError(404, -32001, `No session ${sessionId} (it ended, or this server restarted): initialize a new one.`)
+      if (!transport) return rpcError(404, -32001, `No session ${sessionId} (it ended, was idle too long, or this server restarted): initialize a new one.`)
+      lastUsed.set(sessionId, Date.now())
       return transport.handleRequest(request)
     }
     if (request.method !== 'POST') return rpcError(400, -32000, 'No Mcp-Session-Id: send an initialize request first (POST).')
@@ -75,10 +92,14 @@ export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number }
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, transport)
+        lastUsed.set(id, Date.now())
       },
     })
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId)
+      if (transport.sessionId) {
+        sessions.delete(transport.sessionId)
+        lastUsed.delete(transport.sessionId)
+      }
     }
     const server = createMcpServer(toolbox)
     await server.connect(transport)
@@ -104,6 +125,7 @@ export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number }
     url: `http://${shown}:${bun.port}${MCP_PATH}`,
     /** Answers the calls under way (for up to 10 s), then ends every session and stops serving. */
     async stop() {
+      clearInterval(sweep)
       await pending.idle(10_000)
       // The last answers are written to their streams; give them a moment to leave.
       await Bun.sleep(50)
