@@ -4,7 +4,8 @@ import { EXAMPLE } from '../../server/src/routes/examples.ts'
 
 /**
  * The request an operation's documented example makes, against a demo workspace: the example's
- * ids (routes/examples.ts) swapped for the workspace's own, as scripts/capture-examples.ts does, the
+ * ids (routes/examples.ts) swapped for the workspace's own (scripts/capture-examples.ts captures the
+ * document's response examples with it), the
  * right credential for its auth, and `query` in place of the example's query when given. The
  * example of POST /agent/result needs an authorization: the first call makes one.
  */
