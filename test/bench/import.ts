@@ -43,6 +43,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
+import { envNumber, spawnUntilReady } from './support.ts'
 import { fileURLToPath } from 'node:url'
 
 const BATCH = 100
@@ -54,14 +55,6 @@ const MEMORY_GOAL = 1.25
 const RATIO_GOAL = 0.8
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)))
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!(n > 0) || !Number.isInteger(n)) throw new Error(`${name} must be a whole number above 0 (got ${JSON.stringify(raw)})`)
-  return n
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server: this file run with --serve <dataDir> <workspaces>, under Bun. Prints one JSON line
@@ -179,31 +172,13 @@ type Run = {
 }
 
 async function startServerProcess(dataDir: string, workspaces: number): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', dataDir, String(workspaces)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const ready = await new Promise<Ready>((ok, fail) => {
-    let out = ''
-    child.stdout!.setEncoding('utf8')
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk
-      const nl = out.indexOf('\n')
-      if (nl >= 0) {
-        try {
-          ok(JSON.parse(out.slice(0, nl)) as Ready)
-        } catch {
-          fail(new Error(`the server printed ${out.slice(0, nl)}`))
-        }
-      }
-    })
-    child.on('exit', (code) => fail(new Error(`the server exited with ${code} before it was ready`)))
-    child.on('error', fail)
-  })
-  return { child, ready }
+  return spawnUntilReady<Ready>(process.execPath, [fileURLToPath(import.meta.url), '--serve', dataDir, String(workspaces)])
 }
 
 async function client(): Promise<number> {
-  const ROWS = envNumber('BENCH_ROWS', 100_000)
-  const SMALL = envNumber('BENCH_SMALL_ROWS', 10_000)
-  const ROUNDS = envNumber('BENCH_ROUNDS', 3)
+  const ROWS = envNumber('BENCH_ROWS', 100_000, true)
+  const SMALL = envNumber('BENCH_SMALL_ROWS', 10_000, true)
+  const ROUNDS = envNumber('BENCH_ROUNDS', 3, true)
   if (SMALL >= ROWS) throw new Error(`BENCH_SMALL_ROWS (${SMALL}) must be below BENCH_ROWS (${ROWS})`)
   const runtime = `Bun ${Bun.version}`
   const cpuModel = cpus()[0]?.model.trim() ?? 'unknown CPU'

@@ -35,24 +35,17 @@
  * Exit status: 0 whether or not the goals are met; non-zero when the benchmark itself failed (the
  * server did not start, an answer was not 200, the contenders saw different data).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { envNumber, spawnUntilReady } from './support.ts'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const GOAL = 0.95
 const WALK_ITEMS = 10_000
 const PAGE = 100
 const EXTRA_EVENTS = 10_000
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!(n > 0) || !Number.isInteger(n)) throw new Error(`${name} must be a whole number above 0 (got ${JSON.stringify(raw)})`)
-  return n
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server: this file run with --serve <dataDir>, under Bun. Prints one JSON line when ready,
@@ -139,31 +132,13 @@ const goalLine = (what: string, ratio: number, met: boolean) => `goal (${what}):
 async function startServerProcess(dataDir: string): Promise<{ child: ChildProcess; ready: Ready }> {
   const self = fileURLToPath(import.meta.url).endsWith('.ts') ? fileURLToPath(import.meta.url) : resolve('test/bench/sdk.ts')
   const bun = typeof Bun !== 'undefined' ? process.execPath : (process.env.BENCH_BUN ?? 'bun')
-  const child = spawn(bun, [self, '--serve', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const ready = await new Promise<Ready>((ok, fail) => {
-    let out = ''
-    child.stdout!.setEncoding('utf8')
-    child.stdout!.on('data', (chunk: string) => {
-      out += chunk
-      const nl = out.indexOf('\n')
-      if (nl >= 0) {
-        try {
-          ok(JSON.parse(out.slice(0, nl)) as Ready)
-        } catch {
-          fail(new Error(`the server printed ${out.slice(0, nl)}`))
-        }
-      }
-    })
-    child.on('exit', (code) => fail(new Error(`the server exited with ${code} before it was ready`)))
-    child.on('error', fail)
-  })
-  return { child, ready }
+  return spawnUntilReady<Ready>(bun, [self, '--serve', dataDir])
 }
 
 async function client(): Promise<number> {
-  const SLICE_MS = envNumber('BENCH_SLICE_MS', 1000)
-  const ROUNDS = envNumber('BENCH_ROUNDS', 9)
-  const WALKS = envNumber('BENCH_WALKS', 9)
+  const SLICE_MS = envNumber('BENCH_SLICE_MS', 1000, true)
+  const ROUNDS = envNumber('BENCH_ROUNDS', 9, true)
+  const WALKS = envNumber('BENCH_WALKS', 9, true)
   const CONCURRENCY = (process.env.BENCH_CONCURRENCY || '1,16').split(',').map((s) => {
     const n = Number(s)
     if (!(n > 0) || !Number.isInteger(n)) throw new Error(`BENCH_CONCURRENCY must be whole numbers above 0, comma-separated (got ${JSON.stringify(process.env.BENCH_CONCURRENCY)})`)

@@ -58,6 +58,7 @@ import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { openPool } from '../../server/src/store/db.ts'
 import { appendEvents } from '../../server/src/store/events.ts'
+import { envNumber } from './support.ts'
 import { migrate } from '../../server/src/store/migrate.ts'
 import { claimDeliveries } from '../../server/src/store/webhook-deliveries.ts'
 import { createLogger } from '../../server/src/core/log.ts'
@@ -77,17 +78,6 @@ function workerConstant(name: string): number {
   const m = new RegExp(`^const ${name} = (\\d+)`, 'm').exec(source)
   if (!m) throw new Error(`cannot find "const ${name} = <number>" in server/src/workers/webhooks.ts`)
   return Number(m[1])
-}
-
-function envNumber(name: string, fallback: number, opts: { integer?: boolean; min?: number } = {}): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isFinite(n) || n < (opts.min ?? Number.MIN_VALUE) || (opts.integer && !Number.isInteger(n))) {
-    const bound = opts.min === undefined ? 'above 0' : `of at least ${opts.min}`
-    throw new Error(`${name} must be a ${opts.integer ? 'whole ' : ''}number ${bound} (got ${JSON.stringify(raw)})`)
-  }
-  return n
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,10 +272,10 @@ if (process.argv[2] === '--baseline') {
 
 const RATE = envNumber('BENCH_RATE', 500)
 const SECONDS = envNumber('BENCH_SECONDS', 60)
-const RECEIVERS = envNumber('BENCH_RECEIVERS', 10, { integer: true, min: 1 })
-const WORKERS = envNumber('BENCH_WORKERS', 1, { integer: true, min: 1 })
+const RECEIVERS = envNumber('BENCH_RECEIVERS', 10, true)
+const WORKERS = envNumber('BENCH_WORKERS', 1, true)
 /** Unset (with no BENCH_WORKER_MODULE): `growth worker` as shipped. Set: see runWorker. */
-const WORKER_POOL = process.env.BENCH_WORKER_POOL || process.env.BENCH_WORKER_MODULE ? envNumber('BENCH_WORKER_POOL', 2, { integer: true, min: 1 }) : undefined
+const WORKER_POOL = process.env.BENCH_WORKER_POOL || process.env.BENCH_WORKER_MODULE ? envNumber('BENCH_WORKER_POOL', 2, true) : undefined
 /** How the worker processes are described in the tables. */
 const WORKER_KIND = WORKER_POOL
   ? `worker process (${process.env.BENCH_WORKER_MODULE ? `startDeliveryWorkers of ${process.env.BENCH_WORKER_MODULE}` : 'startDeliveryWorkers'}, pool of ${WORKER_POOL})`
@@ -293,13 +283,13 @@ const WORKER_KIND = WORKER_POOL
 const BATCH_MS = envNumber('BENCH_BATCH_MS', 100)
 const DRAIN_SECONDS = envNumber('BENCH_DRAIN_SECONDS', 20)
 const BASELINE_SECONDS = envNumber('BENCH_BASELINE_SECONDS', Math.min(SECONDS, 20))
-const BACKLOG_EVENTS = envNumber('BENCH_BACKLOG_EVENTS', 100_000, { integer: true, min: 1 })
+const BACKLOG_EVENTS = envNumber('BENCH_BACKLOG_EVENTS', 100_000, true)
 const BACKLOG_SECONDS = envNumber('BENCH_BACKLOG_SECONDS', 30)
-const MULTI_EVENTS = envNumber('BENCH_MULTI_EVENTS', 1500, { integer: true, min: 1 })
-const MULTI_TIMEOUT_MS = envNumber('BENCH_MULTI_TIMEOUT_MS', 2000, { integer: true, min: 1 })
+const MULTI_EVENTS = envNumber('BENCH_MULTI_EVENTS', 1500, true)
+const MULTI_TIMEOUT_MS = envNumber('BENCH_MULTI_TIMEOUT_MS', 2000, true)
 /** Part 4's single-endpoint run stops after this long (it may not drain). */
 const SINGLE_SECONDS = envNumber('BENCH_SINGLE_SECONDS', 15)
-const VERIFY_EVERY = envNumber('BENCH_VERIFY_EVERY', 50, { integer: true, min: 1 })
+const VERIFY_EVERY = envNumber('BENCH_VERIFY_EVERY', 50, true)
 const PARTS = new Set((process.env.BENCH_PARTS || '1,2,3,4').split(',').map((s) => s.trim()))
 for (const p of PARTS) if (!['1', '2', '3', '4'].includes(p)) throw new Error(`BENCH_PARTS lists parts 1 to 4 (got ${JSON.stringify(process.env.BENCH_PARTS)})`)
 
