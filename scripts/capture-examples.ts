@@ -2,7 +2,7 @@
  * Capture the response examples of the OpenAPI document from real answers:
  *   npm run examples:capture
  * Starts a server on a fresh embedded database with the demo workspace, sends every operation's
- * declared example request (test/support/example-requests.ts: the example ids swapped for the
+ * declared example request (scripts/example-requests.ts: the example ids swapped for the
  * demo's), and writes the answers,
  * shortened to two items a list, to server/src/http/openapi/examples.json. The document shows them
  * on each operation's success; test/server/openapi.test.ts fails when one no longer matches its
@@ -17,7 +17,7 @@ import { createDemoWorkspace } from '../server/src/demo/index.ts'
 import { operations } from '../server/src/http/operations.ts'
 import { startServer } from '../server/src/server.ts'
 import { openDatabase } from '../server/src/store/db.ts'
-import { type ExampleContext, exampleRequest } from '../test/support/example-requests.ts'
+import { type ExampleContext, exampleRequest } from './example-requests.ts'
 
 const OUT = join(import.meta.dir, '..', 'server', 'src', 'http', 'openapi', 'examples.json')
 const dataDir = mkdtempSync(join(tmpdir(), 'growth-examples-'))
@@ -26,7 +26,7 @@ const db = await openDatabase({ dataDir, databaseUrl: undefined })
 const server = await startServer(config, { db, log: createLogger('warn') })
 try {
   const demo = await createDemoWorkspace(db.sql)
-  // The same requests the query-cost and scale tests send: test/support/example-requests.ts.
+  // The same requests the query-cost test and the scale bench send: scripts/example-requests.ts.
   const context: ExampleContext = { demo, base: server.url }
   const examples: Record<string, unknown> = {}
   for (const op of operations) {

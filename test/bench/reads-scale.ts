@@ -21,7 +21,7 @@ import { createToken } from '../../server/src/domain/credentials.ts'
 import { operations } from '../../server/src/http/operations.ts'
 import { startServer } from '../../server/src/server.ts'
 import { openDatabase, openPool, type Sql } from '../../server/src/store/db.ts'
-import { exampleRequest } from '../support/example-requests.ts'
+import { exampleRequest } from '../../scripts/example-requests.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
 
 const SMALL = 1_000

@@ -12,7 +12,7 @@ import { querySchemaOf } from '../../server/src/http/paging.ts'
 import type { Operation } from '../../server/src/routes/operation.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/db.ts'
-import { exampleRequest } from '../support/example-requests.ts'
+import { exampleRequest } from '../../scripts/example-requests.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
 import { oneLine, readPlans, scans } from '../support/statement-plans.ts'
 

@@ -1,6 +1,6 @@
-import type { DemoWorkspace } from '../../server/src/demo/index.ts'
-import type { Operation } from '../../server/src/routes/operation.ts'
-import { EXAMPLE } from '../../server/src/routes/examples.ts'
+import type { DemoWorkspace } from '../server/src/demo/index.ts'
+import type { Operation } from '../server/src/routes/operation.ts'
+import { EXAMPLE } from '../server/src/routes/examples.ts'
 
 /**
  * The request an operation's documented example makes, against a demo workspace: the example's
