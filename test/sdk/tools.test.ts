@@ -166,6 +166,30 @@ describe('OpenAI Agents SDK: guardedTool(tool, options, spec)', () => {
   })
 })
 
+describe('OpenAI Agents SDK: the run’s signal', () => {
+  test('details.signal aborts the call: reported cancelled, whatever error the aborted work throws', async () => {
+    const client = new Growth({ token: ws.agent.credential, baseUrl: base })
+    const slow = guardedTool(
+      agentsTool,
+      {
+        name: 'slow_pause',
+        description: 'Pause a campaign, slowly',
+        parameters: z.object({ id: z.string() }),
+        execute: ({ id }: { id: string }, _context?: unknown, details?: { signal?: AbortSignal }) =>
+          // Aborted work often fails with an error of its own, not an AbortError: the signal says it was cancelled.
+          new Promise<string>((_, reject) => details?.signal?.addEventListener('abort', () => reject(new Error(`connection closed while pausing ${id}`)))),
+      },
+      { client, tool: 'ads', action: 'pause_campaign', resource: ({ id }) => id },
+    )
+    const controller = new AbortController()
+    const running = slow.invoke(new RunContext(), JSON.stringify({ id: 'cmp_agents_aborted' }), { signal: controller.signal }).catch((e) => e)
+    while (!(await byResource(ws.agent.id, 'cmp_agents_aborted')).length) await Bun.sleep(20)
+    controller.abort()
+    await running
+    expect((await byResource(ws.agent.id, 'cmp_agents_aborted'))[0]).toMatchObject({ decision: 'allowed', result: { status: 'cancelled' } })
+  })
+})
+
 describe('the packed @growth-service/sdk/tools under each runtime', () => {
   let source = ''
   beforeAll(async () => {

@@ -30,7 +30,11 @@ type ArgsOf<O> = O extends { execute: (...args: infer A) => unknown } ? A : neve
 export function guardedTool<T extends (options: never) => unknown, O extends { execute: AgentsExecute }>(tool: T, options: O, spec: GuardedSpec<ArgsOf<O>>): ReturnType<T> {
   if (typeof tool !== 'function') throw new TypeError("guardedTool(tool, options, spec): pass the Agents SDK's tool function first")
   if (typeof options?.execute !== 'function') throw new TypeError('guardedTool(tool, options, spec): options.execute must be a function')
-  const execute = guarded(options.execute as (...args: ArgsOf<O>) => unknown, spec)
+  const execute = guarded(options.execute as (...args: ArgsOf<O>) => unknown, {
+    // The Agents SDK gives execute (input, runContext, details): details.signal ends the run.
+    signal: (...args) => (args[2] as { signal?: AbortSignal } | undefined)?.signal,
+    ...spec,
+  })
   const errorFunction = 'errorFunction' in options ? {} : { errorFunction: toldToTheModel }
   return (tool as unknown as (options: object) => ReturnType<T>)({ ...options, ...errorFunction, execute })
 }
