@@ -108,6 +108,20 @@ describe('growth mcp guard in front of an MCP server', () => {
     expect(upstreamCalls(logFile).length).toBe(before)
   })
 
+  test('a resource path that finds an object, not a name: refused, named, not run', async () => {
+    const own = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+    const config = { tools: { send_email: { tool: 'email', action: 'send_campaign', resource: '$.to', facts: { recipients: '$.to.length' } } } }
+    const g = await startGuard({ credential: mailer.credential, baseUrl: base, logFile: own, config })
+    try {
+      const result = await g.client.callTool({ name: 'send_email', arguments: { to: ['x@example.com'], subject: 'List as resource' } })
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toBe("The guard cannot ask the gateway about send_email: the resource is read from $.to, and the call's arguments hold a list there, not a name.")
+      expect(upstreamCalls(own)).toEqual([])
+    } finally {
+      await g.close()
+    }
+  })
+
   test('an upstream failure comes back to the client as the upstream said it, and is reported failed with its error', async () => {
     const result = await guard.client.callTool({ name: 'bounce', arguments: { to: ['full@example.com'], subject: 'Bounced' } })
     expect(result.isError).toBe(true)
@@ -125,6 +139,17 @@ describe('growth mcp guard in front of an MCP server', () => {
     expect(await call).toBeInstanceOf(Error)
     await eventually('the upstream told', async () => (upstreamCalls(logFile).some((c) => (c as { cancelled?: boolean }).cancelled === true) ? true : undefined))
     const request = await eventually('the cancelled report', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Cancelled send' && r.result))
+    expect(request).toMatchObject({ decision: 'allowed', result: { status: 'cancelled' } })
+  })
+
+  test('a call still running past --flush-timeout when the client has gone is cancelled, and reported so before the guard exits', async () => {
+    const own = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+    const g = await startGuard({ credential: mailer.credential, baseUrl: base, logFile: own, flags: ['--flush-timeout', '1000'] })
+    const call = g.client.callTool({ name: 'slow_email', arguments: { to: ['c@example.com'], subject: 'Cut off send' } }).catch((e) => e)
+    await eventually('the call upstream', async () => (upstreamCalls(own).some((c) => c.name === 'slow_email') ? true : undefined))
+    await g.close()
+    await call
+    const request = await eventually('the report of the cut-off call', async () => (await requestsOf(mailer.id)).find((r) => r.resource === 'Cut off send' && r.result))
     expect(request).toMatchObject({ decision: 'allowed', result: { status: 'cancelled' } })
   })
 
@@ -237,6 +262,11 @@ describe('refused at start', () => {
     expectRefused(await run(['--config', fact, '--', 'true']), /tools\.send_email\.facts\.recipients: must be a path such as \$\.to\.length/)
     const unknownFact = configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { people: '$.to.length' } } } })
     expectRefused(await run(['--config', unknownFact, '--', 'true']), /unknown field people in tools\.send_email\.facts \(facts are amountMinor, currency/)
+    // A fact given as a value is what the gateway takes for it, checked at start, not on every call.
+    const textCount = configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { recipients: '5' } } } })
+    expectRefused(await run(['--config', textCount, '--', 'true']), /tools\.send_email\.facts\.recipients: must be a path such as \$\.to\.length, or an integer >= 0/)
+    const yes = configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { increase: 'yes' } } } })
+    expectRefused(await run(['--config', yes, '--', 'true']), /tools\.send_email\.facts\.increase: must be a path such as \$\.to\.length, or true or false/)
     const noAction = configWith({ tools: { send_email: { tool: 'email' } } })
     expectRefused(await run(['--config', noAction, '--', 'true']), /tools\.send_email\.action: /)
     expectRefused(await run(['--config', '/nonexistent/guard.json', '--', 'true']), /cannot read --config \/nonexistent\/guard\.json/)

@@ -27,12 +27,27 @@ const valueOrPath = z.union([z.number(), z.boolean(), z.string()]).superRefine((
 })
 const key = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a gateway key such as email or send_campaign (lower case, digits, _)')
 
+/** A fact given as a value (not a path) must be what the gateway takes for it (CONTRACT: facts). */
+const FACT_VALUES: Record<(typeof FACT_NAMES)[number], { schema: z.ZodType; says: string }> = {
+  amountMinor: { schema: z.number().int().min(0), says: 'an integer >= 0' },
+  currency: { schema: z.string().regex(/^[A-Z]{3}$/), says: 'an ISO 4217 code in capitals, e.g. USD' },
+  amountPercent: { schema: z.number().min(0), says: 'a number >= 0' },
+  increase: { schema: z.boolean(), says: 'true or false' },
+  recipients: { schema: z.number().int().min(0), says: 'an integer >= 0' },
+  records: { schema: z.number().int().min(0), says: 'an integer >= 0' },
+}
+const factValue = (fact: (typeof FACT_NAMES)[number]) =>
+  valueOrPath.superRefine((v, ctx) => {
+    if (typeof v === 'string' && v.startsWith('$')) return
+    if (!FACT_VALUES[fact].schema.safeParse(v).success) ctx.addIssue({ code: 'custom', message: `must be a path such as $.to.length, or ${FACT_VALUES[fact].says}` })
+  })
+
 const Mapping = z.strictObject({
   tool: key,
   action: key,
   resource: z.string().min(1).max(500).optional(),
   summary: z.string().min(1).max(500).optional(),
-  facts: z.strictObject(Object.fromEntries(FACT_NAMES.map((f) => [f, valueOrPath.optional()])) as Record<(typeof FACT_NAMES)[number], z.ZodOptional<typeof valueOrPath>>).optional(),
+  facts: z.strictObject(Object.fromEntries(FACT_NAMES.map((f) => [f, factValue(f).optional()])) as Record<(typeof FACT_NAMES)[number], z.ZodOptional<typeof valueOrPath>>).optional(),
 })
 
 const ConfigSchema = z.strictObject({
@@ -72,6 +87,11 @@ export function parseConfig(raw: unknown, file = 'the config'): GuardConfig {
   throw new CliError(`--config ${file}: ${message}`)
 }
 
+/** The mapping of an upstream tool, if the config has one (its own key only: no tool is named `constructor` by inheritance). */
+export function mappingOf(config: GuardConfig, name: string): ToolMapping | undefined {
+  return Object.hasOwn(config.tools, name) ? config.tools[name] : undefined
+}
+
 /** Where a path found nothing: the call is refused with this message. */
 export class MissingArgument extends Error {}
 
@@ -102,7 +122,12 @@ export function requestFor(name: string, mapping: ToolMapping, args: Record<stri
     if (value !== undefined) facts[fact] = resolve(args, value, `the fact ${fact}`)
   }
   const request: Record<string, unknown> = { tool: mapping.tool, action: mapping.action, params: { tool: name, arguments: args } }
-  if (mapping.resource !== undefined) request.resource = String(resolve(args, mapping.resource, 'the resource')).slice(0, 500)
+  if (mapping.resource !== undefined) {
+    const resource = resolve(args, mapping.resource, 'the resource')
+    // A path to an object or a list names no one thing: refused like a path that finds nothing.
+    if (resource === null || typeof resource === 'object') throw new MissingArgument(`the resource is read from ${mapping.resource}, and the call's arguments hold ${Array.isArray(resource) ? 'a list' : resource === null ? 'null' : 'an object'} there, not a name`)
+    request.resource = String(resource).slice(0, 500)
+  }
   // The summary is kept and shown to people: by default it names the call, not its arguments (an
   // e-mail's addresses and body stay out of the record; they reach the gateway only as a digest).
   request.summary = oneLine(mapping.summary ?? `${name} through growth mcp guard${request.resource ? ` on ${request.resource}` : ''}`)

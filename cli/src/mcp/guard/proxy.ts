@@ -6,7 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { type CallToolResult, CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { ApprovalRequiredError, GrowthError, type AgentAuthorization, type Growth, type WaitForApproval } from '../../../../sdk/src/index.ts'
 import { decide } from '../../../../sdk/src/guard.ts'
-import { type GuardConfig, MissingArgument, requestFor } from './config.ts'
+import { type GuardConfig, mappingOf, MissingArgument, requestFor } from './config.ts'
 import { reportQueue } from './reports.ts'
 
 export type GuardSettings = {
@@ -80,10 +80,13 @@ export async function runGuard(s: GuardSettings): Promise<void> {
   process.on('SIGINT', holdOn)
   process.on('SIGTERM', holdOn)
   await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, s.flushMs))])
-  await reports.flush(s.flushMs)
+  // Closing the server cancels the calls still running, which then report themselves cancelled:
+  // close first, then send every report owed, those included.
   upstream.onclose = undefined
   await server.close().catch(() => {})
   await upstream.close().catch(() => {})
+  await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, s.flushMs))])
+  await reports.flush(s.flushMs)
   process.off('SIGINT', holdOn)
   process.off('SIGTERM', holdOn)
 }
@@ -109,10 +112,10 @@ async function announce(s: GuardSettings, upstream: Client) {
     names.push(...page.tools.map((t) => t.name))
     cursor = page.nextCursor
   } while (cursor)
-  const guarded = names.filter((n) => s.config.tools[n])
-  const refused = names.filter((n) => !s.config.tools[n])
+  const guarded = names.filter((n) => mappingOf(s.config, n))
+  const refused = names.filter((n) => !mappingOf(s.config, n))
   const missing = Object.keys(s.config.tools).filter((n) => !names.includes(n))
-  s.log(`guarding ${upstreamName(s)}: ${guarded.map((n) => `${n} as ${s.config.tools[n]!.tool}.${s.config.tools[n]!.action}`).join(', ') || 'no tool'}`)
+  s.log(`guarding ${upstreamName(s)}: ${guarded.map((n) => `${n} as ${mappingOf(s.config, n)!.tool}.${mappingOf(s.config, n)!.action}`).join(', ') || 'no tool'}`)
   if (refused.length) s.log(`refusing ${refused.join(', ')}: not mapped in ${s.configFile}, so never passed through`)
   if (missing.length) s.log(`${s.configFile} maps ${missing.join(', ')}, which ${s.command} does not offer`)
 }
@@ -126,7 +129,7 @@ async function guardedCall(
   params: Record<string, unknown>,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const mapping = s.config.tools[name]
+  const mapping = mappingOf(s.config, name)
   if (!mapping) {
     return refusal(`The tool ${name} is not mapped in the guard's configuration, so it is refused and never reaches the server. Ask the owner to map it to a gateway tool and action in ${s.configFile}.`, { decision: 'unmapped' })
   }
