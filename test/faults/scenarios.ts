@@ -101,7 +101,9 @@ export async function rateLimitAcross(servers: ServerProcess[], extra = 40) {
 // ---------------------------------------------------------------------------------------------
 // 3. kill -9 during writes.
 
-type Pending = { w: PreparedWrite; key: string; acknowledged?: Reply; attempts: number; replays: number }
+type Pending = { w: PreparedWrite; key: string; acknowledged?: Reply; attempts: number; replays: number; lastFailure?: string }
+/** Tries of one write before the test gives up on it (a kill and restart take a few dozen at most). */
+const MAX_ATTEMPTS = 1000
 
 /**
  * `writes` writes (the kinds in turn, each in its own workspace) sent `parallel` at a time to one
@@ -150,19 +152,23 @@ export async function killDuringWrites(writes: number, opts: { parallel?: number
   async function drive(p: Pending) {
     while (!p.acknowledged) {
       if (restarting) await restarting
-      p.attempts++
+      // Bounded, so an answer that is wrong every time (not in the document, a 409 that never ends)
+      // fails the test naming it instead of running into its time-out.
+      if (++p.attempts > MAX_ATTEMPTS) throw new Error(`${p.w.kind} ${p.key}: no acceptable answer in ${MAX_ATTEMPTS} attempts; the last: ${p.lastFailure}`)
       try {
         const r = await send(server.base, 'POST', p.w.path, { token: p.w.token, body: p.w.body, headers: { 'Idempotency-Key': p.key }, signal: AbortSignal.timeout(20_000) })
         // 409: the first attempt is still being answered by a process that may have died; retry shortly.
         if (r.status === 409 && r.body?.error?.message?.includes('still being answered')) {
+          p.lastFailure = `409 ${r.body.error.message}`
           await Bun.sleep(50)
           continue
         }
         p.acknowledged = r
         answeredHere++
         if (r.headers.get('idempotent-replayed') === 'true') p.replays++
-      } catch {
+      } catch (err) {
         // No answer: the process died under the request. Retry with the same key.
+        p.lastFailure = (err as Error).message
         await Bun.sleep(20)
       }
     }

@@ -18,14 +18,15 @@ let sent: string[] = []
 beforeAll(async () => {
   const { dataDir } = await getHarness()
   // The driver's own look-up of array types, once per new connection, is not the request's.
-  const hook = (_connection: number, query: string) => {
-    if (!query.includes('pg_catalog.pg_type')) sent.push(query.replace(/\s+/g, ' ').trim().slice(0, 120))
+  // Each statement is written down with the pool that sent it (on a server the counters have their own).
+  const hook = (pool: string) => (_connection: number, query: string) => {
+    if (!query.includes('pg_catalog.pg_type')) sent.push(`${pool}: ${query.replace(/\s+/g, ' ').trim().slice(0, 120)}`)
   }
   // Embedded: a client of the harness's database (this process owns it); on a server: a pool of its own.
-  db = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir, poolMax: 2, debug: hook })
+  db = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir, poolMax: 2, debug: hook('main') })
   // Call counts are flushed once an hour here, so no flush falls inside a counted request.
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', CALL_COUNT_FLUSH_MS: '3600000', WEBHOOK_WORKERS: '0' })
-  server = await startServer(config, { db, log: createLogger('silent'), debug: hook })
+  server = await startServer(config, { db, log: createLogger('silent'), debug: hook('counters') })
 }, 90_000) // the first start of the shared server (and of the embedded database) may be slow on a busy machine
 
 afterAll(async () => {
@@ -58,6 +59,16 @@ describe('POST /agent/authorize: statements per request', () => {
     expect(denied.status).toBe(201)
     expect(denied.decision).toBe('denied')
     expect(denied.statements.length, denied.statements.join('\n')).toBeLessThanOrEqual(5)
+
+    if (db.kind === 'server') {
+      // The decision is recorded through the counters' pool (its commit does not wait for the WAL
+      // flush, so the workspace's shared rows are let go at once), and answered only after a flush
+      // barrier on the durable pool that covers it (docs/agent-gateway.md).
+      const recordAt = allowed.statements.findIndex((q) => /^counters: WITH lim AS/.test(q))
+      const barrierAt = allowed.statements.findIndex((q) => q === 'main: SELECT pg_current_xact_id()')
+      expect(recordAt, allowed.statements.join('\n')).toBeGreaterThanOrEqual(0)
+      expect(barrierAt, allowed.statements.join('\n')).toBeGreaterThan(recordAt)
+    }
 
     // Every one of them was recorded, with its event, and counted against the allowance.
     const { sql } = await getHarness()

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runToExit, startServerProcess } from '../support/server-process.ts'
@@ -49,8 +49,11 @@ describe('a server that cannot start says why in one line', () => {
     const first = await startServerProcess({ DATA_DIR: dataDir() })
     try {
       const port = new URL(first.base).port
-      const second = await runToExit({ PORT: port, DATA_DIR: dataDir() })
+      const secondDir = dataDir()
+      const second = await runToExit({ PORT: port, DATA_DIR: secondDir })
       expectOneLine(second, `Port ${port}`, 'already in use', 'set PORT')
+      // Refused before its database was opened: nothing was made in its DATA_DIR.
+      expect(existsSync(join(secondDir, 'pgdata'))).toBe(false)
       for (let i = 0; i < 20; i++) {
         const r = await fetch(`${first.base}/missions`)
         expect(r.status).toBe(401)

@@ -65,8 +65,10 @@ export async function growWorkspace(sql: Sql, workspaceId: string, target: numbe
            WHERE t.workspace_id = $1 ON CONFLICT DO NOTHING`,
           [workspaceId],
         ),
-      ).catch(() => {
-        // A key the catalog cannot vary (e.g. a CHECK on allowance names): the table keeps its rows.
+      ).catch((err) => {
+        // A key the catalog cannot vary (a CHECK on it, e.g. allowance names): the table keeps its
+        // rows. Anything else is a seed that did not grow what it says it grew.
+        if ((err as { code?: string }).code !== '23514') throw new Error(`growing ${t}: ${(err as Error).message}`)
       })
     }
     // What the loaded rows imply (the triggers that keep it were off): the next event follows the
