@@ -32,9 +32,10 @@ import { startServer } from '../../server/src/server.ts'
 import { openDatabase } from '../../server/src/store/db.ts'
 import { migrate } from '../../server/src/store/migrate.ts'
 import { type Connected, startGuard, startUpstream } from '../mcp/support/guard.ts'
+import { envNumber } from './support.ts'
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 20)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const CALLS = envNumber('BENCH_CALLS', 20, true)
+const ROUNDS = envNumber('BENCH_ROUNDS', 5, true)
 
 ;(LIMITS as { agent: number }).agent = 1_000_000
 

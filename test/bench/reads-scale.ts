@@ -23,10 +23,11 @@ import { startServer } from '../../server/src/server.ts'
 import { openDatabase, openPool, type Sql } from '../../server/src/store/db.ts'
 import { exampleRequest } from '../../scripts/example-requests.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
+import { envNumber } from './support.ts'
 
 const SMALL = 1_000
-const BIG = Number(process.env.BENCH_ROWS ?? 100_000)
-const RUNS = Number(process.env.BENCH_RUNS ?? 25)
+const BIG = envNumber('BENCH_ROWS', 100_000, true)
+const RUNS = envNumber('BENCH_RUNS', 25, true)
 
 const serverUrl = process.env.DATABASE_URL
 let databaseUrl: string | undefined

@@ -62,11 +62,16 @@ function inputOf(spec: CommandSpec, opts: Options): { query: Record<string, unkn
 
 type Method = (arg: unknown, options?: { idempotencyKey?: string }) => PromiseLike<unknown> & AsyncIterable<unknown>
 
-function methodOf(growth: Growth, words: readonly string[]): Method {
+/** The SDK method an operation's words name (`['agents', 'requests', 'list']`), bound to its resource. */
+export function methodOf<M = Method>(growth: Growth, words: readonly string[]): M {
   let at: unknown = growth
-  for (const word of words) at = (at as Record<string, unknown>)[word]
+  let owner: unknown = growth
+  for (const word of words) {
+    owner = at
+    at = (at as Record<string, unknown>)[word]
+  }
   if (typeof at !== 'function') throw new Error(`the SDK has no method ${words.join('.')}`)
-  return at as Method
+  return (at as (...args: unknown[]) => unknown).bind(owner) as M
 }
 
 async function run(spec: CommandSpec, opts: Options) {

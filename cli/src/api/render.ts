@@ -8,7 +8,8 @@ import { describe, type Human, table } from '../output.ts'
 
 type Money = { amountMinor: number; currency: string }
 
-const isMoney = (v: unknown): v is Money =>
+/** A money value as the API writes it: exactly { amountMinor, currency }. */
+export const isMoney = (v: unknown): v is Money =>
   typeof v === 'object' && v !== null && typeof (v as Money).amountMinor === 'number' && typeof (v as Money).currency === 'string' && Object.keys(v).length === 2
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { ConnectionError, GrowthError, TimeoutError } from '../../../sdk/src/index.ts'
-import { formatMoney } from '../api/render.ts'
+import { formatMoney, isMoney } from '../api/render.ts'
 
 /**
  * What a tool call gives back: the answer as structured content (the API's data untouched: ids,
@@ -8,11 +8,6 @@ import { formatMoney } from '../api/render.ts'
  * lines, money in its currency's own format (`$1,234.50`, `¥5,000`), ids and times as the API
  * gives them, empty members left out.
  */
-
-type Money = { amountMinor: number; currency: string }
-
-const isMoney = (v: unknown): v is Money =>
-  typeof v === 'object' && v !== null && typeof (v as Money).amountMinor === 'number' && typeof (v as Money).currency === 'string' && Object.keys(v).length === 2
 
 /** Members no model needs (every record of a workspace carries the same one). */
 const SKIPPED = new Set(['workspaceId'])

@@ -1,5 +1,6 @@
 import { type Growth, isSimulated, type Page } from '../../../sdk/src/index.ts'
 import type { Credentials } from '../api/profiles.ts'
+import { methodOf } from '../api/commands.ts'
 import { answer, failureOf, lines, text } from './format.ts'
 import { CURSOR, type DeclaredOperation, declaredOperations, TOOL_LIMIT } from './schema.ts'
 import { probeScopes } from './scopes.ts'
@@ -14,17 +15,6 @@ import { newIdempotencyKey, type McpTool, type Toolbox } from './tool.ts'
 
 type Call = (arg: unknown, options?: { idempotencyKey?: string; signal?: AbortSignal }) => {
   withResponse(): Promise<{ data: unknown; requestId: string | undefined; replayed: boolean }>
-}
-
-function methodOf(growth: Growth, words: readonly string[]): Call {
-  let at: unknown = growth
-  let owner: unknown = growth
-  for (const word of words) {
-    owner = at
-    at = (at as Record<string, unknown>)[word]
-  }
-  if (typeof at !== 'function') throw new Error(`the SDK has no method ${words.join('.')}`)
-  return (at as Call).bind(owner)
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -96,7 +86,7 @@ function descriptionOf(op: DeclaredOperation, mode: 'live' | 'test'): string {
 }
 
 export function workspaceTool(growth: Growth, op: DeclaredOperation, mode: 'live' | 'test'): McpTool {
-  const call = methodOf(growth, op.spec.sdk)
+  const call = methodOf<Call>(growth, op.spec.sdk)
   const read = op.spec.kind !== 'write'
   return {
     name: op.operationId,

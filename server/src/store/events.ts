@@ -1,8 +1,9 @@
 import type { Db, Sql, Tx } from '../core/db.ts'
-
-type Fragment = ReturnType<Db['unsafe']>
 import type { EventType } from '../core/event-types.ts'
 import { newId } from '../core/ids.ts'
+
+/** A piece of SQL to put inside another statement. */
+type Fragment = ReturnType<Db['unsafe']>
 
 /**
  * The outbox: every change writes its events in its own transaction. The sequence number comes
