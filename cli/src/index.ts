@@ -23,7 +23,7 @@ import { registerListen } from './api/listen.ts'
 import { registerLogin } from './api/login.ts'
 import { registerMcp } from './mcp/command.ts'
 import { registerWebhooksVerify } from './commands/webhooks/verify.ts'
-import { registerMcpGuard } from './mcp/guard/command.ts'
+import { attachGuard } from './mcp/guard/command.ts'
 import { handleError } from './errors.ts'
 import { flush, writeErr, writeOut } from './output.ts'
 
@@ -83,9 +83,8 @@ export function buildProgram(): Command {
   registerLogin(program)
   registerApiCommands(program)
   registerListen(program)
-  registerMcp(program)
+  attachGuard(registerMcp(program))
   registerWebhooksVerify(program.command('webhooks').description('for receivers of webhook deliveries'))
-  registerMcpGuard(program)
 
   return program
 }

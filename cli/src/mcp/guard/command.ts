@@ -18,9 +18,9 @@ type GuardOptions = CredentialOptions & {
 
 /**
  * `growth mcp guard --config FILE [--wait-for-approval] -- COMMAND ARGS...`: the agent gateway in
- * front of another MCP server. Attach it under the `mcp` command with attachGuard(mcp).
+ * front of another MCP server, attached under `growth mcp` (attachGuard).
  */
-export function guardCommand(): Command {
+function guardCommand(): Command {
   return new Command('guard')
     .description('put the agent gateway in front of another MCP server: every tool call is asked first, with the agent’s credential, and reported after')
     .argument('<command>', 'the upstream MCP server to start (stdio), after --')
@@ -46,12 +46,6 @@ export function guardCommand(): Command {
 /** Attaches `guard` under an `mcp` command, with the settings the program's commands share (exitOverride, output). */
 export function attachGuard(mcp: Command) {
   mcp.addCommand(guardCommand().copyInheritedSettings(mcp))
-}
-
-/** Registers `growth mcp guard` under the program's `mcp` command, making that command if no one has yet. */
-export function registerMcpGuard(program: Command) {
-  const mcp = program.commands.find((c) => c.name() === 'mcp') ?? program.command('mcp').description('the Model Context Protocol: the agent gateway in front of MCP servers')
-  attachGuard(mcp)
 }
 
 function milliseconds(flag: string, value: string, min: number): number {
