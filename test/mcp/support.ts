@@ -37,8 +37,8 @@ export async function envFor(token: string, extra: Record<string, string> = {}):
 
 const CLI = [process.execPath, join(ROOT, 'cli/bin/growth.ts')]
 
-export async function connect(transport: Transport, token: string, args: string[] = []): Promise<Connected> {
-  const env = await envFor(token)
+export async function connect(transport: Transport, token: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Connected> {
+  const env = await envFor(token, extraEnv)
   const client = new Client({ name: 'growth-mcp-test', version: '1.0.0' })
   if (transport === 'stdio') {
     const stdio = new StdioClientTransport({ command: CLI[0]!, args: [...CLI.slice(1), 'mcp', ...args], cwd: ROOT, env, stderr: 'pipe' })

@@ -3,6 +3,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
 import { ROOT } from '../cli/run.ts'
 import { call, getHarness } from '../harness.ts'
+import { startFaultProxy } from '../sdk/support/fault-proxy.ts'
 import { callTool, type Connected, connect, envFor, readAll, textOf, TRANSPORTS } from './support.ts'
 
 /**
@@ -171,6 +172,37 @@ for (const transport of TRANSPORTS) {
     })
   })
 }
+
+describe('growth mcp: a write whose answer was lost', () => {
+  test('fails saying it may have been done; the same call again goes under the same Idempotency-Key and is done once', async () => {
+    const { sql, url } = await getHarness()
+    const proxy = await startFaultProxy(url)
+    const mcp = await connect('stdio', demo.tokens.live, [], { GROWTH_BASE_URL: `${proxy.url}/api/v1` })
+    try {
+      const email = 'mcp.lost.answer@example.com'
+      const args = { contacts: [{ email, firstName: 'Lost' }] }
+      // Every attempt of the SDK reaches the server and loses its answer.
+      proxy.script([{ kind: 'drop', forward: true }, { kind: 'drop', forward: true }, { kind: 'drop', forward: true }])
+      const lost = await callTool(mcp, 'importContacts', args)
+      expect(lost.isError).toBe(true)
+      const key = lost.structuredContent.error.idempotencyKey
+      expect(key).toMatch(/^mcp-[0-9a-f-]{36}$/)
+      expect(textOf(lost)).toContain(`It may or may not have been done. Calling this tool again with the same arguments sends it again under the same Idempotency-Key (${key}), so it is done at most once.`)
+      const again = await callTool(mcp, 'importContacts', args)
+      expect(again.isError).toBeFalsy()
+      expect(again.structuredContent).toMatchObject({ idempotencyKey: key, replayed: true })
+      // Once answered, the same arguments are a new write again.
+      const third = await callTool(mcp, 'importContacts', args)
+      expect(third.structuredContent.idempotencyKey).not.toBe(key)
+      const [made] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM events WHERE workspace_id = ${demo.workspace.id} AND type = 'contact.created' AND data->'contact'->>'email' = ${email}`
+      expect(made!.n).toBe(1)
+    } finally {
+      await mcp.close()
+      await proxy.stop()
+    }
+  }, 60_000)
+})
 
 describe('growth mcp refuses to start', () => {
   async function start(token: string, args: string[] = []) {

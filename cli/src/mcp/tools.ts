@@ -1,4 +1,4 @@
-import { type Growth, isSimulated, type Page } from '../../../sdk/src/index.ts'
+import { ConnectionError, type Growth, GrowthError, isSimulated, type Page, TimeoutError } from '../../../sdk/src/index.ts'
 import type { Credentials } from '../api/profiles.ts'
 import { methodOf } from '../api/commands.ts'
 import { answer, failureOf, lines, text } from './format.ts'
@@ -56,9 +56,29 @@ function itemTool(call: Call): McpTool['call'] {
   }
 }
 
+/** How long a write whose outcome is unknown keeps its Idempotency-Key for a call with the same arguments. */
+const UNKNOWN_OUTCOME_MS = 60 * 60_000
+
+/** Whether a failed write may have been done: no answer, or the server's own failure, or still being answered. */
+function outcomeUnknown(err: unknown): boolean {
+  if (err instanceof TimeoutError || err instanceof ConnectionError) return true
+  return err instanceof GrowthError && err.status !== undefined && (err.status >= 500 || err.status === 409)
+}
+
+/**
+ * One Idempotency-Key per write, except after a failure that leaves its outcome unknown (no
+ * answer, a 5xx, a 409 still being answered): a model's retry with the same arguments is sent under
+ * the same key, so the write is done at most once (a replay if it had been done). A success or a
+ * refusal forgets it: a later call with the same arguments is a new write.
+ */
 function writeTool(op: DeclaredOperation, call: Call): McpTool['call'] {
+  const unknown = new Map<string, { key: string; until: number }>()
   return async (args, signal) => {
-    const idempotencyKey = newIdempotencyKey()
+    const now = Date.now()
+    for (const [k, v] of unknown) if (v.until <= now) unknown.delete(k)
+    const sameArgs = JSON.stringify(args)
+    const idempotencyKey = unknown.get(sameArgs)?.key ?? newIdempotencyKey()
+    unknown.delete(sameArgs)
     try {
       const { data, requestId, replayed } = await call(args, { idempotencyKey, signal }).withResponse()
       const simulated = isSimulated(data)
@@ -67,7 +87,12 @@ function writeTool(op: DeclaredOperation, call: Call): McpTool['call'] {
         : `${op.summary}: done${replayed ? ' (answered again for the same Idempotency-Key: done once)' : ''}. Idempotency-Key ${idempotencyKey}.`
       return answer({ data, simulated, idempotencyKey, replayed, requestId: requestId ?? null }, text([head, !simulated && lines(data)]))
     } catch (err) {
-      return failureOf(err)
+      const failed = failureOf(err)
+      if (!outcomeUnknown(err)) return failed
+      unknown.set(sameArgs, { key: idempotencyKey, until: now + UNKNOWN_OUTCOME_MS })
+      ;(failed.structuredContent as { error: Record<string, unknown> }).error.idempotencyKey = idempotencyKey
+      failed.content.push({ type: 'text', text: `It may or may not have been done. Calling this tool again with the same arguments sends it again under the same Idempotency-Key (${idempotencyKey}), so it is done at most once.` })
+      return failed
     }
   }
 }
