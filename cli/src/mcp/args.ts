@@ -8,7 +8,7 @@ import type { JsonSchema } from './schema.ts'
  * A null stands for an argument not given, as models often send it.
  */
 
-export type ArgumentProblem = { argument: string; message: string }
+type ArgumentProblem = { argument: string; message: string }
 
 const typeOfValue = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v)
 

@@ -53,7 +53,7 @@ export function answer(structured: Record<string, unknown>, body: string): CallT
   return { content: [{ type: 'text', text: body }], structuredContent: structured }
 }
 
-export type ToolError = { code: string; message: string; requestId: string | null; status?: number; argument?: string; idempotencyKey?: string }
+type ToolError = { code: string; message: string; requestId: string | null; status?: number; argument?: string; idempotencyKey?: string }
 
 /**
  * A tool error (isError): the API's refusal with its envelope's code, message and request id; an

@@ -49,7 +49,7 @@ type Doc = { paths: Record<string, Record<string, Op>>; components: { schemas: R
 const doc = document as unknown as Doc
 
 /** An enum longer than this is left to the schema's pattern. */
-export const LARGE_ENUM = 32
+const LARGE_ENUM = 32
 /** What a list tool returns when given no limit (never more than the API's own default). */
 export const TOOL_LIMIT = 20
 /** The argument every list tool pages with. */
@@ -78,7 +78,7 @@ function resolve(schema: JsonSchema, seen: Set<string> = new Set()): JsonSchema 
 }
 
 /** A schema written out in full ($refs inlined), long enums and safe-integer bounds dropped. */
-export function clean(schema: JsonSchema): JsonSchema {
+function clean(schema: JsonSchema): JsonSchema {
   const s = resolve(schema)
   const out: JsonSchema = {}
   for (const [key, value] of Object.entries(s)) {
@@ -107,7 +107,7 @@ function constantsOf(s: JsonSchema): string[] | undefined {
 }
 
 /** The body's shapes as one object schema: see the file's comment. */
-export function bodySchema(schema: JsonSchema): { properties: Record<string, JsonSchema>; required: string[] } {
+function bodySchema(schema: JsonSchema): { properties: Record<string, JsonSchema>; required: string[] } {
   const top = resolve(schema)
   const variants = (top.oneOf ?? [top]).map((v) => resolve(v))
   const names: string[] = []

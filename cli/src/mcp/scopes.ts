@@ -12,7 +12,7 @@ import type { DeclaredOperation } from './schema.ts'
  * in its call counts like any refused request.
  */
 
-export const PROBE_PARAMETER = 'mcp_scope_probe'
+const PROBE_PARAMETER = 'mcp_scope_probe'
 const PROBE_TIMEOUT_MS = 15_000
 
 type Probe = { scope: string; status: number; code: string | undefined; message: string | undefined }

@@ -11,7 +11,7 @@ import type { Toolbox } from './tool.ts'
  * rebinding and act with the token.
  */
 
-export const MCP_PATH = '/mcp'
+const MCP_PATH = '/mcp'
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]', '::1']
 

@@ -75,7 +75,7 @@ export function loadConfig(file: string): GuardConfig {
   return parseConfig(raw, file)
 }
 
-export function parseConfig(raw: unknown, file = 'the config'): GuardConfig {
+function parseConfig(raw: unknown, file = 'the config'): GuardConfig {
   const parsed = ConfigSchema.safeParse(raw)
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]!
@@ -96,7 +96,7 @@ export function mappingOf(config: GuardConfig, name: string): ToolMapping | unde
 export class MissingArgument extends Error {}
 
 /** The value at a `$...` path in the arguments (undefined when it is not there). */
-export function readPath(args: unknown, expression: string): unknown {
+function readPath(args: unknown, expression: string): unknown {
   const steps = [...expression.slice(1).matchAll(/\.([^.[]+)|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!)
   let value: unknown = args
   for (const step of steps) {

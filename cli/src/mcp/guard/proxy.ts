@@ -28,7 +28,7 @@ export type GuardSettings = {
 const UPSTREAM_TIMEOUT_MS = 60 * 60_000
 
 /** Where the guard's own details ride on a tool result it answers itself. */
-export const META_KEY = 'growth-service/guard'
+const META_KEY = 'growth-service/guard'
 
 /**
  * growth mcp guard: an MCP server on stdio in front of another MCP server (started as a child
