@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { createDemoWorkspace } from '../server/src/demo/index.ts'
@@ -10,6 +9,7 @@ import { growthIn } from './cli/run.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from './harness.ts'
 import { packedSdk, PACK_TIMEOUT, ROOT } from './sdk/support/pack.ts'
 import { attemptsOf, type Rig, rig, settings, until } from './webhooks/support.ts'
+import { freePorts } from './support/ports.ts'
 
 /**
  * examples/ cannot rot: each example is copied out of the repository into a project of its own,
@@ -126,19 +126,6 @@ function collect(stream: ReadableStream<Uint8Array>) {
 
 const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-/** n free ports, all different: each is held until all are found. */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-      const s = createServer()
-      s.once('error', reject)
-      s.listen(0, '127.0.0.1', () => resolve(s))
-    })),
-  )
-  const ports = servers.map((s) => (s.address() as { port: number }).port)
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))))
-  return ports
-}
 
 /** n new contacts in a workspace, 100 a request: n contact.created events. */
 async function addContacts(ws: Workspace, n: number, prefix: string) {

@@ -21,13 +21,13 @@
  * benchmark itself failed (the server did not start, a non-200 answer, the load generator failing).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import { envNumber, runBenchmark } from './support.ts'
+import { freePort } from '../support/ports.ts'
 
 const ROUTE = '/api/v1/missions'
 const RSS_GOAL_MB = 256
@@ -54,16 +54,6 @@ let server: Server | undefined
 let loader: ReturnType<typeof Bun.spawn> | undefined
 let socketSql: postgres.Sql | undefined
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 function spawnServer(port: number): Server {
   let text = ''

@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, chmodSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnOwned } from './cluster.ts'
+import { freePort } from '../support/ports.ts'
 
 /**
  * A PgBouncer of the test's own, in transaction pooling mode, in front of the PostgreSQL server at
@@ -19,16 +19,6 @@ export function findPgBouncer(): string | undefined {
   return undefined
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer()
-    s.once('error', rej)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => res(port))
-    })
-  })
-}
 
 export type PgBouncer = {
   /** DATABASE_URL through PgBouncer, with prepare=false (no named prepared statements: see docs/fault-suite.md). */

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
@@ -8,6 +7,7 @@ import { signatureHeader } from '../../server/src/domain/webhook-signature.ts'
 import { growthIn } from '../cli/run.ts'
 import { getHarness } from '../harness.ts'
 import { PACK_TIMEOUT, packedSdk, ROOT } from './support/pack.ts'
+import { freePort } from '../support/ports.ts'
 
 /**
  * sdk/README.md cannot rot: its install commands are run as written (the first half in the
@@ -49,16 +49,6 @@ async function run(cmd: string[], cwd: string, extraEnv: Record<string, string> 
   return { code, stdout, stderr }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 beforeAll(async () => {
   // The test run's own pack builds sdk/dist too; let it finish first so the two builds never overlap.

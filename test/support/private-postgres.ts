@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './ports.ts'
 
 /**
  * A PostgreSQL instance of a test's own (initdb in a temporary directory, on a free port), so that
@@ -20,16 +20,6 @@ export function privatePostgresUnavailable(): string | undefined {
 
 export type PrivatePostgres = { url: string; port: number; start(): Promise<void>; stop(): Promise<void>; destroy(): Promise<void> }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const root = process.getuid?.() === 0
