@@ -46,7 +46,9 @@ test('the tour of the README, and the shell examples of the docs, run as written
   // growth login saves its profile in the copy, not in the home folder of whoever runs the tests.
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', GROWTH_CONFIG_DIR: join(clone, '.config-growth') }
   delete (env as Record<string, string | undefined>).DATABASE_URL
-  const server = Bun.spawn(['npm', 'start'], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe' })
+  // Its own process group: npm runs the server in a shell of its own, which a signal to npm alone
+  // does not reach, so the server outlived the test (one stray server per run).
+  const server = Bun.spawn(['npm', 'start'], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe', detached: true })
   try {
     // npm start prints its banner, then the lines to try it with, once the demo is seeded.
     const reader = server.stdout.getReader()
@@ -74,8 +76,20 @@ test('the tour of the README, and the shell examples of the docs, run as written
     expect(out).toMatch(/t=\d+,v1=[0-9a-f]{64} \{"id":"evt_\w+","event":"webhook.test"/)
     expect(out).not.toContain('"error":{"code"')
   } finally {
-    server.kill('SIGTERM')
+    // The whole group (npm, its shell, the server), and the clone removed only once the server has
+    // closed its database: removed under a closing server, its shutdown never ended.
+    const signal = (sig: NodeJS.Signals | 0) => {
+      try {
+        process.kill(-server.pid, sig)
+        return true
+      } catch {
+        return false // no process of the group is left
+      }
+    }
+    signal('SIGTERM')
     await server.exited
+    for (const deadline = Date.now() + 30_000; signal(0) && Date.now() < deadline; ) await Bun.sleep(100)
+    signal('SIGKILL')
     rmSync(clone, { recursive: true, force: true })
   }
 }, 180_000)
