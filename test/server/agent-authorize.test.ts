@@ -440,11 +440,12 @@ describe('POST /agent/authorize: the request', () => {
       await authorizeIn(tx, { workspaceId: ws.id, agentId: ws.agent.id, secretKey }, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_a' })
       second = authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_b' })
       for (let i = 0; !pid; i++) {
-        // It waits in its last statement, the one that records the decision (allowance, request, events).
+        // It waits in its last statement, the one that records the decisions (their items, the
+        // allowance, the requests, the events; pg_stat_activity shows its first 1,024 bytes).
         const [w] = await sql<{ pid: number }[]>`
           SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%usage_counters%'
-            AND query LIKE '%INSERT INTO agent_requests%'`
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%jsonb_to_recordset%'
+            AND query LIKE '%INSERT INTO usage_counters%'`
         if (w) pid = w.pid
         else if (i > 200) throw new Error('the second request never waited on the allowance counter')
         else await Bun.sleep(10)

@@ -64,7 +64,7 @@ describe('POST /agent/authorize: statements per request', () => {
       // The decision is recorded through the counters' pool (its commit does not wait for the WAL
       // flush, so the workspace's shared rows are let go at once), and answered only after a flush
       // barrier on the durable pool that covers it (docs/agent-gateway.md).
-      const recordAt = allowed.statements.findIndex((q) => /^counters: WITH lim AS/.test(q))
+      const recordAt = allowed.statements.findIndex((q) => /^counters: WITH item AS/.test(q))
       const barrierAt = allowed.statements.findIndex((q) => q === 'main: SELECT pg_current_xact_id()')
       expect(recordAt, allowed.statements.join('\n')).toBeGreaterThanOrEqual(0)
       expect(barrierAt, allowed.statements.join('\n')).toBeGreaterThan(recordAt)

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto'
 import { canonicalJson } from '../core/canonical-json.ts'
 import type { Db, Sql, Tx } from '../core/db.ts'
-import { inTransaction, waitForFlush } from '../store/db.ts'
+import { inTransaction } from '../store/db.ts'
+import { decisionBatch } from '../store/decision-batch.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import { formatCount, formatMoney } from '../core/money.ts'
@@ -95,8 +96,10 @@ export type AgentCaller = { workspaceId: string; agentId: string; secretKey: str
  * is two statements and needs no transaction: one read of everything the decision is judged
  * against, the pure `decide`, and one statement recording it (the allowance, the request, the
  * agent's last act, the events), atomic by itself. The allowance counter and the event sequence,
- * which every request of the workspace locks, are taken only in that statement, so they are held
- * until it commits and no longer; up to then requests of a workspace run side by side.
+ * which every decision of the workspace locks, are taken only in that statement, so they are held
+ * until it commits and no longer; up to then requests of a workspace run side by side. On a
+ * server, the decisions of a workspace ready at the same moment share that statement
+ * (store/decision-batch.ts), so those rows are locked once per batch, not once per request.
  *
  * Only a request that needs a person reads the latest approval of the same request, since only then
  * can an approval change the verdict: in a transaction, under the same-request lock (so that two of
@@ -141,12 +144,12 @@ export async function authorize(
   const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: gate.rules_version, at }
   const verdict = decide({ ...input, prior: null })
   if (!def || !verdict.asksPerson) {
-    // Outside a transaction, on a server: recorded through the pool whose commit does not wait for
-    // the WAL flush, so the workspace's shared rows are released at once; answered only once flushed.
-    if (!opts.unflushed || 'savepoint' in db) return record(db, ws, ask, verdict, null, [])
-    const answer = await record(opts.unflushed, ws, ask, verdict, null, [])
-    await waitForFlush(db as Sql)
-    return answer
+    // Outside a transaction, on a server: recorded with the decisions that arrive with it, through
+    // the pool whose commit does not wait for the WAL flush, so the workspace's shared rows are
+    // released at once; answered only once flushed (store/decision-batch.ts).
+    if (!opts.unflushed || 'savepoint' in db) return record(directly(db, ws), ask, verdict, null, [])
+    const batch = decisionBatch(opts.unflushed, db as Sql)
+    return record((periodStart, d) => batch.record(ws, periodStart, d), ask, verdict, null, [])
   }
 
   return inTransaction(db, async (tx) => {
@@ -174,7 +177,7 @@ export async function authorize(
         events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
       }
     }
-    return record(tx, ws, ask, judged, approvalId, events)
+    return record(directly(tx, ws), ask, judged, approvalId, events)
   })
 }
 
@@ -183,12 +186,17 @@ type Ask = {
   rulesVersion: number; at: Date
 }
 
+/** How a decision is saved: in one statement of its own, or with others in a DecisionBatch. */
+type Save = (periodStart: string, decision: gateway.DecisionToRecord) => Promise<gateway.Recorded>
+
+const directly = (db: Db, ws: string): Save => (periodStart, d) => gateway.recordDecisions(db, ws, periodStart, [d])
+
 /**
  * Records a decision and its event (after `events`) in one statement, and answers it. Past the
  * agentRequests allowance the statement writes nothing and this throws an AllowanceError (in a
  * transaction, which then rolls back, approval included).
  */
-async function record(db: Db, ws: string, ask: Ask, verdict: Verdict, approvalId: string | null, events: EventAppend[]): Promise<AgentAuthorization> {
+async function record(save: Save, ask: Ask, verdict: Verdict, approvalId: string | null, events: EventAppend[]): Promise<AgentAuthorization> {
   const { id, at, body } = ask
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
   const answer: AgentAuthorization = {
@@ -213,7 +221,7 @@ async function record(db: Db, ws: string, ask: Ask, verdict: Verdict, approvalId
       },
     },
   })
-  const recorded = await gateway.recordDecision(db, ws, {
+  const recorded = await save(periodOf(at).startDate, {
     id,
     agentId: ask.agentId,
     tool: body.tool,
@@ -230,10 +238,9 @@ async function record(db: Db, ws: string, ask: Ask, verdict: Verdict, approvalId
     approvalId,
     expiresAt,
     createdAt: at,
-    periodStart: periodOf(at).startDate,
     events,
   })
-  if (recorded.used === null) throw monthlyAllowanceError('agentRequests', recorded.limit, recorded.limit - recorded.usedBefore, 1)
+  if (!recorded.recorded) throw monthlyAllowanceError('agentRequests', recorded.limit, recorded.limit - recorded.usedBefore, 1)
   return answer
 }
 

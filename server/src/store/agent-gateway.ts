@@ -115,46 +115,63 @@ export async function selectGatewayView(sql: Db, workspaceId: string, agentId: s
   }
 }
 
+/** A decision to record: the request, and its events (after any the caller adds, e.g. approval.requested). */
+export type DecisionToRecord = RequestInsert & { events: EventAppend[] }
+
+/** What recording came to: all recorded, or none, when the allowance has not room for them all. */
+export type Recorded = { recorded: true } | { recorded: false; usedBefore: number; limit: number }
+
 /**
- * Records a decision in one statement: one more of the month's agentRequests allowance (only if it
- * stays within the plan's figure, or the workspace's own), the request, the agent's last act, and
- * the events with their webhook deliveries. When the allowance has no room, nothing else is written
- * and `used` is null (`usedBefore` says how much of it is used); the caller refuses the request.
- * Atomic by itself: it needs no transaction around it.
+ * Records decisions of one workspace and one month in one statement: as many more of the month's
+ * agentRequests allowance (only if they all stay within the plan's figure, or the workspace's
+ * own), the requests, their agents' last act, and their events (in the order given) with their
+ * webhook deliveries. When the allowance has not room for all of them, nothing is written and the
+ * answer says how much of it is used. Atomic by itself: it needs no transaction around it.
+ *
+ * The two rows every decision of the workspace locks (the allowance counter and the event
+ * sequence) are locked once for all of them: DecisionBatch (decision-batch.ts) records the
+ * decisions that arrive together in one such statement, so they take turns on those rows as a
+ * batch and not one by one.
  */
-export async function recordDecision(
-  tx: Db,
-  workspaceId: string,
-  r: RequestInsert & { periodStart: string; events: EventAppend[] },
-): Promise<{ used: number | null; usedBefore: number; limit: number }> {
-  const { ctes } = eventCtes(tx, workspaceId, r.events, { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
+export async function recordDecisions(tx: Db, workspaceId: string, periodStart: string, rs: DecisionToRecord[]): Promise<Recorded> {
+  const n = rs.length
+  const { ctes } = eventCtes(tx, workspaceId, rs.flatMap((r) => r.events), { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
+  const items = rs.map((r) => ({
+    id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts,
+    params_digest: r.paramsDigest, decision: r.decision, reason: r.reason, checks: r.checks, rules: r.rules,
+    rules_version: r.rulesVersion, approval_id: r.approvalId, expires_at: r.expiresAt, created_at: r.createdAt,
+  }))
   const [row] = await tx<{ used: number | null; used_before: number | null; lim: number }[]>`
-    WITH lim AS (
+    WITH item AS (
+      SELECT * FROM jsonb_to_recordset(${tx.json(items as never)}::jsonb) AS i(
+        id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, params_digest text, decision text,
+        reason text, checks jsonb, rules jsonb, rules_version int, approval_id text, expires_at timestamptz, created_at timestamptz)
+    ), lim AS (
       SELECT COALESCE((SELECT a.amount FROM allowances a WHERE a.workspace_id = w.workspace_id AND a.name = 'agentRequests'),
                       (p.allowances ->> 'agentRequests')::bigint, 0) AS amount
       FROM workspaces w JOIN plans p ON p.plan = w.plan WHERE w.workspace_id = ${workspaceId}
     ), usage AS (
       INSERT INTO usage_counters AS u (workspace_id, name, period_start, used)
-      SELECT ${workspaceId}, 'agentRequests', ${r.periodStart}, 1 FROM lim WHERE lim.amount >= 1
-      ON CONFLICT (workspace_id, name, period_start) DO UPDATE SET used = u.used + 1
-      WHERE u.used + 1 <= (SELECT amount FROM lim)
+      SELECT ${workspaceId}, 'agentRequests', ${periodStart}, ${n} FROM lim WHERE lim.amount >= ${n}
+      ON CONFLICT (workspace_id, name, period_start) DO UPDATE SET used = u.used + ${n}
+      WHERE u.used + ${n} <= (SELECT amount FROM lim)
       RETURNING used
     ), request AS (
       INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, resource, summary, facts, params_digest, decision,
                                   reason, checks, rules, rules_version, approval_id, expires_at, created_at)
-      SELECT ${workspaceId}, ${r.id}, ${r.agentId}, ${r.tool}, ${r.action}, ${r.resource}, ${r.summary}, ${tx.json(r.facts as never)},
-             ${r.paramsDigest}, ${r.decision}, ${r.reason}, ${tx.json(r.checks as never)}, ${tx.json(r.rules as never)},
-             ${r.rulesVersion}, ${r.approvalId}, ${r.expiresAt}, ${r.createdAt}
-      FROM usage
+      SELECT ${workspaceId}, i.id, i.agent_id, i.tool, i.action, i.resource, i.summary, i.facts, i.params_digest, i.decision,
+             i.reason, i.checks, i.rules, i.rules_version, i.approval_id, i.expires_at, i.created_at
+      FROM item i WHERE EXISTS (SELECT 1 FROM usage)
       RETURNING 1
     ), touched AS (
-      UPDATE agents SET last_acted_at = GREATEST(COALESCE(last_acted_at, ${r.createdAt}), ${r.createdAt})
-      WHERE workspace_id = ${workspaceId} AND id = ${r.agentId} AND EXISTS (SELECT 1 FROM usage)
+      UPDATE agents a SET last_acted_at = GREATEST(COALESCE(a.last_acted_at, t.at), t.at)
+      FROM (SELECT agent_id, max(created_at) AS at FROM item GROUP BY agent_id ORDER BY agent_id) t
+      WHERE a.workspace_id = ${workspaceId} AND a.id = t.agent_id AND EXISTS (SELECT 1 FROM usage)
       RETURNING 1
     ), ${ctes}
     SELECT (SELECT used FROM usage) AS used,
-           (SELECT used FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests' AND period_start = ${r.periodStart}) AS used_before,
+           (SELECT used FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests' AND period_start = ${periodStart}) AS used_before,
            (SELECT amount FROM lim) AS lim,
            ${eventsNotified(tx)} AS notified`
-  return { used: row!.used, usedBefore: row!.used_before ?? 0, limit: Number(row!.lim) }
+  return row!.used === null ? { recorded: false, usedBefore: Number(row!.used_before ?? 0), limit: Number(row!.lim) } : { recorded: true }
 }

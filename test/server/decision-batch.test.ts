@@ -1,0 +1,114 @@
+import { describe, expect, test } from 'bun:test'
+import { newId } from '../../server/src/core/ids.ts'
+import { periodOf } from '../../server/src/domain/allowances.ts'
+import type { DecisionToRecord, Recorded } from '../../server/src/store/agent-gateway.ts'
+import { DecisionBatch } from '../../server/src/store/decision-batch.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+
+/**
+ * DecisionBatch (store/decision-batch.ts), against the real database: the agent gateway's
+ * decisions that arrive together are recorded in one statement, so the rows every decision of a
+ * workspace locks are locked once per batch; a batch that cannot be recorded whole is recorded one
+ * decision at a time, so one decision never fails or refuses its neighbours.
+ */
+const period = periodOf(new Date()).startDate
+
+function decision(agentId: string, i: number, over: Partial<DecisionToRecord> = {}): DecisionToRecord {
+  const id = newId('authorization')
+  return {
+    id, agentId, tool: 'ads', action: 'pause_campaign', resource: `cmp_${i}`, summary: null, facts: {}, paramsDigest: 'digest',
+    decision: 'allowed', reason: 'Allowed.', checks: [], rules: [], rulesVersion: 1, approvalId: null, expiresAt: null, createdAt: new Date(),
+    events: [{ type: 'agent.request.decided', data: { request: { authorizationId: id } } }],
+    ...over,
+  }
+}
+
+async function recordedIn(workspaceId: string) {
+  const { sql } = await getHarness()
+  const [row] = await sql<{ requests: number; statements: number; used: number | null; events: number; first: number | null; last: number | null }[]>`
+    SELECT (SELECT count(*)::int FROM agent_requests WHERE workspace_id = ${workspaceId}) AS requests,
+           -- the transactions that wrote them: one statement outside a transaction is one transaction
+           (SELECT count(DISTINCT xmin::text)::int FROM agent_requests WHERE workspace_id = ${workspaceId}) AS statements,
+           (SELECT used::int FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests') AS used,
+           (SELECT count(*)::int FROM events WHERE workspace_id = ${workspaceId}) AS events,
+           (SELECT min(seq)::int FROM events WHERE workspace_id = ${workspaceId}) AS first,
+           (SELECT max(seq)::int FROM events WHERE workspace_id = ${workspaceId}) AS last`
+  return row!
+}
+
+async function settle(promises: Promise<Recorded>[]) {
+  return Promise.allSettled(promises)
+}
+
+describe('DecisionBatch: decisions that arrive together', () => {
+  test('twenty decisions at once are recorded in one statement, each with its request and its event, numbered without a gap', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const batch = new DecisionBatch(sql, sql)
+    const ds = Array.from({ length: 20 }, (_, i) => decision(ws.agent.id, i))
+    const outcomes = await Promise.all(ds.map((d) => batch.record(ws.id, period, d)))
+    expect(outcomes).toEqual(ds.map(() => ({ recorded: true })))
+    const r = await recordedIn(ws.id)
+    expect(r).toMatchObject({ requests: 20, statements: 1, used: 20, events: 20 })
+    expect(r.last! - r.first! + 1).toBe(20)
+    // Events are numbered in the order the decisions arrived.
+    const events = await sql<{ id: string }[]>`
+      SELECT data->'request'->>'authorizationId' AS id FROM events WHERE workspace_id = ${ws.id} ORDER BY seq`
+    expect(events.map((e) => e.id)).toEqual(ds.map((d) => d.id))
+    const [agent] = await sql<{ last: Date }[]>`SELECT last_acted_at AS last FROM agents WHERE workspace_id = ${ws.id} AND id = ${ws.agent.id}`
+    expect(agent!.last.getTime()).toBe(Math.max(...ds.map((d) => d.createdAt.getTime())))
+  })
+
+  test('what arrives later goes into a batch of its own', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const batch = new DecisionBatch(sql, sql)
+    const first = Array.from({ length: 5 }, (_, i) => batch.record(ws.id, period, decision(ws.agent.id, i)))
+    await Bun.sleep(0)
+    const second = Array.from({ length: 5 }, (_, i) => batch.record(ws.id, period, decision(ws.agent.id, 5 + i)))
+    await Promise.all([...first, ...second])
+    expect(await recordedIn(ws.id)).toMatchObject({ requests: 10, statements: 2, used: 10, events: 10 })
+  })
+
+  test('near the end of the allowance, the first to arrive are recorded and only the rest refused, with nothing of theirs written', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    await sql`INSERT INTO allowances (workspace_id, name, amount) VALUES (${ws.id}, 'agentRequests', 5)`
+    const batch = new DecisionBatch(sql, sql)
+    const ds = Array.from({ length: 8 }, (_, i) => decision(ws.agent.id, i))
+    const outcomes = await Promise.all(ds.map((d) => batch.record(ws.id, period, d)))
+    expect(outcomes.slice(0, 5)).toEqual(Array(5).fill({ recorded: true }))
+    expect(outcomes.slice(5)).toEqual(Array(3).fill({ recorded: false, usedBefore: 5, limit: 5 }))
+    const r = await recordedIn(ws.id)
+    expect(r).toMatchObject({ requests: 5, used: 5, events: 5 })
+    expect(r.last! - r.first! + 1).toBe(5)
+    const ids = await sql<{ id: string }[]>`SELECT id FROM agent_requests WHERE workspace_id = ${ws.id} ORDER BY id`
+    expect(ids.map((x) => x.id)).toEqual(ds.slice(0, 5).map((d) => d.id).sort())
+  })
+
+  test('one decision that cannot be written fails alone; its neighbours are recorded', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const batch = new DecisionBatch(sql, sql)
+    // agent_requests.decision has a CHECK: this one breaks it, so the batch's statement fails whole.
+    const ds = Array.from({ length: 5 }, (_, i) => decision(ws.agent.id, i, i === 2 ? { decision: 'perhaps' } : {}))
+    const outcomes = await settle(ds.map((d) => batch.record(ws.id, period, d)))
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toContain('agent_requests_decision_check')
+    const r = await recordedIn(ws.id)
+    expect(r).toMatchObject({ requests: 4, used: 4, events: 4 })
+    expect(r.last! - r.first! + 1).toBe(4)
+  })
+
+  test('workspaces are batched apart: each records its own decisions, counted against its own allowance', async () => {
+    const [a, b] = await Promise.all([makeWorkspace(), makeWorkspace()])
+    const { sql } = await getHarness()
+    const batch = new DecisionBatch(sql, sql)
+    await Promise.all([
+      ...Array.from({ length: 4 }, (_, i) => batch.record(a.id, period, decision(a.agent.id, i))),
+      ...Array.from({ length: 6 }, (_, i) => batch.record(b.id, period, decision(b.agent.id, i))),
+    ])
+    expect(await recordedIn(a.id)).toMatchObject({ requests: 4, statements: 1, used: 4, events: 4 })
+    expect(await recordedIn(b.id)).toMatchObject({ requests: 6, statements: 1, used: 6, events: 6 })
+  })
+})
