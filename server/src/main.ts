@@ -13,7 +13,7 @@ import { anyWorkspace } from './store/workspaces.ts'
 /**
  * `npm start`: migrate, seed a demo workspace on the first start of an empty embedded database,
  * serve, and print how to try it. SIGTERM/SIGINT: stop accepting, finish requests in flight, close
- * the database.
+ * the database; a second signal meanwhile stops at once.
  */
 // A setting the server cannot start with: one line naming it, no stack trace.
 let config: Config
@@ -88,11 +88,18 @@ console.log(lines.join('\n'))
 process.on('uncaughtException', (error) => log.error('uncaught exception; still serving', { error }))
 process.on('unhandledRejection', (error) => log.error('unhandled rejection; still serving', { error }))
 
+// The first SIGTERM or Ctrl-C stops gracefully: no new connections, the requests in flight answered
+// (each is bounded by REQUEST_TIMEOUT_MS), the database closed, exit 0. A second one while that runs
+// stops at once (exit 128 + the signal's number, as a shell reports it): the way out of a drain an
+// operator does not want to wait for.
 let shuttingDown = false
-async function shutdown(signal: string) {
-  if (shuttingDown) return
+async function shutdown(signal: 'SIGTERM' | 'SIGINT') {
+  if (shuttingDown) {
+    log.warn('second signal: stopping now, without waiting for the requests in flight', { signal })
+    process.exit(128 + (signal === 'SIGINT' ? 2 : 15))
+  }
   shuttingDown = true
-  log.info('shutting down', { signal })
+  log.info('shutting down: finishing the requests in flight; send the signal again to stop at once', { signal })
   await server.stop()
   await db!.close()
   process.exit(0)
