@@ -43,7 +43,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
-import { envNumber, spawnUntilReady } from './support.ts'
+import { envNumber, spawnUntilReady, stopServerProcess } from './support.ts'
 import { fileURLToPath } from 'node:url'
 
 const BATCH = 100
@@ -407,12 +407,7 @@ async function client(): Promise<number> {
     console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s; load average at the end ${load()})`)
     return 0
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((ok) => child!.once('exit', ok))
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((ok) => setTimeout(ok, 10_000))])
-      if (child.exitCode === null) child.kill('SIGKILL')
-    }
+    await stopServerProcess(child)
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -35,7 +35,7 @@ import { createLogger } from '../../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
 import { selectMissions } from '../../server/src/store/missions.ts'
 import type { CheckResult } from '../../server/src/http/credential-batch.ts'
-import { envNumber, runBenchmark } from './support.ts'
+import { cleanupStep, envNumber, runBenchmark } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
 const POOL_MAX = 10
@@ -87,13 +87,7 @@ let cleaning: Promise<void> | undefined
 /** Stop everything this run started and drop the scratch database; safe to call more than once. */
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
-    const step = async (what: string, f: () => unknown) => {
-      try {
-        await f()
-      } catch (err) {
-        console.error(`cleanup: ${what} failed: ${(err as Error).message}`)
-      }
-    }
+    const step = cleanupStep
     if (child && child.exitCode === null) await step('stopping the load generator', () => child!.kill())
     if (server) await step('stopping the server', () => server!.stop())
     if (uncounted) await step('stopping the uncounted server', () => uncounted!.stop())

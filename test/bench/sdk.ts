@@ -39,7 +39,7 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { envNumber, spawnUntilReady } from './support.ts'
+import { envNumber, spawnUntilReady, stopServerProcess } from './support.ts'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const GOAL = 0.95
@@ -275,12 +275,7 @@ async function client(): Promise<number> {
     console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s; load average at the end ${load()})`)
     return 0
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((ok) => child!.once('exit', ok))
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((ok) => setTimeout(ok, 10_000))])
-      if (child.exitCode === null) child.kill('SIGKILL')
-    }
+    await stopServerProcess(child)
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -55,3 +55,21 @@ export async function spawnUntilReady<Ready>(command: string, args: string[]): P
   })
   return { child, ready }
 }
+
+/** One step of a cleanup: runs `f`, and prints its failure on one line instead of stopping the rest. */
+export async function cleanupStep(what: string, f: () => unknown): Promise<void> {
+  try {
+    await f()
+  } catch (err) {
+    console.error(`cleanup: ${what} failed: ${(err as Error).message}`)
+  }
+}
+
+/** Stops a server process started by spawnUntilReady: SIGTERM, then SIGKILL if it has not gone within `graceMs`. */
+export async function stopServerProcess(child: ChildProcess | undefined, graceMs = 10_000): Promise<void> {
+  if (!child || child.exitCode !== null) return
+  const exited = new Promise((ok) => child.once('exit', ok))
+  child.kill('SIGTERM')
+  await Promise.race([exited, new Promise((ok) => setTimeout(ok, graceMs))])
+  if (child.exitCode === null) child.kill('SIGKILL')
+}

@@ -58,7 +58,7 @@ import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { openPool } from '../../server/src/store/db.ts'
 import { appendEvents } from '../../server/src/store/events.ts'
-import { envNumber } from './support.ts'
+import { cleanupStep, envNumber } from './support.ts'
 import { migrate } from '../../server/src/store/migrate.ts'
 import { claimDeliveries } from '../../server/src/store/webhook-deliveries.ts'
 import { createLogger } from '../../server/src/core/log.ts'
@@ -1116,13 +1116,7 @@ async function part4(db: Sql) {
 let cleaning: Promise<void> | undefined
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
-    const step = async (what: string, f: () => unknown) => {
-      try {
-        await f()
-      } catch (err) {
-        console.error(`cleanup: ${what} failed: ${(err as Error).message}`)
-      }
-    }
+    const step = cleanupStep
     for (const c of [...children]) await step(`stopping ${c.name}`, () => stopChild(c, 3000))
     for (const r of [...receivers, ...extraReceivers]) await step('stopping a receiver', () => r.stop())
     if (sql) await step('closing the bench pool', () => sql!.end({ timeout: 5 }))
