@@ -8,7 +8,7 @@ import { createWorkspace } from '../server/src/domain/workspaces.ts'
 import { MemoryLimiter } from '../server/src/http/rate-limit.ts'
 import { createLogger } from '../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../server/src/server.ts'
-import { checkAgainstDocument } from './support/response-models.ts'
+import { type Answer, callAt } from './support/http-call.ts'
 import { openDatabase, type Database, type Sql } from '../server/src/store/db.ts'
 
 /**
@@ -63,33 +63,16 @@ export async function makeWorkspace(opts: { plan?: 'starter' | 'growth' | 'scale
   return { id: ws.id, live: live.token, test: test.token, scoped: scoped.token, agent: { id: agent.id, credential: agent.credential } }
 }
 
-export type Answer = { status: number; headers: Headers; body: any; text: string }
+export type { Answer }
 
-/** One HTTP call to the test server. `body` is JSON-encoded unless it is a string. */
+/** One HTTP call to the test server (`path` from /api/v1 on). `body` is JSON-encoded unless it is a string. */
 export async function call(
   method: string,
   path: string,
   opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const { url } = await getHarness()
-  const headers: Record<string, string> = { ...opts.headers }
-  if (opts.token) headers.Authorization = `Bearer ${opts.token}`
-  let body: string | undefined
-  if (opts.body !== undefined) {
-    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
-    headers['Content-Type'] ??= 'application/json'
-  }
-  const res = await fetch(`${url}${path}`, { method, headers, body })
-  const text = await res.text()
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    parsed = undefined
-  }
-  // Every answer a test receives must be what the OpenAPI document says it is (test/support/response-models.ts).
-  checkAgainstDocument(method, path, res.status, parsed, res.headers)
-  return { status: res.status, headers: res.headers, body: parsed, text }
+  return callAt(url, method, path, opts)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { checkAgainstDocument } from '../support/response-models.ts'
+import { type Answer, callAt } from '../support/http-call.ts'
 
 /**
  * Real server processes for the fault suite: `bun server/src/main.ts` (what `npm start` runs), each
@@ -111,33 +111,17 @@ export async function stopAll(servers: ServerProcess[]) {
   )
 }
 
-export type Reply = { status: number; headers: Headers; body: any; text: string }
+export type Reply = Answer
 
 /**
  * One HTTP call to `base` (a server's /api/v1). The answer is held against the OpenAPI document, as
  * the harness's call() does: its status must be documented and its body in the envelope.
  */
-export async function send(
+export function send(
   base: string,
   method: string,
   path: string,
   opts: { token?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Reply> {
-  const headers: Record<string, string> = { ...opts.headers }
-  if (opts.token) headers.Authorization = `Bearer ${opts.token}`
-  let body: string | undefined
-  if (opts.body !== undefined) {
-    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)
-    headers['Content-Type'] ??= 'application/json'
-  }
-  const res = await fetch(`${base}${path}`, { method, headers, body, signal: opts.signal })
-  const text = await res.text()
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    parsed = undefined
-  }
-  checkAgainstDocument(method, `/api/v1${path}`, res.status, parsed, res.headers)
-  return { status: res.status, headers: res.headers, body: parsed, text }
+  return callAt(base, method, path, opts, `/api/v1${path}`)
 }
