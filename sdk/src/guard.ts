@@ -2,6 +2,7 @@ import type { APIPromise } from './api-promise.ts'
 import { GrowthError } from './errors.ts'
 import type { AgentAuthorization, AgentResult, AuthorizeAgentActionRequest, ReportAgentResultRequest } from './generated/models.ts'
 import type { RequestOptions } from './request-options.ts'
+import { clip, oneLine } from './one-line.ts'
 
 /** What the guard passes the guarded function. */
 export type GuardContext = {
@@ -202,17 +203,6 @@ function warnReportLost(error: unknown, authorizationId: string) {
 function describeError(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
   return oneLine(text) || 'The action failed without a message.'
-}
-
-/** Control characters (the API refuses them) become spaces; runs of space become one. */
-function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim()
-}
-
-function clip(text: string, max: number): string {
-  const points = Array.from(text)
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import type { AuthorizeAgentActionRequest } from '../../../../sdk/src/index.ts'
+import { clip, oneLine } from '../../../../sdk/src/one-line.ts'
 import { CliError } from '../../errors.ts'
 
 /**
@@ -130,13 +131,10 @@ export function requestFor(name: string, mapping: ToolMapping, args: Record<stri
   }
   // The summary is kept and shown to people: by default it names the call, not its arguments (an
   // e-mail's addresses and body stay out of the record; they reach the gateway only as a digest).
-  request.summary = oneLine(mapping.summary ?? `${name} through growth mcp guard${request.resource ? ` on ${request.resource}` : ''}`)
+  request.summary = summaryLine(mapping.summary ?? `${name} through growth mcp guard${request.resource ? ` on ${request.resource}` : ''}`)
   if (Object.keys(facts).length) request.facts = facts
   return request as AuthorizeAgentActionRequest
 }
 
-function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim()
-  return line.length <= 500 ? line : `${line.slice(0, 499)}…`
-}
+/** An approval's summary: one line of at most 500 characters. */
+const summaryLine = (text: string) => clip(oneLine(text), 500)

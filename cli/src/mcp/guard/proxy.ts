@@ -6,6 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { type CallToolResult, CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { ApprovalRequiredError, GrowthError, type AgentAuthorization, type Growth, type WaitForApproval } from '../../../../sdk/src/index.ts'
 import { decide } from '../../../../sdk/src/guard.ts'
+import { clip, oneLine } from '../../../../sdk/src/one-line.ts'
 import { type GuardConfig, mappingOf, MissingArgument, requestFor } from './config.ts'
 import { reportQueue } from './reports.ts'
 
@@ -184,11 +185,5 @@ function refusal(text: string, details: Record<string, unknown>): CallToolResult
 function textOf(result: CallToolResult): string {
   const parts = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`))
   if (!parts.length && result.structuredContent) parts.push(JSON.stringify(result.structuredContent))
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
-  return parts.join(' ').replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim()
-}
-
-function clip(text: string, max: number): string {
-  const points = Array.from(text)
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`
+  return oneLine(parts.join(' '))
 }
