@@ -136,6 +136,7 @@ export type Recorded = { recorded: true } | { recorded: false; usedBefore: numbe
 export async function recordDecisions(tx: Db, workspaceId: string, periodStart: string, rs: DecisionToRecord[]): Promise<Recorded> {
   const n = rs.length
   const { ctes } = eventCtes(tx, workspaceId, rs.flatMap((r) => r.events), { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
+  const agentIds = [...new Set(rs.map((r) => r.agentId))].sort()
   const items = rs.map((r) => ({
     id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts,
     params_digest: r.paramsDigest, decision: r.decision, reason: r.reason, checks: r.checks, rules: r.rules,
@@ -164,9 +165,9 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
       FROM item i WHERE EXISTS (SELECT 1 FROM usage)
       RETURNING 1
     ), touched AS (
-      UPDATE agents a SET last_acted_at = GREATEST(COALESCE(a.last_acted_at, t.at), t.at)
-      FROM (SELECT agent_id, max(created_at) AS at FROM item GROUP BY agent_id ORDER BY agent_id) t
-      WHERE a.workspace_id = ${workspaceId} AND a.id = t.agent_id AND EXISTS (SELECT 1 FROM usage)
+      -- Each agent by its key (a join with the items let the planner scan agents).
+      UPDATE agents a SET last_acted_at = (SELECT GREATEST(COALESCE(a.last_acted_at, max(i.created_at)), max(i.created_at)) FROM item i WHERE i.agent_id = a.id)
+      WHERE a.workspace_id = ${workspaceId} AND a.id = ANY(${agentIds}::text[]) AND EXISTS (SELECT 1 FROM usage)
       RETURNING 1
     ), ${ctes}
     SELECT (SELECT used FROM usage) AS used,
