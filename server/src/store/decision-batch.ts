@@ -22,6 +22,11 @@ type Group = { workspaceId: string; periodStart: string; waiting: Pending[]; inF
  * The statements go through `unflushed`, a pool whose commits do not wait for the WAL flush, so
  * the shared rows are free again at once; each decision is answered only after a flush barrier on
  * `flushed` (waitForFlush), shared by the whole batch, so an answered decision is durable.
+ *
+ * A batch serves several requests, so it runs outside their request scopes: a client that goes
+ * away, or a request past its time-out, does not cancel it. Such a decision is recorded although
+ * its answer is never read, as one whose own statement had already finished would be; its agent,
+ * which had no answer, asks again.
  */
 export class DecisionBatch {
   private groups = new Map<string, Group>()
