@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import postgres from 'postgres'
+import type { Sql } from '../../server/src/core/db.ts'
 import { newId } from '../../server/src/core/ids.ts'
 import { periodOf } from '../../server/src/domain/allowances.ts'
 import type { DecisionToRecord, Recorded } from '../../server/src/store/agent-gateway.ts'
@@ -12,6 +14,7 @@ import { getHarness, makeWorkspace } from '../harness.ts'
  * decision at a time, so one decision never fails or refuses its neighbours.
  */
 const period = periodOf(new Date()).startDate
+if (!process.env.DATABASE_URL) console.warn('decision-batch.test.ts: one test skipped, it needs DATABASE_URL (a PostgreSQL server) to open a session of its own')
 
 function decision(agentId: string, i: number, over: Partial<DecisionToRecord> = {}): DecisionToRecord {
   const id = newId('authorization')
@@ -98,6 +101,31 @@ describe('DecisionBatch: decisions that arrive together', () => {
     const r = await recordedIn(ws.id)
     expect(r).toMatchObject({ requests: 4, used: 4, events: 4 })
     expect(r.last! - r.first! + 1).toBe(4)
+  })
+
+  test.skipIf(!process.env.DATABASE_URL)('a failure of the database itself is every decision\'s answer at once, not tried again one by one', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    let sent = 0
+    // A session that finds none of the service's tables: every statement fails the same way, whatever its data.
+    const broken = postgres(process.env.DATABASE_URL!, {
+      max: 1,
+      onnotice: () => {},
+      connection: { search_path: 'nowhere' },
+      debug: (_connection, query) => {
+        if (query.includes('jsonb_to_recordset')) sent++
+      },
+    })
+    try {
+      const batch = new DecisionBatch(broken as unknown as Sql, sql)
+      const outcomes = await settle(Array.from({ length: 5 }, (_, i) => batch.record(ws.id, period, decision(ws.agent.id, i))))
+      expect(outcomes.map((o) => o.status)).toEqual(Array(5).fill('rejected'))
+      expect(outcomes.map((o) => ((o as PromiseRejectedResult).reason as { code?: string }).code)).toEqual(Array(5).fill('42P01'))
+      expect(sent).toBe(1)
+      expect(await recordedIn(ws.id)).toMatchObject({ requests: 0, used: null, events: 0 })
+    } finally {
+      await broken.end({ timeout: 5 })
+    }
   })
 
   test('workspaces are batched apart: each records its own decisions, counted against its own allowance', async () => {

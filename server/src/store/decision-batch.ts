@@ -15,9 +15,11 @@ type Group = { workspaceId: string; periodStart: string; waiting: Pending[]; inF
  * and what arrives meanwhile goes into the next one.
  *
  * The batch is all or nothing in the database; so that one decision cannot fail its neighbours, a
- * batch that fails (an error, or an allowance without room for all of them) is recorded again one
- * decision at a time, in arrival order: near the end of the allowance the first ones still fit and
- * only the rest are refused, exactly as one at a time.
+ * batch refused for its data (a data or constraint error) or by an allowance without room for all
+ * of it is recorded again one decision at a time, in arrival order: near the end of the allowance
+ * the first ones still fit and only the rest are refused, exactly as one at a time. A failure of
+ * the database itself (unreachable, a time-out) is every decision's answer at once: trying each
+ * again alone would only hold the workspace's later decisions behind it.
  *
  * The statements go through `unflushed`, a pool whose commits do not wait for the WAL flush, so
  * the shared rows are free again at once; each decision is answered only after a flush barrier on
@@ -95,7 +97,10 @@ export class DecisionBatch {
       try {
         const all = await record(batch.map((p) => p.decision))
         if (all.recorded) return batch.map(() => ({ ok: true as const, value: all }))
-      } catch {
+      } catch (error) {
+        // A failure of the database or the connection (not of one decision's data) would fail each
+        // one alone too: answer them all with it now rather than wait for it again one by one.
+        if (!isDataError(error)) return batch.map(() => ({ ok: false as const, error }))
         // One at a time below: each decision gets its own outcome.
       }
     }
@@ -109,6 +114,12 @@ export class DecisionBatch {
     }
     return outcomes
   }
+}
+
+/** A statement refused for the data it was given (SQLSTATE class 22, data exception, or 23, integrity constraint violation). */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)
 }
 
 /** One DecisionBatch per pool that records without waiting for the flush (the server makes one such pool). */
