@@ -44,9 +44,23 @@ export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<Claimed
   const lease = l.leaseMs / 1000
   const pace = l.paceMs / 1000
   return sql<ClaimedDelivery[]>`
-    WITH ready AS (
+    WITH RECURSIVE waiting AS (
+      -- The endpoints that have a pending delivery, one index probe each (a loose scan of the
+      -- pending deliveries' index): only these can be ready, and an endpoint with nothing to send,
+      -- whatever the number of them, costs the claim nothing.
+      (SELECT d.workspace_id, d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending'
+       ORDER BY d.workspace_id, d.endpoint_id LIMIT 1)
+      UNION ALL
+      SELECT x.workspace_id, x.endpoint_id FROM waiting w
+      CROSS JOIN LATERAL (
+        SELECT d.workspace_id, d.endpoint_id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND (d.workspace_id, d.endpoint_id) > (w.workspace_id, w.endpoint_id)
+        ORDER BY d.workspace_id, d.endpoint_id LIMIT 1
+      ) x
+    ), ready AS (
       SELECT e.workspace_id, e.id, room.n AS room
-      FROM webhook_endpoints e
+      FROM waiting w
+      JOIN webhook_endpoints e ON e.workspace_id = w.workspace_id AND e.id = w.endpoint_id
       -- How many more of its deliveries may go out now: one while its circuit is open (the probe) or
       -- a backlog drains, else up to the bound on deliveries out at once.
       CROSS JOIN LATERAL (
