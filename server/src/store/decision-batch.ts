@@ -1,18 +1,17 @@
 import type { Sql } from '../core/db.ts'
 import { recordDecisions, type DecisionToRecord, type Recorded } from './agent-gateway.ts'
 import { waitForFlush } from './db.ts'
-import { outsideRequestScope } from './request-scope.ts'
+import { Batcher, type Settled } from './batcher.ts'
 
-type Pending = { decision: DecisionToRecord; resolve: (r: Recorded) => void; reject: (e: unknown) => void }
-type Group = { workspaceId: string; periodStart: string; waiting: Pending[]; inFlight: boolean; scheduled: boolean }
+type Ask = { workspaceId: string; periodStart: string; decision: DecisionToRecord }
 
 /**
  * Records the agent gateway's decisions (POST /agent/authorize) that arrive together for one
  * workspace in one statement (recordDecisions), so that the two rows every decision of a workspace
  * locks, its allowance counter and its event sequence, are locked once per batch rather than once
  * per request: sixteen agents asking at once take turns on them as a few batches, not as sixteen.
- * Built like the credential check (http/credential-batch.ts): one statement in flight per workspace,
- * and what arrives meanwhile goes into the next one.
+ * On the batching shared with the credential check (store/batcher.ts): one statement in flight per
+ * workspace and month, and what arrives meanwhile goes into the next one.
  *
  * The batch is all or nothing in the database; so that one decision cannot fail its neighbours, a
  * batch refused for its data (a data or constraint error) or by an allowance without room for all
@@ -25,89 +24,49 @@ type Group = { workspaceId: string; periodStart: string; waiting: Pending[]; inF
  * the shared rows are free again at once; each decision is answered only after a flush barrier on
  * `flushed` (waitForFlush), shared by the whole batch, so an answered decision is durable.
  *
- * A batch serves several requests, so it runs outside their request scopes: a client that goes
- * away, or a request past its time-out, does not cancel it. Such a decision is recorded although
- * its answer is never read, as one whose own statement had already finished would be; its agent,
- * which had no answer, asks again.
+ * A batch runs outside its requests' scopes (store/batcher.ts): a decision whose client goes away
+ * is recorded although its answer is never read, as one whose own statement had already finished
+ * would be; its agent, which had no answer, asks again.
  */
 export class DecisionBatch {
-  private groups = new Map<string, Group>()
+  private readonly batcher: Batcher<Ask, Recorded>
 
   constructor(
     private readonly unflushed: Sql,
     private readonly flushed: Sql,
-  ) {}
-
-  record(workspaceId: string, periodStart: string, decision: DecisionToRecord): Promise<Recorded> {
-    const key = `${workspaceId}\u0001${periodStart}`
-    let group = this.groups.get(key)
-    if (!group) this.groups.set(key, (group = { workspaceId, periodStart, waiting: [], inFlight: false, scheduled: false }))
-    const g = group
-    return new Promise((resolve, reject) => {
-      g.waiting.push({ decision, resolve, reject })
-      this.schedule(key, g)
-    })
-  }
-
-  private schedule(key: string, g: Group) {
-    if (g.scheduled || g.inFlight) return
-    if (g.waiting.length === 0) {
-      this.groups.delete(key)
-      return
-    }
-    g.scheduled = true
-    // The batch serves several requests: a client that goes away must not cancel the others' statement.
-    queueMicrotask(() =>
-      outsideRequestScope(() => {
-        g.scheduled = false
-        void this.flush(key, g)
-      }),
+  ) {
+    // Answered only once durable; the workspace's next batch need not wait for this flush.
+    this.batcher = new Batcher(
+      (asks) => this.recordAll(asks),
+      async (outcomes) => {
+        if (outcomes.some((o) => o.ok && o.value.recorded)) await waitForFlush(this.flushed)
+      },
     )
   }
 
-  private async flush(key: string, g: Group) {
-    if (g.inFlight || g.waiting.length === 0) return
-    const batch = g.waiting
-    g.waiting = []
-    g.inFlight = true
-    let outcomes: ({ ok: true; value: Recorded } | { ok: false; error: unknown })[]
-    try {
-      outcomes = await this.recordAll(g, batch)
-    } finally {
-      g.inFlight = false
-      this.schedule(key, g)
-    }
-    // Answered only once durable; the next batch of the workspace need not wait for this flush.
-    try {
-      if (outcomes.some((o) => o.ok && o.value.recorded)) await waitForFlush(this.flushed)
-    } catch (err) {
-      for (const p of batch) p.reject(err)
-      return
-    }
-    batch.forEach((p, i) => {
-      const o = outcomes[i]!
-      if (o.ok) p.resolve(o.value)
-      else p.reject(o.error)
-    })
+  record(workspaceId: string, periodStart: string, decision: DecisionToRecord): Promise<Recorded> {
+    return this.batcher.add(`${workspaceId}\u0001${periodStart}`, { workspaceId, periodStart, decision })
   }
 
-  private async recordAll(g: Group, batch: Pending[]) {
-    const record = (ds: DecisionToRecord[]) => recordDecisions(this.unflushed, g.workspaceId, g.periodStart, ds)
-    if (batch.length > 1) {
+  /** The asks of one batch share their workspace and month (the batcher's key). */
+  private async recordAll(asks: Ask[]): Promise<Settled<Recorded>[]> {
+    const { workspaceId, periodStart } = asks[0]!
+    const record = (ds: DecisionToRecord[]) => recordDecisions(this.unflushed, workspaceId, periodStart, ds)
+    if (asks.length > 1) {
       try {
-        const all = await record(batch.map((p) => p.decision))
-        if (all.recorded) return batch.map(() => ({ ok: true as const, value: all }))
+        const all = await record(asks.map((a) => a.decision))
+        if (all.recorded) return asks.map(() => ({ ok: true as const, value: all }))
       } catch (error) {
         // A failure of the database or the connection (not of one decision's data) would fail each
         // one alone too: answer them all with it now rather than wait for it again one by one.
-        if (!isDataError(error)) return batch.map(() => ({ ok: false as const, error }))
+        if (!isDataError(error)) throw error
         // One at a time below: each decision gets its own outcome.
       }
     }
-    const outcomes: ({ ok: true; value: Recorded } | { ok: false; error: unknown })[] = []
-    for (const p of batch) {
+    const outcomes: Settled<Recorded>[] = []
+    for (const a of asks) {
       try {
-        outcomes.push({ ok: true, value: await record([p.decision]) })
+        outcomes.push({ ok: true, value: await record([a.decision]) })
       } catch (error) {
         outcomes.push({ ok: false, error })
       }

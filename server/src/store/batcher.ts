@@ -1,0 +1,86 @@
+import { outsideRequestScope } from './request-scope.ts'
+
+/** What one item of a batch came to: its value, or the error it alone failed with. */
+export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown }
+
+type Pending<T, R> = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }
+type Queue<T, R> = { waiting: Pending<T, R>[]; inFlight: boolean; scheduled: boolean }
+
+/**
+ * Items that arrive while an earlier batch of the same key is in flight are run together as the
+ * next batch: one `run` in flight per key, so under load one statement serves many requests, and
+ * with nothing in flight an item goes at the next microtask, alone. The shared mechanism of the
+ * credential check (http/credential-batch.ts) and the agent gateway's decisions (decision-batch.ts).
+ *
+ * `run` answers each item in order (a Settled each); when it throws, every item of the batch gets
+ * that error. `afterRun`, when given, runs once the key's next batch may start and before the
+ * items are answered (the decisions' flush barrier: the next batch need not wait for it).
+ *
+ * A batch serves several requests, so it runs outside their request scopes: a client that goes
+ * away, or a request past its time-out, does not cancel it.
+ */
+export class Batcher<T, R> {
+  private queues = new Map<string, Queue<T, R>>()
+
+  constructor(
+    private readonly run: (items: T[]) => Promise<Settled<R>[]>,
+    private readonly afterRun?: (outcomes: Settled<R>[]) => Promise<void>,
+  ) {}
+
+  add(key: string, item: T): Promise<R> {
+    let q = this.queues.get(key)
+    if (!q) this.queues.set(key, (q = { waiting: [], inFlight: false, scheduled: false }))
+    const queue = q
+    return new Promise((resolve, reject) => {
+      queue.waiting.push({ item, resolve, reject })
+      this.schedule(key, queue)
+    })
+  }
+
+  private schedule(key: string, q: Queue<T, R>) {
+    if (q.scheduled || q.inFlight) return
+    if (q.waiting.length === 0) {
+      this.queues.delete(key)
+      return
+    }
+    q.scheduled = true
+    queueMicrotask(() =>
+      outsideRequestScope(() => {
+        q.scheduled = false
+        void this.flush(key, q)
+      }),
+    )
+  }
+
+  private async flush(key: string, q: Queue<T, R>) {
+    if (q.inFlight || q.waiting.length === 0) return
+    const batch = q.waiting
+    q.waiting = []
+    q.inFlight = true
+    let released = false
+    const release = () => {
+      if (released) return
+      released = true
+      q.inFlight = false
+      this.schedule(key, q)
+    }
+    let outcomes: Settled<R>[]
+    try {
+      outcomes = await this.run(batch.map((p) => p.item))
+      // The next batch of this key may start now; these wait for afterRun.
+      release()
+      await this.afterRun?.(outcomes)
+    } catch (err) {
+      for (const p of batch) p.reject(err)
+      return
+    } finally {
+      release()
+    }
+    batch.forEach((p, i) => {
+      const o = outcomes[i]
+      if (!o) p.reject(new Error('a batch answered fewer items than it was given'))
+      else if (o.ok) p.resolve(o.value)
+      else p.reject(o.error)
+    })
+  }
+}
