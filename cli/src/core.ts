@@ -23,5 +23,6 @@ export {
   setEndpointEnabled,
 } from '../../server/src/domain/webhooks.ts'
 export { parseDuration } from '../../server/src/core/time.ts'
+export { canonicalJson } from '../../server/src/core/canonical-json.ts'
 export { createLogger } from '../../server/src/core/log.ts'
 export { startDeliveryWorkers } from '../../server/src/workers/webhooks.ts'

@@ -1,6 +1,7 @@
 import { ConnectionError, type Growth, GrowthError, isSimulated, type Page, TimeoutError } from '../../../sdk/src/index.ts'
 import type { Credentials } from '../api/profiles.ts'
 import { methodOf } from '../api/commands.ts'
+import { canonicalJson } from '../core.ts'
 import { answer, failureOf, lines, text } from './format.ts'
 import { CURSOR, type DeclaredOperation, declaredOperations, TOOL_LIMIT } from './schema.ts'
 import { probeScopes } from './scopes.ts'
@@ -76,7 +77,8 @@ function writeTool(op: DeclaredOperation, call: Call): McpTool['call'] {
   return async (args, signal) => {
     const now = Date.now()
     for (const [k, v] of unknown) if (v.until <= now) unknown.delete(k)
-    const sameArgs = JSON.stringify(args)
+    // The same arguments whatever the order of their members (a model may write them either way).
+    const sameArgs = canonicalJson(args)
     const idempotencyKey = unknown.get(sameArgs)?.key ?? newIdempotencyKey()
     unknown.delete(sameArgs)
     try {
