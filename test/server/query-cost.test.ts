@@ -13,13 +13,16 @@ import type { Operation } from '../../server/src/routes/operation.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/db.ts'
 import { exampleRequest } from '../../scripts/example-requests.ts'
+import { purgeRateLimitWindows } from '../../server/src/store/credentials.ts'
+import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
 import { oneLine, readPlans, scans } from '../support/statement-plans.ts'
 
 /**
  * Every statement the server sends, for every operation of the OpenAPI document (reads, writes and
  * the agent gateway; the pipeline's credential, rate-limit, idempotency and call-count statements
- * with them), costs the same however much the workspace holds. One workspace is grown to ROWS rows
+ * with them; the server's housekeeping, beside ROWS idempotency records and rate-limit windows),
+ * costs the same however much the workspace holds. One workspace is grown to ROWS rows
  * in every table; the server's pools record each statement with its parameters while each
  * operation's documented example runs (the example ids swapped for the workspace's, each list's
  * filter values and its second page too); each statement is then read with EXPLAIN (ANALYZE),
@@ -161,6 +164,25 @@ describe('the cost of every statement does not grow with the data', () => {
     recording = 'call counting'
     await Bun.sleep(400)
     await server.counter.flush()
+    recording = undefined
+
+    // The server's housekeeping (every 10 minutes), beside a day's idempotency records and an hour's
+    // rate-limit windows that are not due yet, and a few that are.
+    const ws = demo.workspace.id
+    await db.sql`
+      INSERT INTO idempotency_keys (workspace_id, scope, key, request_hash, status_code, response_body, expires_at)
+      SELECT ${ws}, 'live', 'qc_' || n, 'h', 201, '{}', now() + CASE WHEN n <= 10 THEN interval '-1 minute' ELSE interval '1 day' END
+      FROM generate_series(1, ${ROWS}) n`
+    await db.sql`
+      INSERT INTO rate_limit_counters (workspace_id, credential_id, window_start, count)
+      SELECT ${ws}, 'key_qc' || n, date_trunc('hour', now()) - CASE WHEN n <= 10 THEN interval '3 hours' ELSE interval '0' END, 1
+      FROM generate_series(1, ${ROWS}) n`
+    await db.sql`ANALYZE idempotency_keys`
+    await db.sql`ANALYZE rate_limit_counters`
+    for (const t of ['idempotency_keys', 'rate_limit_counters']) sizes[t] = Number((await db.sql`SELECT count(*) AS n FROM ${db.sql(t)}`)[0]!.n)
+    recording = 'housekeeping'
+    expect(await purgeExpiredKeys(db.sql)).toBeGreaterThanOrEqual(10)
+    expect(await purgeRateLimitWindows(db.sql)).toBeGreaterThanOrEqual(10)
     recording = undefined
 
     const seen = new Set<string>()
