@@ -267,6 +267,9 @@ describe('refused at start', () => {
     expectRefused(await run(['--config', textCount, '--', 'true']), /tools\.send_email\.facts\.recipients: must be a path such as \$\.to\.length, or an integer >= 0/)
     const yes = configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { increase: 'yes' } } } })
     expectRefused(await run(['--config', yes, '--', 'true']), /tools\.send_email\.facts\.increase: must be a path such as \$\.to\.length, or true or false/)
+    // The currencies are the gateway's own (from the OpenAPI document), not any three capitals.
+    const madeUp = configWith({ tools: { refund: { tool: 'billing', action: 'refund', facts: { amountMinor: '$.amount', currency: 'XYZ' } } } })
+    expectRefused(await run(['--config', madeUp, '--', 'true']), /tools\.refund\.facts\.currency: must be a path such as \$\.to\.length, or ISO 4217 code in capitals, e\.g\. USD \(one of the \d+ the gateway takes\)/)
     const noAction = configWith({ tools: { send_email: { tool: 'email' } } })
     expectRefused(await run(['--config', noAction, '--', 'true']), /tools\.send_email\.action: /)
     expectRefused(await run(['--config', '/nonexistent/guard.json', '--', 'true']), /cannot read --config \/nonexistent\/guard\.json/)

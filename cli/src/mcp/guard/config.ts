@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
+import document from '../../../../sdk/openapi.json'
 import type { AuthorizeAgentActionRequest } from '../../../../sdk/src/index.ts'
 import { clip, oneLine } from '../../../../sdk/src/one-line.ts'
 import { CliError } from '../../errors.ts'
@@ -18,8 +19,6 @@ import { CliError } from '../../errors.ts'
  * cannot be judged.
  */
 
-const FACT_NAMES = ['amountMinor', 'currency', 'amountPercent', 'increase', 'recipients', 'records'] as const
-
 const PATH = /^\$((\.[A-Za-z_$][\w$-]*|\.\d+|\[\d+\])*)$/
 
 const path = z.string().regex(PATH, 'must be a path such as $.to.length, $.message.subject or $.items[0]')
@@ -28,16 +27,34 @@ const valueOrPath = z.union([z.number(), z.boolean(), z.string()]).superRefine((
 })
 const key = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a gateway key such as email or send_campaign (lower case, digits, _)')
 
-/** A fact given as a value (not a path) must be what the gateway takes for it (CONTRACT: facts). */
-const FACT_VALUES: Record<(typeof FACT_NAMES)[number], { schema: z.ZodType; says: string }> = {
-  amountMinor: { schema: z.number().int().min(0), says: 'an integer >= 0' },
-  currency: { schema: z.string().regex(/^[A-Z]{3}$/), says: 'an ISO 4217 code in capitals, e.g. USD' },
-  amountPercent: { schema: z.number().min(0), says: 'a number >= 0' },
-  increase: { schema: z.boolean(), says: 'true or false' },
-  recipients: { schema: z.number().int().min(0), says: 'an integer >= 0' },
-  records: { schema: z.number().int().min(0), says: 'an integer >= 0' },
+type FactSchema = { type?: string; description?: string; minimum?: number; maximum?: number; enum?: unknown[] }
+
+/**
+ * The facts the gateway takes, and what each may be, read from the OpenAPI document the SDK ships
+ * (AuthorizeAgentActionRequest.facts): a value given in the file (not a path) must be one the gateway
+ * would take, so a mistake is refused when the guard starts, not on an agent's first call.
+ */
+const FACT_SCHEMAS = (document as unknown as { components: { schemas: { AuthorizeAgentActionRequest: { properties: { facts: { properties: Record<string, FactSchema> } } } } } })
+  .components.schemas.AuthorizeAgentActionRequest.properties.facts.properties
+const FACT_NAMES = Object.keys(FACT_SCHEMAS)
+const FACT_VALUES: Record<string, { schema: z.ZodType; says: string }> = Object.fromEntries(
+  Object.entries(FACT_SCHEMAS).map(([name, s]) => [name, { schema: z.fromJSONSchema(s as never), says: says(s) }]),
+)
+
+/** What a fact's value may be, in a few words: "an integer >= 0", "true or false", or its description's first clause. */
+function says(s: FactSchema): string {
+  if (s.type === 'boolean') return 'true or false'
+  if (s.type === 'integer' || s.type === 'number') {
+    const bound = s.minimum === undefined ? '' : ` >= ${s.minimum}`
+    const top = s.maximum === undefined || s.maximum === Number.MAX_SAFE_INTEGER ? '' : ` and <= ${s.maximum}`
+    return `${s.type === 'integer' ? 'an integer' : 'a number'}${bound}${top}`
+  }
+  // A string: its description's first clause ("ISO 4217 code in capitals, e.g. USD"), and the number of values an enum allows.
+  const clause = (s.description ?? `a ${s.type ?? 'value'}`).split(';')[0]!.replace(/\.$/, '')
+  return s.enum ? `${clause} (one of the ${s.enum.length} the gateway takes)` : clause
 }
-const factValue = (fact: (typeof FACT_NAMES)[number]) =>
+
+const factValue = (fact: string) =>
   valueOrPath.superRefine((v, ctx) => {
     if (typeof v === 'string' && v.startsWith('$')) return
     if (!FACT_VALUES[fact].schema.safeParse(v).success) ctx.addIssue({ code: 'custom', message: `must be a path such as $.to.length, or ${FACT_VALUES[fact].says}` })
@@ -48,7 +65,7 @@ const Mapping = z.strictObject({
   action: key,
   resource: z.string().min(1).max(500).optional(),
   summary: z.string().min(1).max(500).optional(),
-  facts: z.strictObject(Object.fromEntries(FACT_NAMES.map((f) => [f, factValue(f).optional()])) as Record<(typeof FACT_NAMES)[number], z.ZodOptional<typeof valueOrPath>>).optional(),
+  facts: z.strictObject(Object.fromEntries(FACT_NAMES.map((f) => [f, factValue(f).optional()])) as Record<string, z.ZodOptional<typeof valueOrPath>>).optional(),
 })
 
 const ConfigSchema = z.strictObject({
