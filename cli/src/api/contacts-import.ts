@@ -93,10 +93,18 @@ async function importFile(file: string, opts: ImportOptions) {
   }
   let lastBytes = 0
   let batch: Row[] = []
+  // One request out at a time, in the file's order (batch n is sent after batch n-1 was answered, so a
+  // rerun's keys line up), while the next batch is read and parsed: the file's work overlaps the server's.
+  let inFlight: Promise<void> | undefined
   const send = async () => {
-    summary.batches++
-    await sendBatch(growth, batch, { key: `import-${fileHash}-${summary.batches}`, listId: opts.listId }, summary, refuse)
+    const rows = batch
     batch = []
+    summary.batches++
+    const key = `import-${fileHash}-${summary.batches}`
+    await inFlight
+    inFlight = sendBatch(growth, rows, { key, listId: opts.listId }, summary, refuse)
+    // Awaited before the next batch goes or at the end; marked handled so a failure waits for that await.
+    inFlight.catch(() => {})
   }
   const refuseRead = (line: number, message: string) => {
     summary.rows++
@@ -112,6 +120,9 @@ async function importFile(file: string, opts: ImportOptions) {
     bar?.update(bytes, { rows: summary.rows })
   }
   if (batch.length) await send()
+  await inFlight
+  // Rows refused while reading can be named before a batch sent earlier was answered: report in line order.
+  summary.refused.sort((a, b) => a.line - b.line)
   bar?.update(size, { rows: summary.rows })
   bar?.stop()
   createOutput({ json: opts.json }).result(summary, () => [
