@@ -106,6 +106,36 @@ test(
 )
 
 test(
+  'a malformed line while the batch before it is out: that batch is answered before the import stops',
+  async () => {
+    // The CLI reads the next batch while one is out. Line 152 cannot be read while the first 100 rows
+    // are held back by the proxy: they are done by the time it exits saying nothing after that line was sent.
+    const file = join(dir, 'late-break.csv')
+    const good = Array.from({ length: 150 }, (_, i) => `late${i}@break.example.com,Late ${i}`)
+    writeFileSync(file, `email,name\n${good.join('\n')}\n"unclosed@break.example.com,Bad\nlate.after@break.example.com,After\n`)
+    const { url } = await getHarness()
+    const proxy = await startFaultProxy(url)
+    proxy.script([{ kind: 'delay', ms: 700 }])
+    try {
+      const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'contacts', 'import', file], {
+        cwd: ROOT,
+        env: { ...env, GROWTH_BASE_URL: `${proxy.url}/api/v1` },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
+      expect(code).toBe(1)
+      expect(stderr).toMatch(/late-break\.csv line \d+: .*nothing after it was sent/)
+      const done = (await createdEmails()).filter((e) => e.endsWith('@break.example.com'))
+      expect(done.length).toBe(100)
+    } finally {
+      await proxy.stop()
+    }
+  },
+  CLI_TIMEOUT,
+)
+
+test(
   'a malformed CSV line is named by number; an unknown column is refused before anything is sent; JSON lines name their bad lines',
   async () => {
     const broken = join(dir, 'broken.csv')

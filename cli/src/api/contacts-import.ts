@@ -110,14 +110,21 @@ async function importFile(file: string, opts: ImportOptions) {
     summary.rows++
     refuse(line, message)
   }
-  for await (const { row, bytes } of rowsOf(file, refuseRead)) {
-    lastBytes = bytes
-    if (row) {
-      summary.rows++
-      batch.push(row)
-      if (batch.length === BATCH) await send()
+  try {
+    for await (const { row, bytes } of rowsOf(file, refuseRead)) {
+      lastBytes = bytes
+      if (row) {
+        summary.rows++
+        batch.push(row)
+        if (batch.length === BATCH) await send()
+      }
+      bar?.update(bytes, { rows: summary.rows })
     }
-    bar?.update(bytes, { rows: summary.rows })
+  } catch (err) {
+    // A line that cannot be read ends the import: the batch already out is answered first (or its
+    // failure, earlier in the file, is the one reported), so what was sent is done when it says so.
+    await inFlight
+    throw err
   }
   if (batch.length) await send()
   await inFlight
