@@ -33,7 +33,10 @@ const demoFile = join(config.dataDir, 'demo.json')
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
-  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts })
+  db = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts,
+    onMaintenanceError: (error) => log.warn('embedded database maintenance failed; the next pass tries again', { error }),
+  })
   if (db.kind === 'embedded-client') {
     console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
     await db.close()

@@ -39,7 +39,12 @@ const HOUSEKEEPING_MS = 10 * 60 * 1000
 /** Open the database, migrate, and serve the API; `stop()` drains requests and closes everything. */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel)
-  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts }))
+  const db =
+    opts.db ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts,
+      onMaintenanceError: (error) => log.warn('embedded database maintenance failed; the next pass tries again', { error }),
+    }))
   await migrate(db.sql)
 
   // On a server, rate-limit and call counters go through their own small pool that does not wait

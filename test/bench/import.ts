@@ -162,9 +162,10 @@ type Run = {
   rowsPerSec: number
   serverCpu?: number
   clientCpu?: number
-  /** The bare loops only: rows/s over the first tenth of the rows and over the last. */
+  /** The bare loops only: rows/s over the first tenth of the rows and over the last, and over each tenth. */
   firstTenth?: number
   lastTenth?: number
+  tenths?: number[]
   /** The CLI only. */
   peakRss?: number
   lastHwm?: number
@@ -256,6 +257,7 @@ async function client(): Promise<number> {
       await Promise.all(Array.from({ length: inFlight }, worker))
       const firstTenth = marks.length >= 1 ? tenth / ((marks[0]! - t0) / 1000) : undefined
       const lastTenth = marks.length >= 2 ? tenth / ((marks.at(-1)! - marks.at(-2)!) / 1000) : undefined
+      const tenths = marks.map((m, i) => tenth / ((m - (i ? marks[i - 1]! : t0)) / 1000))
       const seconds = (performance.now() - t0) / 1000
       const s1 = cpuSecondsOf(serverPid)
       const cpu = process.cpuUsage(cpu0)
@@ -270,6 +272,7 @@ async function client(): Promise<number> {
         clientCpu: (cpu.user + cpu.system) / 1e6,
         firstTenth,
         lastTenth,
+        tenths,
       }
     }
 
@@ -354,7 +357,8 @@ async function client(): Promise<number> {
       for (const c of r % 2 ? [...contenders].reverse() : contenders) {
         const run = await c.run()
         runs.get(c.name)!.push(run)
-        const tenths = run.firstTenth && run.lastTenth ? `; first tenth of the rows ${fmt(run.firstTenth)} rows/s, last tenth ${fmt(run.lastTenth)}` : ''
+        // Each tenth's rate too, so a stall shows where it happened.
+        const tenths = run.firstTenth && run.lastTenth ? `; first tenth of the rows ${fmt(run.firstTenth)} rows/s, last tenth ${fmt(run.lastTenth)} (each tenth: ${run.tenths!.map((t) => fmt(t)).join(' ')})` : ''
         console.log(`  round ${r + 1} ${c.name.padEnd(18)} ${fmt(run.rows)} rows in ${fmt(run.seconds, 1)} s: ${fmt(run.rowsPerSec)} rows/s${tenths} (load average ${load()})`)
       }
     }

@@ -6,6 +6,7 @@ import type { Db, Sql, Tx } from '../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
 import { trackQueries } from './request-scope.ts'
 import { embeddedOptions, releaseInitdbMemory, startHeapGuard } from './embedded-memory.ts'
+import { type MaintenancePass, startMaintenance } from './embedded-maintenance.ts'
 
 export type { Db, Sql, Tx }
 
@@ -40,6 +41,11 @@ export type Database = {
   kind: 'server' | 'embedded-owner' | 'embedded-client'
   /** True when this process created the embedded database just now (it was empty). */
   freshEmbedded: boolean
+  /**
+   * The owner of an embedded database vacuums and analyzes it itself (PGlite has no autovacuum,
+   * store/embedded-maintenance.ts): a pass now, and what it did. Absent elsewhere.
+   */
+  maintain?: () => Promise<MaintenancePass>
   close(): Promise<void>
 }
 
@@ -53,6 +59,8 @@ export type DatabaseOptions = {
   timeouts?: Partial<DatabaseTimeouts>
   /** Records every statement sent (test/server/query-cost.test.ts EXPLAINs them). */
   debug?: StatementTrace
+  /** Told of a failed maintenance pass of an embedded database (the next pass tries again). */
+  onMaintenanceError?: (error: unknown) => void
 }
 
 /**
@@ -79,7 +87,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, timeouts: opts.timeouts, debug: opts.debug })
     return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
   }
-  return openEmbedded(opts.dataDir, opts.debug)
+  return openEmbedded(opts.dataDir, opts.debug, opts.onMaintenanceError)
 }
 
 /**
@@ -154,13 +162,13 @@ function connectSocket(path: string, debug?: StatementTrace): Sql {
 /** The embedded databases this process owns right now (by DATA_DIR). */
 const ownedHere = new Set<string>()
 
-async function openEmbedded(dataDir: string, debug?: StatementTrace): Promise<Database> {
+async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenanceError?: (error: unknown) => void): Promise<Database> {
   mkdirSync(dataDir, { recursive: true })
   const lock = lockPath(dataDir)
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx' })
-      return await becomeOwner(dataDir, lock, debug)
+      return await becomeOwner(dataDir, lock, debug, onMaintenanceError)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
@@ -186,7 +194,7 @@ async function openEmbedded(dataDir: string, debug?: StatementTrace): Promise<Da
   throw new Error(`Could not open the embedded database in ${dataDir}: its lock file keeps changing hands`)
 }
 
-async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace): Promise<Database> {
+async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace, onMaintenanceError: (error: unknown) => void = () => {}): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
   const pgdata = join(dataDir, 'pgdata')
@@ -217,14 +225,17 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
   })
   ownedHere.add(dataDir)
   const sql = connectSocket(path, debug)
+  const maintenance = startMaintenance(sql, onMaintenanceError)
   let closed = false
   return {
     sql,
     kind: 'embedded-owner',
     freshEmbedded,
+    maintain: maintenance.now,
     async close() {
       if (closed) return
       closed = true
+      await maintenance.stop()
       await sql.end({ timeout: 5 })
       // Other processes (the CLI) may be mid-command through our socket: stop accepting new
       // connections and give the open ones time to finish before the database goes away.
