@@ -5,8 +5,8 @@ import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { explainStartupError } from './startup-errors.ts'
-import { type RunningServer, startServer } from './server.ts'
-import { type Database, openDatabase } from './store/db.ts'
+import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
+import type { Database } from './store/db.ts'
 import { migrate } from './store/migrate.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 
@@ -33,10 +33,7 @@ const demoFile = join(config.dataDir, 'demo.json')
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
-  db = await openDatabase({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts,
-    onMaintenanceError: (error) => log.warn('embedded database maintenance failed; the next pass tries again', { error }),
-  })
+  db = await openConfiguredDatabase(config, log)
   if (db.kind === 'embedded-client') {
     console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
     await db.close()

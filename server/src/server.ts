@@ -36,15 +36,18 @@ export type ServerOptions = {
 
 const HOUSEKEEPING_MS = 10 * 60 * 1000
 
+/** The database the config names, as the server opens it (npm start opens it first, to seed the demo). */
+export function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
+  return openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts,
+    onMaintenanceError: (error) => log.warn('embedded database maintenance failed; the next pass tries again', { error }),
+  })
+}
+
 /** Open the database, migrate, and serve the API; `stop()` drains requests and closes everything. */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel)
-  const db =
-    opts.db ??
-    (await openDatabase({
-      databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.poolMax, timeouts: config.timeouts,
-      onMaintenanceError: (error) => log.warn('embedded database maintenance failed; the next pass tries again', { error }),
-    }))
+  const db = opts.db ?? (await openConfiguredDatabase(config, log))
   await migrate(db.sql)
 
   // On a server, rate-limit and call counters go through their own small pool that does not wait

@@ -70,6 +70,13 @@ export type DeclaredOperation = {
   inputSchema: JsonSchema
 }
 
+/** A schema of the document's components by name, as the document writes it (enums and bounds kept). */
+export function componentSchema(name: string): JsonSchema {
+  const schema = doc.components.schemas[name]
+  if (!schema) throw new Error(`the OpenAPI document has no schema ${name}`)
+  return schema
+}
+
 function resolve(schema: JsonSchema, seen: Set<string> = new Set()): JsonSchema {
   if (!schema.$ref) return schema
   const name = schema.$ref.split('/').pop()!

@@ -45,7 +45,7 @@ export class CredentialBatch implements CredentialCheck {
     }
     const start = windowStart(Date.now(), WINDOW_MS)
     const rows = await authenticateAndCount(this.sql, [...counts.values()], new Date(start))
-    const found = new Map(rows.map((r) => [`${r.workspace_id}:${r.token_hash}`, r]))
+    const found = new Map(rows.map((r) => [keyOf({ workspaceId: r.workspace_id, tokenHash: r.token_hash }), r]))
     // The batch raised each count by n: a credential's requests take the last n places, in arrival order.
     const taken = new Map<string, number>()
     return asks.map((a) => {

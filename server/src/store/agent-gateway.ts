@@ -165,8 +165,8 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
       FROM item i WHERE EXISTS (SELECT 1 FROM usage)
       RETURNING 1
     ), touched AS (
-      -- Each agent by its key (a join with the items let the planner scan agents).
-      UPDATE agents a SET last_acted_at = (SELECT GREATEST(COALESCE(a.last_acted_at, max(i.created_at)), max(i.created_at)) FROM item i WHERE i.agent_id = a.id)
+      -- Each agent by its key (a join with the items let the planner scan agents); GREATEST skips a NULL.
+      UPDATE agents a SET last_acted_at = (SELECT GREATEST(a.last_acted_at, max(i.created_at)) FROM item i WHERE i.agent_id = a.id)
       WHERE a.workspace_id = ${workspaceId} AND a.id = ANY(${agentIds}::text[]) AND EXISTS (SELECT 1 FROM usage)
       RETURNING 1
     ), ${ctes}

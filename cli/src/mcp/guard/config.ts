@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import document from '../../../../sdk/openapi.json'
 import type { AuthorizeAgentActionRequest } from '../../../../sdk/src/index.ts'
 import { clip, oneLine } from '../../../../sdk/src/one-line.ts'
 import { CliError } from '../../errors.ts'
+import { componentSchema, type JsonSchema } from '../schema.ts'
 
 /**
  * The guard's configuration file (JSON): for each upstream tool by name, the gateway tool and action
@@ -27,22 +27,19 @@ const valueOrPath = z.union([z.number(), z.boolean(), z.string()]).superRefine((
 })
 const key = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a gateway key such as email or send_campaign (lower case, digits, _)')
 
-type FactSchema = { type?: string; description?: string; minimum?: number; maximum?: number; enum?: unknown[] }
-
 /**
  * The facts the gateway takes, and what each may be, read from the OpenAPI document the SDK ships
  * (AuthorizeAgentActionRequest.facts): a value given in the file (not a path) must be one the gateway
  * would take, so a mistake is refused when the guard starts, not on an agent's first call.
  */
-const FACT_SCHEMAS = (document as unknown as { components: { schemas: { AuthorizeAgentActionRequest: { properties: { facts: { properties: Record<string, FactSchema> } } } } } })
-  .components.schemas.AuthorizeAgentActionRequest.properties.facts.properties
+const FACT_SCHEMAS = componentSchema('AuthorizeAgentActionRequest').properties!.facts!.properties!
 const FACT_NAMES = Object.keys(FACT_SCHEMAS)
 const FACT_VALUES: Record<string, { schema: z.ZodType; says: string }> = Object.fromEntries(
   Object.entries(FACT_SCHEMAS).map(([name, s]) => [name, { schema: z.fromJSONSchema(s as never), says: says(s) }]),
 )
 
 /** What a fact's value may be, in a few words: "an integer >= 0", "true or false", or its description's first clause. */
-function says(s: FactSchema): string {
+function says(s: JsonSchema): string {
   if (s.type === 'boolean') return 'true or false'
   if (s.type === 'integer' || s.type === 'number') {
     const bound = s.minimum === undefined ? '' : ` >= ${s.minimum}`
