@@ -14,10 +14,10 @@
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join, sep } from 'node:path'
+import { join } from 'node:path'
 import type postgresType from 'postgres'
+import { installedPackage } from '../support/installed-package.ts'
 import { cleanupStep, envNumber, runBenchmark } from './support.ts'
 
 const SECONDS = envNumber('BENCH_SECONDS', 30)
@@ -30,14 +30,13 @@ const repo = join(import.meta.dir, '../..')
 
 let scratch: string | undefined
 
-/** postgres.js as published: the installed package copied, and the project's patch applied in reverse. */
+/** postgres.js as published: the installed package copied, and the project's patch for its version applied in reverse. */
 async function published(): Promise<typeof postgresType> {
-  const require = createRequire(import.meta.url)
-  const entry = require.resolve('postgres')
-  const installed = entry.slice(0, entry.lastIndexOf(`${sep}postgres${sep}`) + `${sep}postgres`.length)
+  const installed = installedPackage('postgres')
   scratch = mkdtempSync(join(tmpdir(), 'growth-bench-driver-'))
-  cpSync(installed, join(scratch, 'node_modules/postgres'), { recursive: true })
-  const undo = spawnSync('git', ['apply', '-R', join(repo, 'patches/postgres+3.4.9.patch')], { cwd: scratch, encoding: 'utf8' })
+  cpSync(installed.dir, join(scratch, 'node_modules/postgres'), { recursive: true })
+  const patch = join(repo, `patches/postgres+${installed.version}.patch`)
+  const undo = spawnSync('git', ['apply', '-R', patch], { cwd: scratch, encoding: 'utf8' })
   if (undo.status !== 0) throw new Error(`cannot take the patch back out (git apply -R): ${undo.stderr.trim() || undo.error?.message}`)
   return (await import(join(scratch, 'node_modules/postgres/src/index.js'))).default
 }
@@ -78,7 +77,7 @@ async function run(postgres: typeof postgresType): Promise<number[]> {
 async function main(): Promise<number> {
   const patched = (await import('postgres')).default
   const original = await published()
-  console.log(`postgres.js 3.4.9 on ${new URL(url).host}: pool of ${POOL_MAX}, ${CONCURRENCY} callers, ${SECONDS} s a run, queries a second every ${INTERVAL} s`)
+  console.log(`postgres.js ${installedPackage('postgres').version} on ${new URL(url).host}: pool of ${POOL_MAX}, ${CONCURRENCY} callers, ${SECONDS} s a run, queries a second every ${INTERVAL} s`)
   const results: Record<'published' | 'patched', number[][]> = { published: [], patched: [] }
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 ? (['published', 'patched'] as const) : (['patched', 'published'] as const)

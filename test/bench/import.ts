@@ -43,7 +43,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
-import { envNumber, spawnUntilReady, stopServerProcess } from './support.ts'
+import { envNumber, median, spawnUntilReady, stopServerProcess } from './support.ts'
 import { fileURLToPath } from 'node:url'
 
 const BATCH = 100
@@ -124,10 +124,6 @@ function writeCsv(file: string, rows: number) {
   writeFileSync(file, parts.join(''))
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MiB`
 const goalLine = (what: string, ratio: number, met: boolean) => `goal (${what}): ${met ? 'met' : 'not met'} (${ratio.toFixed(3)})`

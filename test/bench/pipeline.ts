@@ -37,7 +37,7 @@ import { createLogger } from '../../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
 import { selectMissions } from '../../server/src/store/missions.ts'
 import type { CheckResult } from '../../server/src/http/credential-batch.ts'
-import { cleanupStep, envNumber, runBenchmark } from './support.ts'
+import { cleanupStep, envNumber, median, runBenchmark } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
 const POOL_MAX = 10
@@ -262,11 +262,6 @@ async function main(): Promise<number> {
   }
 
   // 5. Each round's ratios, then the table of the best runs.
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((x, y) => x - y)
-    const mid = Math.floor(s.length / 2)
-    return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-  }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   const perRound = rounds.map((r, i) => ({
     first: order[i % order.length]!,
@@ -305,9 +300,8 @@ async function main(): Promise<number> {
     return 1
   }
   console.log(
-    ratio >= AIM
-      ? `Aim met: the pipeline keeps ${pct(ratio)} of the bare handler's throughput, the median of ${ROUNDS} rounds (aim: at least ${AIM * 100}%).`
-      : `Aim NOT met: the pipeline keeps ${pct(ratio)} of the bare handler's throughput, the median of ${ROUNDS} rounds (aim: at least ${AIM * 100}%).`,
+    `Aim ${ratio >= AIM ? 'met' : 'NOT met'}: the pipeline keeps ${pct(ratio)} of the bare handler's throughput, ` +
+      `the median of ${ROUNDS} rounds (aim: at least ${AIM * 100}%).`,
   )
   return 0
 }

@@ -39,7 +39,7 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { envNumber, spawnUntilReady, stopServerProcess } from './support.ts'
+import { envNumber, median, spawnUntilReady, stopServerProcess } from './support.ts'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const GOAL = 0.95
@@ -122,10 +122,6 @@ async function slice(op: () => Promise<unknown>, concurrency: number, ms: number
   return { opsPerSec: n / (elapsed / 1000), cpuUsPerOp: (cpu.user + cpu.system) / n }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 const goalLine = (what: string, ratio: number, met: boolean) => `goal (${what}): ${met ? 'met' : 'not met'} (${ratio.toFixed(3)})`
 

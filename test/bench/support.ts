@@ -16,6 +16,12 @@ export function envNumber(name: string, fallback: number, integer = false): numb
   return n
 }
 
+/** The median of `xs` (the mean of the middle two when their number is even). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
 /** Runs `main` (its exit status), then `cleanup` whatever happened, then exits with that status. */
 export async function runBenchmark(main: () => Promise<number>, cleanup: () => Promise<void>): Promise<never> {
   let code: number

@@ -9,15 +9,14 @@
 // figures. These tests count what remove() searches (no timing): they fail on the unpatched file.
 import { describe, expect, test } from 'bun:test'
 import { createRequire } from 'node:module'
-import { join, sep } from 'node:path'
+import { join } from 'node:path'
+import { installedPackage } from '../support/installed-package.ts'
 
 type Queue<T> = { readonly length: number; push(x: T): T; shift(): T | undefined; remove(x: T): T | null }
 type QueueFactory = <T>(initial?: T[]) => Queue<T>
 
 const require = createRequire(import.meta.url)
-// The package's exports name no file inside it: find its folder from the entry it resolves to.
-const entry = require.resolve('postgres')
-const root = entry.slice(0, entry.lastIndexOf(`${sep}postgres${sep}`) + `${sep}postgres`.length)
+const root = installedPackage('postgres').dir
 const builds: [string, () => Promise<QueueFactory>][] = [
   // Bun's and Node's `import 'postgres'` (the server, the CLI), Node's require, Cloudflare's workerd.
   ['src (ESM)', async () => (await import(join(root, 'src/queue.js'))).default],
