@@ -441,11 +441,12 @@ describe('POST /agent/authorize: the request', () => {
       second = authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_b' })
       for (let i = 0; !pid; i++) {
         // It waits in its last statement, the one that records the decisions (their items, the
-        // allowance, the requests, the events; pg_stat_activity shows its first 1,024 bytes).
+        // allowance, the requests, the events), known by its items (pg_stat_activity shows its
+        // first 1,024 bytes: the items and the check of the view they were judged against).
         const [w] = await sql<{ pid: number }[]>`
           SELECT pid FROM pg_stat_activity
           WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%jsonb_to_recordset%'
-            AND query LIKE '%INSERT INTO usage_counters%'`
+            AND query LIKE '%view_digest text%'`
         if (w) pid = w.pid
         else if (i > 200) throw new Error('the second request never waited on the allowance counter')
         else await Bun.sleep(10)

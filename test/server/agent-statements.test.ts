@@ -78,4 +78,31 @@ describe('POST /agent/authorize: statements per request', () => {
              (SELECT used::int FROM usage_counters WHERE workspace_id = ${ws.id} AND name = 'agentRequests') AS used`
     expect(row).toEqual({ requests: 3, events: 3, used: 3 })
   })
+
+  test('asked again, a decision is judged against the view kept from the last read: no read of its own; after a change, one read and one record', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'ads.pause_campaign' })
+    const pause = { tool: 'ads', action: 'pause_campaign', resource: 'cmp_2' }
+    const reads = (q: string[]) => q.filter((x) => / SELECT q\.n, v\.view, /.test(` ${x.replace(/^\w+: /, '')}`))
+    const records = (q: string[]) => q.filter((x) => /^\w+: WITH item AS/.test(x))
+    const first = await statementsOf(agent.credential, pause)
+    expect(first.decision).toBe('allowed')
+    expect(reads(first.statements), first.statements.join('\n')).toHaveLength(1)
+    const again = await statementsOf(agent.credential, pause)
+    expect(again.decision).toBe('allowed')
+    expect(reads(again.statements), again.statements.join('\n')).toHaveLength(0)
+    expect(records(again.statements), again.statements.join('\n')).toHaveLength(1)
+    expect(again.statements.length).toBeLessThan(first.statements.length)
+    // A change the kept view does not hold: the record on it writes nothing, then one read and one record.
+    const { sql } = await getHarness()
+    await sql`UPDATE tools SET name = 'Ads, renamed' WHERE workspace_id = ${ws.id} AND key = 'ads'`
+    const changed = await statementsOf(agent.credential, pause)
+    expect(changed.decision).toBe('allowed')
+    expect(reads(changed.statements), changed.statements.join('\n')).toHaveLength(1)
+    expect(records(changed.statements), changed.statements.join('\n')).toHaveLength(2)
+    const [row] = await sql<{ requests: number; used: number }[]>`
+      SELECT (SELECT count(*)::int FROM agent_requests WHERE workspace_id = ${ws.id}) AS requests,
+             (SELECT used::int FROM usage_counters WHERE workspace_id = ${ws.id} AND name = 'agentRequests') AS used`
+    expect(row).toEqual({ requests: 3, used: 3 })
+  })
 })

@@ -3,7 +3,7 @@ import postgres from 'postgres'
 import type { Sql } from '../../server/src/core/db.ts'
 import { newId } from '../../server/src/core/ids.ts'
 import { periodOf } from '../../server/src/domain/allowances.ts'
-import type { DecisionToRecord, Recorded } from '../../server/src/store/agent-gateway.ts'
+import { selectGatewayViews, type DecisionToRecord, type Recorded } from '../../server/src/store/agent-gateway.ts'
 import { DecisionBatch } from '../../server/src/store/decision-batch.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 
@@ -22,6 +22,7 @@ function decision(agentId: string, i: number, over: Partial<DecisionToRecord> = 
     id, agentId, tool: 'ads', action: 'pause_campaign', resource: `cmp_${i}`, summary: null, facts: {}, paramsDigest: 'digest',
     decision: 'allowed', reason: 'Allowed.', checks: [], rules: [], rulesVersion: 1, approvalId: null, expiresAt: null, createdAt: new Date(),
     events: [{ type: 'agent.request.decided', data: { request: { authorizationId: id } } }],
+    viewDigest: null,
     ...over,
   }
 }
@@ -81,7 +82,7 @@ describe('DecisionBatch: decisions that arrive together', () => {
     const ds = Array.from({ length: 8 }, (_, i) => decision(ws.agent.id, i))
     const outcomes = await Promise.all(ds.map((d) => batch.record(ws.id, period, d)))
     expect(outcomes.slice(0, 5)).toEqual(Array(5).fill({ recorded: true }))
-    expect(outcomes.slice(5)).toEqual(Array(3).fill({ recorded: false, usedBefore: 5, limit: 5 }))
+    expect(outcomes.slice(5)).toEqual(Array(3).fill({ recorded: false, stale: false, usedBefore: 5, limit: 5 }))
     const r = await recordedIn(ws.id)
     expect(r).toMatchObject({ requests: 5, used: 5, events: 5 })
     expect(r.last! - r.first! + 1).toBe(5)
@@ -101,6 +102,23 @@ describe('DecisionBatch: decisions that arrive together', () => {
     const r = await recordedIn(ws.id)
     expect(r).toMatchObject({ requests: 4, used: 4, events: 4 })
     expect(r.last! - r.first! + 1).toBe(4)
+  })
+
+  test('a decision judged against a view the database no longer holds is stale alone; its neighbours are recorded', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const [read] = await selectGatewayViews(sql, ws.id, [{ agentId: ws.agent.id, tool: 'ads', action: 'pause_campaign' }])
+    const batch = new DecisionBatch(sql, sql)
+    // Two judged against the view as it is, one against a view it never held, two without a view to check.
+    const digests = [read!.digest, 'f'.repeat(64), read!.digest, null, null]
+    const ds = digests.map((viewDigest, i) => decision(ws.agent.id, i, { viewDigest }))
+    const outcomes = await Promise.all(ds.map((d) => batch.record(ws.id, period, d)))
+    expect(outcomes).toEqual([{ recorded: true }, { recorded: false, stale: true }, { recorded: true }, { recorded: true }, { recorded: true }])
+    expect(await recordedIn(ws.id)).toMatchObject({ requests: 4, used: 4, events: 4 })
+    // Once the view changes, the digest read before it no longer records.
+    await sql`UPDATE tools SET name = 'Ads, renamed' WHERE workspace_id = ${ws.id} AND key = 'ads'`
+    expect(await batch.record(ws.id, period, decision(ws.agent.id, 9, { viewDigest: read!.digest }))).toEqual({ recorded: false, stale: true })
+    expect(await recordedIn(ws.id)).toMatchObject({ requests: 4, used: 4, events: 4 })
   })
 
   test.skipIf(!process.env.DATABASE_URL)('a failure of the database itself is every decision\'s answer at once, not tried again one by one', async () => {

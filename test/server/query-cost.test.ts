@@ -62,6 +62,13 @@ const GROWS_BY_DESIGN: { operation: string; statement: RegExp; reads?: RegExp; w
   },
 ]
 
+/**
+ * Operations sent twice, because the second takes another path: the agent gateway judges an ask
+ * again against the view kept from the first (store/gateway-view-cache.ts), and the statement
+ * recording it checks that view.
+ */
+const ASKED_AGAIN = new Set(['authorizeAgentAction'])
+
 type Recorded = { operation: string; query: string; params: unknown[]; types: number[] }
 let recording: string | undefined
 const recorded: Recorded[] = []
@@ -146,6 +153,11 @@ describe('the cost of every statement does not grow with the data', () => {
         let body = (await res.json()) as { meta?: Record<string, unknown> }
         answered.push(`${operationId} ${res.status}`)
         expect(`${operationId} ${req.path} ${res.status}`).toMatch(/ 20[01]$/)
+        if (ASKED_AGAIN.has(operationId)) {
+          res = await fetch(`${server.url}/api/v1${req.path}`, req.init)
+          expect(`${operationId} again ${res.status}`).toBe(`${operationId} again 201`)
+          body = (await res.json()) as typeof body
+        }
         // The second page too, through its cursor.
         const next = body.meta?.nextCursor ?? body.meta?.nextBefore
         if (op!.kind === 'list' && typeof next === 'string') {

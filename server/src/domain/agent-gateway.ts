@@ -3,6 +3,7 @@ import { canonicalJson } from '../core/canonical-json.ts'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import { inTransaction } from '../store/db.ts'
 import { decisionBatch } from '../store/decision-batch.ts'
+import { gatewayViewCache } from '../store/gateway-view-cache.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import { formatCount, formatMoney } from '../core/money.ts'
@@ -113,10 +114,45 @@ export async function authorize(
 ): Promise<AgentAuthorization> {
   const at = opts.at ?? new Date()
   const ws = caller.workspaceId
-  const agentId = caller.agentId
+  const asked = { agentId: caller.agentId, tool: body.tool, action: body.action }
+  // On a pool, the view this agent's last ask for this action was judged against, if still kept: a
+  // decision judged against it is recorded only if the database still holds it (store/gateway-view-cache.ts).
+  const cache = 'savepoint' in db ? undefined : gatewayViewCache(db)
+  const kept = cache?.get(ws, asked)
+  if (kept) {
+    const answer = await judge(db, caller, body, opts, at, kept.view, kept.digest)
+    if (answer !== STALE && answer !== FRESH_READ) return answer
+    if (answer === STALE) cache!.delete(ws, asked)
+  }
   // What bears on this tool action only: the tool, the action, the rules that could match it.
-  const view = await gateway.selectGatewayView(db, ws, agentId, body.tool, body.action)
-  if (!view) throw new Error(`workspace ${ws} of a valid credential is missing`)
+  const [read] = await gateway.selectGatewayViews(db, ws, [asked])
+  if (!read) throw new Error(`workspace ${ws} of a valid credential is missing`)
+  cache?.set(ws, asked, read)
+  const answer = await judge(db, caller, body, opts, at, read.view, null)
+  if (answer === STALE || answer === FRESH_READ) throw new Error('a decision on a fresh read was refused as stale')
+  return answer
+}
+
+/** judge's answers when the decision was not taken on a kept view: it no longer holds, or the decision needs a person (taken on a fresh read). */
+const STALE = Symbol('stale')
+const FRESH_READ = Symbol('fresh read')
+
+/**
+ * Judges the request against `view` and records it. `viewDigest`, when the view was kept from an
+ * earlier read: the decision is recorded only if the database still holds that view (STALE
+ * otherwise, nothing written), and one that needs a person is not taken on it (FRESH_READ).
+ */
+async function judge(
+  db: Db,
+  caller: AgentCaller,
+  body: AuthorizeInput,
+  opts: { unflushed?: Sql },
+  at: Date,
+  view: gateway.GatewayView,
+  viewDigest: string | null,
+): Promise<AgentAuthorization | typeof STALE | typeof FRESH_READ> {
+  const ws = caller.workspaceId
+  const agentId = caller.agentId
   if (!view.agent) throw new Error(`agent ${agentId} of a valid credential is missing`)
   if (!view.limits) throw new Error(`workspace ${ws} has no limits row`)
   const { gate, tool } = view
@@ -147,10 +183,11 @@ export async function authorize(
     // Outside a transaction, on a server: recorded with the decisions that arrive with it, through
     // the pool whose commit does not wait for the WAL flush, so the workspace's shared rows are
     // released at once; answered only once flushed (store/decision-batch.ts).
-    if (!opts.unflushed || 'savepoint' in db) return record(directly(db, ws), ask, verdict, null, [])
+    if (!opts.unflushed || 'savepoint' in db) return record(directly(db, ws), ask, verdict, null, [], viewDigest)
     const batch = decisionBatch(opts.unflushed, db as Sql)
-    return record((periodStart, d) => batch.record(ws, periodStart, d), ask, verdict, null, [])
+    return record((periodStart, d) => batch.record(ws, periodStart, d), ask, verdict, null, [], viewDigest)
   }
+  if (viewDigest !== null) return FRESH_READ
 
   return inTransaction(db, async (tx) => {
     await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
@@ -177,7 +214,9 @@ export async function authorize(
         events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
       }
     }
-    return record(directly(tx, ws), ask, judged, approvalId, events)
+    const answer = await record(directly(tx, ws), ask, judged, approvalId, events, null)
+    if (answer === STALE) throw new Error('a decision recorded without a view digest was refused as stale')
+    return answer
   })
 }
 
@@ -194,9 +233,17 @@ const directly = (db: Db, ws: string): Save => (periodStart, d) => gateway.recor
 /**
  * Records a decision and its event (after `events`) in one statement, and answers it. Past the
  * agentRequests allowance the statement writes nothing and this throws an AllowanceError (in a
- * transaction, which then rolls back, approval included).
+ * transaction, which then rolls back, approval included). With `viewDigest` (the decision was
+ * judged against a kept view), STALE when the database no longer holds that view: nothing written.
  */
-async function record(save: Save, ask: Ask, verdict: Verdict, approvalId: string | null, events: EventAppend[]): Promise<AgentAuthorization> {
+async function record(
+  save: Save,
+  ask: Ask,
+  verdict: Verdict,
+  approvalId: string | null,
+  events: EventAppend[],
+  viewDigest: string | null,
+): Promise<AgentAuthorization | typeof STALE> {
   const { id, at, body } = ask
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
   const answer: AgentAuthorization = {
@@ -239,7 +286,9 @@ async function record(save: Save, ask: Ask, verdict: Verdict, approvalId: string
     expiresAt,
     createdAt: at,
     events,
+    viewDigest,
   })
+  if (!recorded.recorded && recorded.stale) return STALE
   if (!recorded.recorded) throw monthlyAllowanceError('agentRequests', recorded.limit, recorded.limit - recorded.usedBefore, 1)
   return answer
 }

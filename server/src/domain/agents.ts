@@ -55,7 +55,7 @@ export function permissionsView(agentName: string, perms: { tool: string; action
   return perms.map((p) => ({ tool: p.tool, action: p.action, sentence: `${agentName} may ${wordsOf(p.tool, p.action).verb} (${p.tool}.${p.action}).` }))
 }
 
-export function toProfile(row: store.AgentRow): AgentProfile {
+export function toProfile(row: Pick<store.AgentRow, 'id' | 'name' | 'permissions' | 'data_access' | 'ceilings' | 'max_unattended_risk'>): AgentProfile {
   return {
     id: row.id,
     name: row.name,

@@ -1,7 +1,7 @@
 import type { Db } from '../core/db.ts'
 import type { EventAppend } from './events.ts'
 import { eventCtes, eventsNotified } from './events.ts'
-import { agentColumns, type AgentRow } from './agents.ts'
+import type { AgentRow } from './agents.ts'
 import type { RequestInsert } from './agent-requests.ts'
 import type { RuleRow } from './agent-rules.ts'
 import type { ToolActionJson } from './agent-tools.ts'
@@ -10,7 +10,8 @@ import type { WorkspaceGate } from './workspaces.ts'
 
 /**
  * The agent gateway's two statements (POST /agent/authorize): what a decision is judged against,
- * read in one statement, and the decision recorded in one statement (the allowance, the request,
+ * read in one statement (with the other decisions of its workspace that arrive with it:
+ * gateway-view-batch.ts), and the decision recorded in one statement (the allowance, the request,
  * the agent's last act and the events with their deliveries). The rows that every request of a
  * workspace must lock (the allowance counter and the event sequence) are taken only in that last
  * statement, so they are held from there to the commit and no longer.
@@ -33,9 +34,12 @@ export type GatewayTool = {
   actionKeys: string[] | null
 }
 
+/** The agent as a decision sees it (not when it last acted, which every decision changes). */
+export type GatewayAgent = Pick<AgentRow, 'id' | 'name' | 'ceilings' | 'data_access' | 'max_unattended_risk' | 'permissions'>
+
 export type GatewayView = {
   gate: WorkspaceGate & { rules_in_force: number }
-  agent: AgentRow | null
+  agent: GatewayAgent | null
   /** The asked tool, when the workspace has it. */
   tool: GatewayTool | null
   limits: WorkspaceLimitsRow | null
@@ -45,88 +49,149 @@ export type GatewayView = {
   toolNames: Record<string, string>
 }
 
-type ViewRow = {
+/**
+ * A view as read, with the digest of what the database held: a decision judged against a view
+ * read earlier is recorded only if the database still holds exactly that (recordDecisions'
+ * `viewDigest`), so such a decision is as current as one judged against a read of its own.
+ */
+export type ReadView = { view: GatewayView; digest: string; /** The view's size as the database wrote it, in bytes. */ size: number }
+
+/** One decision's ask: the agent and the tool action it asks for. */
+export type GatewayAsk = { agentId: string; tool: string; action: string }
+
+type ViewJson = {
   gate: (Omit<GatewayView['gate'], 'stopped_at'> & { stopped_at: string | null }) | null
-  agent: (Omit<AgentRow, 'created_at' | 'last_acted_at'> & { created_at: string; last_acted_at: string | null }) | null
+  agent: GatewayAgent | null
   tool: GatewayTool | null
   limits: WorkspaceLimitsRow | null
   rules: (Omit<RuleRow, 'created_at'> & { created_at: string })[]
   tool_names: Record<string, string>
 }
 
+type Fragment = ReturnType<Db['unsafe']>
+
 const date = (s: string | null) => (s === null ? null : new Date(s))
 
 /**
- * The workspace's gate (stop switch, rules version, rules in force), the agent, the asked tool and
- * action, the limits and the rules that could match: one statement, whose reads do not grow with
- * the workspace's tools or rules (see above).
+ * For each row of `asks` (columns n, agent_id, tool, action), everything its decision is judged
+ * against as one json value, `view`, with the SHA-256 of its text, `digest`, and its length in
+ * bytes, `size`: the workspace's gate (stop switch, rules version, rules in force) and limits, the
+ * agent, the asked tool and action, and the rules that could match with the names of the tools
+ * they name. The same SQL reads a view
+ * (selectGatewayViews) and checks that one still holds (recordDecisions), so the check covers
+ * exactly what a decision was judged against. Its reads do not grow with the workspace's tools or
+ * rules.
  */
-export async function selectGatewayView(sql: Db, workspaceId: string, agentId: string, tool: string, action: string): Promise<GatewayView | undefined> {
-  // candidates: the rules in force naming this tool with this action or with every action, each
-  // found by its key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
-  const [row] = await sql<ViewRow[]>`
-    WITH candidates AS (
-      SELECT r.id, r.structure, r.effect, r.created_at
-      FROM (SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action = ${action}
-            UNION
-            SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = ${tool} AND m.action = '') m
-      CROSS JOIN LATERAL (SELECT r.id, r.structure, r.effect, r.created_at FROM rules r
-                          WHERE r.workspace_id = ${workspaceId} AND r.id = m.rule_id AND r.enabled LIMIT 1) r
-    )
-    SELECT
-      (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version, 'rules_in_force', w.rules_in_force,
-                                'stopped_at', s.created_at, 'stopped_by', s.actor, 'stopped_reason', s.reason)
-       FROM workspaces w
-       LEFT JOIN LATERAL (
-         SELECT created_at, actor, reason FROM agent_switch_log l
-         WHERE l.workspace_id = w.workspace_id AND l.action = 'stop' ORDER BY created_at DESC, id DESC LIMIT 1
-       ) s ON w.agents_stopped
-       WHERE w.workspace_id = ${workspaceId}) AS gate,
-      (SELECT row_to_json(x) FROM (SELECT ${agentColumns(sql)} FROM agents a WHERE a.workspace_id = ${workspaceId} AND a.id = ${agentId}) x) AS agent,
-      (SELECT json_build_object(
-                'key', t.key, 'name', t.name, 'action', a.action,
-                'actionKeys', CASE WHEN a.action IS NULL THEN
-                  COALESCE((SELECT json_agg(k.key ORDER BY k.created_at, k.key) FROM tool_actions k
-                            WHERE k.workspace_id = t.workspace_id AND k.tool_key = t.key), '[]') END)
-       FROM tools t
-       LEFT JOIN LATERAL (
-         SELECT json_build_object('key', a.key, 'name', a.name, 'risk', a.risk, 'dataUsed', a.data_used, 'reversible', a.reversible) AS action
-         FROM tool_actions a WHERE a.workspace_id = t.workspace_id AND a.tool_key = t.key AND a.key = ${action}
-       ) a ON true
-       WHERE t.workspace_id = ${workspaceId} AND t.key = ${tool}) AS tool,
-      (SELECT json_build_object('max_budget_change_percent', max_budget_change_percent::float8,
-                                'max_discount_percent', max_discount_percent::float8, 'max_send_recipients', max_send_recipients,
-                                'quiet_hours_start', quiet_hours_start, 'quiet_hours_end', quiet_hours_end)
-       FROM workspace_limits WHERE workspace_id = ${workspaceId}) AS limits,
-      (SELECT COALESCE(json_agg(json_build_object('id', c.id, 'structure', c.structure, 'effect', c.effect, 'created_at', c.created_at)
-                                ORDER BY c.created_at, c.id), '[]')
-       FROM candidates c) AS rules,
-      (SELECT COALESCE(json_object_agg(t.key, t.name), '{}')
-       FROM (SELECT DISTINCT m #>> '{}' AS key FROM candidates c CROSS JOIN LATERAL jsonb_path_query(c.structure, 'lax $.match[*].tool') m) n
-       CROSS JOIN LATERAL (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = n.key LIMIT 1) t) AS tool_names`
-  if (!row?.gate) return undefined
-  return {
-    gate: { ...row.gate, stopped_at: date(row.gate.stopped_at) },
-    agent: row.agent && { ...row.agent, created_at: new Date(row.agent.created_at), last_acted_at: date(row.agent.last_acted_at) },
-    tool: row.tool,
-    limits: row.limits,
-    rules: row.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
-    toolNames: row.tool_names,
-  }
+function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
+  // c: the rules in force naming the tool with the action or with every action, each found by its
+  // key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
+  return sql`
+    SELECT q.n, v.view, encode(sha256(convert_to(vt.text, 'UTF8')), 'hex') AS digest, octet_length(vt.text) AS size
+    FROM (${asks}) q
+    CROSS JOIN LATERAL (
+      SELECT json_build_object(
+        'gate',
+        (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version, 'rules_in_force', w.rules_in_force,
+                                  'stopped_at', s.created_at, 'stopped_by', s.actor, 'stopped_reason', s.reason)
+         FROM workspaces w
+         LEFT JOIN LATERAL (
+           SELECT created_at, actor, reason FROM agent_switch_log l
+           WHERE l.workspace_id = w.workspace_id AND l.action = 'stop' ORDER BY created_at DESC, id DESC LIMIT 1
+         ) s ON w.agents_stopped
+         WHERE w.workspace_id = ${workspaceId}),
+        'limits',
+        (SELECT json_build_object('max_budget_change_percent', max_budget_change_percent::float8,
+                                  'max_discount_percent', max_discount_percent::float8, 'max_send_recipients', max_send_recipients,
+                                  'quiet_hours_start', quiet_hours_start, 'quiet_hours_end', quiet_hours_end)
+         FROM workspace_limits WHERE workspace_id = ${workspaceId}),
+        'agent',
+        (SELECT json_build_object('id', a.id, 'name', a.name, 'ceilings', a.ceilings, 'data_access', a.data_access,
+                                  'max_unattended_risk', a.max_unattended_risk,
+                                  'permissions', COALESCE((SELECT json_agg(json_build_object('tool', p.tool_key, 'action', p.action_key) ORDER BY p.tool_key, p.action_key)
+                                                           FROM agent_permissions p WHERE p.workspace_id = a.workspace_id AND p.agent_id = a.id), '[]'))
+         FROM agents a WHERE a.workspace_id = ${workspaceId} AND a.id = q.agent_id),
+        'tool',
+        (SELECT json_build_object(
+                  'key', t.key, 'name', t.name, 'action', a.action,
+                  'actionKeys', CASE WHEN a.action IS NULL THEN
+                    COALESCE((SELECT json_agg(k.key ORDER BY k.created_at, k.key) FROM tool_actions k
+                              WHERE k.workspace_id = t.workspace_id AND k.tool_key = t.key), '[]') END)
+         FROM tools t
+         LEFT JOIN LATERAL (
+           SELECT json_build_object('key', a.key, 'name', a.name, 'risk', a.risk, 'dataUsed', a.data_used, 'reversible', a.reversible) AS action
+           FROM tool_actions a WHERE a.workspace_id = t.workspace_id AND a.tool_key = t.key AND a.key = q.action
+         ) a ON true
+         WHERE t.workspace_id = ${workspaceId} AND t.key = q.tool),
+        'rules', c.rules,
+        'tool_names', names.tool_names) AS view
+      FROM (
+        SELECT COALESCE(json_agg(json_build_object('id', r.id, 'structure', r.structure, 'effect', r.effect, 'created_at', r.created_at)
+                                 ORDER BY r.created_at, r.id), '[]') AS rules,
+               array_agg(r.structure) AS structures
+        FROM (SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = q.tool AND m.action = q.action
+              UNION
+              SELECT m.rule_id FROM rule_matches m WHERE m.workspace_id = ${workspaceId} AND m.tool = q.tool AND m.action = '') m
+        CROSS JOIN LATERAL (SELECT r.id, r.structure, r.effect, r.created_at FROM rules r
+                            WHERE r.workspace_id = ${workspaceId} AND r.id = m.rule_id AND r.enabled LIMIT 1) r
+      ) c
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(json_object_agg(t.key, t.name), '{}') AS tool_names
+        FROM (SELECT DISTINCT m #>> '{}' AS key FROM unnest(c.structures) s(structure)
+              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.match[*].tool') m) k
+        CROSS JOIN LATERAL (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = k.key LIMIT 1) t
+      ) names
+    ) v
+    CROSS JOIN LATERAL (SELECT v.view::text AS text) vt`
 }
 
-/** A decision to record: the request, and its events (after any the caller adds, e.g. approval.requested). */
-export type DecisionToRecord = RequestInsert & { events: EventAppend[] }
+/**
+ * What each ask of one workspace is judged against, in the order asked, in one statement (see
+ * viewsOf). Undefined for each when the workspace does not exist.
+ */
+export async function selectGatewayViews(sql: Db, workspaceId: string, asks: GatewayAsk[]): Promise<(ReadView | undefined)[]> {
+  const q = sql`
+    SELECT * FROM unnest(${asks.map((a) => a.agentId)}::text[], ${asks.map((a) => a.tool)}::text[], ${asks.map((a) => a.action)}::text[])
+                  WITH ORDINALITY AS q(agent_id, tool, action, n)`
+  const rows = await sql<{ n: number; view: ViewJson; digest: string; size: number }[]>`${viewsOf(sql, workspaceId, q)} ORDER BY q.n`
+  return rows.map(({ view: row, digest, size }) => {
+    if (!row.gate) return undefined
+    const view: GatewayView = {
+      gate: { ...row.gate, stopped_at: date(row.gate.stopped_at) },
+      agent: row.agent,
+      tool: row.tool,
+      limits: row.limits,
+      rules: row.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
+      toolNames: row.tool_names,
+    }
+    return { view, digest, size }
+  })
+}
 
-/** What recording came to: all recorded, or none, when the allowance has not room for them all. */
-export type Recorded = { recorded: true } | { recorded: false; usedBefore: number; limit: number }
+/**
+ * A decision to record: the request, and its events (after any the caller adds, e.g.
+ * approval.requested); `viewDigest`, when it was judged against a view read earlier (ReadView),
+ * so that it is recorded only if the database still holds that view.
+ */
+export type DecisionToRecord = RequestInsert & { events: EventAppend[]; viewDigest: string | null }
+
+/**
+ * What recording came to: all recorded; or none, when the allowance has not room for them all
+ * (`usedBefore`, `limit`) or when a view one of them was judged against no longer holds (`stale`).
+ */
+export type Recorded =
+  | { recorded: true }
+  | { recorded: false; stale: false; usedBefore: number; limit: number }
+  | { recorded: false; stale: true }
 
 /**
  * Records decisions of one workspace and one month in one statement: as many more of the month's
  * agentRequests allowance (only if they all stay within the plan's figure, or the workspace's
  * own), the requests, their agents' last act, and their events (in the order given) with their
  * webhook deliveries. When the allowance has not room for all of them, nothing is written and the
- * answer says how much of it is used. Atomic by itself: it needs no transaction around it.
+ * answer says how much of it is used. A decision given with a `viewDigest` is checked in the same
+statement against what the database holds now (viewsOf, the SQL of the read itself): when one no
+longer holds, nothing is written and the answer says stale. Atomic by itself: it needs no
+transaction around it.
  *
  * The two rows every decision of the workspace locks (the allowance counter and the event
  * sequence) are locked once for all of them: DecisionBatch (decision-batch.ts) records the
@@ -137,25 +202,28 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
   const n = rs.length
   const { ctes } = eventCtes(tx, workspaceId, rs.flatMap((r) => r.events), { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
   const agentIds = [...new Set(rs.map((r) => r.agentId))].sort()
-  const items = rs.map((r) => ({
-    id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts,
+  const items = rs.map((r, i) => ({
+    n: i + 1, view_digest: r.viewDigest, id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts,
     params_digest: r.paramsDigest, decision: r.decision, reason: r.reason, checks: r.checks, rules: r.rules,
     rules_version: r.rulesVersion, approval_id: r.approvalId, expires_at: r.expiresAt, created_at: r.createdAt,
   }))
-  const [row] = await tx<{ used: number | null; used_before: number | null; lim: number }[]>`
+  const checked = tx`SELECT i.n, i.agent_id, i.tool, i.action FROM item i WHERE i.view_digest IS NOT NULL`
+  const [row] = await tx<{ fresh: boolean; used: number | null; used_before: number | null; lim: number }[]>`
     WITH item AS (
       SELECT * FROM jsonb_to_recordset(${tx.json(items as never)}::jsonb) AS i(
-        id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, params_digest text, decision text,
+        n int, view_digest text, id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, params_digest text, decision text,
         reason text, checks jsonb, rules jsonb, rules_version int, approval_id text, expires_at timestamptz, created_at timestamptz)
+    ), stale AS (
+      SELECT 1 FROM (${viewsOf(tx, workspaceId, checked)}) v JOIN item i ON i.n = v.n WHERE v.digest IS DISTINCT FROM i.view_digest LIMIT 1
     ), lim AS (
       SELECT COALESCE((SELECT a.amount FROM allowances a WHERE a.workspace_id = w.workspace_id AND a.name = 'agentRequests'),
                       (p.allowances ->> 'agentRequests')::bigint, 0) AS amount
       FROM workspaces w JOIN plans p ON p.plan = w.plan WHERE w.workspace_id = ${workspaceId}
     ), usage AS (
       INSERT INTO usage_counters AS u (workspace_id, name, period_start, used)
-      SELECT ${workspaceId}, 'agentRequests', ${periodStart}, ${n} FROM lim WHERE lim.amount >= ${n}
+      SELECT ${workspaceId}, 'agentRequests', ${periodStart}, ${n} FROM lim WHERE lim.amount >= ${n} AND NOT EXISTS (SELECT 1 FROM stale)
       ON CONFLICT (workspace_id, name, period_start) DO UPDATE SET used = u.used + ${n}
-      WHERE u.used + ${n} <= (SELECT amount FROM lim)
+      WHERE u.used + ${n} <= (SELECT amount FROM lim) AND NOT EXISTS (SELECT 1 FROM stale)
       RETURNING used
     ), request AS (
       INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, resource, summary, facts, params_digest, decision,
@@ -170,9 +238,11 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
       WHERE a.workspace_id = ${workspaceId} AND a.id = ANY(${agentIds}::text[]) AND EXISTS (SELECT 1 FROM usage)
       RETURNING 1
     ), ${ctes}
-    SELECT (SELECT used FROM usage) AS used,
+    SELECT NOT EXISTS (SELECT 1 FROM stale) AS fresh,
+           (SELECT used FROM usage) AS used,
            (SELECT used FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests' AND period_start = ${periodStart}) AS used_before,
            (SELECT amount FROM lim) AS lim,
            ${eventsNotified(tx)} AS notified`
-  return row!.used === null ? { recorded: false, usedBefore: Number(row!.used_before ?? 0), limit: Number(row!.lim) } : { recorded: true }
+  if (!row!.fresh) return { recorded: false, stale: true }
+  return row!.used === null ? { recorded: false, stale: false, usedBefore: Number(row!.used_before ?? 0), limit: Number(row!.lim) } : { recorded: true }
 }

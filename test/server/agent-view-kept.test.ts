@@ -1,0 +1,111 @@
+import { describe, expect, test } from 'bun:test'
+import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
+import { agentIn, authorize, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+
+/**
+ * The gateway keeps the view an agent's last ask was judged against (store/gateway-view-cache.ts)
+ * and judges the next ask for the same action against it, recording it only if the database still
+ * holds that view. Nothing tells the server of a change here: each is written straight to the
+ * database, as another server process or an operator's command would write it. After every change
+ * the very next ask is decided on what the database holds, and the refused attempt wrote nothing.
+ */
+const PAUSE = { tool: 'ads', action: 'pause_campaign', resource: 'cmp_kept' }
+const BUDGET = { tool: 'ads', action: 'adjust_budget', resource: 'cmp_kept', facts: { amountPercent: 20, increase: true } }
+
+type Case = {
+  name: string
+  ask: typeof PAUSE | typeof BUDGET
+  change: (ws: string, agentId: string) => Promise<unknown>
+  decision: 'denied' | 'requires_approval'
+  check: string
+}
+
+const sqlOf = async () => (await getHarness()).sql
+
+const cases: Case[] = [
+  {
+    name: 'the stop switch',
+    ask: PAUSE,
+    change: async (ws) => setAgentsStopped(await sqlOf(), { workspaceId: ws, stopped: true, reason: 'Kept-view test', actor: 'test' }),
+    decision: 'denied',
+    check: 'agents_enabled',
+  },
+  {
+    name: 'a permission taken away',
+    ask: PAUSE,
+    change: async (ws, agentId) => (await sqlOf())`DELETE FROM agent_permissions WHERE workspace_id = ${ws} AND agent_id = ${agentId} AND action_key = 'pause_campaign'`,
+    decision: 'denied',
+    check: 'permission',
+  },
+  {
+    name: 'the data the agent may use',
+    ask: PAUSE,
+    change: async (ws, agentId) => (await sqlOf())`UPDATE agents SET data_access = ARRAY['contacts'] WHERE workspace_id = ${ws} AND id = ${agentId}`,
+    decision: 'denied',
+    check: 'data',
+  },
+  {
+    name: "the agent's ceilings",
+    ask: BUDGET,
+    change: async (ws, agentId) => (await sqlOf())`UPDATE agents SET ceilings = '{"amountPercent": 5}' WHERE workspace_id = ${ws} AND id = ${agentId}`,
+    decision: 'denied',
+    check: 'limits',
+  },
+  {
+    name: "the workspace's limits",
+    ask: BUDGET,
+    change: async (ws) => (await sqlOf())`UPDATE workspace_limits SET max_budget_change_percent = 10 WHERE workspace_id = ${ws}`,
+    decision: 'denied',
+    check: 'limits',
+  },
+  {
+    name: "the action's risk (now a person's to decide: taken on a fresh read)",
+    ask: PAUSE,
+    change: async (ws) => (await sqlOf())`UPDATE tool_actions SET risk = 'high' WHERE workspace_id = ${ws} AND tool_key = 'ads' AND key = 'pause_campaign'`,
+    decision: 'requires_approval',
+    check: 'risk',
+  },
+  {
+    name: 'a rule written',
+    ask: PAUSE,
+    change: async (ws) => ruleIn(ws, { match: [{ tool: 'ads', action: 'pause_campaign' }], when: [] }, 'deny'),
+    decision: 'denied',
+    check: 'rules',
+  },
+]
+
+async function requestsOf(workspaceId: string) {
+  const sql = await sqlOf()
+  const [row] = await sql<{ requests: number; used: number }[]>`
+    SELECT (SELECT count(*)::int FROM agent_requests WHERE workspace_id = ${workspaceId}) AS requests,
+           (SELECT used::int FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests') AS used`
+  return row
+}
+
+describe('POST /agent/authorize: a kept view never outlives a change', () => {
+  for (const c of cases) {
+    test(`${c.name}: the next ask is decided on it`, async () => {
+      const ws = await makeWorkspace()
+      const agent = await agentIn(ws.id, { allow: 'ads.pause_campaign,ads.adjust_budget', ceilings: { amountPercent: 30 } })
+      // Twice: the second is judged against the view the first read.
+      for (let i = 0; i < 2; i++) expect(decisionOf(await authorize(agent.credential, c.ask))).toBe('allowed')
+      await c.change(ws.id, agent.id)
+      const after = await authorize(agent.credential, c.ask)
+      expect(decisionOf(after)).toBe(c.decision)
+      expect(checkOf(after, c.check).passed).toBe(false)
+      // The attempt on the kept view wrote nothing: three asks, three requests, three counted.
+      expect(await requestsOf(ws.id)).toEqual({ requests: 3, used: 3 })
+    })
+  }
+
+  test('agents of one workspace do not share a kept view: a permission of one is not lent to another', async () => {
+    const ws = await makeWorkspace()
+    const allowed = await agentIn(ws.id, { allow: 'ads.pause_campaign' })
+    const other = await agentIn(ws.id, { allow: 'ads.read_performance' })
+    expect(decisionOf(await authorize(allowed.credential, PAUSE))).toBe('allowed')
+    const denied = await authorize(other.credential, PAUSE)
+    expect(decisionOf(denied)).toBe('denied')
+    expect(checkOf(denied, 'permission').passed).toBe(false)
+  })
+})
