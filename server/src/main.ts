@@ -6,13 +6,16 @@ import { createLogger } from './core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
-import type { Database } from './store/db.ts'
+import { embeddedDatabaseExists, type Database } from './store/db.ts'
 import { migrate } from './store/migrate.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 
 /**
  * `npm start`: migrate, seed a demo workspace on the first start of an empty embedded database,
- * serve, and print how to try it. SIGTERM/SIGINT: stop accepting, finish requests in flight, close
+ * serve, and print how to try it. An embedded database that does not exist yet is created, migrated
+ * and seeded by this same script in a process of its own (GROWTH_PREPARE_ONLY=1: it stops before
+ * serving), so the server never holds the memory that took: PGlite's WebAssembly memory never
+ * shrinks (docs/performance.md, "The embedded default"). SIGTERM/SIGINT: stop accepting, finish requests in flight, close
  * the database; a second signal meanwhile stops at once.
  */
 // A setting the server cannot start with: one line naming it, no stack trace.
@@ -30,9 +33,11 @@ let db: Database | undefined
 let demo: DemoWorkspace | undefined
 let server: RunningServer
 const demoFile = join(config.dataDir, 'demo.json')
+const prepareOnly = process.env.GROWTH_PREPARE_ONLY === '1'
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
+  if (!config.databaseUrl && !prepareOnly && !embeddedDatabaseExists(config.dataDir)) await prepareInAProcessOfItsOwn()
   db = await openConfiguredDatabase(config, log)
   if (db.kind === 'embedded-client') {
     console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
@@ -50,6 +55,10 @@ try {
     } else if (existsSync(demoFile)) {
       demo = JSON.parse(readFileSync(demoFile, 'utf8'))
     }
+  }
+  if (prepareOnly) {
+    await db.close()
+    process.exit(0)
   }
 
   server = await startServer(config, { db, log })
@@ -106,6 +115,22 @@ async function shutdown(signal: 'SIGTERM' | 'SIGINT') {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
+
+/**
+ * Runs this script with GROWTH_PREPARE_ONLY=1 and waits for it: it creates, migrates and seeds the
+ * embedded database, then exits. What stops it has been said on stderr (shared), as here.
+ */
+async function prepareInAProcessOfItsOwn(): Promise<void> {
+  const child = Bun.spawn({
+    cmd: [process.execPath, import.meta.path],
+    env: { ...process.env, GROWTH_PREPARE_ONLY: '1' },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  const code = await child.exited
+  if (code !== 0) process.exit(code)
+}
 
 /** Resolves when `port` can be bound on `host` (exclusively), rejects with EADDRINUSE and the like when not. */
 function portIsFree(host: string, port: number): Promise<void> {

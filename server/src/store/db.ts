@@ -5,7 +5,7 @@ import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
 import { trackQueries } from './request-scope.ts'
-import { embeddedOptions, releaseInitdbMemory, startHeapGuard } from './embedded-memory.ts'
+import { createEmbeddedFiles, embeddedOptions, startHeapGuard } from './embedded-memory.ts'
 import { type MaintenancePass, startMaintenance } from './embedded-maintenance.ts'
 
 export type { Db, Sql, Tx }
@@ -194,19 +194,25 @@ async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenan
   throw new Error(`Could not open the embedded database in ${dataDir}: its lock file keeps changing hands`)
 }
 
+/** Whether `dataDir` holds an embedded database (made whole: createEmbeddedFiles renames it into place). */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))
+}
+
 async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace, onMaintenanceError: (error: unknown) => void = () => {}): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
   const pgdata = join(dataDir, 'pgdata')
-  const freshEmbedded = !existsSync(join(pgdata, 'PG_VERSION'))
+  const freshEmbedded = !embeddedDatabaseExists(dataDir)
   let db: InstanceType<typeof PGlite>
   try {
+    // A new database's files are made in a process of their own: initdb's memory goes with it.
+    if (freshEmbedded) await createEmbeddedFiles(pgdata)
     db = await PGlite.create(pgdata, embeddedOptions(PGlite.defaultStartParams))
   } catch (err) {
     rmSync(lock, { force: true })
     throw err
   }
-  if (freshEmbedded) await releaseInitdbMemory()
   const stopHeapGuard = startHeapGuard()
   const queue = new BatchingQueryQueue(db)
   const path = socketPath(dataDir)
