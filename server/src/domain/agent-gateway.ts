@@ -102,6 +102,11 @@ export type AgentCaller = { workspaceId: string; agentId: string; secretKey: str
  * server, the decisions of a workspace ready at the same moment share that statement
  * (store/decision-batch.ts), so those rows are locked once per batch, not once per request.
  *
+ * Asked again for a tool action, the decision is judged against the view kept from the last read
+ * (store/gateway-view-cache.ts) and the read is left out: the recording statement checks that the
+ * database still holds that view and writes nothing otherwise, and the decision is then taken
+ * again on a fresh read, so a kept view never decides anything a read would not.
+ *
  * Only a request that needs a person reads the latest approval of the same request, since only then
  * can an approval change the verdict: in a transaction, under the same-request lock (so that two of
  * the same request at once open one approval between them), with the approval locked.
@@ -127,9 +132,10 @@ export async function authorize(
   // What bears on this tool action only: the tool, the action, the rules that could match it.
   const [read] = await gateway.selectGatewayViews(db, ws, [asked])
   if (!read) throw new Error(`workspace ${ws} of a valid credential is missing`)
-  cache?.set(ws, asked, read)
   const answer = await judge(db, caller, body, opts, at, read.view, null)
   if (answer === STALE || answer === FRESH_READ) throw new Error('a decision on a fresh read was refused as stale')
+  // Kept once a decision was taken on it (not a view judge refused to use).
+  cache?.set(ws, asked, read)
   return answer
 }
 
