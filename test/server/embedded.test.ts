@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../server/src/store/db.ts'
@@ -93,4 +93,18 @@ describe('a new embedded database', () => {
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 120_000)
+
+  test('files where the database should be, but no database, are refused by name and left alone', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-embedded-stray-'))
+    mkdirSync(join(dataDir, 'pgdata'))
+    writeFileSync(join(dataDir, 'pgdata', 'notes.txt'), 'not a database')
+    try {
+      await expect(openDatabase({ dataDir })).rejects.toThrow(/pgdata holds files but no database \(no PG_VERSION\): move it away/)
+      expect(readFileSync(join(dataDir, 'pgdata', 'notes.txt'), 'utf8')).toBe('not a database')
+      // and the lock was let go: a second try is refused the same way, not told another process serves it
+      await expect(openDatabase({ dataDir })).rejects.toThrow(/holds files but no database/)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

@@ -1,4 +1,4 @@
-import { renameSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PGliteOptions } from '@electric-sql/pglite'
 
@@ -30,6 +30,10 @@ export function embeddedOptions(defaultStartParams: string[]): PGliteOptions {
  * killed leaves no half-made database behind: the next start makes it again.
  */
 export async function createEmbeddedFiles(pgdata: string): Promise<void> {
+  // Not ours to remove: files where the database should be, but no database (initdb writes PG_VERSION first).
+  if (existsSync(pgdata) && readdirSync(pgdata).length > 0) {
+    throw new Error(`${pgdata} holds files but no database (no PG_VERSION): move it away, or set DATA_DIR to another directory`)
+  }
   const staging = `${pgdata}.new`
   rmSync(staging, { recursive: true, force: true })
   const child = Bun.spawn({
@@ -42,6 +46,7 @@ export async function createEmbeddedFiles(pgdata: string): Promise<void> {
     rmSync(staging, { recursive: true, force: true })
     throw new Error(`Could not create the embedded database in ${pgdata} (initdb exited with ${code}): ${stderr.trim().split('\n').at(-1) ?? ''}`)
   }
+  rmSync(pgdata, { recursive: true, force: true }) // an empty directory, if any
   renameSync(staging, pgdata)
 }
 
