@@ -15,8 +15,8 @@ import { anyWorkspace } from './store/workspaces.ts'
  * serve, and print how to try it. An embedded database that does not exist yet is created, migrated
  * and seeded by this same script in a process of its own (GROWTH_PREPARE_ONLY=1: it stops before
  * serving), so the server never holds the memory that took: PGlite's WebAssembly memory never
- * shrinks (docs/performance.md, "The embedded default"). SIGTERM/SIGINT: stop accepting, finish requests in flight, close
- * the database; a second signal meanwhile stops at once.
+ * shrinks (docs/performance.md, "The embedded default"). SIGTERM/SIGINT: stop accepting, finish
+ * requests in flight, close the database; a second signal meanwhile stops at once.
  */
 // A setting the server cannot start with: one line naming it, no stack trace.
 let config: Config

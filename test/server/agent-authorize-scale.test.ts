@@ -3,7 +3,7 @@ import { decide } from '../../server/src/domain/agent-decision.ts'
 import { loadWorld } from '../../server/src/domain/agent-gateway.ts'
 import { addRules, loadRules } from '../../server/src/domain/agent-rules.ts'
 import { toProfile } from '../../server/src/domain/agents.ts'
-import { selectGatewayViews } from '../../server/src/store/agent-gateway.ts'
+import { selectGatewayView } from '../../server/src/store/agent-gateway.ts'
 import { insertTools } from '../../server/src/store/agent-tools.ts'
 import { selectAgent } from '../../server/src/store/agents.ts'
 import { type Database, openDatabase } from '../../server/src/store/db.ts'
@@ -150,7 +150,7 @@ describe('POST /agent/authorize in a workspace of many tools and rules', () => {
   test('the statement a decision is judged against reads as many rows in the big workspace as in the small one', async () => {
     const read = async (side: Side) => {
       trace = []
-      const [read] = await selectGatewayViews(traced.sql, side.id, [{ agentId: side.agent.id, tool: 'ads', action: 'adjust_budget' }])
+      const read = await selectGatewayView(traced.sql, side.id, { agentId: side.agent.id, tool: 'ads', action: 'adjust_budget' })
       expect(read?.view.rules).toHaveLength(3)
       expect(trace).toHaveLength(1)
       const [{ query, params, types }] = trace as [(typeof trace)[number]]

@@ -3,7 +3,7 @@ import postgres from 'postgres'
 import type { Sql } from '../../server/src/core/db.ts'
 import { newId } from '../../server/src/core/ids.ts'
 import { periodOf } from '../../server/src/domain/allowances.ts'
-import { selectGatewayViews, type DecisionToRecord, type Recorded } from '../../server/src/store/agent-gateway.ts'
+import { selectGatewayView, type DecisionToRecord, type Recorded } from '../../server/src/store/agent-gateway.ts'
 import { DecisionBatch } from '../../server/src/store/decision-batch.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 
@@ -107,7 +107,7 @@ describe('DecisionBatch: decisions that arrive together', () => {
   test('a decision judged against a view the database no longer holds is stale alone; its neighbours are recorded', async () => {
     const ws = await makeWorkspace()
     const { sql } = await getHarness()
-    const [read] = await selectGatewayViews(sql, ws.id, [{ agentId: ws.agent.id, tool: 'ads', action: 'pause_campaign' }])
+    const read = await selectGatewayView(sql, ws.id, { agentId: ws.agent.id, tool: 'ads', action: 'pause_campaign' })
     const batch = new DecisionBatch(sql, sql)
     // Two judged against the view as it is, one against a view it never held, two without a view to check.
     const digests = [read!.digest, 'f'.repeat(64), read!.digest, null, null]

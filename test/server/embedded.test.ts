@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { openDatabase } from '../../server/src/store/db.ts'
 import { EMBEDDED_SHARED_BUFFERS } from '../../server/src/store/embedded-memory.ts'
 
@@ -76,35 +76,40 @@ describe('a new embedded database', () => {
     }
   }, 120_000)
 
-  test('files half made by a first start that was killed are made again, not opened', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'growth-embedded-half-'))
-    // What a killed first start leaves: the staging directory, never the database's own.
-    mkdirSync(join(dataDir, 'pgdata.new'))
-    writeFileSync(join(dataDir, 'pgdata.new', 'PG_VERSION'), '15\n')
-    const db = await openDatabase({ dataDir })
+  /** A data directory holding one file that an earlier start (or someone) left, removed afterwards. */
+  async function inDataDirWith(file: string, text: string, fn: (dataDir: string) => Promise<void>) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-embedded-left-'))
+    mkdirSync(join(dataDir, dirname(file)), { recursive: true })
+    writeFileSync(join(dataDir, file), text)
     try {
-      expect(db.kind).toBe('embedded-owner')
-      expect(db.freshEmbedded).toBe(true)
-      expect((await db.sql`SELECT 1 AS one`)[0]!.one).toBe(1)
-      expect(existsSync(join(dataDir, 'pgdata.new'))).toBe(false)
-      expect(existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))).toBe(true)
+      await fn(dataDir)
     } finally {
-      await db.close()
       rmSync(dataDir, { recursive: true, force: true })
     }
+  }
+
+  test('files half made by a first start that was killed are made again, not opened', async () => {
+    // What a killed first start leaves: the staging directory, never the database's own.
+    await inDataDirWith('pgdata.new/PG_VERSION', '15\n', async (dataDir) => {
+      const db = await openDatabase({ dataDir })
+      try {
+        expect(db.kind).toBe('embedded-owner')
+        expect(db.freshEmbedded).toBe(true)
+        expect((await db.sql`SELECT 1 AS one`)[0]!.one).toBe(1)
+        expect(existsSync(join(dataDir, 'pgdata.new'))).toBe(false)
+        expect(existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))).toBe(true)
+      } finally {
+        await db.close()
+      }
+    })
   }, 120_000)
 
   test('files where the database should be, but no database, are refused by name and left alone', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'growth-embedded-stray-'))
-    mkdirSync(join(dataDir, 'pgdata'))
-    writeFileSync(join(dataDir, 'pgdata', 'notes.txt'), 'not a database')
-    try {
+    await inDataDirWith('pgdata/notes.txt', 'not a database', async (dataDir) => {
       await expect(openDatabase({ dataDir })).rejects.toThrow(/pgdata holds files but no database \(no PG_VERSION\): move it away/)
       expect(readFileSync(join(dataDir, 'pgdata', 'notes.txt'), 'utf8')).toBe('not a database')
       // and the lock was let go: a second try is refused the same way, not told another process serves it
       await expect(openDatabase({ dataDir })).rejects.toThrow(/holds files but no database/)
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true })
-    }
+    })
   }, 60_000)
 })

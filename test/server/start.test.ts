@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -89,3 +89,30 @@ test.skipIf(!process.env.DATABASE_URL)('with DATABASE_URL the server migrates, s
     expect(await stop(s.proc)).toBe(0)
   }
 }, 60_000)
+
+test.skipIf(Boolean(process.env.DATABASE_URL))(
+  'npm start where DATA_DIR/pgdata holds files but no database: exit 1, one line saying which and what to do, nothing removed',
+  async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-start-stray-'))
+    mkdirSync(join(dataDir, 'pgdata'))
+    writeFileSync(join(dataDir, 'pgdata', 'notes.txt'), 'not a database')
+    try {
+      const proc = Bun.spawn([process.execPath, 'server/src/main.ts'], {
+        cwd: ROOT,
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+      expect(code).toBe(1)
+      expect(out).toBe('')
+      // Said once (by the process that prepares the database), on one line, without a stack trace.
+      expect(err.trim().split('\n')).toEqual([`error: Could not start: ${join(dataDir, 'pgdata')} holds files but no database (no PG_VERSION): move it away, or set DATA_DIR to another directory.`])
+      expect(readFileSync(join(dataDir, 'pgdata', 'notes.txt'), 'utf8')).toBe('not a database')
+      expect(existsSync(join(dataDir, 'owner.lock'))).toBe(false)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  },
+  60_000,
+)

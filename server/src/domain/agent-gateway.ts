@@ -130,7 +130,7 @@ export async function authorize(
     if (answer === STALE) cache!.delete(ws, asked)
   }
   // What bears on this tool action only: the tool, the action, the rules that could match it.
-  const [read] = await gateway.selectGatewayViews(db, ws, [asked])
+  const read = await gateway.selectGatewayView(db, ws, asked)
   if (!read) throw new Error(`workspace ${ws} of a valid credential is missing`)
   const answer = await judge(db, caller, body, opts, at, read.view, null)
   if (answer === STALE || answer === FRESH_READ) throw new Error('a decision on a fresh read was refused as stale')

@@ -10,8 +10,8 @@ import type { WorkspaceGate } from './workspaces.ts'
 
 /**
  * The agent gateway's two statements (POST /agent/authorize): what a decision is judged against,
- * read in one statement (with the other decisions of its workspace that arrive with it:
- * gateway-view-batch.ts), and the decision recorded in one statement (the allowance, the request,
+ * read in one statement (and left out when the agent asks again: the view kept from the last read
+ * is checked in the recording statement instead, gateway-view-cache.ts), and the decision recorded in one statement (the allowance, the request,
  * the agent's last act and the events with their deliveries). The rows that every request of a
  * workspace must lock (the allowance counter and the event sequence) are taken only in that last
  * statement, so they are held from there to the commit and no longer.
@@ -77,10 +77,9 @@ const date = (s: string | null) => (s === null ? null : new Date(s))
  * against as one json value, `view`, with the SHA-256 of its text, `digest`, and its length in
  * bytes, `size`: the workspace's gate (stop switch, rules version, rules in force) and limits, the
  * agent, the asked tool and action, and the rules that could match with the names of the tools
- * they name. The same SQL reads a view
- * (selectGatewayViews) and checks that one still holds (recordDecisions), so the check covers
- * exactly what a decision was judged against. Its reads do not grow with the workspace's tools or
- * rules.
+ * they name. The same SQL reads a view (selectGatewayView) and checks that one still holds
+ * (recordDecisions), so the check covers exactly what a decision was judged against. Its reads do
+ * not grow with the workspace's tools or rules.
  */
 function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
   // c: the rules in force naming the tool with the action or with every action, each found by its
@@ -144,27 +143,22 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
     CROSS JOIN LATERAL (SELECT v.view::text AS text) vt`
 }
 
-/**
- * What each ask of one workspace is judged against, in the order asked, in one statement (see
- * viewsOf). Undefined for each when the workspace does not exist.
- */
-export async function selectGatewayViews(sql: Db, workspaceId: string, asks: GatewayAsk[]): Promise<(ReadView | undefined)[]> {
-  const q = sql`
-    SELECT * FROM unnest(${asks.map((a) => a.agentId)}::text[], ${asks.map((a) => a.tool)}::text[], ${asks.map((a) => a.action)}::text[])
-                  WITH ORDINALITY AS q(agent_id, tool, action, n)`
-  const rows = await sql<{ n: number; view: ViewJson; digest: string; size: number }[]>`${viewsOf(sql, workspaceId, q)} ORDER BY q.n`
-  return rows.map(({ view: row, digest, size }) => {
-    if (!row.gate) return undefined
-    const view: GatewayView = {
-      gate: { ...row.gate, stopped_at: date(row.gate.stopped_at) },
-      agent: row.agent,
-      tool: row.tool,
-      limits: row.limits,
-      rules: row.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
-      toolNames: row.tool_names,
-    }
-    return { view, digest, size }
-  })
+/** What one ask is judged against (see viewsOf), read in one statement; undefined when the workspace does not exist. */
+export async function selectGatewayView(sql: Db, workspaceId: string, ask: GatewayAsk): Promise<ReadView | undefined> {
+  const q = sql`SELECT ${ask.agentId}::text AS agent_id, ${ask.tool}::text AS tool, ${ask.action}::text AS action, 1 AS n`
+  const [row] = await sql<{ view: ViewJson; digest: string; size: number }[]>`${viewsOf(sql, workspaceId, q)}`
+  const gate = row?.view.gate
+  if (!row || !gate) return undefined
+  const { view: v, digest, size } = row
+  const view: GatewayView = {
+    gate: { ...gate, stopped_at: date(gate.stopped_at) },
+    agent: v.agent,
+    tool: v.tool,
+    limits: v.limits,
+    rules: v.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
+    toolNames: v.tool_names,
+  }
+  return { view, digest, size }
 }
 
 /**
@@ -189,9 +183,9 @@ export type Recorded =
  * own), the requests, their agents' last act, and their events (in the order given) with their
  * webhook deliveries. When the allowance has not room for all of them, nothing is written and the
  * answer says how much of it is used. A decision given with a `viewDigest` is checked in the same
-statement against what the database holds now (viewsOf, the SQL of the read itself): when one no
-longer holds, nothing is written and the answer says stale. Atomic by itself: it needs no
-transaction around it.
+ * statement against what the database holds now (viewsOf, the SQL of the read itself): when one no
+ * longer holds, nothing is written and the answer says stale. Atomic by itself: it needs no
+ * transaction around it.
  *
  * The two rows every decision of the workspace locks (the allowance counter and the event
  * sequence) are locked once for all of them: DecisionBatch (decision-batch.ts) records the
