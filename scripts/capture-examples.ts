@@ -16,7 +16,7 @@ import { createLogger } from '../server/src/core/log.ts'
 import { createDemoWorkspace } from '../server/src/demo/index.ts'
 import { operations } from '../server/src/http/operations.ts'
 import { startServer } from '../server/src/server.ts'
-import { openDatabase } from '../server/src/store/db.ts'
+import { openDatabase } from '../server/src/store/driver/db.ts'
 import { type ExampleContext, exampleRequest } from './example-requests.ts'
 
 const OUT = join(import.meta.dir, '..', 'server', 'src', 'http', 'openapi', 'examples.json')

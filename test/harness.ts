@@ -9,7 +9,7 @@ import { MemoryLimiter } from '../server/src/http/rate-limit.ts'
 import { createLogger } from '../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../server/src/server.ts'
 import { type Answer, callAt } from './support/http-call.ts'
-import { openDatabase, type Database, type Sql } from '../server/src/store/db.ts'
+import { openDatabase, type Database, type Sql } from '../server/src/store/driver/db.ts'
 
 /**
  * The test harness: one real server on one real database per test process, shared by every test

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 import { LOG_LEVELS, type LogLevel } from './core/log.ts'
 import { parseDuration } from './core/time.ts'
-import type { DatabaseTimeouts } from './store/db.ts'
+import type { DatabaseTimeouts } from './store/driver/db.ts'
 import { type AddressPolicy, parseAllowList } from './domain/webhook-addresses.ts'
 
 /** A duration setting (`5s`, `30m`, `5d`, or milliseconds), in ms. */

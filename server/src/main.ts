@@ -6,8 +6,8 @@ import { createLogger } from './core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
-import { embeddedDatabaseExists, type Database } from './store/db.ts'
-import { migrate } from './store/migrate.ts'
+import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
+import { migrate } from './store/driver/migrate.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 
 /**

@@ -5,9 +5,9 @@ import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
 import type { CredentialCheck } from './http/credential-batch.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
-import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/db.ts'
+import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/driver/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
-import { migrate } from './store/migrate.ts'
+import { migrate } from './store/driver/migrate.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
 
 export type RunningServer = {

@@ -70,9 +70,9 @@ async function serve(dataDir: string, workspaces: number): Promise<void> {
   const { createWorkspace } = await import('../../server/src/domain/workspaces.ts')
   const { LIMITS } = await import('../../server/src/http/rate-limit.ts')
   const { startServer } = await import('../../server/src/server.ts')
-  const { openDatabase } = await import('../../server/src/store/db.ts')
+  const { openDatabase } = await import('../../server/src/store/driver/db.ts')
   const { selectAllowanceLimits } = await import('../../server/src/store/allowances.ts')
-  const { migrate } = await import('../../server/src/store/migrate.ts')
+  const { migrate } = await import('../../server/src/store/driver/migrate.ts')
 
   // 100,000 rows are 1,000 calls with one token: raise its hourly limit (read per request by
   // authenticate.ts) in this process. Counting still happens on every call.

@@ -20,7 +20,7 @@ import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/i
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { operations } from '../../server/src/http/operations.ts'
 import { startServer } from '../../server/src/server.ts'
-import { openDatabase, openPool, type Sql } from '../../server/src/store/db.ts'
+import { openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
 import { exampleRequest } from '../../scripts/example-requests.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
 import { envNumber } from './support.ts'

@@ -60,9 +60,9 @@ async function serve(dataDir: string): Promise<void> {
   const { createDemoWorkspace } = await import('../../server/src/demo/index.ts')
   const { LIMITS } = await import('../../server/src/http/rate-limit.ts')
   const { startServer } = await import('../../server/src/server.ts')
-  const { inTransaction, openDatabase } = await import('../../server/src/store/db.ts')
+  const { inTransaction, openDatabase } = await import('../../server/src/store/driver/db.ts')
   const { appendEvents } = await import('../../server/src/store/events.ts')
-  const { migrate } = await import('../../server/src/store/migrate.ts')
+  const { migrate } = await import('../../server/src/store/driver/migrate.ts')
 
   // The bench makes tens of thousands of calls with one token: raise its hourly limit (read per
   // request by authenticate.ts) in this process. Counting still happens on every call.

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDemoWorkspace } from '../../server/src/demo/index.ts'
-import { openDatabase, type Database } from '../../server/src/store/db.ts'
-import { migrate } from '../../server/src/store/migrate.ts'
+import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
+import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { CLI_TIMEOUT, growthIn } from './run.ts'
 
 /**

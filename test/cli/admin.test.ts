@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SCOPES } from '../../server/src/core/caller.ts'
-import { openDatabase } from '../../server/src/store/db.ts'
-import { migrate } from '../../server/src/store/migrate.ts'
+import { openDatabase } from '../../server/src/store/driver/db.ts'
+import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf } from './run.ts'
 
 /**

@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { createAgent } from '../../server/src/domain/agents.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { authorize } from '../../server/src/domain/agent-gateway.ts'
-import { openDatabase, type Database } from '../../server/src/store/db.ts'
-import { migrate } from '../../server/src/store/migrate.ts'
+import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
+import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { CLI_TIMEOUT, growthIn, refusalJson } from './run.ts'
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, expect, test } from 'bun:test'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
-import { openDatabase, type Database } from '../../server/src/store/db.ts'
-import { migrate } from '../../server/src/store/migrate.ts'
+import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
+import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { type PrivatePostgres, privatePostgresUnavailable, startPrivatePostgres } from '../support/private-postgres.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 

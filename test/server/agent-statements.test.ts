@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
-import { openDatabase, type Database } from '../../server/src/store/db.ts'
+import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
 import { agentIn } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 

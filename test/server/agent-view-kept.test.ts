@@ -4,7 +4,7 @@ import { agentIn, authorize, checkOf, decisionOf, ruleIn } from '../agent-helper
 import { getHarness, makeWorkspace } from '../harness.ts'
 
 /**
- * The gateway keeps the view an agent's last ask was judged against (store/gateway-view-cache.ts)
+ * The gateway keeps the view an agent's last ask was judged against (store/agent-gateway-view-cache.ts)
  * and judges the next ask for the same action against it, recording it only if the database still
  * holds that view. Nothing tells the server of a change here: each is written straight to the
  * database, as another server process or an operator's command would write it. After every change

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { listRequests } from '../../server/src/domain/agent-requests.ts'
 import { TOOL_CATALOGUE } from '../../server/src/domain/agent-tools.ts'
-import type { Sql } from '../../server/src/store/db.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
 import { agentIn, authorize, decisionOf, report, ruleIn } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 

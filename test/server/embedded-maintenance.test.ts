@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { maintain, startMaintenance } from '../../server/src/store/embedded-maintenance.ts'
+import { maintain, startMaintenance } from '../../server/src/store/driver/embedded-maintenance.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { readPlans, scans } from '../support/statement-plans.ts'
 
 /**
  * The embedded database has no autovacuum (PGlite runs no background process), so the process that
- * owns it vacuums and analyzes it itself (store/embedded-maintenance.ts). Without that, no table was
+ * owns it vacuums and analyzes it itself (store/driver/embedded-maintenance.ts). Without that, no table was
  * ever analyzed, and looking a workspace's contacts up by address read every contact of the
  * workspace: an import slowed by a third of its rate for every 30,000 rows. On the PostgreSQL server,
  * autovacuum does this work, and the owner's maintenance does not exist there.

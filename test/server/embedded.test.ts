@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { openDatabase } from '../../server/src/store/db.ts'
-import { EMBEDDED_SHARED_BUFFERS } from '../../server/src/store/embedded-memory.ts'
+import { openDatabase } from '../../server/src/store/driver/db.ts'
+import { EMBEDDED_SHARED_BUFFERS } from '../../server/src/store/driver/embedded-memory.ts'
 
 describe('the embedded database lock', () => {
   test('a lock left by a crashed owner that had our pid is taken over, not trusted', async () => {
@@ -56,7 +56,7 @@ describe('a new embedded database', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'growth-embedded-new-'))
     const script = [
       `import { readFileSync } from 'node:fs'`,
-      `import { openDatabase } from ${JSON.stringify(join(ROOT, 'server/src/store/db.ts'))}`,
+      `import { openDatabase } from ${JSON.stringify(join(ROOT, 'server/src/store/driver/db.ts'))}`,
       `const db = await openDatabase({ dataDir: ${JSON.stringify(dataDir)} })`,
       `const [row] = await db.sql\`SELECT count(*)::int AS n FROM pg_database\``,
       `await db.close()`,

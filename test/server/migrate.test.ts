@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { openDatabase } from '../../server/src/store/db.ts'
-import { migrate } from '../../server/src/store/migrate.ts'
+import { openDatabase } from '../../server/src/store/driver/db.ts'
+import { migrate } from '../../server/src/store/driver/migrate.ts'
 
 test('several processes migrating one fresh database at once apply each migration exactly once', async () => {
   if (process.env.DATABASE_URL) {

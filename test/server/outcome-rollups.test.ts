@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import type { Sql } from '../../server/src/store/db.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
 import * as store from '../../server/src/store/outcomes.ts'
 import { insertMission } from '../fixtures.ts'
 import { call, getHarness, makeWorkspace } from '../harness.ts'

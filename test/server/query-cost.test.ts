@@ -11,7 +11,7 @@ import { operations } from '../../server/src/http/operations.ts'
 import { querySchemaOf } from '../../server/src/http/paging.ts'
 import type { Operation } from '../../server/src/routes/operation.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
-import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/db.ts'
+import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
 import { exampleRequest } from '../../scripts/example-requests.ts'
 import { purgeRateLimitWindows } from '../../server/src/store/credentials.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
@@ -64,7 +64,7 @@ const GROWS_BY_DESIGN: { operation: string; statement: RegExp; reads?: RegExp; w
 
 /**
  * Operations sent twice, because the second takes another path: the agent gateway judges an ask
- * again against the view kept from the first (store/gateway-view-cache.ts), and the statement
+ * again against the view kept from the first (store/agent-gateway-view-cache.ts), and the statement
  * recording it checks that view.
  */
 const ASKED_AGAIN = new Set(['authorizeAgentAction'])

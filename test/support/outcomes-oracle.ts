@@ -1,4 +1,4 @@
-import type { Sql } from '../../server/src/store/db.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
 import { experimentColumns, experimentJoins } from '../../server/src/store/experiments.ts'
 import { type PredictionGroupRow, SECTION_MAX, type TurnedDownRow } from '../../server/src/store/outcomes.ts'
 

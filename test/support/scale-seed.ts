@@ -1,4 +1,4 @@
-import type { Sql } from '../../server/src/store/db.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
 
 /**
  * Grows one workspace (the demo's: realistic rows in every table) to about `target` rows in every

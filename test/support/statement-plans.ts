@@ -1,4 +1,4 @@
-import type { Sql } from '../../server/src/store/db.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
 
 /**
  * Reads what a recorded statement costs: EXPLAIN (ANALYZE) of it with the planner's normal

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { Batcher, type Settled } from '../../server/src/store/batcher.ts'
+import { Batcher, type Settled } from '../../server/src/store/driver/batcher.ts'
 
-/** The batching shared by the credential check and the agent gateway's decisions (store/batcher.ts). */
+/** The batching shared by the credential check and the agent gateway's decisions (store/driver/batcher.ts). */
 describe('Batcher', () => {
   const ok = <R>(value: R): Settled<R> => ({ ok: true, value })
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { openPool, type Sql } from '../../server/src/store/db.ts'
+import { openPool, type Sql } from '../../server/src/store/driver/db.ts'
 import {
   type AttemptRecord,
   claimDeliveries,

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto'
 import { canonicalJson } from '../core/canonical-json.ts'
 import type { Db, Sql, Tx } from '../core/db.ts'
-import { inTransaction } from '../store/db.ts'
-import { decisionBatch } from '../store/decision-batch.ts'
-import { gatewayViewCache } from '../store/gateway-view-cache.ts'
+import { inTransaction } from '../store/driver/db.ts'
+import { decisionBatch } from '../store/agent-gateway-batch.ts'
+import { gatewayViewCache } from '../store/agent-gateway-view-cache.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import { formatCount, formatMoney } from '../core/money.ts'
@@ -100,10 +100,10 @@ export type AgentCaller = { workspaceId: string; agentId: string; secretKey: str
  * which every decision of the workspace locks, are taken only in that statement, so they are held
  * until it commits and no longer; up to then requests of a workspace run side by side. On a
  * server, the decisions of a workspace ready at the same moment share that statement
- * (store/decision-batch.ts), so those rows are locked once per batch, not once per request.
+ * (store/agent-gateway-batch.ts), so those rows are locked once per batch, not once per request.
  *
  * Asked again for a tool action, the decision is judged against the view kept from the last read
- * (store/gateway-view-cache.ts) and the read is left out: the recording statement checks that the
+ * (store/agent-gateway-view-cache.ts) and the read is left out: the recording statement checks that the
  * database still holds that view and writes nothing otherwise, and the decision is then taken
  * again on a fresh read, so a kept view never decides anything a read would not.
  *
@@ -121,7 +121,7 @@ export async function authorize(
   const ws = caller.workspaceId
   const asked = { agentId: caller.agentId, tool: body.tool, action: body.action }
   // On a pool, the view this agent's last ask for this action was judged against, if still kept: a
-  // decision judged against it is recorded only if the database still holds it (store/gateway-view-cache.ts).
+  // decision judged against it is recorded only if the database still holds it (store/agent-gateway-view-cache.ts).
   const cache = 'savepoint' in db ? undefined : gatewayViewCache(db)
   const kept = cache?.get(ws, asked)
   if (kept) {
@@ -188,7 +188,7 @@ async function judge(
   if (!def || !verdict.asksPerson) {
     // Outside a transaction, on a server: recorded with the decisions that arrive with it, through
     // the pool whose commit does not wait for the WAL flush, so the workspace's shared rows are
-    // released at once; answered only once flushed (store/decision-batch.ts).
+    // released at once; answered only once flushed (store/agent-gateway-batch.ts).
     if (!opts.unflushed || 'savepoint' in db) return record(directly(db, ws), ask, verdict, null, [], viewDigest)
     const batch = decisionBatch(opts.unflushed, db as Sql)
     return record((periodStart, d) => batch.record(ws, periodStart, d), ask, verdict, null, [], viewDigest)

@@ -1,5 +1,5 @@
 import type { Sql } from '../core/db.ts'
-import { Batcher, type Settled } from '../store/batcher.ts'
+import { Batcher, type Settled } from '../store/driver/batcher.ts'
 import { authenticateAndCount, type AuthenticatedRow } from '../store/credentials.ts'
 import { WINDOW_MS, windowStart } from './rate-limit.ts'
 
@@ -17,7 +17,7 @@ type Ask = { workspaceId: string; tokenHash: string }
 
 /**
  * Checks credentials and counts them against their rate limits in PostgreSQL, batching the
- * requests that arrive while earlier checks are in flight into one statement (store/batcher.ts).
+ * requests that arrive while earlier checks are in flight into one statement (store/driver/batcher.ts).
  * Under load that turns one extra statement per request into one per batch, while the count stays
  * exact across server processes: each request in a batch gets its own ordinal in its credential's
  * window. One batched statement in flight at a time, for every workspace: measured with the

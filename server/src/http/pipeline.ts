@@ -8,7 +8,7 @@ import type { CallCounter } from './count.ts'
 import { CredentialBatch, type CredentialCheck } from './credential-batch.ts'
 import { isOver, MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 import { read } from './read.ts'
-import { withRequestScope } from '../store/request-scope.ts'
+import { withRequestScope } from '../store/driver/request-scope.ts'
 import { searchOf } from './validation.ts'
 import { write } from './write.ts'
 

@@ -11,7 +11,7 @@ import type { WorkspaceGate } from './workspaces.ts'
 /**
  * The agent gateway's two statements (POST /agent/authorize): what a decision is judged against,
  * read in one statement (and left out when the agent asks again: the view kept from the last read
- * is checked in the recording statement instead, gateway-view-cache.ts), and the decision recorded in one statement (the allowance, the request,
+ * is checked in the recording statement instead, agent-gateway-view-cache.ts), and the decision recorded in one statement (the allowance, the request,
  * the agent's last act and the events with their deliveries). The rows that every request of a
  * workspace must lock (the allowance counter and the event sequence) are taken only in that last
  * statement, so they are held from there to the commit and no longer.
@@ -188,7 +188,7 @@ export type Recorded =
  * transaction around it.
  *
  * The two rows every decision of the workspace locks (the allowance counter and the event
- * sequence) are locked once for all of them: DecisionBatch (decision-batch.ts) records the
+ * sequence) are locked once for all of them: DecisionBatch (agent-gateway-batch.ts) records the
  * decisions that arrive together in one such statement, so they take turns on those rows as a
  * batch and not one by one.
  */

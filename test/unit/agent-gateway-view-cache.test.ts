@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import type { GatewayView, ReadView } from '../../server/src/store/agent-gateway.ts'
-import { GatewayViewCache } from '../../server/src/store/gateway-view-cache.ts'
+import { GatewayViewCache } from '../../server/src/store/agent-gateway-view-cache.ts'
 
 /** The bounds of the agent gateway's kept views (what they may decide is tested over HTTP: test/server/agent-view-kept.test.ts). */
 const view = (size: number, digest = `d${size}`): ReadView => ({ view: {} as GatewayView, digest, size })

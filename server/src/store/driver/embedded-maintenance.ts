@@ -1,4 +1,4 @@
-import type { Sql } from '../core/db.ts'
+import type { Sql } from '../../core/db.ts'
 
 /**
  * The embedded database's autovacuum. PGlite runs PostgreSQL as one backend with no background

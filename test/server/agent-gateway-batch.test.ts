@@ -4,17 +4,17 @@ import type { Sql } from '../../server/src/core/db.ts'
 import { newId } from '../../server/src/core/ids.ts'
 import { periodOf } from '../../server/src/domain/allowances.ts'
 import { selectGatewayView, type DecisionToRecord, type Recorded } from '../../server/src/store/agent-gateway.ts'
-import { DecisionBatch } from '../../server/src/store/decision-batch.ts'
+import { DecisionBatch } from '../../server/src/store/agent-gateway-batch.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 
 /**
- * DecisionBatch (store/decision-batch.ts), against the real database: the agent gateway's
+ * DecisionBatch (store/agent-gateway-batch.ts), against the real database: the agent gateway's
  * decisions that arrive together are recorded in one statement, so the rows every decision of a
  * workspace locks are locked once per batch; a batch that cannot be recorded whole is recorded one
  * decision at a time, so one decision never fails or refuses its neighbours.
  */
 const period = periodOf(new Date()).startDate
-if (!process.env.DATABASE_URL) console.warn('decision-batch.test.ts: one test skipped, it needs DATABASE_URL (a PostgreSQL server) to open a session of its own')
+if (!process.env.DATABASE_URL) console.warn('agent-gateway-batch.test.ts: one test skipped, it needs DATABASE_URL (a PostgreSQL server) to open a session of its own')
 
 function decision(agentId: string, i: number, over: Partial<DecisionToRecord> = {}): DecisionToRecord {
   const id = newId('authorization')

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sql } from './db.ts'
 
-const MIGRATIONS_DIR = join(import.meta.dir, 'migrations')
+const MIGRATIONS_DIR = join(import.meta.dir, '..', 'migrations')
 // Any fixed number: the advisory lock every migrating process takes, so they migrate once.
 const MIGRATION_LOCK = 7_340_211
 

@@ -10,7 +10,7 @@ type Queue<T, R> = { waiting: Pending<T, R>[]; inFlight: boolean; scheduled: boo
  * Items that arrive while an earlier batch of the same key is in flight are run together as the
  * next batch: one `run` in flight per key, so under load one statement serves many requests, and
  * with nothing in flight an item goes at the next microtask, alone. The shared mechanism of the
- * credential check (http/credential-batch.ts) and the agent gateway's decisions (decision-batch.ts).
+ * credential check (http/credential-batch.ts) and the agent gateway's decisions (agent-gateway-batch.ts).
  *
  * `run` answers each item in order (a Settled each); when it throws, every item of the batch gets
  * that error. `afterRun`, when given, runs once the key's next batch may start and before the

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Sql } from '../core/db.ts'
+import type { Sql } from '../../core/db.ts'
 
 /**
  * The queries of one request, so that they can be cancelled when it ends early: its client went

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import type { Db, Sql, Tx } from '../core/db.ts'
+import type { Db, Sql, Tx } from '../../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
 import { trackQueries } from './request-scope.ts'
 import { createEmbeddedFiles, embeddedOptions, startHeapGuard } from './embedded-memory.ts'
@@ -43,7 +43,7 @@ export type Database = {
   freshEmbedded: boolean
   /**
    * The owner of an embedded database vacuums and analyzes it itself (PGlite has no autovacuum,
-   * store/embedded-maintenance.ts): a pass now, and what it did. Absent elsewhere.
+   * store/driver/embedded-maintenance.ts): a pass now, and what it did. Absent elsewhere.
    */
   maintain?: () => Promise<MaintenancePass>
   close(): Promise<void>

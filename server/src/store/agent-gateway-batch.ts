@@ -1,7 +1,7 @@
 import type { Sql } from '../core/db.ts'
 import { recordDecisions, type DecisionToRecord, type Recorded } from './agent-gateway.ts'
-import { waitForFlush } from './db.ts'
-import { Batcher, type Settled } from './batcher.ts'
+import { waitForFlush } from './driver/db.ts'
+import { Batcher, type Settled } from './driver/batcher.ts'
 
 type Ask = { workspaceId: string; periodStart: string; decision: DecisionToRecord }
 
@@ -10,7 +10,7 @@ type Ask = { workspaceId: string; periodStart: string; decision: DecisionToRecor
  * workspace in one statement (recordDecisions), so that the two rows every decision of a workspace
  * locks, its allowance counter and its event sequence, are locked once per batch rather than once
  * per request: sixteen agents asking at once take turns on them as a few batches, not as sixteen.
- * On the batching shared with the credential check (store/batcher.ts): one statement in flight per
+ * On the batching shared with the credential check (store/driver/batcher.ts): one statement in flight per
  * workspace and month, and what arrives meanwhile goes into the next one.
  *
  * The batch is all or nothing in the database; so that one decision cannot fail its neighbours, a
@@ -24,7 +24,7 @@ type Ask = { workspaceId: string; periodStart: string; decision: DecisionToRecor
  * the shared rows are free again at once; each decision is answered only after a flush barrier on
  * `flushed` (waitForFlush), shared by the whole batch, so an answered decision is durable.
  *
- * A batch runs outside its requests' scopes (store/batcher.ts): a decision whose client goes away
+ * A batch runs outside its requests' scopes (store/driver/batcher.ts): a decision whose client goes away
  * is recorded although its answer is never read, as one whose own statement had already finished
  * would be; its agent, which had no answer, asks again.
  */
