@@ -5,6 +5,9 @@ import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
 import type { CredentialCheck } from './http/credential-batch.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
+import { DecisionBatch } from './store/agent-gateway-batch.ts'
+import { decisionRecorder } from './store/agent-gateway-recorder.ts'
+import { GatewayViewCache } from './store/agent-gateway-view-cache.ts'
 import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/driver/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/driver/migrate.ts'
@@ -71,8 +74,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       ? await startDeliveryWorkers({ sql: db.sql, log, settings: config.webhooks, listen: db.kind === 'server' ? db.sql : undefined })
       : undefined
 
+  // The agent gateway's decisions: judged against the views kept from the last read, and on a
+  // server recorded in batches through the counters' pool, whose commits release the workspace's
+  // shared rows before the WAL flush (each decision is answered once flushed).
+  const recordDecision = decisionRecorder({
+    pool: db.sql,
+    views: new GatewayViewCache(),
+    batch: counterSql === db.sql ? undefined : new DecisionBatch(counterSql, db.sql),
+  })
+
   const app = createApp({
-    sql: db.sql, counterSql, counter, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
+    sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
     credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
   })
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.

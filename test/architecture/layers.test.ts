@@ -115,6 +115,21 @@ describe('the layers', () => {
     expect([...where].filter(([, fs]) => fs.length > 1).map(([name, fs]) => `${name}: ${fs.join(', ')}`)).toEqual([])
   })
 
+  test('the domain chooses no pool: the machinery behind a decision is built once at start and handed in', () => {
+    // A domain file gets a handle (pool or transaction) and services; it does not tell one from the
+    // other, nor reach for the agent gateway's batch or kept views (store/agent-gateway-recorder.ts does).
+    const machinery = ['server/src/store/agent-gateway-batch.ts', 'server/src/store/agent-gateway-view-cache.ts']
+    const choosing: string[] = []
+    for (const file of files.filter((f) => layerOf(f) === 'domain')) {
+      if (/'savepoint' in /.test(readFileSync(join(ROOT, file), 'utf8'))) choosing.push(`${file} tells a transaction from a pool`)
+      for (const target of graph.get(file)!) if (machinery.includes(target)) choosing.push(`${file} imports ${target}`)
+    }
+    expect(choosing).toEqual([])
+    // Built where the pools are made, and nowhere else.
+    const builders = files.filter((f) => f.startsWith('server/src/') && /new (DecisionBatch|GatewayViewCache)\(/.test(readFileSync(join(ROOT, f), 'utf8')))
+    expect(builders).toEqual(['server/src/server.ts'])
+  })
+
   test('the checker catches what it should (an import back up, a cycle)', () => {
     // The rules above, applied to a made-up graph, so a broken checker cannot pass quietly.
     const from = layerOf('server/src/store/missions.ts')!

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { createAgent } from '../../server/src/domain/agents.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { authorize } from '../../server/src/domain/agent-gateway.ts'
+import { decisionRecorder } from '../../server/src/store/agent-gateway-recorder.ts'
 import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
 import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { CLI_TIMEOUT, growthIn, refusalJson } from './run.ts'
@@ -26,7 +27,7 @@ const growth = growthIn(dataDir)
 /** A new pending approval: the agent asks for a high-risk send. */
 async function pendingApproval(recipients: number): Promise<{ approvalId: string; authorizationId: string }> {
   const answer = await db.sql.begin((tx) =>
-    authorize(tx, { workspaceId, agentId, secretKey }, { tool: 'email', action: 'send_campaign', summary: `Send the newsletter to ${recipients}`, facts: { recipients } }),
+    authorize(tx, { workspaceId, agentId, secretKey }, { tool: 'email', action: 'send_campaign', summary: `Send the newsletter to ${recipients}`, facts: { recipients } }, decisionRecorder()),
   )
   expect(answer.decision).toBe('requires_approval')
   return { approvalId: answer.approvalId!, authorizationId: answer.authorizationId }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 import { authorize as authorizeIn } from '../../server/src/domain/agent-gateway.ts'
+import { decisionRecorder } from '../../server/src/store/agent-gateway-recorder.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
 import { agentIn, authorize, CHECK_ORDER, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
@@ -437,7 +438,7 @@ describe('POST /agent/authorize: the request', () => {
     let advisory = -1
     await sql.begin(async (tx) => {
       // one request decided and recorded, not yet committed
-      await authorizeIn(tx, { workspaceId: ws.id, agentId: ws.agent.id, secretKey }, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_a' })
+      await authorizeIn(tx, { workspaceId: ws.id, agentId: ws.agent.id, secretKey }, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_a' }, decisionRecorder())
       second = authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_b' })
       for (let i = 0; !pid; i++) {
         // It waits in its last statement, the one that records the decisions (their items, the

@@ -8,6 +8,7 @@ import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
 import { RuleError } from '../../server/src/core/errors.ts'
 import { z } from 'zod'
 import { createPipeline } from '../../server/src/http/pipeline.ts'
+import { decisionRecorder } from '../../server/src/store/agent-gateway-recorder.ts'
 import { defineItem, model } from '../../server/src/routes/operation.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { insertAbTest } from '../fixtures.ts'
@@ -84,7 +85,7 @@ test('an agent-only operation refuses a workspace token (403) and answers an age
     response: model('Probe', z.object({ agentId: z.string().nullable() })),
     handler: async ({ caller }) => ({ agentId: caller.agentId }),
   })
-  const pipeline = createPipeline({ sql, counterSql: sql, counter: server.counter, log: createLogger('silent') })
+  const pipeline = createPipeline({ sql, counterSql: sql, counter: server.counter, log: createLogger('silent'), services: { recordDecision: decisionRecorder() } })
   const ask = (token: string) =>
     pipeline.handle(probe, new Request('http://localhost/api/v1/agent/probe', { headers: { Authorization: `Bearer ${token}` } }), () => '127.0.0.1')
   const refused = await ask(ws.live)

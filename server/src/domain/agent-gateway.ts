@@ -2,8 +2,7 @@ import { createHmac } from 'node:crypto'
 import { canonicalJson } from '../core/canonical-json.ts'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import { inTransaction } from '../store/driver/db.ts'
-import { decisionBatch } from '../store/agent-gateway-batch.ts'
-import { gatewayViewCache } from '../store/agent-gateway-view-cache.ts'
+import type { Counted, RecordDecision, Ruling } from '../store/agent-gateway-recorder.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import { formatCount, formatMoney } from '../core/money.ts'
@@ -30,6 +29,8 @@ import { loadWorkspaceLimits, toWorkspaceLimits, type WorkspaceLimits } from './
  * asked, what was decided, the checks, the rules that bit and the rules version; the decision
  * itself is the pure `decide` of agent-decision.ts.
  */
+export type { RecordDecision } from '../store/agent-gateway-recorder.ts'
+
 export const AUTHORIZATION_TTL_MS = 15 * 60_000
 export const APPROVAL_TTL_MS = 24 * 3_600_000
 
@@ -93,70 +94,27 @@ function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): 
 export type AgentCaller = { workspaceId: string; agentId: string; secretKey: string }
 
 /**
- * Decides one request of an agent and records it. On the common path (no check needs a person) it
- * is two statements and needs no transaction: one read of everything the decision is judged
- * against, the pure `decide`, and one statement recording it (the allowance, the request, the
- * agent's last act, the events), atomic by itself. The allowance counter and the event sequence,
- * which every decision of the workspace locks, are taken only in that statement, so they are held
- * until it commits and no longer; up to then requests of a workspace run side by side. On a
- * server, the decisions of a workspace ready at the same moment share that statement
- * (store/agent-gateway-batch.ts), so those rows are locked once per batch, not once per request.
- *
- * Asked again for a tool action, the decision is judged against the view kept from the last read
- * (store/agent-gateway-view-cache.ts) and the read is left out: the recording statement checks that the
- * database still holds that view and writes nothing otherwise, and the decision is then taken
- * again on a fresh read, so a kept view never decides anything a read would not.
+ * Decides one request of an agent and records it: `recordDecision` (store/agent-gateway-recorder.ts,
+ * built once at start) finds the view the request is judged against, and records what `rule` made
+ * of it; where the view comes from (a read, or the view kept from the last one), which pool it
+ * writes through and whether it batches are its own business. On the common path (no check needs a
+ * person) that is two statements and needs no transaction: one read of everything the decision is
+ * judged against, the pure `decide`, and one statement recording it (the allowance, the request,
+ * the agent's last act, the events), atomic by itself. The allowance counter and the event
+ * sequence, which every decision of the workspace locks, are taken only in that statement, so they
+ * are held until it commits and no longer.
  *
  * Only a request that needs a person reads the latest approval of the same request, since only then
  * can an approval change the verdict: in a transaction, under the same-request lock (so that two of
  * the same request at once open one approval between them), with the approval locked.
  */
-export async function authorize(
-  db: Db,
-  caller: AgentCaller,
-  body: AuthorizeInput,
-  opts: { at?: Date; unflushed?: Sql } = {},
-): Promise<AgentAuthorization> {
-  const at = opts.at ?? new Date()
-  const ws = caller.workspaceId
+export function authorize(db: Db, caller: AgentCaller, body: AuthorizeInput, recordDecision: RecordDecision, at = new Date()): Promise<AgentAuthorization> {
   const asked = { agentId: caller.agentId, tool: body.tool, action: body.action }
-  // On a pool, the view this agent's last ask for this action was judged against, if still kept: a
-  // decision judged against it is recorded only if the database still holds it (store/agent-gateway-view-cache.ts).
-  const cache = 'savepoint' in db ? undefined : gatewayViewCache(db)
-  const kept = cache?.get(ws, asked)
-  if (kept) {
-    const answer = await judge(db, caller, body, opts, at, kept.view, kept.digest)
-    if (answer !== STALE && answer !== FRESH_READ) return answer
-    if (answer === STALE) cache!.delete(ws, asked)
-  }
-  // What bears on this tool action only: the tool, the action, the rules that could match it.
-  const read = await gateway.selectGatewayView(db, ws, asked)
-  if (!read) throw new Error(`workspace ${ws} of a valid credential is missing`)
-  const answer = await judge(db, caller, body, opts, at, read.view, null)
-  if (answer === STALE || answer === FRESH_READ) throw new Error('a decision on a fresh read was refused as stale')
-  // Kept once a decision was taken on it (not a view judge refused to use).
-  cache?.set(ws, asked, read)
-  return answer
+  return recordDecision(db, caller.workspaceId, asked, (view) => rule(db, caller, body, at, view))
 }
 
-/** judge's answers when the decision was not taken on a kept view: it no longer holds, or the decision needs a person (taken on a fresh read). */
-const STALE = Symbol('stale')
-const FRESH_READ = Symbol('fresh read')
-
-/**
- * Judges the request against `view` and records it. `viewDigest`, when the view was kept from an
- * earlier read: the decision is recorded only if the database still holds that view (STALE
- * otherwise, nothing written), and one that needs a person is not taken on it (FRESH_READ).
- */
-async function judge(
-  db: Db,
-  caller: AgentCaller,
-  body: AuthorizeInput,
-  opts: { unflushed?: Sql },
-  at: Date,
-  view: gateway.GatewayView,
-  viewDigest: string | null,
-): Promise<AgentAuthorization | typeof STALE | typeof FRESH_READ> {
+/** The gateway's rule: the request judged against `view`; a decision to record, or one that needs a person, taken in a transaction. */
+async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date, view: gateway.GatewayView): Promise<Ruling<AgentAuthorization>> {
   const ws = caller.workspaceId
   const agentId = caller.agentId
   if (!view.agent) throw new Error(`agent ${agentId} of a valid credential is missing`)
@@ -185,45 +143,41 @@ async function judge(
   }
   const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: gate.rules_version, at }
   const verdict = decide({ ...input, prior: null })
-  if (!def || !verdict.asksPerson) {
-    // Outside a transaction, on a server: recorded with the decisions that arrive with it, through
-    // the pool whose commit does not wait for the WAL flush, so the workspace's shared rows are
-    // released at once; answered only once flushed (store/agent-gateway-batch.ts).
-    if (!opts.unflushed || 'savepoint' in db) return record(directly(db, ws), ask, verdict, null, [], viewDigest)
-    const batch = decisionBatch(opts.unflushed, db as Sql)
-    return record((periodStart, d) => batch.record(ws, periodStart, d), ask, verdict, null, [], viewDigest)
-  }
-  if (viewDigest !== null) return FRESH_READ
+  if (!def || !verdict.asksPerson) return toRecord(ask, verdict, null, [])
 
-  return inTransaction(db, async (tx) => {
-    await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
-    const prior = priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
-    const judged = prior ? decide({ ...input, prior }) : verdict
-    const events: EventAppend[] = []
-    let approvalId: string | null = null
-    if (judged.approvalUsed) {
-      if (!(await approvals.useApproval(tx, ws, judged.approvalUsed, at))) throw new ConflictError('The approval for this request was used at this moment by another request; ask again.')
-      approvalId = judged.approvalUsed
-    } else if (judged.decision === 'requires_approval') {
-      if (prior?.state === 'pending') approvalId = prior.id
-      else {
-        const approval = await approvals.insertApproval(tx, ws, {
-          id: newId('approval', at),
-          kind: 'agent_request',
-          summary: body.summary ?? defaultSummary(agent.name, body, facts),
-          subjectId: ask.id,
-          requestedBy: agent.name,
-          expiresAt: new Date(at.getTime() + APPROVAL_TTL_MS),
-          createdAt: at,
-        })
-        approvalId = approval.id
-        events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
-      }
-    }
-    const answer = await record(directly(tx, ws), ask, judged, approvalId, events, null)
-    if (answer === STALE) throw new Error('a decision recorded without a view digest was refused as stale')
-    return answer
-  })
+  return {
+    withPerson: () =>
+      inTransaction(db, async (tx) => {
+        await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
+        const prior = priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
+        const judged = prior ? decide({ ...input, prior }) : verdict
+        const events: EventAppend[] = []
+        let approvalId: string | null = null
+        if (judged.approvalUsed) {
+          if (!(await approvals.useApproval(tx, ws, judged.approvalUsed, at))) throw new ConflictError('The approval for this request was used at this moment by another request; ask again.')
+          approvalId = judged.approvalUsed
+        } else if (judged.decision === 'requires_approval') {
+          if (prior?.state === 'pending') approvalId = prior.id
+          else {
+            const approval = await approvals.insertApproval(tx, ws, {
+              id: newId('approval', at),
+              kind: 'agent_request',
+              summary: body.summary ?? defaultSummary(agent.name, body, facts),
+              subjectId: ask.id,
+              requestedBy: agent.name,
+              expiresAt: new Date(at.getTime() + APPROVAL_TTL_MS),
+              createdAt: at,
+            })
+            approvalId = approval.id
+            events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
+          }
+        }
+        const r = toRecord(ask, judged, approvalId, events)
+        const outcome = await gateway.recordDecisions(tx, ws, r.periodStart, [{ ...r.decision, viewDigest: null }])
+        if (!outcome.recorded && outcome.stale) throw new Error('a decision recorded without a view digest was refused as stale')
+        return r.answer(outcome)
+      }),
+  }
 }
 
 type Ask = {
@@ -231,25 +185,12 @@ type Ask = {
   rulesVersion: number; at: Date
 }
 
-/** How a decision is saved: in one statement of its own, or with others in a DecisionBatch. */
-type Save = (periodStart: string, decision: gateway.DecisionToRecord) => Promise<gateway.Recorded>
-
-const directly = (db: Db, ws: string): Save => (periodStart, d) => gateway.recordDecisions(db, ws, periodStart, [d])
-
 /**
- * Records a decision and its event (after `events`) in one statement, and answers it. Past the
- * agentRequests allowance the statement writes nothing and this throws an AllowanceError (in a
- * transaction, which then rolls back, approval included). With `viewDigest` (the decision was
- * judged against a kept view), STALE when the database no longer holds that view: nothing written.
+ * A decision and its event (after `events`), as one statement records it, and its answer once
+ * recorded. Past the agentRequests allowance the statement writes nothing and `answer` throws an
+ * AllowanceError (in a transaction, which then rolls back, approval included).
  */
-async function record(
-  save: Save,
-  ask: Ask,
-  verdict: Verdict,
-  approvalId: string | null,
-  events: EventAppend[],
-  viewDigest: string | null,
-): Promise<AgentAuthorization | typeof STALE> {
+function toRecord(ask: Ask, verdict: Verdict, approvalId: string | null, events: EventAppend[]): Extract<Ruling<AgentAuthorization>, { decision: unknown }> {
   const { id, at, body } = ask
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
   const answer: AgentAuthorization = {
@@ -274,29 +215,32 @@ async function record(
       },
     },
   })
-  const recorded = await save(periodOf(at).startDate, {
-    id,
-    agentId: ask.agentId,
-    tool: body.tool,
-    action: body.action,
-    resource: ask.resource,
-    summary: body.summary ?? null,
-    facts: ask.facts,
-    paramsDigest: ask.digest,
-    decision: verdict.decision,
-    reason: verdict.reason,
-    checks: verdict.checks,
-    rules: verdict.rules,
-    rulesVersion: ask.rulesVersion,
-    approvalId,
-    expiresAt,
-    createdAt: at,
-    events,
-    viewDigest,
-  })
-  if (!recorded.recorded && recorded.stale) return STALE
-  if (!recorded.recorded) throw monthlyAllowanceError('agentRequests', recorded.limit, recorded.limit - recorded.usedBefore, 1)
-  return answer
+  return {
+    periodStart: periodOf(at).startDate,
+    decision: {
+      id,
+      agentId: ask.agentId,
+      tool: body.tool,
+      action: body.action,
+      resource: ask.resource,
+      summary: body.summary ?? null,
+      facts: ask.facts,
+      paramsDigest: ask.digest,
+      decision: verdict.decision,
+      reason: verdict.reason,
+      checks: verdict.checks,
+      rules: verdict.rules,
+      rulesVersion: ask.rulesVersion,
+      approvalId,
+      expiresAt,
+      createdAt: at,
+      events,
+    },
+    answer: (outcome: Counted) => {
+      if (!outcome.recorded) throw monthlyAllowanceError('agentRequests', outcome.limit, outcome.limit - outcome.usedBefore, 1)
+      return answer
+    },
+  }
 }
 
 /**

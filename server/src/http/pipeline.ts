@@ -1,7 +1,7 @@
 import type { Sql } from '../core/db.ts'
 import { newId } from '../core/ids.ts'
 import type { Logger } from '../core/log.ts'
-import type { Operation } from '../routes/operation.ts'
+import type { Operation, Services } from '../routes/operation.ts'
 import { type Answer, failure, HttpError, respond } from './answer.ts'
 import { admit, authenticate } from './authenticate.ts'
 import type { CallCounter } from './count.ts'
@@ -15,12 +15,10 @@ import { write } from './write.ts'
 export type PipelineDeps = {
   /** Domain reads and writes. */
   sql: Sql
-  /**
-   * Credential lookup and rate-limit counting (on a server: a pool with synchronous_commit off).
-   * Writes that keep themselves atomic may also commit a statement through it and wait for the
-   * WAL flush afterwards (the agent gateway: see Write's `unflushed`).
-   */
+  /** Credential lookup and rate-limit counting (on a server: a pool with synchronous_commit off). */
   counterSql: Sql
+  /** Built once at start and handed to every write's handler (the agent gateway's decision recorder). */
+  services: Services
   counter: CallCounter
   log: Logger
   /** Per client address, for calls without a valid credential: public endpoints, unknown routes. */
@@ -48,8 +46,6 @@ export function createPipeline(deps: PipelineDeps) {
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
   const exact = new CredentialBatch(deps.counterSql)
   const credentials = deps.credentials ? deps.credentials(exact) : exact
-  /** On a server, the counters' pool: its commits release their locks before the WAL flush. */
-  const unflushed = deps.counterSql === deps.sql ? undefined : deps.counterSql
   const abandonedLog: Logger = { ...deps.log, error: (_msg, fields) => deps.log.info('request abandoned by its client', { ...fields, error: undefined }) }
 
   /** A call without a credential: limited per client address. */
@@ -81,7 +77,7 @@ export function createPipeline(deps: PipelineDeps) {
           ;({ workspaceId, credentialId } = who.caller)
           admit(op, who, headers)
           return op.kind === 'write'
-            ? write(deps.sql, op, request, who.caller, requestId, unflushed)
+            ? write(deps.sql, op, request, who.caller, requestId, deps.services)
             : read(deps.sql, op, searchOf(request.url), who.caller)
         })
       } catch (err) {

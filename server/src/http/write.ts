@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { Caller } from '../core/caller.ts'
 import type { Sql, Tx } from '../core/db.ts'
 import { ConflictError, DomainError } from '../core/errors.ts'
-import type { Operation } from '../routes/operation.ts'
+import type { Operation, Services } from '../routes/operation.ts'
 import { type Answer, dataBody, refusal } from './answer.ts'
 import { readJsonObject } from './body.ts'
 import { idempotencyKey, withIdempotency } from './idempotency.ts'
@@ -31,7 +31,7 @@ function isKept(err: unknown): err is DomainError {
  * under its key), then run the domain rule in one transaction with its idempotency record and its
  * events. A test token's write runs every check, then rolls back and answers it was simulated.
  */
-export async function write(sql: Sql, op: WriteOperation, request: Request, caller: Caller, requestId: string, unflushed?: Sql): Promise<Answer> {
+export async function write(sql: Sql, op: WriteOperation, request: Request, caller: Caller, requestId: string, services: Services): Promise<Answer> {
   const key = idempotencyKey(request)
   parseQuery(NO_QUERY, searchOf(request.url))
   const raw = await readJsonObject(request)
@@ -50,11 +50,11 @@ export async function write(sql: Sql, op: WriteOperation, request: Request, call
     if (caller.mode === 'test') throw new Simulated()
     return { status: 201, body: dataBody(data) }
   }
-  const runDomain = (tx: Tx) => decide(() => op.handler({ body, caller, tx }))
+  const runDomain = (tx: Tx) => decide(() => op.handler({ body, caller, tx, services }))
 
   // An operation that keeps itself atomic runs on the pool (a test-mode write still needs the
   // transaction it rolls back, and a keyed write the key's transaction).
-  if (key === null && op.atomic === 'self' && caller.mode !== 'test') return decide(() => op.handler({ body, caller, tx: sql, unflushed }))
+  if (key === null && op.atomic === 'self' && caller.mode !== 'test') return decide(() => op.handler({ body, caller, tx: sql, services }))
   if (key === null) {
     try {
       return await sql.begin((tx) => runDomain(tx))

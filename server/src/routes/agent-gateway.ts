@@ -35,7 +35,7 @@ export const agentGatewayOperations = [
     },
     // One statement records the decision, so the rows every request of the workspace locks are held only until it commits.
     atomic: 'self',
-    handler: ({ tx, caller, body, unflushed }) => gateway.authorize(tx, asAgent(caller), body, { unflushed }),
+    handler: ({ tx, caller, body, services }) => gateway.authorize(tx, asAgent(caller), body, services.recordDecision),
   }),
 
   defineWrite({

@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import type { Auth, Caller } from '../core/caller.ts'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import type { Positioned } from '../core/paging.ts'
+import type { RecordDecision } from '../domain/agent-gateway.ts'
 
 /**
  * The declaration of an operation carries everything about it: method, path, who may call it,
@@ -80,6 +81,16 @@ export type ListRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.
   handler: (ctx: { query: QueryOf<Q>; caller: Caller; sql: Sql; page: { after: any; limit: number } }) => Promise<Positioned<z.input<R>, P>[]>
 }
 
+/**
+ * What the server builds once at start, beside its pools (server.ts), and hands every write's
+ * handler: the handler passes it to the domain with the database handle it was given, and never
+ * learns which pools or batches stand behind it.
+ */
+export type Services = {
+  /** The agent gateway's way to judge and record a decision (store/agent-gateway-recorder.ts). */
+  recordDecision: RecordDecision
+}
+
 export type Write<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> = Common<Auth> & {
   method: 'POST'
   body: Model<B>
@@ -89,7 +100,7 @@ export type Write<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodTy
   | {
       atomic?: 'transaction'
       /** Runs inside the transaction that also keeps the idempotency record and the events. */
-      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Tx }) => Promise<z.input<R>>
+      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Tx; services: Services }) => Promise<z.input<R>>
     }
   | {
       /**
@@ -100,12 +111,7 @@ export type Write<B extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodTy
        * key's transaction like any write. It must not throw a recorded refusal (nothing would commit it).
        */
       atomic: 'self'
-      /**
-       * `unflushed` (given with the pool, on a PostgreSQL server): a pool whose commits return before
-       * their WAL flush, so a statement's locks are released as soon as it commits. What is written
-       * through it is durable only once `waitForFlush` returned: call it before answering.
-       */
-      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Db; unflushed?: Sql }) => Promise<z.input<R>>
+      handler: (ctx: { body: z.output<B>; caller: Caller; tx: Db; services: Services }) => Promise<z.input<R>>
     }
 )
 

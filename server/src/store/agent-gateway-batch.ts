@@ -80,12 +80,3 @@ function isDataError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)
 }
-
-/** One DecisionBatch per pool that records without waiting for the flush (the server makes one such pool). */
-const batches = new WeakMap<Sql, DecisionBatch>()
-
-export function decisionBatch(unflushed: Sql, flushed: Sql): DecisionBatch {
-  let batch = batches.get(unflushed)
-  if (!batch) batches.set(unflushed, (batch = new DecisionBatch(unflushed, flushed)))
-  return batch
-}

@@ -1,4 +1,3 @@
-import type { Sql } from '../core/db.ts'
 import type { GatewayAsk, ReadView } from './agent-gateway.ts'
 
 /** What one pool keeps, in bytes of the views' text (the objects take a few times that); the least recently used goes first. */
@@ -52,12 +51,3 @@ export class GatewayViewCache {
 }
 
 const keyOf = (workspaceId: string, a: GatewayAsk) => `${workspaceId}\u0001${a.agentId}\u0001${a.tool}\u0001${a.action}`
-
-/** One GatewayViewCache per pool. */
-const caches = new WeakMap<Sql, GatewayViewCache>()
-
-export function gatewayViewCache(sql: Sql): GatewayViewCache {
-  let cache = caches.get(sql)
-  if (!cache) caches.set(sql, (cache = new GatewayViewCache()))
-  return cache
-}
