@@ -68,8 +68,10 @@ export type CatalogueOperation = {
   parameters: CatalogueParameter[]
   /** Its JSON body, if it takes one. */
   body: { schema: JsonSchema; example: Record<string, unknown> | undefined } | undefined
-  /** The `data` of a success answer (several statuses: an anyOf of them, e.g. a record or a test token's SimulatedWrite). */
+  /** The `data` of a success answer, as the document writes it. */
   response: JsonSchema
+  /** What a test token's write answers instead (SimulatedWrite), for the operations that may. */
+  simulated: JsonSchema | undefined
 }
 
 type Param = { name: string; in: string; required?: boolean; description?: string; schema: JsonSchema; example?: unknown }
@@ -123,19 +125,20 @@ export function shapeOf(schema: JsonSchema): ValueShape {
   return { kind: 'json', schema: s }
 }
 
-/** The data of the operation's success answers: one schema, or an anyOf of them. */
-function responseOf(op: Op): JsonSchema {
+const isSimulatedWrite = (schema: JsonSchema) => schema.$ref?.split('/').pop() === 'SimulatedWrite'
+
+/** The data of the operation's success answer, and whether a test token's write answers a SimulatedWrite instead. */
+function responseOf(op: Op): { response: JsonSchema; simulated: JsonSchema | undefined } {
   const data: JsonSchema[] = []
   for (const [status, response] of Object.entries(op.responses ?? {})) {
     if (!/^2\d\d$/.test(status)) continue
     const schema = response.content?.['application/json']?.schema
     const member = schema ? resolve(schema).properties?.data : undefined
-    if (member && !data.some((d) => JSON.stringify(d) === JSON.stringify(member))) data.push(member)
+    if (member) data.push(member)
   }
-  if (data.length === 0) throw new Error(`the OpenAPI document gives ${op.operationId} no success answer with data`)
-  // The record first (201), then the test token's SimulatedWrite (200): the order a reader expects.
-  data.sort((a, b) => Number(a.$ref?.endsWith('/SimulatedWrite') ?? false) - Number(b.$ref?.endsWith('/SimulatedWrite') ?? false))
-  return data.length === 1 ? data[0]! : { anyOf: data }
+  const records = data.filter((d) => !isSimulatedWrite(d))
+  if (records.length !== 1) throw new Error(`the OpenAPI document gives ${op.operationId} ${records.length} kinds of success data; the CLI expects one`)
+  return { response: records[0]!, simulated: data.find(isSimulatedWrite) }
 }
 
 function read(): CatalogueOperation[] {
@@ -161,7 +164,7 @@ function read(): CatalogueOperation[] {
         caller: op['x-scope'] ? 'workspace' : 'agent',
         parameters,
         body: json ? { schema: json.schema, example: json.example as Record<string, unknown> | undefined } : undefined,
-        response: responseOf(op),
+        ...responseOf(op),
       })
     }
   }
