@@ -70,7 +70,7 @@ async function run(opts: McpOptions) {
       throw new CliError(`cannot serve on ${opts.host}:${port}: ${(err as Error).message}`)
     }
     writeErr(`growth mcp: ${toolbox.summary}\n`)
-    if (!isLoopback(opts.host)) writeErr(`growth mcp: warning: bound to ${opts.host}, not this machine alone: whoever reaches this port acts with this credential.\n`)
+    if (!isLoopback(opts.host)) writeErr(`growth mcp: warning: bound to ${opts.host}, not this machine alone: whoever has the secret acts with this credential, and plain HTTP carries it in every request (put TLS in front).\n`)
     writeErr(`growth mcp: serving MCP (Streamable HTTP) at ${http.url}; stop with Ctrl-C or SIGTERM\n`)
     if (secret.source === 'made for this run') {
       // Printed this once: the client needs it, and nothing else shows it.
