@@ -51,6 +51,25 @@ export type CatalogueParameter = {
   shape: ValueShape
 }
 
+/** One member of a body, across its shapes (a body may be a oneOf of shapes, by `kind`). */
+export type BodyField = {
+  name: string
+  /** Required only when every shape requires it. */
+  required: boolean
+  /** Each shape that has it, and its schema there (as the document writes it). */
+  holders: { shape: JsonSchema; schema: JsonSchema }[]
+}
+
+export type CatalogueBody = {
+  /** As the document writes it. */
+  schema: JsonSchema
+  example: Record<string, unknown> | undefined
+  /** Its shapes, resolved: the oneOf's members, or the one object. */
+  shapes: JsonSchema[]
+  /** Every member of every shape, in the order they first appear. */
+  fields: BodyField[]
+}
+
 export type CatalogueOperation = {
   operationId: OperationId
   /** What the SDK knows of it: its method's words, kind (list, item, write) and paging. */
@@ -67,7 +86,7 @@ export type CatalogueOperation = {
   /** Its query parameters. */
   parameters: CatalogueParameter[]
   /** Its JSON body, if it takes one. */
-  body: { schema: JsonSchema; example: Record<string, unknown> | undefined } | undefined
+  body: CatalogueBody | undefined
   /** The `data` of a success answer, as the document writes it. */
   response: JsonSchema
   /** What a test token's write answers instead (SimulatedWrite), for the operations that may. */
@@ -141,6 +160,19 @@ function responseOf(op: Op): { response: JsonSchema; simulated: JsonSchema | und
   return { response: records[0]!, simulated: data.find(isSimulatedWrite) }
 }
 
+function bodyOf(schema: JsonSchema, example: unknown): CatalogueBody {
+  const top = resolve(schema)
+  const shapes = (top.oneOf ?? [top]).map((v) => resolve(v))
+  const names: string[] = []
+  for (const v of shapes) for (const name of Object.keys(v.properties ?? {})) if (!names.includes(name)) names.push(name)
+  const fields = names.map((name) => ({
+    name,
+    required: shapes.every((v) => v.required?.includes(name)),
+    holders: shapes.filter((v) => v.properties?.[name]).map((shape) => ({ shape, schema: shape.properties![name]! })),
+  }))
+  return { schema, example: example as Record<string, unknown> | undefined, shapes, fields }
+}
+
 function read(): CatalogueOperation[] {
   const out: CatalogueOperation[] = []
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -163,7 +195,7 @@ function read(): CatalogueOperation[] {
         scope: op['x-scope'],
         caller: op['x-scope'] ? 'workspace' : 'agent',
         parameters,
-        body: json ? { schema: json.schema, example: json.example as Record<string, unknown> | undefined } : undefined,
+        body: json ? bodyOf(json.schema, json.example) : undefined,
         ...responseOf(op),
       })
     }

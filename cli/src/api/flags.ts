@@ -1,5 +1,5 @@
 import type { OperationId, OperationSpec } from '../../../sdk/src/generated/operations.ts'
-import { type CatalogueParameter, type JsonSchema, operations, resolve, shapeOf, type ValueShape } from '../catalogue.ts'
+import { type BodyField, type CatalogueBody, type CatalogueParameter, type JsonSchema, operations, resolve, shapeOf, type ValueShape } from '../catalogue.ts'
 
 /**
  * The API commands' flags, made from the operation catalogue (catalogue.ts: the OpenAPI document
@@ -90,26 +90,19 @@ function exampleText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-/** Every property of a body schema, across its variants (a oneOf of kinds): required only where every variant requires it. */
-function bodyMembers(schema: Schema): { name: string; schema: Schema; required: boolean; enumValues?: string[] }[] {
-  const s = resolve(schema)
-  const variants = (s.oneOf ?? [s]).map((v) => resolve(v))
-  const names: string[] = []
-  for (const v of variants) for (const name of Object.keys(v.properties ?? {})) if (!names.includes(name)) names.push(name)
-  return names.map((name) => {
-    const schemas = variants.map((v) => v.properties?.[name]).filter((x): x is Schema => x !== undefined)
-    const required = variants.every((v) => v.required?.includes(name))
-    // `kind` differs by variant (a const each): its values are all of them.
-    const consts = schemas.map((x) => typeOf(x).values ?? []).flat()
-    return { name, schema: schemas[0]!, required, enumValues: schemas.length > 1 && consts.length ? [...new Set(consts)] : undefined }
+/** A body's members as flags take them: `kind`, which differs by shape (a const each), takes all of its values. */
+function bodyMembers(body: CatalogueBody): (BodyField & { schema: Schema; enumValues?: string[] })[] {
+  return body.fields.map((field) => {
+    const consts = field.holders.map((h) => typeOf(h.schema).values ?? []).flat()
+    return { ...field, schema: field.holders[0]!.schema, enumValues: field.holders.length > 1 && consts.length ? [...new Set(consts)] : undefined }
   })
 }
 
-function bodyFlags(schema: Schema, example: Record<string, unknown> | undefined): FlagSpec[] {
+function bodyFlags(body: CatalogueBody): FlagSpec[] {
   const flags: FlagSpec[] = []
-  for (const member of bodyMembers(schema)) {
+  for (const member of bodyMembers(body)) {
     const s = resolve(member.schema)
-    const ex = example?.[member.name]
+    const ex = body.example?.[member.name]
     if (PAIRS[member.name] && (s.properties || s.additionalProperties)) {
       const members: NonNullable<FlagSpec['members']> = {}
       for (const [name, ms] of Object.entries(s.properties ?? {})) {
@@ -134,11 +127,10 @@ function bodyFlags(schema: Schema, example: Record<string, unknown> | undefined)
     }
     if (s.type === 'object' && s.properties) {
       // One flag per member of an object with fixed members (an action's args).
-      const variants = (resolve(schema).oneOf ?? [resolve(schema)]).map((v) => resolve(v))
       const seen = new Set<string>()
-      for (const v of variants) {
-        const inner = v.properties?.[member.name] ? resolve(v.properties[member.name]!) : undefined
-        for (const [name, ms] of Object.entries(inner?.properties ?? {})) {
+      for (const holder of member.holders) {
+        const inner = resolve(holder.schema)
+        for (const [name, ms] of Object.entries(inner.properties ?? {})) {
           if (seen.has(name)) continue
           seen.add(name)
           const t = typeOf(ms)
@@ -205,6 +197,6 @@ export function commandSpecs(): CommandSpec[] {
     words: op.spec.sdk,
     summary: op.summary,
     description: op.description,
-    flags: [...queryFlags(op.parameters, op.spec.paging), ...(op.body ? bodyFlags(op.body.schema, op.body.example) : [])],
+    flags: [...queryFlags(op.parameters, op.spec.paging), ...(op.body ? bodyFlags(op.body) : [])],
   }))
 }

@@ -1,5 +1,5 @@
 import type { OperationSpec } from '../../../sdk/src/generated/operations.ts'
-import { type CatalogueOperation, type CatalogueParameter, componentSchema, type JsonSchema, operations, resolve } from '../catalogue.ts'
+import { type CatalogueBody, type CatalogueOperation, type CatalogueParameter, componentSchema, type JsonSchema, operations, resolve } from '../catalogue.ts'
 import { clean } from './json-schema.ts'
 import { outputSchemaOf } from './output-schema.ts'
 
@@ -48,11 +48,9 @@ function constantsOf(s: JsonSchema): string[] | undefined {
 }
 
 /** The body's shapes as one object schema: see the file's comment. */
-function bodySchema(schema: JsonSchema): { properties: Record<string, JsonSchema>; required: string[] } {
-  const top = resolve(schema)
-  const variants = (top.oneOf ?? [top]).map((v) => resolve(v))
-  const names: string[] = []
-  for (const v of variants) for (const name of Object.keys(v.properties ?? {})) if (!names.includes(name)) names.push(name)
+function bodySchema(body: CatalogueBody): { properties: Record<string, JsonSchema>; required: string[] } {
+  const variants = body.shapes
+  const names = body.fields.map((f) => f.name)
   // The member that tells the shapes apart: a constant (or short enum) in every shape, no value in two.
   const discriminator =
     variants.length > 1
@@ -66,9 +64,10 @@ function bodySchema(schema: JsonSchema): { properties: Record<string, JsonSchema
   const labelOf = (v: JsonSchema) => (discriminator ? constantsOf(resolve(v.properties![discriminator]!))!.join(' or ') : '')
 
   const properties: Record<string, JsonSchema> = {}
-  for (const name of names) {
-    const holders = variants.filter((v) => v.properties?.[name])
-    const schemas = holders.map((v) => clean(v.properties![name]!))
+  for (const field of body.fields) {
+    const name = field.name
+    const holders = field.holders.map((h) => h.shape)
+    const schemas = field.holders.map((h) => clean(h.schema))
     if (schemas.every((s) => same(s, schemas[0]))) {
       properties[name] = schemas[0]!
     } else if (name === discriminator) {
@@ -92,8 +91,7 @@ function bodySchema(schema: JsonSchema): { properties: Record<string, JsonSchema
       properties[name] = labelled.length === 1 ? labelled[0]! : { anyOf: labelled, description: `Depends on ${discriminator ?? 'the shape'}: see each option.` }
     }
   }
-  const required = names.filter((name) => variants.every((v) => v.required?.includes(name)))
-  return { properties, required }
+  return { properties, required: body.fields.filter((f) => f.required).map((f) => f.name) }
 }
 
 /** The tool's arguments for one operation: its query parameters, or its body's members. */
@@ -115,9 +113,8 @@ function inputSchemaOf(op: CatalogueOperation, spec: OperationSpec): JsonSchema 
     properties[name] = { ...s, ...(description ? { description } : {}) }
     if (p.required) required.push(name)
   }
-  const body = op.body?.schema
-  if (body) {
-    const b = bodySchema(body)
+  if (op.body) {
+    const b = bodySchema(op.body)
     Object.assign(properties, b.properties)
     required.push(...b.required)
   }
