@@ -128,6 +128,9 @@ export function registerMcp(program: Command): Command {
         '',
         'A desktop client starts it as: {"command": "growth", "args": ["mcp"], "env": {"GROWTH_TOKEN": "svc_..."}}',
         '',
+        'Over HTTP, clients send Authorization: Bearer <secret>: the secret printed at start (made for the run),',
+        'or the one in --http-secret-file. A --host beyond loopback needs --http-secret-file.',
+        '',
       ].join('\n'),
     )
     .action((opts: McpOptions) => run(opts))
