@@ -166,7 +166,8 @@ describe('examples/', () => {
       const pkg = packageOf(name)
       expect(pkg.type).toBe('module')
       expect(pkg.private).toBe(true)
-      const usesSdk = name !== 'mcp/guard' // the guard's example is an MCP client and server; the growth CLI does the guarding
+      // The MCP examples are MCP clients (and a server): the growth CLI serves the API and does the guarding.
+      const usesSdk = name !== 'mcp/guard' && name !== 'mcp'
       const up = '../'.repeat(name.split('/').length)
       expect(pkg.dependencies?.['@growth-service/sdk']).toBe(usesSdk ? `file:${up}growth-service-sdk-${SDK_VERSION}.tgz` : undefined)
       for (const [dep, range] of Object.entries(pkg.dependencies ?? {})) {
@@ -554,8 +555,15 @@ describe('examples/', () => {
         const login = await run([join(home, 'bin', 'growth'), 'login', '--profile', profile, '--token', token, '--base-url', base], dir, shell)
         expect(`${login.code} ${login.stderr}`).toBe('0 ')
       }
-      const r = await run(scriptCommand('mcp', 'start'), dir, { ...shell, GROWTH_BASE_URL: base, GROWTH_TOKEN: demo.tokens.live, CAMPAIGN: campaign })
-      expect(`${r.code} ${r.stderr}`).toBe('0 ')
+      const r = await run(scriptCommand('mcp', 'start'), dir, { ...shell, GROWTH_BASE_URL: base, CAMPAIGN: campaign })
+      expect(r.code).toBe(0)
+      // What each growth mcp wrote to stderr, shown under its name: which credential, how many tools.
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^${esc('[growth] growth mcp: 21 tools for a live workspace token (scopes: ')}[^)]+\\); ${esc(`svc_live_…${demo.tokens.live.slice(-4)} from profile default, API at ${base}; serving MCP over stdio`)}\n` +
+            `${esc(`[growth-agent] growth mcp: 3 agent tools for Budget Pacer (${pacer.id}); svc_agt_…${pacer.credential.slice(-4)} from profile agent, API at ${base}; serving MCP over stdio`)}\n$`,
+        ),
+      )
       const out = r.stdout
 
       // The workspace token's tools: every one of them, a list paged with its cursor, money in its format.
@@ -583,6 +591,34 @@ describe('examples/', () => {
         ['allowed', 'ads', 'pause_campaign', 'completed'],
       ])
       expect(requests.body.data[1].authorizationId).toBe(auth)
+    },
+    60_000,
+  )
+
+  test(
+    "mcp: drive.js passes the caller's environment to growth mcp and shows what it says: no token is said as such, not as a closed connection",
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'growth-example-mcp-bare-'))
+      mkdirSync(join(home, 'bin'))
+      symlinkSync(join(ROOT, 'cli', 'bin', 'growth.js'), join(home, 'bin', 'growth'))
+      const shell = { HOME: home, PATH: `${join(home, 'bin')}:${process.env.PATH ?? ''}` }
+      // No profile, no GROWTH_TOKEN: growth mcp's own message, then which server did not start.
+      const none = await run(scriptCommand('mcp', 'start'), projects.mcp, shell)
+      expect(none.code).toBe(1)
+      expect(none.stdout).toBe('')
+      expect(none.stderr).toStartWith('[growth] error: no token: pass --token, set GROWTH_TOKEN, or save a profile with growth login')
+      expect(none.stderr).toMatch(/\ngrowth: growth mcp did not start \(.*\); what it said is above\.\n$/)
+
+      // GROWTH_TOKEN and GROWTH_BASE_URL of the caller reach growth mcp (the workspace's tools answer);
+      // the agent's server names the profile it lacks.
+      const { sql } = await getHarness()
+      const demo = await createDemoWorkspace(sql, { name: 'Examples: MCP environment' })
+      const env = await run(scriptCommand('mcp', 'start'), projects.mcp, { ...shell, GROWTH_TOKEN: demo.tokens.live, GROWTH_BASE_URL: base })
+      expect(env.code).toBe(1)
+      expect(env.stdout).toStartWith('growth: 21 tools (')
+      expect(env.stderr).toContain(`[growth] growth mcp: 21 tools for a live workspace token`)
+      expect(env.stderr).toContain(`[growth-agent] error: no profile "agent" in ${join(home, '.config')}`)
+      expect(env.stderr).toMatch(/\ngrowth-agent: growth mcp --profile agent did not start \(.*\); what it said is above\.\n$/)
     },
     60_000,
   )

@@ -1,17 +1,31 @@
 import { readFileSync } from 'node:fs'
-import { Growth } from '@growth-service/sdk'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 // The MCP servers a desktop client would start, as claude_desktop_config.json configures them.
 const { mcpServers } = JSON.parse(readFileSync(new URL('./claude_desktop_config.json', import.meta.url), 'utf8'))
 
-// Starts one as a desktop client does: its command and arguments, with only a few variables of this
-// environment (PATH, HOME, ...) and those it configures. The credential comes from a growth login profile.
+// Starts one as a desktop client does: its command and arguments, with this environment (GROWTH_TOKEN,
+// GROWTH_BASE_URL, GROWTH_PROFILE, PATH, ...) and the variables it configures. What growth mcp writes
+// to stderr (which credential it uses, or why it cannot start) is shown, as a desktop client's log keeps it.
 async function start(name) {
   const { command, args = [], env = {} } = mcpServers[name]
   const client = new Client({ name: 'growth-example-mcp', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command, args, env: { ...getDefaultEnvironment(), ...env }, stderr: 'ignore' }))
+  const transport = new StdioClientTransport({ command, args, env: { ...process.env, ...env }, stderr: 'pipe' })
+  let partial = ''
+  transport.stderr.on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n')
+    partial = lines.pop()
+    for (const line of lines) process.stderr.write(`[${name}] ${line}\n`)
+  })
+  try {
+    await client.connect(transport)
+  } catch (err) {
+    // The server ended before answering: its own message (no token, no profile, no server) is above.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    console.error(`${name}: ${command} ${args.join(' ')} did not start (${err.message}); what it said is above.`)
+    process.exit(1)
+  }
   return client
 }
 
@@ -32,7 +46,6 @@ console.log(`growth: ${tools.length} tools (${tools.slice(0, 4).map((t) => t.nam
 const first = await use(workspace, 'listDecisions', { limit: 2 })
 if (first.structuredContent.hasMore) await use(workspace, 'listDecisions', { limit: 2, cursor: first.structuredContent.nextCursor })
 await use(workspace, 'getRevenue')
-await workspace.close()
 
 // The agent's tools, with the agent credential of the profile `agent`: ask, act, report.
 const agent = await start('growth-agent')
@@ -55,8 +68,8 @@ await use(agent, 'request_permission', {
 })
 await agent.close()
 
-// The workspace's view of the agent's last requests, through the SDK (GROWTH_TOKEN, GROWTH_BASE_URL).
-const growth = new Growth()
-const requests = await growth.agents.requests({ agentId: me.structuredContent.agent.id, limit: 2 })
+// The workspace's view of the agent's last requests, through the workspace's own tool.
+const { structuredContent: requests } = await workspace.callTool({ name: 'listAgentRequests', arguments: { agentId: me.structuredContent.agent.id, limit: 2 } })
 console.log(`${me.structuredContent.agent.name}'s last requests, as the workspace sees them:`)
 for (const r of requests.data) console.log(`  ${r.decision} ${r.tool}.${r.action} ${r.resource}: ${r.result ? `reported ${r.result.status}` : 'nothing reported'}`)
+await workspace.close()

@@ -243,6 +243,17 @@ describe('refusals and failures', () => {
       expect(status.stderr).toBe('error: --status must be one of open, resolved, dismissed; got "closed"\n')
       const json = await run(['decisions', 'list', '--limit', 'ten', '--json'])
       expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'invalid_request', message: '--limit must be a whole number, got "ten"', requestId: null } })
+      // Out of the schema's range: refused before any request (no server answers at this base URL).
+      const nowhere = { GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' }
+      const over = await run(['decisions', 'list', '--limit', '500'], nowhere)
+      expect(over).toMatchObject({ code: 1, stdout: '', stderr: 'error: --limit must be from 1 to 100, got "500"\n' })
+      const under = await run(['signals', 'list', '--limit', '0', '--json'], nowhere)
+      expect(under.code).toBe(1)
+      expect(JSON.parse(under.stderr)).toEqual({ error: { code: 'invalid_request', message: '--limit must be from 1 to 500, got "0"', requestId: null } })
+      const fact = await run(['agent', 'authorize', '--tool', 'ads', '--action', 'pause', '--fact', 'amountMinor=-5', '--fact', 'currency=USD'], nowhere)
+      expect(fact).toMatchObject({ code: 1, stderr: 'error: --fact amountMinor must be at least 0, got "-5"\n' })
+      const currency = await run(['agent', 'authorize', '--tool', 'ads', '--action', 'pause', '--fact', 'currency=usd'], nowhere)
+      expect(currency.stderr).toMatch(/^error: --fact currency must be one of the \d+ codes the API lists \(EUR, JPY, USD, \.\.\.\); got "usd"\n$/)
       const missing = await run(['agent', 'result', '--status', 'completed'], { GROWTH_TOKEN: demo.agents[0]!.credential })
       expect(missing.code).toBe(1)
       expect(missing.stderr).toContain("required option '--authorization-id <string>' not specified")

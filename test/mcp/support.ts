@@ -23,6 +23,8 @@ export type Connected = {
   stderr: () => string
   /** The MCP endpoint, over HTTP. */
   url?: string
+  /** Over HTTP: the secret it printed at start, which every request carries. */
+  secret?: string
   /** Closes the client and stops the process; its exit code. */
   close(): Promise<number | null>
 }
@@ -34,6 +36,9 @@ export async function envFor(token: string, extra: Record<string, string> = {}):
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GROWTH_')) env[k] = v
   return { ...env, GROWTH_TOKEN: token, GROWTH_BASE_URL: `${url}/api/v1`, GROWTH_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'growth-mcp-config-')), ...extra }
 }
+
+/** The line of `growth mcp --http`'s stderr that gives the secret made for the run. */
+export const SECRET_LINE = /clients must send the header: Authorization: Bearer (mcp_[A-Za-z0-9_-]+)/
 
 const CLI = [process.execPath, join(ROOT, 'cli/bin/growth.ts')]
 
@@ -60,10 +65,12 @@ export async function connect(transport: Transport, token: string, args: string[
   const proc = Bun.spawn([...CLI, 'mcp', '--http', '0', ...args], { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   const out = readAll(proc.stderr)
   const url = await out.waitFor(/serving MCP \(Streamable HTTP\) at (http:\/\/\S+\/mcp)/, proc)
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  const secret = await out.waitFor(SECRET_LINE, proc)
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }))
   return {
     client,
     url,
+    secret,
     stderr: () => out.text,
     async close() {
       await client.close()

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import Ajv2020 from 'ajv/dist/2020'
+import addFormats from 'ajv-formats'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
-import { type Connected, connect } from './support.ts'
+import { callTool, type Connected, connect } from './support.ts'
 
 /**
  * tools/list of `growth mcp` against the OpenAPI document the server serves: every operation the
@@ -47,6 +49,8 @@ function operations() {
   return out
 }
 
+const ANY_JSON = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']
+
 const resolve = (s: Schema): Schema => (s?.$ref ? resolve(doc.components.schemas[s.$ref.split('/').pop()]!) : s)
 
 /** What a schema says of its values (its descriptions aside), as growth mcp is to keep it: see cli/src/mcp/schema.ts for the three liberties it takes. */
@@ -61,7 +65,10 @@ function signature(input: Schema): Schema {
   if (s.enum && s.enum.length <= 32) out.enum = s.enum
   if (s.required) out.required = [...s.required].sort()
   if (s.additionalProperties === false) out.additionalProperties = false
-  else if (s.additionalProperties && typeof s.additionalProperties === 'object') out.additionalProperties = signature(s.additionalProperties)
+  else if (s.additionalProperties && typeof s.additionalProperties === 'object') {
+    // "Any JSON value" (the document's `{}`) is said in so many words in a tool's schema.
+    out.additionalProperties = Object.keys(s.additionalProperties).length ? signature(s.additionalProperties) : { type: ANY_JSON }
+  }
   if (s.properties) out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, signature(v as Schema)]))
   if (s.items) out.items = signature(s.items)
   for (const key of ['anyOf', 'oneOf']) if (s[key]) out[key] = s[key].map(signature)
@@ -140,6 +147,59 @@ describe('growth mcp tools/list', () => {
     expect(facts.additionalProperties).toBe(false)
     expect(facts.dependentRequired).toEqual({ amountMinor: ['currency'] })
   })
+
+  test("request_permission's params is a schema that says what it takes: an object of named values, each any JSON value", () => {
+    const params = (agentTools.find((t) => t.name === 'request_permission')!.inputSchema.properties as any).params
+    expect(params.type).toBe('object')
+    expect(params.description).toContain('The parameters of the action')
+    expect(params.additionalProperties).toEqual({ type: ANY_JSON, description: expect.stringContaining('Any JSON value') })
+  })
+
+  test('every tool has an outputSchema: an object, its answer built from the response model of its operation, or a tool error', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    addFormats(ajv)
+    const models = new Map(operations().map(({ operationId, op, agent: isAgent }) => [isAgent ? AGENT_TOOLS[operationId]! : operationId, op]))
+    for (const tool of [...liveTools, ...agentTools]) {
+      const schema = tool.outputSchema as Schema | undefined
+      expect(`${tool.name}: ${schema?.type}`).toBe(`${tool.name}: object`)
+      expect(() => ajv.compile(schema!)).not.toThrow()
+      const [answer, error] = schema!.anyOf
+      expect(error.properties.error.required).toEqual(['code', 'message', 'requestId'])
+      // The answer's data (a workspace tool) or members (an agent tool) are the operation's 2xx data.
+      const op = models.get(tool.name)!
+      const data = resolve(resolve(op.responses['201'] ?? op.responses['200']).content['application/json'].schema).properties.data
+      const model = resolve(data)
+      if (tool.name in Object.fromEntries(Object.values(AGENT_TOOLS).map((n) => [n, 1]))) {
+        for (const member of Object.keys(model.properties)) expect(`${tool.name}.${member}: ${member in answer.properties}`).toBe(`${tool.name}.${member}: true`)
+      } else {
+        const shown = answer.properties.data.anyOf?.[0] ?? answer.properties.data
+        expect({ tool: tool.name, data: signature(shown) }).toEqual({ tool: tool.name, data: signature(data) })
+      }
+    }
+  })
+
+  test("a real call's structuredContent validates against the tool's outputSchema: a list, a read, a write, the agent's tools, a tool error", async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    addFormats(ajv)
+    const byName = new Map([...liveTools, ...agentTools].map((t) => [t.name, t]))
+    const calls: [Connected, string, Record<string, unknown>][] = [
+      [live, 'listDecisions', { limit: 2 }],
+      [live, 'listMissions', {}],
+      [live, 'getOutcomes', {}],
+      [live, 'getUsage', {}],
+      [live, 'trackEvent', { event: 'checkout.abandoned', email: 'mcp.output@example.com', properties: { cartValueMinor: 6400, currency: 'USD' } }],
+      [live, 'listDecisions', { limit: 'two' }],
+      [agent, 'my_profile', {}],
+      [agent, 'request_permission', { tool: 'ads', action: 'pause_campaign', resource: 'cmp_1', summary: 'Pause it', params: { campaignId: 'cmp_1', nested: { a: [1, null] } } }],
+      [agent, 'report_result', { authorizationId: 'auth_00000000000000000000000000', status: 'failed', error: 'timed out' }],
+    ]
+    for (const [c, name, args] of calls) {
+      const r = await callTool(c, name, args)
+      const validate = ajv.compile(byName.get(name)!.outputSchema!)
+      const valid = validate(r.structuredContent)
+      expect({ name, args, errors: valid ? null : validate.errors }).toEqual({ name, args, errors: null })
+    }
+  }, 30_000)
 
   test("a token sees only the tools of its scopes: a read-only token has no write tool, and write:actions opens createAction alone", async () => {
     const { sql } = await getHarness()

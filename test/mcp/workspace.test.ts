@@ -4,7 +4,7 @@ import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/i
 import { ROOT } from '../cli/run.ts'
 import { call, getHarness } from '../harness.ts'
 import { startFaultProxy } from '../sdk/support/fault-proxy.ts'
-import { callTool, type Connected, connect, envFor, readAll, textOf, TRANSPORTS } from './support.ts'
+import { callTool, type Connected, connect, envFor, readAll, SECRET_LINE, textOf, TRANSPORTS } from './support.ts'
 
 /**
  * `growth mcp` with a workspace token, over stdio and over Streamable HTTP, against the live test
@@ -232,10 +232,11 @@ describe('growth mcp refuses to start', () => {
     const err = readAll(proc.stderr)
     try {
       const url = await err.waitFor(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/, proc)
+      const secret = await err.waitFor(SECRET_LINE, proc)
       const rpc = (body: object, session?: string) =>
         fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${secret}`, ...(session ? { 'mcp-session-id': session } : {}) },
           body: JSON.stringify(body),
         })
       const open = async () => {
@@ -274,9 +275,10 @@ describe('growth mcp refuses to start', () => {
     const err = readAll(proc.stderr)
     try {
       const url = await err.waitFor(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/, proc)
+      const secret = await err.waitFor(SECRET_LINE, proc)
       const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
       const post = (headers: Record<string, string>) =>
-        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) })
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${secret}`, ...headers }, body: JSON.stringify(init) })
       const rebound = await post({ host: `attacker.example:${new URL(url).port}` })
       expect(rebound.status).toBe(403)
       expect((await rebound.json()).error.message).toContain('is not this machine')

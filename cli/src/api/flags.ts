@@ -1,9 +1,9 @@
-import document from '../../../sdk/openapi.json'
-import { type OperationId, OPERATIONS, type OperationSpec } from '../../../sdk/src/generated/operations.ts'
+import type { OperationId, OperationSpec } from '../../../sdk/src/generated/operations.ts'
+import { type BodyField, type CatalogueBody, type CatalogueParameter, type JsonSchema, operations, resolve, shapeOf, type ValueShape } from '../catalogue.ts'
 
 /**
- * The API commands' flags, read from the same OpenAPI document the SDK is generated from (which the
- * server makes from its route declarations): a query parameter or a body field becomes a
+ * The API commands' flags, made from the operation catalogue (catalogue.ts: the OpenAPI document
+ * the SDK is generated from, read once, as the MCP tools are): a query parameter or a body field becomes a
  * `--kebab-case` flag with its type, allowed values and example in --help. A new operation, or a
  * new field, gets its flag without touching the CLI.
  *
@@ -14,25 +14,7 @@ import { type OperationId, OPERATIONS, type OperationSpec } from '../../../sdk/s
  * - anything else (a list of objects) takes JSON: `--contacts '[{"email": ...}]'`.
  */
 
-type Schema = {
-  type?: string
-  enum?: unknown[]
-  const?: unknown
-  description?: string
-  properties?: Record<string, Schema>
-  required?: string[]
-  additionalProperties?: boolean | Schema
-  items?: Schema
-  oneOf?: Schema[]
-  anyOf?: Schema[]
-  minimum?: number
-  maximum?: number
-  default?: unknown
-  pattern?: string
-  format?: string
-  example?: unknown
-  $ref?: string
-}
+type Schema = JsonSchema
 
 export type FlagKind = 'string' | 'integer' | 'number' | 'boolean' | 'json' | 'pairs'
 
@@ -46,9 +28,12 @@ export type FlagSpec = {
   path: string[]
   kind: FlagKind
   /** For `pairs`: the type of each named member (`amountMinor` -> integer). */
-  members?: Record<string, { kind: FlagKind; values?: string[] }>
+  members?: Record<string, { kind: FlagKind; values?: string[]; minimum?: number; maximum?: number }>
   /** Allowed values, when the schema lists them. */
   values?: string[]
+  /** The range a number must be in, when the schema sets one: checked before any request. */
+  minimum?: number
+  maximum?: number
   required: boolean
   description: string
   example?: string
@@ -66,43 +51,24 @@ export type CommandSpec = {
   flags: FlagSpec[]
 }
 
-type Doc = {
-  paths: Record<string, Record<string, { operationId: string; summary?: string; description?: string; parameters?: (Param | { $ref: string })[]; requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> } }>>
-  components: { schemas: Record<string, Schema> }
-}
-type Param = { name: string; in: string; required?: boolean; description?: string; schema: Schema; example?: unknown }
-
-const doc = document as unknown as Doc
-
 /** Named-value flags: the body member, and the flag's singular name. */
 const PAIRS: Record<string, string> = { facts: 'fact', properties: 'property' }
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
-function resolve(schema: Schema): Schema {
-  if (schema.$ref) return resolve(doc.components.schemas[schema.$ref.split('/').pop()!]!)
-  return schema
-}
+const typeOf = (schema: Schema): ValueShape => shapeOf(schema)
 
-/** The schema's one type, seen through `anyOf [x, null]` (a nullable field). */
-function typeOf(schema: Schema): { kind: FlagKind; values?: string[]; schema: Schema } {
-  const s = resolve(schema)
-  const options = (s.anyOf ?? s.oneOf)?.map(resolve).filter((o) => o.type !== 'null')
-  if (options && options.length === 1) return typeOf(options[0]!)
-  if (options && options.length > 1) return { kind: 'json', schema: s }
-  const values = s.enum ? s.enum.map(String) : s.const !== undefined ? [String(s.const)] : undefined
-  if (s.type === 'integer' || s.type === 'number' || s.type === 'boolean' || s.type === 'string') return { kind: s.type, values, schema: s }
-  return { kind: 'json', schema: s }
-}
+/** The range a flag checks its value against, when the schema sets one. */
+const rangeOf = (t: ValueShape) => ({ ...(t.minimum !== undefined ? { minimum: t.minimum } : {}), ...(t.maximum !== undefined ? { maximum: t.maximum } : {}) })
 
-function typeText(kind: FlagKind, s: Schema, values?: string[]): string {
+function typeText(t: ValueShape, values = t.values): string {
+  const { kind, schema: s } = t
   if (values && values.length > 12) return `${kind}, ${values.length} codes such as ${values.filter((v) => ['USD', 'EUR', 'JPY'].includes(v)).join(', ') || values.slice(0, 3).join(', ')}`
   if (values) return `one of ${values.join(', ')}`
   if (kind === 'integer' || kind === 'number') {
-    const lo = s.minimum !== undefined && s.minimum > -1e15 ? s.minimum : undefined
-    const hi = s.maximum !== undefined && s.maximum < 1e15 ? s.maximum : undefined
-    return lo !== undefined && hi !== undefined ? `${kind} ${lo}..${hi}` : lo !== undefined ? `${kind} >= ${lo}` : kind
+    const { minimum: lo, maximum: hi } = t
+    return lo !== undefined && hi !== undefined ? `${kind} ${lo}..${hi}` : lo !== undefined ? `${kind} >= ${lo}` : hi !== undefined ? `${kind} <= ${hi}` : kind
   }
   if (kind === 'string' && s.pattern) {
     const prefix = /^\^([a-z]+_)\[/.exec(s.pattern)?.[1]
@@ -124,31 +90,24 @@ function exampleText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-/** Every property of a body schema, across its variants (a oneOf of kinds): required only where every variant requires it. */
-function bodyMembers(schema: Schema): { name: string; schema: Schema; required: boolean; enumValues?: string[] }[] {
-  const s = resolve(schema)
-  const variants = (s.oneOf ?? [s]).map(resolve)
-  const names: string[] = []
-  for (const v of variants) for (const name of Object.keys(v.properties ?? {})) if (!names.includes(name)) names.push(name)
-  return names.map((name) => {
-    const schemas = variants.map((v) => v.properties?.[name]).filter((x): x is Schema => x !== undefined)
-    const required = variants.every((v) => v.required?.includes(name))
-    // `kind` differs by variant (a const each): its values are all of them.
-    const consts = schemas.map((x) => typeOf(x).values ?? []).flat()
-    return { name, schema: schemas[0]!, required, enumValues: schemas.length > 1 && consts.length ? [...new Set(consts)] : undefined }
+/** A body's members as flags take them: `kind`, which differs by shape (a const each), takes all of its values. */
+function bodyMembers(body: CatalogueBody): (BodyField & { schema: Schema; enumValues?: string[] })[] {
+  return body.fields.map((field) => {
+    const consts = field.holders.map((h) => typeOf(h.schema).values ?? []).flat()
+    return { ...field, schema: field.holders[0]!.schema, enumValues: field.holders.length > 1 && consts.length ? [...new Set(consts)] : undefined }
   })
 }
 
-function bodyFlags(schema: Schema, example: Record<string, unknown> | undefined): FlagSpec[] {
+function bodyFlags(body: CatalogueBody): FlagSpec[] {
   const flags: FlagSpec[] = []
-  for (const member of bodyMembers(schema)) {
+  for (const member of bodyMembers(body)) {
     const s = resolve(member.schema)
-    const ex = example?.[member.name]
+    const ex = body.example?.[member.name]
     if (PAIRS[member.name] && (s.properties || s.additionalProperties)) {
-      const members: Record<string, { kind: FlagKind; values?: string[] }> = {}
+      const members: NonNullable<FlagSpec['members']> = {}
       for (const [name, ms] of Object.entries(s.properties ?? {})) {
         const t = typeOf(ms)
-        members[name] = { kind: t.kind, values: t.values && t.values.length <= 12 ? t.values : undefined }
+        members[name] = { kind: t.kind, values: t.values, ...rangeOf(t) }
       }
       const singular = PAIRS[member.name]!
       const pairsExample = ex && typeof ex === 'object' ? Object.entries(ex as Record<string, unknown>).map(([k, v]) => `--${singular} ${k}=${v}`).join(' ') : undefined
@@ -168,11 +127,10 @@ function bodyFlags(schema: Schema, example: Record<string, unknown> | undefined)
     }
     if (s.type === 'object' && s.properties) {
       // One flag per member of an object with fixed members (an action's args).
-      const variants = (resolve(schema).oneOf ?? [resolve(schema)]).map(resolve)
       const seen = new Set<string>()
-      for (const v of variants) {
-        const inner = v.properties?.[member.name] ? resolve(v.properties[member.name]!) : undefined
-        for (const [name, ms] of Object.entries(inner?.properties ?? {})) {
+      for (const holder of member.holders) {
+        const inner = resolve(holder.schema)
+        for (const [name, ms] of Object.entries(inner.properties ?? {})) {
           if (seen.has(name)) continue
           seen.add(name)
           const t = typeOf(ms)
@@ -183,10 +141,11 @@ function bodyFlags(schema: Schema, example: Record<string, unknown> | undefined)
             path: [member.name, name],
             kind: t.kind,
             values: t.values,
+            ...rangeOf(t),
             required: false,
             description: `${firstSentence(ms.description)} (in ${member.name})`.trim(),
             example: exampleText((ex as Record<string, unknown> | undefined)?.[name]),
-            typeText: typeText(t.kind, t.schema, t.values),
+            typeText: typeText(t),
           })
         }
       }
@@ -201,18 +160,19 @@ function bodyFlags(schema: Schema, example: Record<string, unknown> | undefined)
       path: [member.name],
       kind: t.kind,
       values,
+      ...rangeOf(t),
       required: member.required,
       description: firstSentence(s.description),
       example: exampleText(ex),
-      typeText: typeText(t.kind, t.schema, values),
+      typeText: typeText(t, values),
     })
   }
   return flags
 }
 
-function queryFlags(params: Param[], paging: OperationSpec['paging']): FlagSpec[] {
+function queryFlags(params: CatalogueParameter[], paging: OperationSpec['paging']): FlagSpec[] {
   return params.map((p) => {
-    const t = typeOf(p.schema)
+    const t = p.shape
     return {
       flag: `--${kebab(p.name)}`,
       key: camel(kebab(p.name)),
@@ -220,27 +180,23 @@ function queryFlags(params: Param[], paging: OperationSpec['paging']): FlagSpec[
       path: [p.name],
       kind: t.kind,
       values: t.values,
-      required: Boolean(p.required),
+      ...rangeOf(t),
+      required: p.required,
       description: firstSentence(p.description),
       example: exampleText(p.example),
-      typeText: p.name === paging?.param ? 'position' : typeText(t.kind, t.schema, t.values),
+      typeText: p.name === paging?.param ? 'position' : typeText(t),
     }
   })
 }
 
 /** Every operation the SDK has a method for, as a command. */
 export function commandSpecs(): CommandSpec[] {
-  const specs: CommandSpec[] = []
-  for (const [path, methods] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(methods)) {
-      const operationId = op.operationId as OperationId
-      const operation = OPERATIONS[operationId] as OperationSpec | undefined
-      if (!operation || operation.method !== method.toUpperCase() || !path.endsWith(operation.path)) continue
-      const params = (op.parameters ?? []).filter((p): p is Param => !('$ref' in p) && p.in === 'query')
-      const body = op.requestBody?.content['application/json']
-      const flags = [...queryFlags(params, operation.paging), ...(body ? bodyFlags(body.schema, body.example as Record<string, unknown> | undefined) : [])]
-      specs.push({ operationId, operation, words: operation.sdk, summary: op.summary ?? '', description: op.description ?? '', flags })
-    }
-  }
-  return specs
+  return operations().map((op) => ({
+    operationId: op.operationId,
+    operation: op.spec,
+    words: op.spec.sdk,
+    summary: op.summary,
+    description: op.description,
+    flags: [...queryFlags(op.parameters, op.spec.paging), ...(op.body ? bodyFlags(op.body) : [])],
+  }))
 }

@@ -9,18 +9,29 @@ import type { FlagSpec } from './flags.ts'
 export function valueOf(flag: FlagSpec, raw: string | string[]): unknown {
   if (flag.kind === 'pairs') return pairsOf(flag, Array.isArray(raw) ? raw : [raw])
   const text = Array.isArray(raw) ? raw.at(-1)! : raw
-  return scalar(flag.flag, flag.kind, text, flag.values)
+  return scalar(flag.flag, flag.kind, text, flag.values, flag)
 }
 
-function scalar(name: string, kind: FlagSpec['kind'], text: string, values?: string[]): unknown {
+type Range = { minimum?: number; maximum?: number }
+
+/** A number outside the schema's range, named with the range, before any request is sent. */
+function inRange(name: string, n: number, text: string, { minimum, maximum }: Range): number {
+  if ((minimum !== undefined && n < minimum) || (maximum !== undefined && n > maximum)) {
+    const range = minimum !== undefined && maximum !== undefined ? `from ${minimum} to ${maximum}` : minimum !== undefined ? `at least ${minimum}` : `at most ${maximum}`
+    throw new CliError(`${name} must be ${range}, got ${JSON.stringify(text)}`)
+  }
+  return n
+}
+
+function scalar(name: string, kind: FlagSpec['kind'], text: string, values?: string[], range: Range = {}): unknown {
   switch (kind) {
     case 'integer':
       if (!/^-?\d+$/.test(text.trim())) throw new CliError(`${name} must be a whole number, got ${JSON.stringify(text)}`)
-      return Number(text.trim())
+      return inRange(name, Number(text.trim()), text, range)
     case 'number': {
       const n = Number(text.trim())
       if (text.trim() === '' || !Number.isFinite(n)) throw new CliError(`${name} must be a number, got ${JSON.stringify(text)}`)
-      return n
+      return inRange(name, n, text, range)
     }
     case 'boolean':
       if (text !== 'true' && text !== 'false') throw new CliError(`${name} must be true or false, got ${JSON.stringify(text)}`)
@@ -32,7 +43,10 @@ function scalar(name: string, kind: FlagSpec['kind'], text: string, values?: str
         throw new CliError(`${name} must be JSON: ${(err as Error).message}`)
       }
     default:
-      if (values && values.length <= 12 && !values.includes(text)) throw new CliError(`${name} must be one of ${values.join(', ')}; got ${JSON.stringify(text)}`)
+      if (values && !values.includes(text)) {
+        const allowed = values.length <= 12 ? values.join(', ') : `the ${values.length} codes the API lists (${values.filter((v) => ['USD', 'EUR', 'JPY'].includes(v)).join(', ') || values.slice(0, 3).join(', ')}, ...)`
+        throw new CliError(`${name} must be one of ${allowed}; got ${JSON.stringify(text)}`)
+      }
       return text
   }
 }
@@ -54,7 +68,7 @@ function pairsOf(flag: FlagSpec, items: string[]): Record<string, unknown> {
     if (flag.members) {
       const member = flag.members[name]
       if (!member) throw new CliError(`${flag.flag} ${name}: no such name; the names are ${Object.keys(flag.members).join(', ')}`)
-      out[name] = scalar(`${flag.flag} ${name}`, member.kind, text, member.values)
+      out[name] = scalar(`${flag.flag} ${name}`, member.kind, text, member.values, member)
     } else {
       out[name] = typed ? scalar(`${flag.flag} ${name}`, 'json', text) : text
     }

@@ -75,10 +75,11 @@ function agentTool(growth: Growth, op: DeclaredOperation): McpTool {
   let call: McpTool['call']
   if (id === 'authorizeAgentAction') {
     call = async (args, signal) => {
+      const idempotencyKey = newIdempotencyKey()
       try {
-        const { data, requestId } = await growth.agent.authorize(args as never, { idempotencyKey: newIdempotencyKey(), signal }).withResponse()
+        const { data, requestId } = await growth.agent.authorize(args as never, { idempotencyKey, signal }).withResponse()
         const a = data as AgentAuthorization
-        return answer({ ...a, requestId: requestId ?? null }, authorizationText(a))
+        return answer({ ...a, idempotencyKey, requestId: requestId ?? null }, authorizationText(a))
       } catch (err) {
         return failureOf(err)
       }
@@ -103,7 +104,7 @@ function agentTool(growth: Growth, op: DeclaredOperation): McpTool {
       }
     }
   }
-  return { name, title: op.summary, description, inputSchema: op.inputSchema, annotations, argumentCode: op.spec.kind === 'write' ? 'invalid_request' : 'invalid_parameter', call }
+  return { name, title: op.summary, description, inputSchema: op.inputSchema, outputSchema: op.outputSchema, annotations, argumentCode: op.spec.kind === 'write' ? 'invalid_request' : 'invalid_parameter', call }
 }
 
 /** The tools of an agent credential. At start, GET /agent/me checks the credential and names the agent. */

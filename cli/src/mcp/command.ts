@@ -9,6 +9,7 @@ import { agentToolbox } from './agent-tools.ts'
 import { createMcpServer, Pending } from './server.ts'
 import type { Toolbox } from './tool.ts'
 import { workspaceToolbox } from './tools.ts'
+import { type HttpSecret, newSecret, readSecretFile } from './http-secret.ts'
 import { isLoopback, serveHttp } from './transport-http.ts'
 
 /**
@@ -20,7 +21,7 @@ import { isLoopback, serveHttp } from './transport-http.ts'
  * what a person should know goes to stderr, which desktop clients keep in their logs.
  */
 
-type McpOptions = CredentialOptions & { http?: string; host: string; sessionIdle: string }
+type McpOptions = CredentialOptions & { http?: string; host: string; sessionIdle: string; httpSecretFile?: string }
 
 function portOf(text: string): number {
   if (!/^\d+$/.test(text) || Number(text) > 65_535) throw new CliError(`--http takes a port number, 0 to 65535 (0: any free port); got ${JSON.stringify(text)}`)
@@ -52,19 +53,32 @@ async function run(opts: McpOptions) {
   if (sessionIdleMs === undefined || sessionIdleMs < 1000) {
     throw new CliError(`--session-idle takes a duration of at least 1s, e.g. 30m, 2h, 90s; got ${JSON.stringify(opts.sessionIdle)}`)
   }
+  if (opts.httpSecretFile !== undefined && port === undefined) throw new CliError('--http-secret-file is for --http: over stdio the client that starts growth mcp is the only one it answers')
+  // Beyond this machine, a secret printed on one terminal for one run is not enough: a kept one, given on purpose.
+  if (port !== undefined && !isLoopback(opts.host) && opts.httpSecretFile === undefined) {
+    throw new CliError(`--host ${opts.host} serves beyond this machine: give the secret clients must send with --http-secret-file FILE (a file only you can read), and put TLS in front (the secret travels in every request)`)
+  }
+  const secret: HttpSecret | undefined = port === undefined ? undefined : opts.httpSecretFile !== undefined ? readSecretFile(opts.httpSecretFile) : newSecret()
   const toolbox = await toolboxFor(opts)
 
-  if (port !== undefined) {
+  if (port !== undefined && secret) {
     let http: ReturnType<typeof serveHttp>
     try {
-      http = serveHttp(toolbox, { host: opts.host, port, sessionIdleMs })
+      http = serveHttp(toolbox, { host: opts.host, port, secret: secret.value, sessionIdleMs })
     } catch (err) {
       // A port in use, an address this machine does not have: the person's to change.
       throw new CliError(`cannot serve on ${opts.host}:${port}: ${(err as Error).message}`)
     }
     writeErr(`growth mcp: ${toolbox.summary}\n`)
-    if (!isLoopback(opts.host)) writeErr(`growth mcp: warning: bound to ${opts.host}, not this machine alone: whoever reaches this port acts with this credential.\n`)
+    if (!isLoopback(opts.host)) writeErr(`growth mcp: warning: bound to ${opts.host}, not this machine alone: whoever has the secret acts with this credential, and plain HTTP carries it in every request (put TLS in front).\n`)
     writeErr(`growth mcp: serving MCP (Streamable HTTP) at ${http.url}; stop with Ctrl-C or SIGTERM\n`)
+    if (secret.source === 'made for this run') {
+      // Printed this once: the client needs it, and nothing else shows it.
+      writeErr(`growth mcp: clients must send the header: Authorization: Bearer ${secret.value}\n`)
+      writeErr('growth mcp: (a secret made for this run; --http-secret-file FILE keeps one across runs)\n')
+    } else {
+      writeErr(`growth mcp: clients must send the header Authorization: Bearer <the secret in ${secret.source}>\n`)
+    }
     await stopRequested()
     await http.stop()
     return
@@ -100,6 +114,7 @@ export function registerMcp(program: Command): Command {
     .enablePositionalOptions()
     .option('--http <port>', 'serve MCP over Streamable HTTP on this port, at /mcp (0: any free port), instead of stdio')
     .option('--host <address>', 'the address --http binds', '127.0.0.1')
+    .option('--http-secret-file <file>', 'with --http: the secret clients must send (Authorization: Bearer <secret>), read from this file only its owner can read (chmod 600); default: one made for this run and printed once')
     .option('--session-idle <duration>', 'with --http: end a session no request has used for this long (a client that went away without closing it), e.g. 30m, 2h', '30m')
     .option('--token <token>', 'the credential: a workspace token (svc_live_, svc_test_) or an agent credential (svc_agt_) (default: GROWTH_TOKEN, then the profile)')
     .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
@@ -112,6 +127,9 @@ export function registerMcp(program: Command): Command {
         'credential gets request_permission, report_result and my_profile. See docs/mcp.md.',
         '',
         'A desktop client starts it as: {"command": "growth", "args": ["mcp"], "env": {"GROWTH_TOKEN": "svc_..."}}',
+        '',
+        'Over HTTP, clients send Authorization: Bearer <secret>: the secret printed at start (made for the run),',
+        'or the one in --http-secret-file. A --host beyond loopback needs --http-secret-file.',
         '',
       ].join('\n'),
     )

@@ -8,7 +8,7 @@ import type { Toolbox } from './tool.ts'
 
 /**
  * The MCP server of `growth mcp`, on the official SDK's low-level Server: tools/list gives the
- * toolbox's tools with their JSON schemas as generated from the OpenAPI document, tools/call checks
+ * toolbox's tools with their input and output schemas as generated from the OpenAPI document, tools/call checks
  * the arguments (a bad one is named) and runs the tool. Whatever happens in a call, the answer is a
  * tool result: a refusal or a failure is `isError: true`, never a crash of the server. An unknown
  * tool is the protocol's own error (InvalidParams), as the specification has it.
@@ -79,6 +79,7 @@ export function createMcpServer(toolbox: Toolbox): Server {
       title: t.title,
       description: t.description,
       inputSchema: t.inputSchema as { type: 'object'; properties?: Record<string, object> },
+      outputSchema: t.outputSchema as { type: 'object' },
       annotations: t.annotations,
     })),
   }))

@@ -7,6 +7,8 @@ export type McpTool = {
   title: string
   description: string
   inputSchema: JsonSchema
+  /** What its structuredContent holds: the answer, or a tool error (output-schema.ts). */
+  outputSchema: JsonSchema
   annotations: ToolAnnotations
   /** The code of an argument refused before anything is sent: as the API would call it. */
   argumentCode: 'invalid_parameter' | 'invalid_request'

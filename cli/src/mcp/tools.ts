@@ -120,6 +120,7 @@ export function workspaceTool(growth: Growth, op: DeclaredOperation, mode: 'live
     title: op.summary,
     description: descriptionOf(op, mode),
     inputSchema: op.inputSchema,
+    outputSchema: op.outputSchema,
     annotations: { title: op.summary, readOnlyHint: read, openWorldHint: false, ...(read ? {} : { idempotentHint: false }) },
     argumentCode: read ? 'invalid_parameter' : 'invalid_request',
     call: op.spec.kind === 'list' ? listTool(op, call) : op.spec.kind === 'item' ? itemTool(call) : writeTool(op, call),

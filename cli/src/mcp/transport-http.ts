@@ -1,14 +1,16 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { refusedSecret } from './http-secret.ts'
 import { createMcpServer, Pending } from './server.ts'
 import type { Toolbox } from './tool.ts'
 
 /**
  * `growth mcp --http PORT`: the MCP Streamable HTTP transport at /mcp, one MCP session per client
  * (the SDK's web-standard transport, served by Bun). Bound to 127.0.0.1 unless --host says
- * otherwise. On a loopback address a request must name a loopback host (Host) and come from no web
- * page but a local one (Origin): a page on another site cannot reach the server through DNS
- * rebinding and act with the token.
+ * otherwise. Every request must carry the server's secret (`Authorization: Bearer <secret>`,
+ * http-secret.ts): without it, any local process could act with the token. On a loopback address a
+ * request must also name a loopback host (Host) and come from no web page but a local one (Origin):
+ * a page on another site cannot reach the server through DNS rebinding.
  */
 
 const MCP_PATH = '/mcp'
@@ -47,7 +49,7 @@ export type HttpServer = { url: string; stop(): Promise<void> }
 /** A session no request has used for this long is ended (--session-idle): a client that went away without closing it. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
 
-export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number; sessionIdleMs?: number }): HttpServer {
+export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number; secret: string; sessionIdleMs?: number }): HttpServer {
   const pending = new Pending()
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
   /** When each session was last used; a session idle past sessionIdleMs, with no call under way, is closed. */
@@ -72,6 +74,8 @@ export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number; 
       const refused = refusedOrigin(request)
       if (refused) return rpcError(403, -32600, refused)
     }
+    const unauthorized = refusedSecret(request.headers.get('authorization'), opts.secret)
+    if (unauthorized) return rpcError(401, -32001, unauthorized, { 'www-authenticate': 'Bearer realm="growth mcp"' })
     const sessionId = request.headers.get('mcp-session-id')
     if (sessionId) {
       const transport = sessions.get(sessionId)
