@@ -10,7 +10,10 @@ import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { purgeRateLimitWindows } from '../../server/src/store/credentials.ts'
 import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
-import { createEndpoint } from '../../server/src/domain/webhooks.ts'
+import { decideAction } from '../../server/src/domain/actions.ts'
+import { decideApproval } from '../../server/src/domain/approvals.ts'
+import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
+import { createEndpoint, listAttempts, rotateSecret, sendTestEvent, setEndpointEnabled } from '../../server/src/domain/webhooks.ts'
 import { claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccesses, releaseLeases } from '../../server/src/store/webhook-deliveries.ts'
 import { driveEveryOperation, statementRecorder } from '../support/drive-operations.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
@@ -20,8 +23,8 @@ import { verbosePlan, workspaceScopeProblems, workspaceTables } from '../support
 /**
  * Ready to shard by workspace (docs/scaling.md): every statement the server sends, for every
  * operation of the OpenAPI document (as test/server/query-cost.test.ts drives them, through the
- * same test/support/drive-operations.ts), the server's housekeeping and the webhook workers'
- * statements, keeps to one workspace. Each is planned with EXPLAIN (VERBOSE) as a custom plan, and
+ * same test/support/drive-operations.ts), the server's housekeeping, the webhook workers'
+ * statements and the CLI's operator commands on the database, keeps to one workspace. Each is planned with EXPLAIN (VERBOSE) as a custom plan, and
  * it fails when a table holding workspace_id is read or written without its workspace_id tied to
  * the request's workspace (each side of a join, subqueries, CTEs, UPDATE, DELETE and INSERT
  * targets), or when one statement touches two workspaces. It lists the offenders by text.
@@ -70,6 +73,14 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
     statement: /^UPDATE webhook_endpoints (e )?SET (circuit = 'open'|draining = false|status = 'disabled')/,
     why: 'the webhook workers keep the endpoints of every workspace in order (a half-open circuit whose probe is gone, a drained backlog, an endpoint failing too long); on Citus, every shard',
   },
+  {
+    statement: /^SELECT workspace_id, revoked_at FROM credentials WHERE id = \$1$/,
+    why: 'growth admin token revoke names the credential by its id alone: one read of every workspace finds it (then the UPDATE keeps to its workspace); on Citus a multi-shard read of one row',
+  },
+  {
+    statement: /^SELECT workspace_id, .* FROM (approvals|actions|webhook_endpoints) WHERE id = \$1( FOR UPDATE)?$/,
+    why: 'the operator commands (growth admin approval decide, action decide, webhook rotate/test/toggle/attempts) name the record by its id alone and find its workspace from it, locked; on Citus a lock across shards is refused: read the workspace first without a lock (multi-shard), then lock the row with its workspace (a router query)',
+  },
 ]
 
 const recorder = statementRecorder()
@@ -79,6 +90,7 @@ let server: RunningServer
 let demo: DemoWorkspace
 let neighbour: DemoWorkspace
 let tables: Map<string, number>
+let endpointId: string
 let dropDatabase: (() => Promise<void>) | undefined
 let dataDir: string | undefined
 
@@ -111,7 +123,9 @@ beforeAll(async () => {
   await growWorkspace(db.sql, demo.workspace.id, ROWS)
   // An endpoint in each workspace, so that new contacts have deliveries for the workers' statements.
   const guard = { addresses: config.webhooks.addresses, resolve: async () => ['93.184.216.34'] }
-  for (const w of [demo, neighbour]) await createEndpoint(db.sql, { workspaceId: w.workspace.id, url: 'https://hooks.example.com/growth', events: 'contact.created' }, guard)
+  for (const w of [neighbour, demo]) {
+    endpointId = (await createEndpoint(db.sql, { workspaceId: w.workspace.id, url: 'https://hooks.example.com/growth', events: 'contact.created' }, guard)).id
+  }
   planSql = databaseUrl ? openPool(databaseUrl, { max: 1, name: 'growth-scope-explain', timeouts: { statementMs: 0 } }) : db.sql
   tables = await workspaceTables(planSql)
 }, 600_000)
@@ -163,7 +177,7 @@ describe('every statement keeps to one workspace (ready to shard by workspace_id
     expect(await problemsOf("UPDATE contacts SET name = 'x' WHERE workspace_id = $1 AND id = $2", [ws, 'c_1'])).toEqual([])
   }, 60_000)
 
-  test('every statement of every operation, the housekeeping and the webhook workers keeps to one workspace', async () => {
+  test('every statement of every operation, the housekeeping, the webhook workers and the operator commands keeps to one workspace', async () => {
     const { documented } = await driveEveryOperation(server.url, demo, recorder, new Set(['authorizeAgentAction']))
     // The neighbour's contact is a delivery of its endpoint: the workers below claim from two workspaces.
     await recorder.during('neighbour', async () => {
@@ -200,8 +214,24 @@ describe('every statement keeps to one workspace (ready to shard by workspace_id
       await disableLongFailing(db.sql, 86_400_000)
       await releaseLeases(db.sql, 'scope-test')
     })
+    // The CLI's operator commands, on the same database: they name a record by its id alone.
+    const ws = demo.workspace.id
+    const [approval] = await db.sql<{ id: string }[]>`SELECT id FROM approvals WHERE workspace_id = ${ws} AND status = 'pending' LIMIT 1`
+    const [action] = await db.sql<{ id: string }[]>`SELECT id FROM actions WHERE workspace_id = ${ws} AND status = 'proposed' LIMIT 1`
+    expect([approval?.id.slice(0, 4), action?.id.slice(0, 4)]).toEqual(['apr_', 'act_'])
+    await recorder.during('operator commands', async () => {
+      const token = await createToken(db.sql, { workspaceId: ws, scopes: 'read:contacts' })
+      await revokeToken(db.sql, token.id)
+      await decideApproval(db.sql, { id: approval!.id, approve: false, actor: 'ops@example.com' })
+      await decideAction(db.sql, { actionId: action!.id, decision: 'reject', actor: 'ops@example.com' })
+      await rotateSecret(db.sql, endpointId, 60_000)
+      await sendTestEvent(db.sql, endpointId)
+      await listAttempts(db.sql, endpointId, 10)
+      await setEndpointEnabled(db.sql, endpointId, false)
+      await setEndpointEnabled(db.sql, endpointId, true)
+    })
     const operations = new Set(recorder.recorded.map((s) => s.operation))
-    expect(operations.has('webhook workers') && operations.has('housekeeping') && operations.has('call counting')).toBe(true)
+    expect(['webhook workers', 'housekeeping', 'call counting', 'operator commands'].filter((o) => !operations.has(o))).toEqual([])
 
     const seen = new Set<string>()
     const offenders: string[] = []
