@@ -15,11 +15,14 @@ import { literal, oneLine } from './statement-plans.ts'
  */
 export type PlanNode = { [key: string]: unknown; 'Node Type': string; Plans?: PlanNode[] }
 
-/** The tables that hold `workspace_id`, with its position among their columns (for an INSERT's rows). */
+/**
+ * The tables that hold `workspace_id`, with its position among their columns: an INSERT's plan
+ * feeds it every column in order (a dropped one as a NULL), so its rows' workspace is found there.
+ */
 export async function workspaceTables(sql: Sql): Promise<Map<string, number>> {
   const rows = await sql<{ name: string; position: number }[]>`
     SELECT c.relname AS name,
-           (SELECT count(*)::int FROM pg_attribute b WHERE b.attrelid = c.oid AND b.attnum > 0 AND NOT b.attisdropped AND b.attnum < a.attnum) AS position
+           a.attnum - 1 AS position
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped
     WHERE c.relkind = 'r' AND n.nspname = current_schema()`
