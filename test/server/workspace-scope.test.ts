@@ -18,7 +18,7 @@ import { claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordS
 import { driveEveryOperation, statementRecorder } from '../support/drive-operations.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
 import { oneLine } from '../support/statement-plans.ts'
-import { verbosePlan, workspaceScopeProblems, workspaceTables } from '../support/workspace-scope.ts'
+import { catalogProblems, verbosePlan, workspaceScopeProblems, workspaceTables } from '../support/workspace-scope.ts'
 
 /**
  * Ready to shard by workspace (docs/scaling.md): every statement the server sends, for every
@@ -83,6 +83,18 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
   },
 ]
 
+/**
+ * Indexes that do not start with workspace_id, each with the reason: they serve the statements
+ * above that cross workspaces (an index on the time a purge or the workers' upkeep selects by). On
+ * Citus each shard keeps its own copy, which serves that statement's part on the shard.
+ */
+const CROSS_WORKSPACE_INDEXES: { index: string; why: string }[] = [
+  { index: 'idempotency_keys_expiry', why: 'the purge of expired idempotency records of every workspace (migration 0013)' },
+  { index: 'rate_limit_counters_window', why: 'the purge of ended rate-limit windows of every workspace (migration 0013)' },
+  { index: 'webhook_deliveries_leases', why: "the webhook workers' reaping of expired leases in every workspace" },
+  { index: 'webhook_endpoints_failing', why: "the webhook workers' disabling of endpoints failing too long, in every workspace (migration 0012)" },
+]
+
 const recorder = statementRecorder()
 let db: Database
 let planSql: Sql
@@ -143,7 +155,39 @@ async function checkOf(query: string, params: unknown[] = [], types: number[] = 
 }
 const problemsOf = async (query: string, params: unknown[] = []) => (await checkOf(query, params)).problems
 
+class Rollback extends Error {}
+
 describe('every statement keeps to one workspace (ready to shard by workspace_id)', () => {
+  test('every table holds workspace_id, and every key, index and foreign key starts with it or carries it', async () => {
+    const listed = (p: string) => CROSS_WORKSPACE_INDEXES.find((i) => p.startsWith(`index ${i.index} on `))
+    const problems = await catalogProblems(planSql)
+    expect(problems.filter((p) => !listed(p))).toEqual([])
+    // Every listed index still exists and still needs listing.
+    expect(CROSS_WORKSPACE_INDEXES.filter((i) => !problems.some((p) => listed(p) === i)).map((i) => i.index)).toEqual([])
+    // The check catches each kind, on tables made and dropped in a rolled-back transaction.
+    let caught: string[] = []
+    await planSql
+      .begin(async (tx) => {
+        await tx.unsafe('CREATE TABLE scope_no_ws (id text PRIMARY KEY)')
+        await tx.unsafe('CREATE TABLE scope_bad (workspace_id text NOT NULL, id text NOT NULL, ref text, PRIMARY KEY (id, workspace_id))')
+        await tx.unsafe('CREATE INDEX scope_bad_by_ref ON scope_bad (ref)')
+        await tx.unsafe('ALTER TABLE scope_bad ADD CONSTRAINT scope_bad_ref FOREIGN KEY (ref) REFERENCES scope_no_ws (id)')
+        await tx.unsafe('CREATE TABLE scope_child (workspace_id text NOT NULL, bad_id text NOT NULL, PRIMARY KEY (workspace_id, bad_id), FOREIGN KEY (bad_id, workspace_id) REFERENCES scope_bad (id, workspace_id))')
+        caught = await catalogProblems(tx as unknown as Sql)
+        throw new Rollback()
+      })
+      .catch((err) => {
+        if (!(err instanceof Rollback)) throw err
+      })
+    expect(caught.filter((p) => p.includes(' scope_'))).toEqual([
+      'foreign key scope_bad_ref of scope_bad does not carry workspace_id to scope_no_ws',
+      'index scope_bad_by_ref on scope_bad does not start with workspace_id',
+      'index scope_bad_pkey on scope_bad does not start with workspace_id',
+      'table scope_no_ws has no workspace_id',
+    ])
+  })
+
+
   test('the check catches a statement that leaves a workspace, and passes one that keeps to it', async () => {
     const ws = demo.workspace.id
     expect(tables.get('contacts')).toBe(0)

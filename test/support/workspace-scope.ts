@@ -242,3 +242,32 @@ export function workspaceScopeProblems(plan: PlanNode, tables: Map<string, numbe
   if (pinned.size > 1 && !problems.length) problems.push(`the statement spans workspaces: ${[...pinned].map((v) => v.slice(2)).join(', ')}`)
   return { checked: targets.length, problems }
 }
+
+/** Tables that hold no workspace's rows: the plans every workspace reads, and the migrations' bookkeeping. */
+export const SHARED_TABLES = ['plans', 'schema_migrations']
+
+/**
+ * What the catalog holds against sharding by workspace_id: a table without it (besides
+ * SHARED_TABLES), an index or key (primary, unique or plain) whose first column is not it, a
+ * foreign key between workspace tables that does not carry it on both sides.
+ */
+export async function catalogProblems(sql: Sql): Promise<string[]> {
+  const rows = await sql<{ problem: string }[]>`
+    WITH t AS (
+      SELECT c.oid, c.relname,
+             (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped) AS ws
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema() AND c.relname <> ALL (${SHARED_TABLES})
+    )
+    SELECT 'table ' || t.relname || ' has no workspace_id' AS problem FROM t WHERE t.ws IS NULL
+    UNION ALL
+    SELECT 'index ' || i.indexrelid::regclass::text || ' on ' || t.relname || ' does not start with workspace_id'
+    FROM t JOIN pg_index i ON i.indrelid = t.oid WHERE t.ws IS NOT NULL AND i.indkey[0] <> t.ws
+    UNION ALL
+    SELECT 'foreign key ' || con.conname || ' of ' || t.relname || ' does not carry workspace_id to ' || f.relname
+    FROM t JOIN pg_constraint con ON con.conrelid = t.oid AND con.contype = 'f'
+    JOIN t f ON f.oid = con.confrelid
+    WHERE NOT EXISTS (SELECT 1 FROM generate_subscripts(con.conkey, 1) k WHERE con.conkey[k] = t.ws AND con.confkey[k] = f.ws)
+    ORDER BY 1`
+  return rows.map((r) => r.problem)
+}
