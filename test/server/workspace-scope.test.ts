@@ -24,10 +24,12 @@ import { catalogProblems, verbosePlan, workspaceScopeProblems, workspaceTables }
  * Ready to shard by workspace (docs/scaling.md): every statement the server sends, for every
  * operation of the OpenAPI document (as test/server/query-cost.test.ts drives them, through the
  * same test/support/drive-operations.ts), the server's housekeeping, the webhook workers'
- * statements and the CLI's operator commands on the database, keeps to one workspace. Each is planned with EXPLAIN (VERBOSE) as a custom plan, and
- * it fails when a table holding workspace_id is read or written without its workspace_id tied to
- * the request's workspace (each side of a join, subqueries, CTEs, UPDATE, DELETE and INSERT
- * targets), or when one statement touches two workspaces. It lists the offenders by text.
+ * statements and the CLI's operator commands on the database, keeps to one workspace. Each is
+ * planned with EXPLAIN (VERBOSE) as a custom plan, and it fails when a table holding workspace_id
+ * is read or written without its workspace_id tied to the request's workspace (each side of a
+ * join, subqueries, CTEs, UPDATE, DELETE and INSERT targets), or when one statement touches two
+ * workspaces. It lists the offenders by text. The catalog is read too: every table holds
+ * workspace_id, every key and index starts with it, every foreign key carries it.
  *
  * It runs on both legs: the embedded database, or the PostgreSQL server of DATABASE_URL (in a
  * database of its own, dropped afterwards). The data is the demo workspace grown to ROWS rows a
