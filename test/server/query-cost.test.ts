@@ -2,19 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { z } from 'zod'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
 import { MemoryLimiter } from '../../server/src/http/rate-limit.ts'
-import { operations } from '../../server/src/http/operations.ts'
-import { querySchemaOf } from '../../server/src/http/paging.ts'
-import type { Operation } from '../../server/src/routes/operation.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
-import { exampleRequest } from '../../scripts/example-requests.ts'
 import { purgeRateLimitWindows } from '../../server/src/store/credentials.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
+import { driveEveryOperation, statementRecorder } from '../support/drive-operations.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
 import { oneLine, readPlans, scans } from '../support/statement-plans.ts'
 
@@ -69,14 +65,8 @@ const GROWS_BY_DESIGN: { operation: string; statement: RegExp; reads?: RegExp; w
  */
 const ASKED_AGAIN = new Set(['authorizeAgentAction'])
 
-type Recorded = { operation: string; query: string; params: unknown[]; types: number[] }
-let recording: string | undefined
-const recorded: Recorded[] = []
-const record = (_c: number, query: string, params: unknown[], types: number[]) => {
-  if (recording && /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i.test(query) && !query.includes('pg_catalog.')) {
-    recorded.push({ operation: recording, query, params: [...params], types: [...types] })
-  }
-}
+const recorder = statementRecorder()
+const { record, recorded } = recorder
 
 let db: Database
 let explainSql: Sql
@@ -124,59 +114,18 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true })
 })
 
-/** Each value a list's or a read's enumerated filter takes, one request each (besides the example). */
-function filterVariants(op: Operation): Record<string, string>[] {
-  if (op.kind === 'write') return []
-  const json = z.toJSONSchema(querySchemaOf(op), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { enum?: string[] }> }
-  return Object.entries(json.properties ?? {}).flatMap(([name, prop]) => (prop.enum ?? []).map((v) => ({ [name]: v })))
-}
-
 describe('the cost of every statement does not grow with the data', () => {
   test(`a workspace of ${ROWS.toLocaleString('en')} rows a table: no statement reads more than ${BOUND} rows or scans a table`, async () => {
     expect(sizes.contacts).toBeGreaterThanOrEqual(ROWS)
     expect(sizes.signals).toBeGreaterThanOrEqual(ROWS)
-    const document = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> }
-    const documented = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((m) => m.operationId))
-    const byId = new Map(operations.map((op) => [op.operationId, op]))
-    const context = { demo, base: server.url }
-    const answered: string[] = []
-    const tooMany: string[] = []
-    for (const operationId of documented) {
-      const op = byId.get(operationId)
-      expect(op, `${operationId} is in the document but not in the table`).toBeDefined()
-      if (op!.kind === 'item' && op!.bare) continue
-      for (const query of [undefined, ...filterVariants(op!)]) {
-        const req = await exampleRequest(op!, context, query)
-        const before = recorded.length
-        recording = operationId
-        let res = await fetch(`${server.url}/api/v1${req.path}`, req.init)
-        let body = (await res.json()) as { meta?: Record<string, unknown> }
-        answered.push(`${operationId} ${res.status}`)
-        expect(`${operationId} ${req.path} ${res.status}`).toMatch(/ 20[01]$/)
-        if (ASKED_AGAIN.has(operationId)) {
-          res = await fetch(`${server.url}/api/v1${req.path}`, req.init)
-          expect(`${operationId} again ${res.status}`).toBe(`${operationId} again 201`)
-          body = (await res.json()) as typeof body
-        }
-        // The second page too, through its cursor.
-        const next = body.meta?.nextCursor ?? body.meta?.nextBefore
-        if (op!.kind === 'list' && typeof next === 'string') {
-          const param = body.meta?.nextBefore !== undefined ? 'before' : op!.paging.style === 'stream' ? 'after' : 'cursor'
-          res = await fetch(`${server.url}/api/v1${req.path}${req.path.includes('?') ? '&' : '?'}${param}=${encodeURIComponent(next)}`, req.init)
-          body = await res.json()
-          expect(`${operationId} page 2 ${res.status}`).toBe(`${operationId} page 2 200`)
-        }
-        recording = undefined
-        // A bounded number of statements a request, never one per item.
-        const statements = recorded.length - before
-        if (statements > MAX_STATEMENTS) tooMany.push(`${operationId} ${req.path}: ${statements} statements`)
-      }
-    }
+    const { documented, answered, statementsPerRequest } = await driveEveryOperation(server.url, demo, recorder, ASKED_AGAIN)
+    // A bounded number of statements a request, never one per item.
+    const tooMany = statementsPerRequest.filter((r) => r.statements > MAX_STATEMENTS).map((r) => `${r.request}: ${r.statements} statements`)
     // Let the call counter flush what these calls counted, through its own pool.
-    recording = 'call counting'
-    await Bun.sleep(400)
-    await server.counter.flush()
-    recording = undefined
+    await recorder.during('call counting', async () => {
+      await Bun.sleep(400)
+      await server.counter.flush()
+    })
 
     // The server's housekeeping (every 10 minutes), beside a day's idempotency records and an hour's
     // rate-limit windows that are not due yet, and a few that are.
@@ -192,10 +141,10 @@ describe('the cost of every statement does not grow with the data', () => {
     await db.sql`ANALYZE idempotency_keys`
     await db.sql`ANALYZE rate_limit_counters`
     for (const t of ['idempotency_keys', 'rate_limit_counters']) sizes[t] = Number((await db.sql`SELECT count(*) AS n FROM ${db.sql(t)}`)[0]!.n)
-    recording = 'housekeeping'
-    expect(await purgeExpiredKeys(db.sql)).toBeGreaterThanOrEqual(10)
-    expect(await purgeRateLimitWindows(db.sql)).toBeGreaterThanOrEqual(10)
-    recording = undefined
+    await recorder.during('housekeeping', async () => {
+      expect(await purgeExpiredKeys(db.sql)).toBeGreaterThanOrEqual(10)
+      expect(await purgeRateLimitWindows(db.sql)).toBeGreaterThanOrEqual(10)
+    })
 
     const seen = new Set<string>()
     const failures: string[] = []

@@ -64,7 +64,7 @@ export async function readPlans(sql: Sql, query: string, params: unknown[], type
 }
 
 /** A parameter as the statement received it, as an SQL literal of unknown type (the statement casts it). */
-function literal(p: unknown, type?: number): string {
+export function literal(p: unknown, type?: number): string {
   const text = type === 114 || type === 3802 ? (p === null ? null : JSON.stringify(p)) : asText(p)
   return text === null ? 'NULL' : `'${text.replace(/'/g, "''")}'`
 }
