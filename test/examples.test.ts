@@ -184,6 +184,12 @@ describe('examples/', () => {
       expect(readme).toMatch(/npm start/)
       expect(index).toContain(`[${name}](${name})`)
     }
+    // The index is one table (a blank line between rows would end it, and render the rest as text),
+    // with a row for every example.
+    const lines = index.split('\n')
+    const rows = lines.flatMap((line, i) => (line.startsWith('|') ? [i] : []))
+    expect(rows.at(-1)! - rows[0]! + 1).toBe(rows.length)
+    expect(rows.slice(2).map((i) => /^\| \[([\w/-]+)\]/.exec(lines[i]!)?.[1]).sort()).toEqual([...NAMES].sort())
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('[examples/](examples/)')
   })
 

@@ -1,7 +1,10 @@
 /**
  * Errors by status, as openai-node and stripe-node have them: catch the class you can act on
  * (`NotFoundError`, `RateLimitError`), or `GrowthError` for all. Each carries the API's `code`, its
- * message (which names what was wrong) and the `requestId` to trace it.
+ * message (which names what was wrong) and the `requestId` to trace it. A status's class types its
+ * `code` as what that status always carries (`NotFoundError.code` is `'not_found'`); an answer with
+ * no error envelope gets its status's code, and one with a code its status never carries is a plain
+ * `GrowthError`.
  */
 
 /** The refusal envelope's codes (the spec's error table). */
@@ -36,33 +39,78 @@ export class GrowthError extends Error {
   readonly requestId: string | undefined
   /** The answer's headers, names in lower case. */
   readonly headers: Record<string, string>
+  /**
+   * The codes an error of this class carries (its status's, from the spec's error table); a code
+   * outside them is replaced by the first. Empty: any code, or none.
+   */
+  protected static readonly codes: readonly string[] = []
 
   constructor(message: string, fields: Fields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause })
     this.name = new.target.name
     this.status = fields.status
-    this.code = fields.code
+    const { codes } = new.target as unknown as { codes: readonly string[] }
+    this.code = codes.length === 0 || (fields.code !== undefined && codes.includes(fields.code)) ? fields.code : codes[0]
     this.requestId = fields.requestId
     this.headers = fields.headers ?? {}
   }
 }
 
+/**
+ * The codes each refusal status carries (the spec's error table); the first is the one given to an
+ * answer of that status that has no error envelope (a proxy's 404 page, a load balancer's 502).
+ */
+const CODES_BY_STATUS = {
+  400: ['invalid_request', 'invalid_parameter', 'invalid_body'],
+  401: ['unauthorized'],
+  402: ['plan_required'],
+  403: ['forbidden'],
+  404: ['not_found'],
+  409: ['conflict'],
+  422: ['idempotency_key_reused'],
+  429: ['rate_limited'],
+  500: ['internal'],
+} as const satisfies Record<number, readonly ErrorCode[]>
+
 /** 400: a parameter or body was malformed, or a rule refused it; the message names which. */
-export class BadRequestError extends GrowthError {}
+export class BadRequestError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[400]
+  declare readonly code: 'invalid_request' | 'invalid_parameter' | 'invalid_body'
+}
 /** 401: no token, or an unknown, revoked or expired one. */
-export class AuthenticationError extends GrowthError {}
+export class AuthenticationError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[401]
+  declare readonly code: 'unauthorized'
+}
 /** 402: the plan does not include this, or an allowance ran out (the message says what remains). */
-export class PlanRequiredError extends GrowthError {}
+export class PlanRequiredError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[402]
+  declare readonly code: 'plan_required'
+}
 /** 403: the token lacks the scope (named in the message). */
-export class PermissionDeniedError extends GrowthError {}
+export class PermissionDeniedError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[403]
+  declare readonly code: 'forbidden'
+}
 /** 404: nothing with that id in this workspace. */
-export class NotFoundError extends GrowthError {}
+export class NotFoundError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[404]
+  declare readonly code: 'not_found'
+}
 /** 409: the record refuses this in its state, or the same Idempotency-Key is still being answered. */
-export class ConflictError extends GrowthError {}
+export class ConflictError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[409]
+  declare readonly code: 'conflict'
+}
 /** 422: the Idempotency-Key was used in the last 24 hours with a different request. */
-export class IdempotencyKeyReusedError extends GrowthError {}
+export class IdempotencyKeyReusedError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[422]
+  declare readonly code: 'idempotency_key_reused'
+}
 /** 429: over the rate limit. */
 export class RateLimitError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[429]
+  declare readonly code: 'rate_limited'
   /** Seconds to wait before trying again (the Retry-After header). */
   readonly retryAfter: number | undefined
   constructor(message: string, fields: Fields & { retryAfter?: number } = {}) {
@@ -71,10 +119,16 @@ export class RateLimitError extends GrowthError {
   }
 }
 /** 5xx: a failure on the service's side, recorded there under the request id. */
-export class InternalServerError extends GrowthError {}
+export class InternalServerError extends GrowthError {
+  protected static override readonly codes: readonly string[] = CODES_BY_STATUS[500]
+  declare readonly code: 'internal'
+}
 
 /** No answer came: the connection failed or was dropped. */
-export class ConnectionError extends GrowthError {}
+export class ConnectionError extends GrowthError {
+  declare readonly status: undefined
+  declare readonly code: undefined
+}
 /** No answer came within the time-out (each attempt's). */
 export class TimeoutError extends ConnectionError {}
 
@@ -98,6 +152,10 @@ export function errorFromAnswer(status: number, body: unknown, text: string, hea
       ? envelope.message
       : `${status} with no error envelope${text ? `: ${text.length > 200 ? `${text.slice(0, 200)}...` : text}` : ''}`
   const fields = { status, code, requestId, headers }
+  // A code that the status never carries (not this API's answer, or a newer server's): the base
+  // class, with the code as sent, rather than a class whose type promises another code.
+  const carried: readonly string[] | undefined = status >= 500 ? CODES_BY_STATUS[500] : CODES_BY_STATUS[status as keyof typeof CODES_BY_STATUS]
+  if (carried && code !== undefined && !carried.includes(code)) return new GrowthError(message, fields)
   if (status === 429) return new RateLimitError(message, { ...fields, retryAfter: retryAfterSeconds(headers) })
   if (status >= 500) return new InternalServerError(message, fields)
   const Class = BY_STATUS[status] ?? GrowthError

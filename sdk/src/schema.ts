@@ -1839,13 +1839,7 @@ export interface components {
         };
     };
     responses: never;
-    parameters: {
-        /**
-         * @description 1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
-         * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
-         */
-        IdempotencyKey: string;
-    };
+    parameters: never;
     requestBodies: never;
     headers: {
         /** @description Seconds to wait before retrying; 0 unless the limit was passed. */
@@ -2077,9 +2071,9 @@ export interface operations {
             header?: {
                 /**
                  * @description 1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
-                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 * @example 38e173f6-2d04-444c-a08d-dad2dfc23e7c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2265,9 +2259,9 @@ export interface operations {
             header?: {
                 /**
                  * @description 1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
-                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 * @example c2d4d211-bf64-4364-ac5b-a636b83acc92
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2587,9 +2581,9 @@ export interface operations {
             header?: {
                 /**
                  * @description 1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
-                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 * @example e6ca831e-aeaf-4332-a5e9-de7e5182ea4d
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3580,9 +3574,9 @@ export interface operations {
             header?: {
                 /**
                  * @description 1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
-                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 * @example 07827fb4-4fe6-41d8-a765-8209e7461002
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4333,9 +4327,9 @@ export interface operations {
             header?: {
                 /**
                  * @description 1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
-                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 * @example 12faed66-6209-40ad-a4c3-20a34ec645a8
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5258,9 +5252,9 @@ export interface operations {
             header?: {
                 /**
                  * @description 1 to 255 visible ASCII characters (spaces only between them), e.g. a UUID. The same key and request within 24 hours returns the first answer with Idempotent-Replayed: true; a different request under it is 422; while the first is in flight, 409. Generate one per logical operation and reuse it on every retry.
-                 * @example b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40
+                 * @example ed3e8fbc-942f-4794-ae2b-450b0cb8dc97
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;

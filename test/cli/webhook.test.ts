@@ -145,7 +145,7 @@ describe('growth admin webhook', () => {
     const unknown = 'whe_00000000000000000000000000'
     const refusals: [string, () => Promise<Run>, RegExp][] = [
       ['an unknown event type, named', () => create(hookUrl, 'contact.created,contact.exploded'), /Unknown event type contact\.exploded/],
-      ['127.0.0.1 without the allow list', () => create(hookUrl, 'contact.created', NO_ALLOW), /127\.0\.0\.1 is a loopback address/],
+      ['127.0.0.1 without the allow list', () => create(hookUrl, 'contact.created', NO_ALLOW), /127\.0\.0\.1 is a loopback address, not a public unicast address; for local development, set WEBHOOK_ALLOW_PRIVATE_NETWORKS=127\.0\.0\.0\/8 .*growth admin webhook create/],
       ['10.0.0.1 while only 127.0.0.0/8 is listed', () => create('http://10.0.0.1/hooks', 'contact.created'), /10\.0\.0\.1 is a private address/],
       ['the metadata address, even with its range listed', () => create('http://169.254.169.254/latest', 'contact.created', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '169.254.0.0/16' }), /169\.254\.169\.254 is a cloud metadata address/],
       ['a user name in the URL', () => create(`http://user@127.0.0.1:${rcv.port}/hooks`, 'contact.created'), /user name/],

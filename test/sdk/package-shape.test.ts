@@ -156,6 +156,8 @@ const CONFIGS = {
 
 /** A consumer's program: compiles only if the package's types say what the contract says. */
 const CONSUMER = `import {
+  BadRequestError,
+  ConnectionError,
   Growth,
   GrowthError,
   isSimulated,
@@ -238,12 +240,23 @@ export async function main(): Promise<void> {
     if (err instanceof RateLimitError) {
       const wait: number | undefined = err.retryAfter
       void wait
-    } else if (err instanceof NotFoundError || err instanceof GrowthError) {
+    } else if (err instanceof NotFoundError) {
+      // A status's class types the code that status always carries.
+      const code: 'not_found' = err.code
+      void code
+    } else if (err instanceof GrowthError) {
       const status: number | undefined = err.status
       const code: string | undefined = err.code
       void [status, code, err.requestId]
     }
   }
+  const invalid: 'invalid_parameter' | 'invalid_body' | 'invalid_request' = new BadRequestError('bad').code
+  const limited: 'rate_limited' = new RateLimitError('slow down').code
+  // @ts-expect-error a 404 never carries rate_limited
+  const notLimited: 'rate_limited' = new NotFoundError('gone').code
+  // No answer, no code.
+  const noCode: undefined = new ConnectionError('down').code
+  void [invalid, limited, notLimited, noCode]
 
   // Agents, with an agent credential.
   const agent = new Growth({ token: 'svc_agt_abc' as const })

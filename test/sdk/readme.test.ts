@@ -22,6 +22,12 @@ import { freePort } from '../support/ports.ts'
 const README = readFileSync(join(ROOT, 'sdk', 'README.md'), 'utf8')
 const blocks = [...README.matchAll(/```(\w+)([^\n]*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, kind: m[2]!.trim(), code: m[3]! }))
 const examples = blocks.filter((b) => b.lang === 'ts')
+/** The ES module and CommonJS examples (`js mjs`, `js cjs`, `js dynamic`), run with Node.js. */
+const moduleExample = (kind: string) => {
+  const found = blocks.filter((b) => b.lang === 'js' && b.kind === kind)
+  if (found.length !== 1) throw new Error(`sdk/README.md has ${found.length} \`js ${kind}\` examples, not one`)
+  return found[0]!.code
+}
 /** The toolkit's README shows the SDK too: its examples run here as well, the same way. */
 const rootExamples = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
 
@@ -56,9 +62,12 @@ beforeAll(async () => {
   const install = blocks.find((b) => b.lang === 'sh' && b.code.includes('npm pack'))
   if (!install) throw new Error('sdk/README.md has no install commands')
   const [inRepository, inProject] = install.code.split('# in your project')
-  project = mkdtempSync(join(tmpdir(), 'growth-sdk-readme-'))
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }, null, 2))
+  project = join(mkdtempSync(join(tmpdir(), 'growth-sdk-readme-')), 'my-app')
+  mkdirSync(project)
   const npmEnv = { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
+  // A new project as the README makes it: npm init -y, which is CommonJS.
+  const init = await run(['npm', 'init', '-y'], project, npmEnv)
+  expect(`${init.code} ${init.stderr}`).toStartWith('0 ')
   const packed = await run(['bash', '-euo', 'pipefail', '-c', inRepository!], ROOT, npmEnv)
   expect(`${packed.code} ${packed.stderr}`).toStartWith('0 ')
   const installed = await run(['bash', '-euo', 'pipefail', '-c', inProject!], project, npmEnv)
@@ -93,7 +102,7 @@ beforeAll(async () => {
 }, PACK_TIMEOUT)
 
 afterAll(() => {
-  if (project) rmSync(project, { recursive: true, force: true })
+  if (project) rmSync(join(project, '..'), { recursive: true, force: true })
 })
 
 describe('sdk/README.md', () => {
@@ -107,6 +116,45 @@ describe('sdk/README.md', () => {
     ])
     expect(examples.filter((e) => e.kind === 'approval').length).toBe(1)
   })
+
+  test(
+    'ES modules and CommonJS, in the CommonJS project npm init -y makes, under Node.js: .mjs, "type": "module", require and import() as the README says',
+    async () => {
+      const node = async (dir: string, file: string, code: string) => {
+        writeFileSync(join(dir, file), code)
+        return run(['node', file], dir, env)
+      }
+      expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).type).toBe('commonjs')
+      const PRINTED = /^\d+ allowances\n$/
+      const esm = moduleExample('mjs')
+      // What a new user met: the ES module example as a .js file of a CommonJS project is refused.
+      const refused = await node(project, 'esm-as-commonjs.js', esm)
+      expect(refused.code).not.toBe(0)
+      expect(refused.stderr).toContain('Cannot use import statement outside a module')
+      // As .mjs it runs.
+      const mjs = await node(project, 'first-call.mjs', esm)
+      expect(`${mjs.code} ${mjs.stderr}${mjs.stdout}`).toMatch(/^0 \d+ allowances\n$/)
+      // As .js once npm pkg set type=module (a second project, sharing the installed package).
+      const esmProject = join(project, '..', 'my-esm-app')
+      mkdirSync(esmProject)
+      const npmEnv = { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
+      for (const cmd of [['npm', 'init', '-y'], ['npm', 'pkg', 'set', 'type=module']]) {
+        const r = await run(cmd, esmProject, npmEnv)
+        expect(`${r.code} ${r.stderr}`).toStartWith('0 ')
+      }
+      symlinkSync(join(project, 'node_modules'), join(esmProject, 'node_modules'))
+      const typeModule = await node(esmProject, 'first-call.js', esm)
+      expect(`${typeModule.code} ${typeModule.stderr}`).toBe('0 ')
+      expect(typeModule.stdout).toMatch(PRINTED)
+      // In the CommonJS project: require (Node.js 20.19 and later), and import() on any Node.js 20.
+      for (const kind of ['cjs', 'dynamic']) {
+        const r = await node(project, `first-call-${kind}.js`, moduleExample(kind))
+        expect(`${kind}: ${r.code} ${r.stderr}`).toBe(`${kind}: 0 `)
+        expect(r.stdout).toMatch(PRINTED)
+      }
+    },
+    60_000,
+  )
 
   test(
     'every example type-checks against the installed package',

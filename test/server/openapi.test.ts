@@ -54,7 +54,7 @@ describe('GET /api/v1/openapi.json', () => {
     // every workspace-token operation names its scope; writes take an Idempotency-Key
     expect(doc.paths['/api/v1/missions'].get.security).toEqual([{ WorkspaceToken: ['read:growth'] }])
     expect(doc.paths['/api/v1/experiments'].post.security).toEqual([{ WorkspaceToken: ['write:experiments'] }])
-    expect(doc.paths['/api/v1/experiments'].post.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' })
+    expect(doc.paths['/api/v1/experiments'].post.parameters.map((p: any) => p.name)).toEqual(['Idempotency-Key'])
   })
 
   test('every field of the response models is described by a type', async () => {
@@ -73,36 +73,83 @@ describe('GET /api/v1/openapi.json', () => {
   })
 })
 
+/**
+ * Every example the document holds, with the schema it must be valid against: the example(s) of
+ * each parameter, header and media type (request bodies and answers) next to its `schema`, and the
+ * `example`/`examples` of any JSON Schema inside. Example values themselves are not walked into (the
+ * document's own example holds a `schema`-shaped OpenAPI text).
+ */
+function examplesIn(doc: any): { where: string; schema: object; value: unknown }[] {
+  const found: { where: string; schema: object; value: unknown }[] = []
+  const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas']
+  const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
+  const SCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']
+  const inSchema = (s: any, where: string) => {
+    if (!s || typeof s !== 'object') return
+    if ('example' in s) found.push({ where: `${where}/example`, schema: s, value: s.example })
+    if (Array.isArray(s.examples)) s.examples.forEach((value: unknown, i: number) => found.push({ where: `${where}/examples/${i}`, schema: s, value }))
+    for (const k of SCHEMA_MAPS) for (const [name, sub] of Object.entries(s[k] ?? {})) inSchema(sub, `${where}/${k}/${name}`)
+    for (const k of SCHEMA_LISTS) (s[k] ?? []).forEach((sub: unknown, i: number) => inSchema(sub, `${where}/${k}/${i}`))
+    for (const k of SCHEMAS) inSchema(s[k], `${where}/${k}`)
+  }
+  const walk = (node: any, where: string) => {
+    if (!node || typeof node !== 'object') return
+    if (node.schema && typeof node.schema === 'object') {
+      if ('example' in node) found.push({ where: `${where}/example`, schema: node.schema, value: node.example })
+      for (const [name, ex] of Object.entries<any>(node.examples ?? {})) found.push({ where: `${where}/examples/${name}`, schema: node.schema, value: ex?.value })
+      inSchema(node.schema, `${where}/schema`)
+    }
+    for (const [k, v] of Object.entries(node)) if (!['example', 'examples', 'schema'].includes(k)) walk(v, `${where}/${k}`)
+  }
+  for (const [name, schema] of Object.entries(doc.components.schemas)) inSchema(schema, `#/components/schemas/${name}`)
+  walk({ paths: doc.paths, parameters: doc.components.parameters, headers: doc.components.headers, responses: doc.components.responses, requestBodies: doc.components.requestBodies }, '#')
+  return found
+}
+
 describe('examples', () => {
-  test('every operation has a request example and a captured answer, each valid by the document', async () => {
+  test('every example in the document (parameters, request bodies, answers, headers, schemas) is valid against its schema', async () => {
     const doc = (await call('GET', '/api/v1/openapi.json')).body
     const validate = validatorFor(doc)
+    const examples = examplesIn(doc)
+    const invalid = examples.flatMap(({ where, schema, value }) => {
+      const v = validate(schema, value)
+      return v.valid ? [] : [`${where}: ${JSON.stringify(value)?.slice(0, 80)}: ${v.errors} (the answers: npm run examples:capture)`]
+    })
+    expect(invalid).toEqual([])
+    // The walk sees the examples there are: each limit, each request body, each answer.
+    const limits = examples.filter((e) => /\/parameters\/\d+\/example$/.test(e.where) && (e.schema as any).type === 'integer')
+    expect(limits.length).toBeGreaterThanOrEqual(9)
+    for (const e of limits) expect(typeof e.value).toBe('number')
+    expect(examples.filter((e) => e.where.includes('/requestBody/')).length).toBe(operations.filter((op) => op.kind === 'write').length)
+    expect(examples.filter((e) => /\/responses\/20[01]\//.test(e.where)).length).toBeGreaterThanOrEqual(operations.length)
+  })
+
+  test('every operation has a request example where it takes a body, and an answer example', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
     const missing: string[] = []
-    const invalid: string[] = []
-    for (const [path, methods] of Object.entries<any>(doc.paths)) {
-      for (const [method, op] of Object.entries<any>(methods)) {
-        if (op.operationId === 'getOpenApiDocument') continue
+    for (const methods of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(methods)) {
         const ok = op.responses['201'] ?? op.responses['200']
-        const content = ok.content['application/json']
-        if (content.example === undefined) missing.push(`${op.operationId}: no response example (npm run examples:capture)`)
-        else {
-          const v = validate(content.schema, content.example)
-          if (!v.valid) invalid.push(`${op.operationId} response: ${v.errors} (npm run examples:capture)`)
-        }
-        if (method === 'post') {
-          const body = op.requestBody.content['application/json']
-          if (body.example === undefined) missing.push(`${op.operationId}: no request example`)
-          else if (!validate(body.schema, body.example).valid) invalid.push(`${op.operationId} request: ${validate(body.schema, body.example).errors}`)
-        }
-        for (const p of op.parameters ?? []) {
-          if (p.example !== undefined && p.schema && !validate(p.schema, p.name === 'limit' ? Number(p.example) : p.example).valid) {
-            invalid.push(`${op.operationId} ${path} parameter ${p.name}: ${p.example}`)
-          }
-        }
+        if (ok.content['application/json'].example === undefined) missing.push(`${op.operationId}: no answer example (npm run examples:capture)`)
+        if (op.requestBody && op.requestBody.content['application/json'].example === undefined) missing.push(`${op.operationId}: no request example`)
       }
     }
     expect(missing).toEqual([])
-    expect(invalid).toEqual([])
+  })
+
+  test('each write has an Idempotency-Key example of its own, so replaying the examples is never refused as a reused key', async () => {
+    const doc = (await call('GET', '/api/v1/openapi.json')).body
+    const keys = new Map<string, string>()
+    for (const methods of Object.values<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(methods)) {
+        if (method !== 'post') continue
+        const key = (op.parameters ?? []).find((p: any) => p.name === 'Idempotency-Key')
+        expect(key?.example, `${op.operationId} has no Idempotency-Key example`).toBeString()
+        keys.set(op.operationId, key.example)
+      }
+    }
+    expect(keys.size).toBe(operations.filter((op) => op.kind === 'write').length)
+    expect(new Set(keys.values()).size).toBe(keys.size)
   })
 })
 

@@ -50,7 +50,7 @@ describe('GET /api/v1/reference', () => {
   })
 
   test.skipIf(!hasChromium)(
-    'renders every operation, model and rule in headless Chromium, with no request but to this server',
+    'renders every operation, model and rule in headless Chromium, bearer auth preselected, with no request but to this server',
     async () => {
       const { url } = await getHarness()
       const origin = new URL(url).origin
@@ -141,6 +141,15 @@ describe('GET /api/v1/reference', () => {
         for (const word of ['Idempotency-Key', 'Idempotent-Replayed', 'X-RateLimit-Limit', 'Retry-After', 'svc_test_', 'svc_live_', 'svc_agt_', ...ERROR_CODES]) {
           expect(text).toContain(word)
         }
+
+        // (g) the workspace token (bearer) is the authentication the page starts with, its token field shown
+        const auth = page.locator('.scalar-reference-intro-auth')
+        await auth.waitFor({ timeout: 20_000 })
+        const authText = (await auth.innerText()).replace(/\s+/g, ' ')
+        expect(authText).toContain('Selected Auth Type: WorkspaceToken')
+        expect(authText).not.toContain('No authentication selected')
+        expect(authText).toContain('Bearer Token')
+        expect(await auth.locator('input').count()).toBe(1)
 
         // (e) nothing but this server was asked for anything
         expect([...requested].filter(offsite)).toEqual([])

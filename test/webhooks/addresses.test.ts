@@ -314,6 +314,26 @@ describe('the table bites', () => {
     expect(letThrough).toEqual([])
   })
 
+  test('a refusal that listing the address would lift says so: WEBHOOK_ALLOW_PRIVATE_NETWORKS, the range to set, and where', async () => {
+    const hint = (cidr: string) => `for local development, set WEBHOOK_ALLOW_PRIVATE_NETWORKS=${cidr} (a comma-separated list of CIDR ranges) in the environment of the server, of growth worker and of growth admin webhook create`
+    const cases: [string, Resolution | undefined, string][] = [
+      ['http://127.0.0.1:4010/hooks', undefined, hint('127.0.0.0/8')],
+      ['https://[::1]/hooks', undefined, hint('::1/128')],
+      ['https://192.168.1.20/hooks', undefined, hint('192.168.1.20/32')],
+      ['https://hooks.example.test/', ['127.0.0.1'], hint('127.0.0.0/8')],
+      ['https://localhost:4010/hooks', undefined, 'use 127.0.0.1 in its place and set WEBHOOK_ALLOW_PRIVATE_NETWORKS=127.0.0.0/8'],
+    ]
+    for (const [url, resolves, says] of cases) {
+      const r = await checkUrl(url, policyOf(), resolverOf(resolves).resolve)
+      expect(r.ok ? 'allowed' : r.reason, url).toContain(says)
+    }
+    // and the range it names does lift it
+    expect((await checkUrl('http://127.0.0.1:4010/hooks', policyOf('127.0.0.0/8'), resolverOf(undefined).resolve)).ok).toBe(true)
+    // A metadata address is refused even when listed: nothing suggests listing it.
+    const metadata = await checkUrl('http://169.254.169.254/latest', policyOf('169.254.0.0/16'), resolverOf(undefined).resolve)
+    expect(metadata.ok ? 'allowed' : metadata.reason).not.toContain('for local development')
+  })
+
   test('the spellings of 127.0.0.1 are refused with the very reason 127.0.0.1 gets', async () => {
     const plain = await checkUrl('https://127.0.0.1/', policyOf(), resolverOf(undefined).resolve)
     if (plain.ok) throw new Error('127.0.0.1 allowed')

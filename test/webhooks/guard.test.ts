@@ -59,7 +59,10 @@ describe('at send time', () => {
       const attempts = await attemptsOf(e.id)
       expect(attempts.map((a) => a.address)).toEqual([null, null])
       expect(attempts[0]!.error).toContain('127.0.0.1 is a loopback address')
+      // the refusal says how to allow it for local development; never for a metadata address
+      expect(attempts[0]!.error).toContain('set WEBHOOK_ALLOW_PRIVATE_NETWORKS=127.0.0.0/8')
       expect(attempts[1]!.error).toContain('169.254.169.254 is a cloud metadata address')
+      expect(attempts[1]!.error).not.toContain('for local development')
       expect(rcv.got).toEqual([])
     } finally {
       rcv.stop()

@@ -115,6 +115,25 @@ export function addressRefusal(address: string, policy: AddressPolicy): string |
   return `${address} is ${RANGE_WORDS[range] ?? `not on the public internet (${range})`}, not a public unicast address`
 }
 
+/** Where the allow list must be set for a refusal to go away: every process that checks a URL. */
+const WHERE = 'in the environment of the server, of growth worker and of growth admin webhook create (docs/webhooks.md)'
+
+/**
+ * How to let a refused address through for local development, when listing it would (never for a
+ * cloud metadata address): the range to put in WEBHOOK_ALLOW_PRIVATE_NETWORKS, and where. A loopback
+ * IPv4 address suggests all of 127.0.0.0/8; any other, itself alone.
+ */
+function localDevelopmentHint(address: string): string {
+  try {
+    const parsed = ipaddr.parse(address)
+    const cidr = parsed.kind() === 'ipv4' && parsed.range() === 'loopback' ? '127.0.0.0/8' : `${parsed.toString()}/${parsed.kind() === 'ipv4' ? 32 : 128}`
+    if (addressRefusal(address, { allowPrivate: [ipaddr.parseCIDR(cidr)] }) !== null) return ''
+    return `; for local development, set WEBHOOK_ALLOW_PRIVATE_NETWORKS=${cidr} (a comma-separated list of CIDR ranges) ${WHERE}`
+  } catch {
+    return ''
+  }
+}
+
 export type UrlCheck = { ok: true; url: URL; host: string; addresses: string[] } | { ok: false; reason: string }
 
 /**
@@ -133,7 +152,9 @@ export async function checkUrl(text: string, policy: AddressPolicy, resolve: Res
   if (url.username || url.password) return { ok: false, reason: 'a webhook URL may not carry a user name or password' }
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
   if (!host) return { ok: false, reason: `${text} has no host` }
-  if (host === 'localhost' || host.endsWith('.localhost')) return { ok: false, reason: `${host} names this machine (localhost), not a public address` }
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    return { ok: false, reason: `${host} names this machine (localhost), not a public address; for local development, use 127.0.0.1 in its place and set WEBHOOK_ALLOW_PRIVATE_NETWORKS=127.0.0.0/8 ${WHERE}` }
+  }
   let addresses: string[]
   if (ipaddr.isValid(host)) addresses = [host]
   else {
@@ -146,7 +167,7 @@ export async function checkUrl(text: string, policy: AddressPolicy, resolve: Res
   }
   for (const a of addresses) {
     const refusal = addressRefusal(a, policy)
-    if (refusal) return { ok: false, reason: host === a ? refusal : `${host} resolves to ${a}, and ${refusal}` }
+    if (refusal) return { ok: false, reason: `${host === a ? refusal : `${host} resolves to ${a}, and ${refusal}`}${localDevelopmentHint(a)}` }
   }
   if (url.protocol === 'http:' && !addresses.every((a) => inList(ipaddr.parse(a), policy))) {
     return { ok: false, reason: `${url.origin} is not https; plain http goes only to addresses in WEBHOOK_ALLOW_PRIVATE_NETWORKS (for local development)` }

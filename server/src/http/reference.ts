@@ -22,6 +22,8 @@ const TITLE = 'Growth Automation Service API reference'
  * - hideClientButton, hideTestRequestButton: no built-in API client (it could send requests to other
  *   servers); showDeveloperTools 'never': no developer toolbar (it links to Scalar's dashboard).
  * Every tag and model is open, so the whole reference is on the page and the browser's find sees it.
+ * authentication.preferredSecurityScheme: the workspace token (bearer) is the authentication the
+ * page starts with, as almost every operation takes it (Scalar otherwise preselects none).
  */
 const SCALAR_CONFIGURATION = {
   url: OPENAPI_PATH,
@@ -34,6 +36,7 @@ const SCALAR_CONFIGURATION = {
   metaData: { title: TITLE },
   defaultOpenAllTags: true,
   expandAllModelSections: true,
+  authentication: { preferredSecurityScheme: 'WorkspaceToken' },
 }
 
 /** Only this server; styles inline (Scalar injects its CSS at run time); images and fonts may be data: URLs. */

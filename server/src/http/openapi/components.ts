@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { IDEMPOTENCY_KEY } from '../idempotency.ts'
 
@@ -17,6 +18,16 @@ export function schemaComponents(models: Map<string, z.ZodType>, io: 'input' | '
   return out.schemas
 }
 
+/**
+ * A query example is declared as it travels (text, `limit: '10'`); the document carries the value it
+ * stands for, typed as the parameter's schema says (10), so that it is valid against that schema.
+ */
+export function queryExample(schema: Json, text: string): unknown {
+  if (schema.type === 'integer' || schema.type === 'number') return Number(text)
+  if (schema.type === 'boolean') return text === 'true'
+  return text
+}
+
 /** Each member of a query schema (a zod object) as a query parameter, with its example value if one is given. */
 export function queryParameters(schema: z.ZodType, example: Record<string, string> = {}): Json[] {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, Json>; required?: string[] }
@@ -28,7 +39,7 @@ export function queryParameters(schema: z.ZodType, example: Record<string, strin
       required: (json.required ?? []).includes(name) && !('default' in prop),
       ...(description ? { description } : {}),
       schema: rest,
-      ...(example[name] !== undefined ? { example: example[name] } : {}),
+      ...(example[name] !== undefined ? { example: queryExample(rest, example[name]) } : {}),
     }
   })
 }
@@ -53,8 +64,17 @@ export const SECURITY_SCHEMES = {
   AgentCredential: { type: 'http', scheme: 'bearer', description: 'An agent credential: svc_agt_...; opens only the /api/v1/agent/ endpoints.' },
 }
 
-export const SHARED_PARAMETERS = {
-  IdempotencyKey: {
+/**
+ * The Idempotency-Key header of a write, with an example of its own: tools that replay the
+ * document's examples (Schemathesis, Scalar, Postman) would otherwise send one key to every write
+ * and be refused with 422 idempotency_key_reused. The example is a UUID made from the operationId,
+ * so it is the same in every build and differs between operations. Inline rather than a shared
+ * component, because a $ref cannot carry an example of its own.
+ */
+export function idempotencyKeyParameter(operationId: string): Json {
+  const hex = createHash('sha256').update(`Idempotency-Key example of ${operationId}`).digest('hex')
+  const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  return {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
@@ -63,8 +83,8 @@ export const SHARED_PARAMETERS = {
     // HTTP trims a header value's leading and trailing whitespace and carries only ASCII reliably,
     // so the key is what the server checks (http/idempotency.ts): a key of spaces would arrive empty.
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
-    example: 'b7e4c1f0-2a9d-4c61-9a3e-5f1d8c2e7a40',
-  },
+    example: uuid,
+  }
 }
 
 export const SHARED_HEADERS = {

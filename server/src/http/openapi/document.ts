@@ -3,7 +3,7 @@ import { cursorNames, type Operation, type Paging } from '../../routes/operation
 import { AgentRequestsPageMeta } from '../../schemas/agent-requests.ts'
 import { ErrorEnvelope, PageMeta, SimulatedWrite } from '../../schemas/common.ts'
 import { pagingParameters } from '../paging.ts'
-import { ANSWER_HEADERS, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS, SHARED_PARAMETERS } from './components.ts'
+import { ANSWER_HEADERS, idempotencyKeyParameter, queryExample, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS } from './components.ts'
 import { API_DESCRIPTION } from './description.ts'
 import EXAMPLES from './examples.json'
 
@@ -48,11 +48,11 @@ function descriptionOf(op: Operation): string {
 }
 
 function parametersOf(op: Operation): Json[] {
-  if (op.kind === 'write') return [{ $ref: '#/components/parameters/IdempotencyKey' }]
+  if (op.kind === 'write') return [idempotencyKeyParameter(op.operationId)]
   const example = op.example?.query ?? {}
   const filters = op.query ? queryParameters(op.query, example) : []
   if (op.kind !== 'list') return filters
-  return [...filters, ...pagingParameters(op).map((p) => (example[p.name] !== undefined ? { ...p, example: example[p.name] } : p))]
+  return [...filters, ...pagingParameters(op).map((p) => (example[p.name] !== undefined ? { ...p, example: queryExample(p.schema, example[p.name]) } : p))]
 }
 
 /**
@@ -126,7 +126,6 @@ export function buildOpenApi(operations: Operation[]): Json {
     components: {
       schemas: { ...schemaComponents(responseModels, 'output'), ...schemaComponents(requestModels, 'input') },
       securitySchemes: SECURITY_SCHEMES,
-      parameters: SHARED_PARAMETERS,
       headers: SHARED_HEADERS,
     },
   }
