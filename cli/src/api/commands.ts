@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander'
-import { Growth, type Page } from '../../../sdk/src/index.ts'
+import { Growth, type Page } from '@growth-service/sdk'
 import { createOutput, writeOut } from '../output.ts'
 import { type CommandSpec, commandSpecs, type FlagSpec } from './flags.ts'
 import { type CredentialOptions, resolveCredentials } from './profiles.ts'

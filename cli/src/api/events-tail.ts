@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { type Event, Growth } from '../../../sdk/src/index.ts'
+import { type Event, Growth } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
 import { refusalOf } from './refusal.ts'

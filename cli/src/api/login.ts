@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { AuthenticationError, ConnectionError, DEFAULT_BASE_URL, Growth, PermissionDeniedError } from '../../../sdk/src/index.ts'
+import { AuthenticationError, ConnectionError, DEFAULT_BASE_URL, Growth, PermissionDeniedError } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { createOutput, JSON_FLAG } from '../output.ts'
 import { maskToken, saveProfile } from './profiles.ts'

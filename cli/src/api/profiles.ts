@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { DEFAULT_BASE_URL } from '../../../sdk/src/index.ts'
+import { DEFAULT_BASE_URL } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 
 /**

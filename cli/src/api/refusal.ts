@@ -1,4 +1,4 @@
-import { ConnectionError, GrowthError } from '../../../sdk/src/index.ts'
+import { ConnectionError, GrowthError } from '@growth-service/sdk'
 import { ApiRefusal, CliError } from '../errors.ts'
 
 /** A refusal of the API for handleError: exit 1 with its code, message and request id; no answer at all: exit 2. */

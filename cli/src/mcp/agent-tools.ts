@@ -1,5 +1,4 @@
-import { AuthenticationError, ConnectionError, type Growth, GrowthError } from '../../../sdk/src/index.ts'
-import type { AgentAuthorization, AgentResult, AgentSelf } from '../../../sdk/src/generated/models.ts'
+import { type AgentAuthorization, type AgentResult, type AgentSelf, AuthenticationError, ConnectionError, type Growth, GrowthError } from '@growth-service/sdk'
 import { maskToken, type Credentials } from '../api/profiles.ts'
 import { CliError } from '../errors.ts'
 import { answer, failureOf, lines, text } from './format.ts'

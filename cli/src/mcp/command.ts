@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { Growth } from '../../../sdk/src/index.ts'
+import { Growth } from '@growth-service/sdk'
 import { type CredentialOptions, maskToken, resolveCredentials } from '../api/profiles.ts'
 import { CliError } from '../errors.ts'
 import { parseDuration } from '../core.ts'

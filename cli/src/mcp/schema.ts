@@ -1,5 +1,5 @@
 import document from '../../../sdk/openapi.json'
-import { type OperationId, OPERATIONS, type OperationSpec } from '../../../sdk/src/generated/operations.ts'
+import { type OperationId, OPERATIONS, type OperationSpec } from '@growth-service/sdk'
 
 /**
  * The MCP tools' input schemas, generated from the same OpenAPI document the SDK's methods and the

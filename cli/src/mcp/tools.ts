@@ -1,4 +1,4 @@
-import { ConnectionError, type Growth, GrowthError, isSimulated, type Page, TimeoutError } from '../../../sdk/src/index.ts'
+import { ConnectionError, type Growth, GrowthError, isSimulated, type Page, TimeoutError } from '@growth-service/sdk'
 import type { Credentials } from '../api/profiles.ts'
 import { methodOf } from '../api/commands.ts'
 import { canonicalJson } from '../core.ts'

@@ -1,6 +1,6 @@
 import { Command } from 'commander'
 import pkg from '../../../../package.json'
-import { Growth } from '../../../../sdk/src/index.ts'
+import { Growth } from '@growth-service/sdk'
 import { refusalOf } from '../../api/refusal.ts'
 import { type CredentialOptions, resolveCredentials } from '../../api/profiles.ts'
 import { CliError } from '../../errors.ts'
