@@ -8,7 +8,7 @@ import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest
 import { CliError } from '../errors.ts'
 import { createOutput } from '../output.ts'
 import { refusalOf } from './refusal.ts'
-import { type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
 
 /**
  * growth contacts import FILE: a CSV file with a header row, or JSON lines, sent in batches of 100.
@@ -39,21 +39,18 @@ function fieldOf(header: string): (typeof FIELDS)[number] | undefined {
 }
 
 export function registerContactsImport(contacts: Command) {
-  contacts
-    .command('import')
+  addCredentialOptions(contacts.command('import'))
     .description('import contacts from a CSV file (header row: email, name, first_name, last_name, company, phone, tags) or JSON lines, 100 a request; a rerun resumes')
     .argument('<file>', 'the file: .csv with a header row, or .jsonl / .ndjson with one contact object a line')
     .option('--list-id <id>', 'also add every contact to this list (lst_...)')
     .option('--json', 'print the summary as JSON')
-    .option('--token <token>', 'the credential (default: GROWTH_TOKEN, then the profile)')
-    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
-    .option('--profile <name>', 'a profile saved by growth login')
     .addHelpText('after', '\nTags in CSV: separated by ; in one cell. Rows the API refuses are named by line; the rest is imported.\n')
     .action(async (file: string, opts: ImportOptions) => {
+      const credentials = resolveCredentials(opts)
       try {
-        await importFile(file, opts)
+        await importFile(file, opts, credentials)
       } catch (err) {
-        throw refusalOf(err, Boolean(opts.json))
+        throw refusalOf(err, Boolean(opts.json), credentials)
       }
     })
 }
@@ -71,14 +68,14 @@ type Summary = {
   refused: { line: number; message: string }[]
 }
 
-async function importFile(file: string, opts: ImportOptions) {
+async function importFile(file: string, opts: ImportOptions, credentials: Credentials) {
   let size: number
   try {
     size = statSync(file).size
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${(err as Error).message}`)
   }
-  const { token, baseUrl } = resolveCredentials(opts)
+  const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl, maxRetries: 4 })
   const fileHash = await hashOf(file)
   const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, simulated: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [] }
