@@ -111,6 +111,28 @@ describe('reads: --json prints exactly the data the API answers', () => {
   )
 
   test(
+    'growth revenue get for people: lines a person reads, money in each currency, no JSON among them',
+    async () => {
+      const r = await run(['revenue', 'get'], { LANG: 'en_US.UTF-8', TZ: 'UTC' })
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+      expect(r.stdout).not.toMatch(/[{}"]/)
+      const data = await apiData('/revenue')
+      const usd = data.currencies.find((c: any) => c.currency === 'USD')
+      const money = (m: { amountMinor: number; currency: string }) => new Intl.NumberFormat('en-US', { style: 'currency', currency: m.currency }).format(m.amountMinor / 100)
+      const lines = r.stdout.split('\n')
+      // Each currency a block of its own; its marketing part a block inside it, a line per channel.
+      expect(lines).toContain('currencies:')
+      expect(lines).toContain('  - currency: USD')
+      expect(lines).toContain(`    total: ${money(usd.total)}`)
+      expect(lines).toContain('    marketing:')
+      expect(lines).toContain(`      amount: ${money(usd.marketing.amount)}`)
+      const channel = usd.marketing.byChannel[0]
+      expect(lines.some((l) => l.startsWith(`        - channel=${channel.channel}  amount=${money(channel.amount)}`))).toBe(true)
+    },
+    T,
+  )
+
+  test(
     '--all walks every page; with --json one line per item, the same items as the API in the same order',
     async () => {
       const r = await run(['decisions', 'list', '--limit', '40', '--all', '--json'])
