@@ -126,6 +126,10 @@ describe('global flags stand before the command as well as after it', () => {
     async () => {
       const r = await run(['--token', ws.live, 'webhooks', 'verify', '--secret', 'whsec_x', '--header', 't=1,v1=00', 'nothing.json'])
       expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'error: --token does not apply to growth webhooks verify (see growth webhooks verify --help)\n' })
+      // growth mcp has commands under it, but takes no --json itself.
+      const mcp = await run(['mcp', '--json', '--token', ws.live])
+      expect(mcp.code).toBe(1)
+      expect(JSON.parse(mcp.stderr).error.message).toBe('--json does not apply to growth mcp (see growth mcp --help)')
     },
     T,
   )
