@@ -1,5 +1,5 @@
 import document from '../../sdk/openapi.json'
-import { type OperationId, OPERATIONS, type OperationSpec } from '../../sdk/src/generated/operations.ts'
+import { type OperationId, OPERATIONS, type OperationSpec } from '@growth-service/sdk'
 
 /**
  * The CLI's one operation catalogue: the OpenAPI document the SDK is generated from (which the

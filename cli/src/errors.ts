@@ -16,6 +16,19 @@ export class ApiRefusal extends Error {
   }
 }
 
+/**
+ * No answer from the API (no server at the base URL, a wrong address, a time-out): exit 2, as anything
+ * unexpected; one sentence, or with --json the error envelope (code `no_answer`) on stderr.
+ */
+export class NoAnswer extends Error {
+  constructor(
+    message: string,
+    readonly json: boolean,
+  ) {
+    super(message)
+  }
+}
+
 /** `expiresAt` -> `--expires-at`: the option an operator command takes for a field of the domain. */
 const flagOf = (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
@@ -39,6 +52,7 @@ function codeOf(err: DomainError | CliError): string {
  * The one top-level error handler. Returns the exit code:
  * - commander's own outcomes (help, version, usage errors: it has already printed them) keep its code;
  * - a refusal meant for the operator (a domain refusal, a CliError) prints `error: <message>` and gives 1;
+ * - no answer from the API (NoAnswer) prints one sentence (with --json the envelope) and gives 2;
  * - anything else is unexpected: `error: <message>` (the stack with DEBUG set) and 2.
  * stdout stays empty in every case.
  */
@@ -49,6 +63,11 @@ export function handleError(err: unknown, opts: { json?: boolean } = {}): number
     else if (err.status) printError(`${err.error.message} (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})`)
     else printError(err.error.code === 'invalid_request' ? err.error.message : `${err.error.code}: ${err.error.message}`)
     return 1
+  }
+  if (err instanceof NoAnswer) {
+    if (err.json || opts.json) writeErr(`${JSON.stringify({ error: { code: 'no_answer', message: err.message, requestId: null } })}\n`)
+    else printError(err.message)
+    return 2
   }
   if (err instanceof DomainError || err instanceof CliError) {
     const message = err instanceof DomainError ? refusalMessage(err) : err.message

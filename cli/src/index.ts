@@ -25,6 +25,7 @@ import { registerMcp } from './mcp/command.ts'
 import { registerWebhooksVerify } from './commands/webhooks/verify.ts'
 import { attachGuard } from './mcp/guard/command.ts'
 import { handleError } from './errors.ts'
+import { shareGlobalOptions } from './global-options.ts'
 import { flush, writeErr, writeOut } from './output.ts'
 
 /** The whole command tree, in one place. Each verb lives in its own file under commands/. */
@@ -85,6 +86,8 @@ export function buildProgram(): Command {
   registerListen(program)
   attachGuard(registerMcp(program))
   registerWebhooksVerify(program.command('webhooks').description('for receivers of webhook deliveries'))
+  // --token, --base-url, --profile and --json before the command as well as after it.
+  shareGlobalOptions(program)
 
   return program
 }

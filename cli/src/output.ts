@@ -67,16 +67,21 @@ export function table(rows: string[][], indent = '  '): string[] {
   return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
 }
 
-/** Any JSON-like value as readable, indented lines (`key: value`), for data with no fixed shape. */
+/**
+ * Any JSON-like value as readable, indented lines (`key: value`), for data with no fixed shape. An
+ * item of a list is one line (`- key=value  key=value`) when its members are plain values, else a
+ * block of `key: value` lines of its own: never JSON in the middle of the lines.
+ */
 export function describe(value: unknown, indent = '  '): string[] {
   if (value === null || typeof value !== 'object') return [`${indent}${scalar(value)}`]
   if (Array.isArray(value)) {
     if (!value.length) return [`${indent}(none)`]
-    return value.flatMap((item) =>
-      item !== null && typeof item === 'object' && !Array.isArray(item)
-        ? [`${indent}- ${inline(item as Record<string, unknown>)}`]
-        : [`${indent}- ${scalar(item)}`],
-    )
+    return value.flatMap((item) => {
+      if (!isRecord(item)) return [`${indent}- ${scalar(item)}`]
+      if (Object.values(item).every(isPlain)) return [`${indent}- ${inline(item)}`]
+      const [first = '', ...rest] = describe(item, `${indent}  `)
+      return [`${indent}- ${first.trimStart()}`, ...rest]
+    })
   }
   const lines: string[] = []
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
@@ -91,9 +96,16 @@ export function describe(value: unknown, indent = '  '): string[] {
   return lines.length ? lines : [`${indent}(none)`]
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)
+
+/** A value that fits on a line: a scalar, a time, or a list of scalars. */
+const isPlain = (v: unknown): boolean =>
+  v === null || typeof v !== 'object' || v instanceof Date || (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object'))
+
+/** An object of plain values (isPlain) on one line: `key=value  key=a,b`. */
 function inline(obj: Record<string, unknown>): string {
   return Object.entries(obj)
-    .map(([k, v]) => `${k}=${v !== null && typeof v === 'object' && !(v instanceof Date) ? JSON.stringify(v) : scalar(v)}`)
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? (v.length ? v.map(scalar).join(',') : '(none)') : scalar(v)}`)
     .join('  ')
 }
 

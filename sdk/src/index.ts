@@ -23,9 +23,10 @@ export {
   TimeoutError,
 } from './errors.ts'
 export type * from './generated/models.ts'
-export { type OperationId, OPERATIONS } from './generated/operations.ts'
+export { type OperationId, OPERATIONS, type OperationSpec } from './generated/operations.ts'
 export type { Resources } from './generated/resources.ts'
-export { AgentDeniedError, type AgentGuard, ApprovalRequiredError, type GuardContext, type GuardOptions, type WaitForApproval } from './guard.ts'
+export { AgentDeniedError, type AgentGuard, ApprovalRequiredError, decide, type GuardContext, type GuardOptions, type WaitForApproval } from './guard.ts'
+export { clip, oneLine } from './one-line.ts'
 export { isSimulated, type Mode, type ModeOf, type Simulated, type Written } from './mode.ts'
 export type { Body, Data, Item, Query } from './operation-types.ts'
 export { Page, PagePromise } from './pagination.ts'

@@ -91,7 +91,7 @@ export async function call(settings: TransportSettings, input: CallInput, option
       throwIfAborted(options.signal)
       const error = outcome.timedOut
         ? new TimeoutError(`No answer from ${input.method} ${url} within ${timeout} ms.`, { cause: outcome.failure })
-        : new ConnectionError(`No answer from ${input.method} ${url}: ${describe(outcome.failure)}.`, { cause: outcome.failure })
+        : new ConnectionError(`No answer from ${input.method} ${url}: ${sentence(describe(outcome.failure))}`, { cause: outcome.failure })
       if (attempt >= maxRetries) throw error
       await sleep(retryDelayMs(attempt, undefined) ?? 0, options.signal)
       continue
@@ -187,6 +187,11 @@ function rateLimitOf(header: (name: string) => string | undefined): RateLimit | 
   const reset = Number(header('x-ratelimit-reset'))
   if (![limit, remaining, reset].every((n) => Number.isFinite(n)) || header('x-ratelimit-limit') === undefined) return undefined
   return { limit, remaining, resetAt: new Date(reset * 1000) }
+}
+
+/** Ends the text with a full stop, unless it already ends a sentence ("... access the url?" stays as it is). */
+function sentence(text: string): string {
+  return /[.?!]$/.test(text) ? text : `${text}.`
 }
 
 function describe(failure: unknown): string {

@@ -87,6 +87,12 @@ describe('the layers', () => {
     expect(wrong).toEqual([])
   })
 
+  test('the CLI uses the SDK as its users do: through @growth-service/sdk, never a module of sdk/src by path', () => {
+    const byPath = [...graph].flatMap(([file, imports]) => (file.startsWith('cli/') ? imports.filter((t) => t.startsWith('sdk/src/')).map((t) => `${file} imports ${t}`) : []))
+    expect(byPath).toEqual([])
+    expect(readFileSync(join(ROOT, 'cli/src/api/commands.ts'), 'utf8')).toContain("from '@growth-service/sdk'")
+  })
+
   test('no cycle between files', () => {
     const cycles: string[] = []
     const state = new Map<string, 'open' | 'done'>()

@@ -111,6 +111,28 @@ describe('reads: --json prints exactly the data the API answers', () => {
   )
 
   test(
+    'growth revenue get for people: lines a person reads, money in each currency, no JSON among them',
+    async () => {
+      const r = await run(['revenue', 'get'], { LANG: 'en_US.UTF-8', TZ: 'UTC' })
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+      expect(r.stdout).not.toMatch(/[{}"]/)
+      const data = await apiData('/revenue')
+      const usd = data.currencies.find((c: any) => c.currency === 'USD')
+      const money = (m: { amountMinor: number; currency: string }) => new Intl.NumberFormat('en-US', { style: 'currency', currency: m.currency }).format(m.amountMinor / 100)
+      const lines = r.stdout.split('\n')
+      // Each currency a block of its own; its marketing part a block inside it, a line per channel.
+      expect(lines).toContain('currencies:')
+      expect(lines).toContain('  - currency: USD')
+      expect(lines).toContain(`    total: ${money(usd.total)}`)
+      expect(lines).toContain('    marketing:')
+      expect(lines).toContain(`      amount: ${money(usd.marketing.amount)}`)
+      const channel = usd.marketing.byChannel[0]
+      expect(lines.some((l) => l.startsWith(`        - channel=${channel.channel}  amount=${money(channel.amount)}`))).toBe(true)
+    },
+    T,
+  )
+
+  test(
     '--all walks every page; with --json one line per item, the same items as the API in the same order',
     async () => {
       const r = await run(['decisions', 'list', '--limit', '40', '--all', '--json'])
@@ -224,7 +246,7 @@ describe('refusals and failures', () => {
         const words = op.sdk.join(' ')
         const r = await run([...op.sdk, ...(required[words] ?? []), '--token', 'svc_live_notatoken'])
         expect(`${words}: ${r.code} ${r.stdout}${r.stderr.replace(/request req_\w+/, 'request …')}`).toBe(
-          `${words}: 1 error: Missing or invalid credential. Send Authorization: Bearer <token> with a valid, unrevoked, unexpired token. (401 unauthorized, request …)\n`,
+          `${words}: 1 error: the token from --token (svc_live_…oken) was refused by the API at ${env.GROWTH_BASE_URL}: Missing or invalid credential. Send Authorization: Bearer <token> with a valid, unrevoked, unexpired token (401 unauthorized, request …)\n`,
         )
       }
     },
@@ -267,7 +289,8 @@ describe('refusals and failures', () => {
       const r = await run(['missions', 'list'], { GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' })
       expect(r.code).toBe(2)
       expect(r.stdout).toBe('')
-      expect(r.stderr).toMatch(/^error: No answer from GET http:\/\/127\.0\.0\.1:9\/api\/v1\/missions: .* Is the server running there\?/)
+      // One sentence: the base URL and where it came from, why no answer came; no doubled punctuation.
+      expect(r.stderr).toBe('error: no answer from the API at http://127.0.0.1:9/api/v1 (from GROWTH_BASE_URL): the connection was refused; is the server running, and is that its address?\n')
     },
     T,
   )
@@ -288,26 +311,29 @@ describe('credentials: flags, then the environment, then a profile saved by grow
       expect(statSync(dir).mode & 0o777).toBe(0o700)
       expect(JSON.parse(readFileSync(file, 'utf8')).profiles.northwind).toEqual({ baseUrl: env.GROWTH_BASE_URL, token: demo.tokens.live })
 
-      // The profile serves when nothing else names a token; --token and GROWTH_TOKEN come first.
+      // The profile serves when nothing else names a token; --token comes first. A profile named by
+      // --profile is a flag too: it wins over GROWTH_TOKEN, which wins over one named by GROWTH_PROFILE.
       const viaProfile = jsonOf(await run(['agents', 'list', '--profile', 'northwind', '--json'], noEnv), 'agents list --profile')
       expect(viaProfile.map((a: any) => a.id).sort()).toEqual(demo.agents.map((a) => a.id).sort())
       const other = await makeWorkspace()
-      const envFirst = jsonOf(await run(['agents', 'list', '--profile', 'northwind', '--json'], { ...noEnv, GROWTH_TOKEN: other.live }), 'agents list')
+      const profileFirst = jsonOf(await run(['agents', 'list', '--profile', 'northwind', '--json'], { ...noEnv, GROWTH_TOKEN: other.live, GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' }), 'agents list')
+      expect(profileFirst.map((a: any) => a.id).sort()).toEqual(demo.agents.map((a) => a.id).sort())
+      const envFirst = jsonOf(await run(['agents', 'list', '--json'], { ...noEnv, GROWTH_TOKEN: other.live, GROWTH_PROFILE: 'northwind' }), 'agents list')
       expect(envFirst.map((a: any) => a.id)).toEqual([other.agent.id])
       const flagFirst = jsonOf(await run(['agents', 'list', '--profile', 'northwind', '--token', other.live, '--json'], noEnv), 'agents list')
       expect(flagFirst.map((a: any) => a.id)).toEqual([other.agent.id])
 
       const unknown = await run(['agents', 'list', '--profile', 'nowhere'], noEnv)
       expect(unknown.code).toBe(1)
-      expect(unknown.stderr).toContain('no profile "nowhere"')
+      expect(unknown.stderr).toContain("no profile 'nowhere'")
       expect(unknown.stderr).toContain('there are: northwind')
       const refused = await run(['login', '--token', 'svc_live_notatoken', '--base-url', env.GROWTH_BASE_URL!], noEnv)
       expect(refused.code).toBe(1)
-      expect(refused.stderr).toContain('refused this token (svc_live_…oken)')
+      expect(refused.stderr).toContain(`the token from --token (svc_live_…oken) was refused by the API at ${env.GROWTH_BASE_URL}`)
       expect(refused.stderr).not.toContain('svc_live_notatoken')
       const none = await run(['missions', 'list'], { ...noEnv, GROWTH_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'growth-empty-')) })
       expect(none.code).toBe(1)
-      expect(none.stderr).toContain('no token: pass --token, set GROWTH_TOKEN, or save a profile with growth login')
+      expect(none.stderr).toMatch(/^error: no token: --token was not given, GROWTH_TOKEN is not set, and there is no profile 'default' in \S+profiles\.json\. Pass --token, set GROWTH_TOKEN, or save a profile with growth login/)
     },
     T,
   )

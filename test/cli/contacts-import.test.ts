@@ -50,13 +50,16 @@ test(
     const r = await growthImport([file, '--json'])
     expect(r.code).toBe(1)
     const summary = JSON.parse(r.stdout)
-    expect(summary).toMatchObject({ rows: 3, batches: 1, replayedBatches: 0, created: 2, updated: 0, skipped: { doNotContact: 0, unchanged: 0 } })
+    expect(summary).toMatchObject({ rows: 3, batches: 1, replayedBatches: 0, alreadyImported: 0, created: 2, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, stoppedAt: null })
     expect(summary.refused).toEqual([{ line: 3, message: 'email is not a valid email' }])
     expect(JSON.parse(r.stderr)).toMatchObject({ error: { message: '1 of 3 rows refused (line 3); the rest was imported' } })
     expect((await createdEmails()).sort()).toEqual(['ann.lee@example.com', 'bo.ng@example.com'])
-    // The same file again: answered from the first run's key, nothing done twice.
+    // The same file again: answered from the first run's key, nothing done twice, and it says so
+    // (not "created 2": nothing was created by this run).
     const again = await growthImport([file])
-    expect(again.stdout).toContain('(1 done before, answered again, not done twice)')
+    expect(again.stdout).toBe(`${file} was already imported: 3 rows in 1 request, answered again from the API's memory of an earlier run; nothing was done twice.\n  this run: created 0, updated 0, skipped 0 (0 do not contact, 0 unchanged), refused 1\n`)
+    const againJson = JSON.parse((await growthImport([file, '--json'])).stdout)
+    expect(againJson).toMatchObject({ rows: 3, replayedBatches: 1, alreadyImported: 2, created: 0, updated: 0 })
     expect(again.stderr).toBe('line 3: email is not a valid email\nerror: 1 of 3 rows refused (line 3); the rest was imported\n')
     expect((await createdEmails()).length).toBe(2)
   },
@@ -96,8 +99,11 @@ test(
     const rerun = await growthImport([file, '--json'])
     expect(rerun.code).toBe(0)
     const summary = JSON.parse(rerun.stdout)
-    expect(summary).toMatchObject({ rows: 2_000, batches: 20, created: 2_000, updated: 0, refused: [] })
+    expect(summary).toMatchObject({ rows: 2_000, batches: 20, updated: 0, refused: [] })
+    // What the killed run did is already imported; the rest is created by this one.
     expect(summary.replayedBatches).toBeGreaterThanOrEqual(Math.floor(part / 100))
+    expect(summary.alreadyImported).toBe(summary.replayedBatches * 100)
+    expect(summary.created + summary.alreadyImported).toBe(2_000)
     const emails = (await createdEmails()).filter((e) => e.endsWith('@bulk.example.com'))
     expect(emails.length).toBe(2_000)
     expect(new Set(emails).size).toBe(2_000)
@@ -106,7 +112,7 @@ test(
 )
 
 test(
-  'a malformed line while the batch before it is out: that batch is answered before the import stops',
+  'a malformed line while the batch before it is out: that batch is answered, and the rows from it up to the bad line are sent, before the import stops',
   async () => {
     // The CLI reads the next batch while one is out. Line 152 cannot be read while the first 100 rows
     // are held back by the proxy: they are done by the time it exits saying nothing after that line was sent.
@@ -125,9 +131,9 @@ test(
       })
       const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
       expect(code).toBe(1)
-      expect(stderr).toMatch(/late-break\.csv line \d+: .*nothing after it was sent/)
+      expect(stderr).toContain('late-break.csv line 152: a quote opened on this line is never closed. The import stopped there: the 150 rows before it were imported')
       const done = (await createdEmails()).filter((e) => e.endsWith('@break.example.com'))
-      expect(done.length).toBe(100)
+      expect(done.length).toBe(150)
     } finally {
       await proxy.stop()
     }
@@ -140,9 +146,15 @@ test(
   async () => {
     const broken = join(dir, 'broken.csv')
     writeFileSync(broken, 'email,name\nok.one@example.com,One\n"unclosed@example.com,Two\nok.three@example.com,Three\n')
-    const b = await growthImport([broken])
+    const b = await growthImport([broken, '--json'])
     expect(b.code).toBe(1)
-    expect(b.stderr).toMatch(/^error: .*broken\.csv line \d+: .*nothing after it was sent/m)
+    // The line where the unclosed quote opens (csv-parse names the end of the file), and the good row before it imported.
+    expect(JSON.parse(b.stdout)).toMatchObject({ rows: 1, created: 1, stoppedAt: { line: 3, message: 'a quote opened on this line is never closed' } })
+    expect(JSON.parse(b.stderr).error.message).toBe(
+      `${broken} line 3: a quote opened on this line is never closed. The import stopped there: the 1 row before it was imported (the summary above), nothing from line 3 on was sent. Fix that line and run the same command again.`,
+    )
+    expect(await createdEmails()).toContain('ok.one@example.com')
+    expect(await createdEmails()).not.toContain('ok.three@example.com')
     const unknown = join(dir, 'unknown.csv')
     writeFileSync(unknown, 'email,colour\nx@example.com,red\n')
     const u = await growthImport([unknown])
@@ -178,7 +190,7 @@ test.skipIf(!script)(
     expect(out).toContain('Imported')
     const plain = await growthImport([file])
     expect(plain.stderr).toBe('')
-    expect(plain.stdout).toContain('(3 done before, answered again, not done twice)')
+    expect(plain.stdout).toContain(`${file} was already imported: 250 rows in 3 requests`)
   },
   CLI_TIMEOUT,
 )

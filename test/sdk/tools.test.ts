@@ -127,7 +127,7 @@ describe('AI SDK: guardTool(tool({...}), spec)', () => {
       { client, tool: 'ads', action: 'pause_campaign', resource: ({ id }) => id },
     )
     const controller = new AbortController()
-    const running = Promise.resolve(slow.execute!({ id: 'cmp_aborted' }, { toolCallId: 'c', messages: [], context: {}, abortSignal: controller.signal })).catch((e) => e)
+    const running = Promise.resolve(slow.execute!({ id: 'cmp_aborted' }, { toolCallId: 'c', messages: [], abortSignal: controller.signal })).catch((e) => e)
     while (!(await byResource(ws.agent.id, 'cmp_aborted')).length) await Bun.sleep(20)
     controller.abort()
     expect((await running).name).toBe('AbortError')

@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander'
-import { Growth, type Page } from '../../../sdk/src/index.ts'
+import { Growth, type Page } from '@growth-service/sdk'
 import { createOutput, writeOut } from '../output.ts'
 import { type CommandSpec, commandSpecs, type FlagSpec } from './flags.ts'
-import { type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { addCredentialOptions, type CredentialOptions, resolveCredentials } from './credentials.ts'
 import { registerContactsImport } from './contacts-import.ts'
 import { registerEventsTail } from './events-tail.ts'
 import { refusalOf } from './refusal.ts'
@@ -43,9 +43,7 @@ function addFlags(cmd: Command, spec: CommandSpec) {
     cmd.option('--idempotency-key <key>', "the write's Idempotency-Key (default: one made for this call, reused by its retries)")
   }
   cmd.option('--json', "print the API's data as JSON on stdout, and a refusal as JSON on stderr")
-  cmd.option('--token <token>', 'the credential (default: GROWTH_TOKEN, then the profile)')
-  cmd.option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
-  cmd.option('--profile <name>', 'a profile saved by growth login (default: GROWTH_PROFILE, then default)')
+  addCredentialOptions(cmd)
 }
 
 /** Query and body from the flags given. */
@@ -76,8 +74,8 @@ export function methodOf<M = Method>(growth: Growth, words: readonly string[]): 
 
 async function run(spec: CommandSpec, opts: Options) {
   const json = Boolean(opts.json)
+  const credentials = resolveCredentials(opts)
   try {
-    const credentials = resolveCredentials(opts)
     const growth = new Growth({ token: credentials.token, baseUrl: credentials.baseUrl })
     const { query, body } = inputOf(spec, opts)
     const method = methodOf(growth, spec.words)
@@ -106,7 +104,7 @@ async function run(spec: CommandSpec, opts: Options) {
     const next = page.hasNextPage() ? page.meta?.[spec.operation.paging!.next] : undefined
     if (next) out.note(`More: add --${spec.operation.paging!.param} ${next}, or --all for every page.`)
   } catch (err) {
-    throw refusalOf(err, json)
+    throw refusalOf(err, json, credentials)
   }
 }
 

@@ -4,11 +4,11 @@ import { createInterface } from 'node:readline'
 import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
 import { parse } from 'csv-parse'
-import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest, isSimulated } from '../../../sdk/src/index.ts'
+import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest, isSimulated } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { createOutput } from '../output.ts'
 import { refusalOf } from './refusal.ts'
-import { type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
 
 /**
  * growth contacts import FILE: a CSV file with a header row, or JSON lines, sent in batches of 100.
@@ -20,6 +20,11 @@ import { type CredentialOptions, resolveCredentials } from './profiles.ts'
  * - The file is read as a stream, twice (once to hash it, once to send it): memory does not grow with it.
  * - A row the API refuses is named by its line in the file; the rest of its batch is sent without it
  *   (under a key that names the rows left out, so a rerun does the same).
+ * - A line that cannot be read (an unclosed quote, a wrong number of cells) stops the import at that
+ *   line, named by the line where its record starts: every row before it is sent first, and the
+ *   summary says what was imported; nothing from that line on is sent.
+ * - A batch the API answers from its memory of the key (Idempotent-Replayed) was imported by an
+ *   earlier run: its rows are counted as already imported, not as created again.
  * - A progress bar on a terminal (cli-progress), on stderr; a summary at the end.
  */
 
@@ -39,21 +44,18 @@ function fieldOf(header: string): (typeof FIELDS)[number] | undefined {
 }
 
 export function registerContactsImport(contacts: Command) {
-  contacts
-    .command('import')
+  addCredentialOptions(contacts.command('import'))
     .description('import contacts from a CSV file (header row: email, name, first_name, last_name, company, phone, tags) or JSON lines, 100 a request; a rerun resumes')
     .argument('<file>', 'the file: .csv with a header row, or .jsonl / .ndjson with one contact object a line')
     .option('--list-id <id>', 'also add every contact to this list (lst_...)')
     .option('--json', 'print the summary as JSON')
-    .option('--token <token>', 'the credential (default: GROWTH_TOKEN, then the profile)')
-    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
-    .option('--profile <name>', 'a profile saved by growth login')
     .addHelpText('after', '\nTags in CSV: separated by ; in one cell. Rows the API refuses are named by line; the rest is imported.\n')
     .action(async (file: string, opts: ImportOptions) => {
+      const credentials = resolveCredentials(opts)
       try {
-        await importFile(file, opts)
+        await importFile(file, opts, credentials)
       } catch (err) {
-        throw refusalOf(err, Boolean(opts.json))
+        throw refusalOf(err, Boolean(opts.json), credentials)
       }
     })
 }
@@ -63,25 +65,39 @@ type Summary = {
   rows: number
   batches: number
   replayedBatches: number
+  /** Rows of batches an earlier run of the same file had imported: answered again, not done again. */
+  alreadyImported: number
   /** Rows a test token's import checked and did not record. */
   simulated: number
   created: number
   updated: number
   skipped: { doNotContact: number; unchanged: number }
   refused: { line: number; message: string }[]
+  /** The line that could not be read, where the import stopped (nothing from it on was sent). */
+  stoppedAt: { line: number; message: string } | null
 }
 
-async function importFile(file: string, opts: ImportOptions) {
+/** A line of the file that cannot be read: the import stops there, after sending the rows before it. */
+class UnreadableLine extends Error {
+  constructor(
+    readonly line: number,
+    readonly why: string,
+  ) {
+    super(`line ${line}: ${why}`)
+  }
+}
+
+async function importFile(file: string, opts: ImportOptions, credentials: Credentials) {
   let size: number
   try {
     size = statSync(file).size
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${(err as Error).message}`)
   }
-  const { token, baseUrl } = resolveCredentials(opts)
+  const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl, maxRetries: 4 })
   const fileHash = await hashOf(file)
-  const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, simulated: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [] }
+  const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, alreadyImported: 0, simulated: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [], stoppedAt: null }
   const bar = process.stderr.isTTY && !opts.json ? new SingleBar({ format: 'importing {bar} {percentage}% | {rows} rows | {eta_formatted} left', hideCursor: true, clearOnComplete: true, stream: process.stderr }) : undefined
   bar?.start(size, 0, { rows: 0 })
   const refuse = (line: number, message: string) => {
@@ -121,10 +137,13 @@ async function importFile(file: string, opts: ImportOptions) {
       bar?.update(bytes, { rows: summary.rows })
     }
   } catch (err) {
-    // A line that cannot be read ends the import: the batch already out is answered first (or its
-    // failure, earlier in the file, is the one reported), so what was sent is done when it says so.
-    await inFlight
-    throw err
+    // A line that cannot be read ends the import there: the rows before it are sent (the batch
+    // already out is answered first, and its failure, earlier in the file, is the one reported).
+    if (!(err instanceof UnreadableLine)) {
+      await inFlight
+      throw err
+    }
+    summary.stoppedAt = { line: err.line, message: err.why }
   }
   if (batch.length) await send()
   await inFlight
@@ -132,11 +151,14 @@ async function importFile(file: string, opts: ImportOptions) {
   summary.refused.sort((a, b) => a.line - b.line)
   bar?.update(size, { rows: summary.rows })
   bar?.stop()
-  createOutput({ json: opts.json }).result(summary, () => [
-    `Imported ${file}: ${plural(summary.rows, 'row')} in ${plural(summary.batches, 'request')}${summary.replayedBatches ? ` (${summary.replayedBatches} done before, answered again, not done twice)` : ''}.`,
-    ...(summary.simulated ? [`  simulated with a test token: ${plural(summary.simulated, 'row')} checked, nothing recorded`] : []),
-    `  created ${summary.created}, updated ${summary.updated}, skipped ${summary.skipped.doNotContact + summary.skipped.unchanged} (${summary.skipped.doNotContact} do not contact, ${summary.skipped.unchanged} unchanged), refused ${summary.refused.length}`,
-  ])
+  createOutput({ json: opts.json }).result(summary, () => summaryLines(summary))
+  if (summary.stoppedAt) {
+    const { line, message } = summary.stoppedAt
+    const before = summary.rows - summary.refused.filter((r) => r.line < line).length
+    throw new CliError(
+      `${file} line ${line}: ${message}. The import stopped there: ${before ? `the ${plural(before, 'row')} before it ${before === 1 ? 'was' : 'were'} imported (the summary above)` : 'no row before it was imported'}, nothing from line ${line} on was sent. Fix that line and run the same command again.`,
+    )
+  }
   // Some rows refused: the rest is imported, and the exit status says not all of it was.
   if (summary.refused.length) {
     const lines = summary.refused.slice(0, 10).map((r) => r.line).join(', ')
@@ -144,6 +166,20 @@ async function importFile(file: string, opts: ImportOptions) {
   }
 }
 
+
+function summaryLines(s: Summary): string[] {
+  const fresh = s.rows - s.alreadyImported - s.refused.length
+  const head =
+    s.alreadyImported && fresh <= 0
+      ? `${s.file} was already imported: ${plural(s.rows, 'row')} in ${plural(s.batches, 'request')}, answered again from the API's memory of an earlier run; nothing was done twice.`
+      : `Imported ${s.file}: ${plural(s.rows, 'row')} in ${plural(s.batches, 'request')}${s.alreadyImported ? ` (${plural(s.alreadyImported, 'row')} already imported by an earlier run, answered again, not done twice)` : ''}.`
+  return [
+    head,
+    ...(s.simulated ? [`  simulated with a test token: ${plural(s.simulated, 'row')} checked, nothing recorded`] : []),
+    `  ${s.alreadyImported ? 'this run: ' : ''}created ${s.created}, updated ${s.updated}, skipped ${s.skipped.doNotContact + s.skipped.unchanged} (${s.skipped.doNotContact} do not contact, ${s.skipped.unchanged} unchanged), refused ${s.refused.length}`,
+    ...(s.stoppedAt ? [`  stopped at line ${s.stoppedAt.line}: nothing from it on was sent`] : []),
+  ]
+}
 
 async function hashOf(file: string): Promise<string> {
   const hash = createHash('sha256')
@@ -176,8 +212,12 @@ async function* rowsOf(file: string, refuse: (line: number, message: string) => 
   }
   const parser = createReadStream(file).pipe(parse({ bom: true, columns: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false }))
   let fields: ((typeof FIELDS)[number] | undefined)[] | undefined
+  // Where the last record read ended, to name the line where a malformed one starts: csv-parse names
+  // the line where it gave up, which for an unclosed quote is the end of the file.
+  let last: { lines: number; emptyLines: number } | undefined
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number; empty_lines: number } }>) {
+      last = { lines: info.lines, emptyLines: info.empty_lines }
       if (!fields) {
         const headers = Object.keys(record)
         fields = headers.map(fieldOf)
@@ -195,10 +235,18 @@ async function* rowsOf(file: string, refuse: (line: number, message: string) => 
     }
   } catch (err) {
     if (err instanceof CliError) throw err
-    // csv-parse names the line of a malformed record (an unclosed quote, a wrong number of cells).
-    const e = err as { code?: string; lines?: number; message: string }
-    if (e.code?.startsWith('CSV_')) throw new CliError(`${file} line ${e.lines ?? '?'}: ${e.message.replace(/^Invalid (Record Length|Opening Quote|Closing Quote): /, '')}; nothing after it was sent (fix it and run the same command again)`)
-    throw err
+    const e = err as { code?: string; lines?: number; empty_lines?: number; columns?: unknown; message: string }
+    if (!e.code?.startsWith('CSV_')) throw err
+    // The record starts on the line after the last one read, past the empty lines skipped since;
+    // before any record, after the header (line 1 and the empty lines around it).
+    const empty = e.empty_lines ?? 0
+    const line = last ? last.lines + 1 + Math.max(0, empty - last.emptyLines) : Array.isArray(e.columns) ? 2 + empty : 1 + empty
+    const why =
+      e.code === 'CSV_QUOTE_NOT_CLOSED'
+        ? 'a quote opened on this line is never closed'
+        : e.message.replace(/^Invalid [^:]+: /, '').replace(/,? (on|at) line \d+/g, '').replace(/\.$/, '')
+    if (!fields) throw new CliError(`${file} line ${line}: ${why}; nothing was sent`)
+    throw new UnreadableLine(line, why)
   }
 }
 
@@ -219,7 +267,11 @@ async function sendBatch(
     if (!left.length) return
     try {
       const answer = await growth.contacts.import({ contacts: left.map((r) => r.contact), ...(settings.listId ? { listId: settings.listId } : {}) }, { idempotencyKey: key }).withResponse()
-      if (answer.replayed) summary.replayedBatches++
+      if (answer.replayed) {
+        summary.replayedBatches++
+        summary.alreadyImported += left.length
+        return
+      }
       if (isSimulated(answer.data)) {
         summary.simulated += left.length
         return

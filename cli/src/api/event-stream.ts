@@ -1,4 +1,4 @@
-import { type Event, type Growth, RateLimitError } from '../../../sdk/src/index.ts'
+import { type Event, type Growth, RateLimitError } from '@growth-service/sdk'
 
 const PAGE = 100
 

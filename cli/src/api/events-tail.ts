@@ -1,10 +1,10 @@
 import type { Command } from 'commander'
-import { type Event, Growth } from '../../../sdk/src/index.ts'
+import { type Event, Growth } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
 import { refusalOf } from './refusal.ts'
 import { eventPages, untilInterrupted } from './event-stream.ts'
-import { type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
 import { formatTime } from './render.ts'
 
 type TailOptions = CredentialOptions & { type?: string; after?: string; follow?: boolean; interval: string; json?: boolean }
@@ -17,30 +17,27 @@ type TailOptions = CredentialOptions & { type?: string; after?: string; follow?:
  * waits out a 429). Ctrl-C stops it cleanly, printing the position to resume from with --after.
  */
 export function registerEventsTail(events: Command) {
-  events
-    .command('tail')
+  addCredentialOptions(events.command('tail'))
     .description('print the event stream from a position, and with --follow keep printing events as they commit (Ctrl-C stops; resume with --after)')
     .option('--type <type>', 'only events of this type, e.g. action.applied')
     .option('--after <cursor>', 'start after this position (printed when tail stops); default: the start of the stream')
     .option('--follow', 'keep following the stream after catching up')
     .option('--interval <ms>', 'the shortest wait between two polls once caught up', '2000')
     .option('--json', 'one JSON line per event on stdout; the position to resume from as JSON on stderr')
-    .option('--token <token>', 'the credential (default: GROWTH_TOKEN, then the profile)')
-    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
-    .option('--profile <name>', 'a profile saved by growth login')
     .action(async (opts: TailOptions) => {
+      const credentials = resolveCredentials(opts)
       try {
-        await tail(opts)
+        await tail(opts, credentials)
       } catch (err) {
-        throw refusalOf(err, Boolean(opts.json))
+        throw refusalOf(err, Boolean(opts.json), credentials)
       }
     })
 }
 
-async function tail(opts: TailOptions) {
+async function tail(opts: TailOptions, credentials: Credentials) {
   const interval = Number(opts.interval)
   if (!Number.isInteger(interval) || interval < 100) throw new CliError(`--interval must be whole milliseconds >= 100; got ${JSON.stringify(opts.interval)}`)
-  const { token, baseUrl } = resolveCredentials(opts)
+  const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl })
   let after = opts.after
   await untilInterrupted(async (signal) => {

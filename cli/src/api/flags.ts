@@ -1,4 +1,4 @@
-import type { OperationId, OperationSpec } from '../../../sdk/src/generated/operations.ts'
+import type { OperationId, OperationSpec } from '@growth-service/sdk'
 import { type BodyField, type CatalogueBody, type CatalogueParameter, type JsonSchema, operations, resolve, shapeOf, type ValueShape } from '../catalogue.ts'
 
 /**

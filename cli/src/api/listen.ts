@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import { type Event, Growth, Webhooks } from '../../../sdk/src/index.ts'
+import { type Event, Growth, Webhooks } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
 import { refusalOf } from './refusal.ts'
 import { eventPages, untilInterrupted } from './event-stream.ts'
-import { configDir, type CredentialOptions, resolveCredentials } from './profiles.ts'
+import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
+import { configDir } from './profiles.ts'
 import { formatTime } from './render.ts'
 
 type ListenOptions = CredentialOptions & { forwardTo: string; events?: string; secret?: string; interval: string; json?: boolean }
@@ -25,22 +26,19 @@ const FORWARD_TIMEOUT_MS = 15_000
  * base URL and token, so a restart forwards only what is new.
  */
 export function registerListen(program: Command) {
-  program
-    .command('listen')
+  addCredentialOptions(program.command('listen'))
     .description('forward the workspace’s events, signed as deliveries are, to a local URL (local webhook development)')
     .requiredOption('--forward-to <url>', 'where to post each event, e.g. http://127.0.0.1:3000/webhooks')
     .option('--events <types>', 'only these event types, comma-separated, e.g. contact.created,action.applied')
     .option('--secret <whsec>', 'sign with this secret (default: one made for this machine and kept in the config folder)')
     .option('--interval <ms>', 'the shortest wait between two polls of the stream', '1000')
     .option('--json', 'one JSON line per forwarded event on stdout')
-    .option('--token <token>', 'the credential (default: GROWTH_TOKEN, then the profile)')
-    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
-    .option('--profile <name>', 'a profile saved by growth login')
     .action(async (opts: ListenOptions) => {
+      const credentials = resolveCredentials(opts)
       try {
-        await listen(opts)
+        await listen(opts, credentials)
       } catch (err) {
-        throw refusalOf(err, Boolean(opts.json))
+        throw refusalOf(err, Boolean(opts.json), credentials)
       }
     })
 }
@@ -70,7 +68,7 @@ function writeState(state: State) {
   renameSync(temporary, path)
 }
 
-async function listen(opts: ListenOptions) {
+async function listen(opts: ListenOptions, credentials: Credentials) {
   let target: URL
   try {
     target = new URL(opts.forwardTo)
@@ -82,7 +80,7 @@ async function listen(opts: ListenOptions) {
   if (!Number.isInteger(interval) || interval < 100) throw new CliError(`--interval must be whole milliseconds >= 100; got ${JSON.stringify(opts.interval)}`)
   if (opts.secret !== undefined && !/^whsec_\S{8,}$/.test(opts.secret)) throw new CliError('--secret must be a whsec_... secret')
   const types = opts.events ? opts.events.split(',').map((t) => t.trim()).filter(Boolean) : undefined
-  const { token, baseUrl } = resolveCredentials(opts)
+  const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl })
   const state = readState()
   const secret = opts.secret ?? state.secret

@@ -1,10 +1,12 @@
 import type { Command } from 'commander'
-import { AuthenticationError, ConnectionError, DEFAULT_BASE_URL, Growth, PermissionDeniedError } from '../../../sdk/src/index.ts'
-import { CliError } from '../errors.ts'
+import { AuthenticationError, ConnectionError, DEFAULT_BASE_URL, Growth, PermissionDeniedError } from '@growth-service/sdk'
+import { CliError, NoAnswer } from '../errors.ts'
 import { createOutput, JSON_FLAG } from '../output.ts'
+import { addCredentialOptions, type CredentialOptions } from './credentials.ts'
 import { maskToken, saveProfile } from './profiles.ts'
+import { noAnswerMessage } from './refusal.ts'
 
-type LoginOptions = { token?: string; baseUrl?: string; profile: string; json?: boolean }
+type LoginOptions = CredentialOptions & { json?: boolean }
 
 /**
  * growth login: checks a token against the API, then saves it with the base URL as a named profile
@@ -12,15 +14,16 @@ type LoginOptions = { token?: string; baseUrl?: string; profile: string; json?: 
  * back: only its kind and last four characters.
  */
 export function registerLogin(program: Command) {
-  program
-    .command('login')
+  addCredentialOptions(program.command('login'), {
+    token: 'the credential to save (default: GROWTH_TOKEN)',
+    baseUrl: `the API, /api/v1 included (default: GROWTH_BASE_URL, else ${DEFAULT_BASE_URL})`,
+    profile: 'the name to save it under (default: default)',
+  })
     .description('check a token against the API and save it, with the base URL, as a named profile (a file only you can read)')
-    .option('--token <token>', 'the credential to save (default: GROWTH_TOKEN)')
-    .option('--base-url <url>', `the API, /api/v1 included (default: GROWTH_BASE_URL, else ${DEFAULT_BASE_URL})`)
-    .option('--profile <name>', 'the name to save it under', 'default')
     .option(...JSON_FLAG)
     .action(async (opts: LoginOptions) => {
       const out = createOutput({ json: opts.json })
+      const name = opts.profile ?? 'default'
       const token = opts.token ?? (process.env.GROWTH_TOKEN || undefined)
       if (!token) throw new CliError('no token: pass --token (or set GROWTH_TOKEN) with a svc_live_, svc_test_ or svc_agt_ credential')
       const baseUrl = (opts.baseUrl ?? (process.env.GROWTH_BASE_URL || undefined) ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
@@ -33,13 +36,13 @@ export function registerLogin(program: Command) {
           who = 'a workspace token'
         }
       } catch (err) {
-        if (err instanceof AuthenticationError) throw new CliError(`the API at ${baseUrl} refused this token (${maskToken(token)}): ${err.message}`)
+        if (err instanceof AuthenticationError) throw new CliError(`the token from ${opts.token ? '--token' : 'GROWTH_TOKEN'} (${maskToken(token)}) was refused by the API at ${baseUrl}: ${err.message}`)
         // A token without the scope to read usage still authenticated.
         if (err instanceof PermissionDeniedError) who = 'a workspace token'
-        else if (err instanceof ConnectionError) throw new CliError(`${err.message} Is the server running there? Pass --base-url.`)
+        else if (err instanceof ConnectionError) throw new NoAnswer(noAnswerMessage(err, { baseUrl, baseUrlSource: opts.baseUrl ? '--base-url' : process.env.GROWTH_BASE_URL ? 'GROWTH_BASE_URL' : 'the default' }), Boolean(opts.json))
         else throw err
       }
-      const path = saveProfile(opts.profile, { baseUrl, token })
-      out.result({ profile: opts.profile, baseUrl, token: maskToken(token), path }, () => `Saved profile ${opts.profile}: ${who} (${maskToken(token)}) at ${baseUrl}, in ${path}`)
+      const path = saveProfile(name, { baseUrl, token })
+      out.result({ profile: name, baseUrl, token: maskToken(token), path }, () => `Saved profile ${name}: ${who} (${maskToken(token)}) at ${baseUrl}, in ${path}`)
     })
 }

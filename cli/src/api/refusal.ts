@@ -1,12 +1,45 @@
-import { ConnectionError, GrowthError } from '../../../sdk/src/index.ts'
-import { ApiRefusal, CliError } from '../errors.ts'
+import { ConnectionError, GrowthError, TimeoutError } from '@growth-service/sdk'
+import { ApiRefusal, CliError, NoAnswer } from '../errors.ts'
+import { type Credentials, tokenOf } from './credentials.ts'
 
-/** A refusal of the API for handleError: exit 1 with its code, message and request id; no answer at all: exit 2. */
-export function refusalOf(err: unknown, json: boolean): unknown {
-  if (err instanceof ConnectionError) return new Error(`${err.message} Is the server running there? (--base-url, GROWTH_BASE_URL or the profile)`)
+/**
+ * A failure of an API call for handleError: a refusal of the API, exit 1 with its code, message and
+ * request id (a refused token says which token, from where); no answer at all, exit 2, one sentence
+ * naming the base URL and where it came from.
+ */
+export function refusalOf(err: unknown, json: boolean, credentials?: Credentials): unknown {
+  if (err instanceof ConnectionError) return new NoAnswer(noAnswerMessage(err, credentials), json)
   if (err instanceof GrowthError && err.status !== undefined) {
-    return new ApiRefusal({ code: String(err.code ?? 'unknown'), message: err.message, requestId: err.requestId ?? null }, err.status, json)
+    return new ApiRefusal({ code: String(err.code ?? 'unknown'), message: messageOf(err, credentials), requestId: err.requestId ?? null }, err.status, json)
   }
   if (err instanceof CliError && json) return new ApiRefusal({ code: 'invalid_request', message: err.message, requestId: null }, undefined, json)
   return err
+}
+
+/** A refused or insufficient token is told with where it came from (a flag, the environment, a profile). */
+function messageOf(err: GrowthError, credentials: Credentials | undefined): string {
+  if (!credentials) return err.message
+  const message = err.message.replace(/\.$/, '')
+  if (err.status === 401) return `${tokenOf(credentials)} was refused by the API at ${credentials.baseUrl}: ${message}`
+  if (err.status === 403) return `${message} (${tokenOf(credentials)})`
+  return err.message
+}
+
+/** Why no answer came, in a few words, from the error under the SDK's (Bun's and Node's codes alike). */
+function reasonOf(err: ConnectionError): string {
+  if (err instanceof TimeoutError) return `none came within ${/within (\d+) ms/.exec(err.message)?.[1] ?? '?'} ms`
+  const failure = err.cause as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined
+  const code = String(failure?.code ?? failure?.cause?.code ?? '')
+  if (/^(ECONNREFUSED|ConnectionRefused)$/.test(code)) return 'the connection was refused'
+  if (/^(ENOTFOUND|EAI_AGAIN|DNSException)$/.test(code)) return 'no such host'
+  if (/^(ECONNRESET|ConnectionClosed|UND_ERR_SOCKET)$/.test(code)) return 'the connection was closed before an answer'
+  if (/^(ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return 'the host cannot be reached'
+  const text = typeof failure?.message === 'string' ? failure.message : err.message
+  return text.replace(/[\s.:;,?!]+$/, '')
+}
+
+/** "no answer from the API at URL (from GROWTH_BASE_URL): the connection was refused; is the server running, and is that its address?" */
+export function noAnswerMessage(err: ConnectionError, where?: Pick<Credentials, 'baseUrl' | 'baseUrlSource'>): string {
+  const url = where ? `${where.baseUrl} (${where.baseUrlSource === 'the default' ? 'the default; set --base-url' : `from ${where.baseUrlSource}`})` : (/https?:\/\/\S+?(?=:?\s|$)/.exec(err.message)?.[0] ?? 'the base URL')
+  return `no answer from the API at ${url}: ${reasonOf(err)}; is the server running, and is that its address?`
 }

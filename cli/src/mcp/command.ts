@@ -1,7 +1,8 @@
 import type { Command } from 'commander'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { Growth } from '../../../sdk/src/index.ts'
-import { type CredentialOptions, maskToken, resolveCredentials } from '../api/profiles.ts'
+import { Growth } from '@growth-service/sdk'
+import { addCredentialOptions, type CredentialOptions, resolveCredentials } from '../api/credentials.ts'
+import { maskToken } from '../api/profiles.ts'
 import { CliError } from '../errors.ts'
 import { parseDuration } from '../core.ts'
 import { writeErr } from '../output.ts'
@@ -108,17 +109,13 @@ async function run(opts: McpOptions) {
  * subcommand's name are the subcommand's own.
  */
 export function registerMcp(program: Command): Command {
-  return program
-    .command('mcp')
+  return addCredentialOptions(program.command('mcp'), { token: 'the credential: a workspace token (svc_live_, svc_test_) or an agent credential (svc_agt_) (default: GROWTH_TOKEN, then the profile)' })
     .description('serve the API as MCP tools to an AI client (Claude, ChatGPT, Cursor): over stdio, or Streamable HTTP with --http')
     .enablePositionalOptions()
     .option('--http <port>', 'serve MCP over Streamable HTTP on this port, at /mcp (0: any free port), instead of stdio')
     .option('--host <address>', 'the address --http binds', '127.0.0.1')
     .option('--http-secret-file <file>', 'with --http: the secret clients must send (Authorization: Bearer <secret>), read from this file only its owner can read (chmod 600); default: one made for this run and printed once')
     .option('--session-idle <duration>', 'with --http: end a session no request has used for this long (a client that went away without closing it), e.g. 30m, 2h', '30m')
-    .option('--token <token>', 'the credential: a workspace token (svc_live_, svc_test_) or an agent credential (svc_agt_) (default: GROWTH_TOKEN, then the profile)')
-    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
-    .option('--profile <name>', 'a profile saved by growth login (default: GROWTH_PROFILE, then default)')
     .addHelpText(
       'after',
       [

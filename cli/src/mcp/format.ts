@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { ConnectionError, GrowthError, TimeoutError } from '../../../sdk/src/index.ts'
+import { ConnectionError, GrowthError, TimeoutError } from '@growth-service/sdk'
 import { formatMoney, isMoney } from '../api/render.ts'
 
 /**

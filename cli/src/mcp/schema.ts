@@ -1,4 +1,4 @@
-import type { OperationSpec } from '../../../sdk/src/generated/operations.ts'
+import type { OperationSpec } from '@growth-service/sdk'
 import { type CatalogueBody, type CatalogueOperation, type CatalogueParameter, componentSchema, type JsonSchema, operations, resolve } from '../catalogue.ts'
 import { clean } from './json-schema.ts'
 import { outputSchemaOf } from './output-schema.ts'

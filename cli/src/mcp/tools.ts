@@ -1,5 +1,5 @@
-import { ConnectionError, type Growth, GrowthError, isSimulated, type Page, TimeoutError } from '../../../sdk/src/index.ts'
-import type { Credentials } from '../api/profiles.ts'
+import { ConnectionError, type Growth, GrowthError, isSimulated, type Page, TimeoutError } from '@growth-service/sdk'
+import type { Credentials } from '../api/credentials.ts'
 import { methodOf } from '../api/commands.ts'
 import { canonicalJson } from '../core.ts'
 import { answer, failureOf, lines, text } from './format.ts'

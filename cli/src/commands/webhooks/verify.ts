@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { Webhooks, WebhookVerificationError } from '../../../../sdk/src/index.ts'
+import { Webhooks, WebhookVerificationError } from '@growth-service/sdk'
 import { ApiRefusal, CliError } from '../../errors.ts'
 import { createOutput, JSON_FLAG } from '../../output.ts'
 

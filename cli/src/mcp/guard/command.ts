@@ -1,8 +1,8 @@
 import { Command } from 'commander'
 import pkg from '../../../../package.json'
-import { Growth } from '../../../../sdk/src/index.ts'
+import { Growth } from '@growth-service/sdk'
 import { refusalOf } from '../../api/refusal.ts'
-import { type CredentialOptions, resolveCredentials } from '../../api/profiles.ts'
+import { addCredentialOptions, type CredentialOptions, resolveCredentials } from '../../api/credentials.ts'
 import { CliError } from '../../errors.ts'
 import { writeErr } from '../../output.ts'
 import { loadConfig } from './config.ts'
@@ -21,7 +21,7 @@ type GuardOptions = CredentialOptions & {
  * front of another MCP server, attached under `growth mcp` (attachGuard).
  */
 function guardCommand(): Command {
-  return new Command('guard')
+  return addCredentialOptions(new Command('guard'), { token: 'the agent credential, svc_agt_... (default: GROWTH_TOKEN, then the profile)' })
     .description('put the agent gateway in front of another MCP server: every tool call is asked first, with the agent’s credential, and reported after')
     .argument('<command>', 'the upstream MCP server to start (stdio), after --')
     .argument('[args...]', 'its arguments')
@@ -30,9 +30,6 @@ function guardCommand(): Command {
     .option('--approval-interval <ms>', 'with --wait-for-approval: the first wait between two asks; it grows by half each time, to 30 s at most', '2000')
     .option('--approval-timeout <ms>', 'with --wait-for-approval: give up waiting after this long (the approval stays pending)', '600000')
     .option('--flush-timeout <ms>', 'on shutdown, how long to wait for result reports still owed', '30000')
-    .option('--token <token>', 'the agent credential, svc_agt_... (default: GROWTH_TOKEN, then the profile)')
-    .option('--base-url <url>', 'the API, /api/v1 included (default: GROWTH_BASE_URL, then the profile)')
-    .option('--profile <name>', 'a profile saved by growth login')
     .showHelpAfterError('(add --help for usage)')
     .action(async (command: string, args: string[], opts: GuardOptions) => {
       try {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import type { AuthorizeAgentActionRequest } from '../../../../sdk/src/index.ts'
-import { clip, oneLine } from '../../../../sdk/src/one-line.ts'
+import { type AuthorizeAgentActionRequest, clip, oneLine } from '@growth-service/sdk'
 import { CliError } from '../../errors.ts'
 import { componentSchema, type JsonSchema } from '../schema.ts'
 

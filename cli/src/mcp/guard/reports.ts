@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { GrowthError, type Growth, type ReportAgentResultRequest } from '../../../../sdk/src/index.ts'
+import { GrowthError, type Growth, type ReportAgentResultRequest } from '@growth-service/sdk'
 
 /**
  * The results the guard owes the gateway, sent after the answer went back to the client so a call
