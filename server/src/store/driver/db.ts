@@ -212,8 +212,8 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
   try {
     // A new database's files are made in a process of their own: initdb's memory goes with it.
     if (freshEmbedded) await createEmbeddedFiles(pgdata)
-    // And what an earlier version made open to others is closed now.
-    ownerOnlyTree(dataDir)
+    // And what an earlier version made open to others is closed now (pgdata only: DATA_DIR may hold the user's own files).
+    ownerOnlyTree(pgdata)
     db = await PGlite.create(pgdata, embeddedOptions(PGlite.defaultStartParams))
   } catch (err) {
     rmSync(lock, { force: true })
