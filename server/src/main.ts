@@ -31,13 +31,19 @@ const log = createLogger(config.logLevel)
 // Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.
 let db: Database | undefined
 let demo: DemoWorkspace | undefined
+/** Whether this start (or the process it prepared the database in) seeded the demo: its credentials are printed in full then only. */
+let demoSeededNow = false
 let server: RunningServer
 const demoFile = join(config.dataDir, 'demo.json')
 const prepareOnly = process.env.GROWTH_PREPARE_ONLY === '1'
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
-  if (!config.databaseUrl && !prepareOnly && !embeddedDatabaseExists(config.dataDir)) await prepareInAProcessOfItsOwn()
+  if (!config.databaseUrl && !prepareOnly && !embeddedDatabaseExists(config.dataDir)) {
+    await prepareInAProcessOfItsOwn()
+    // It made the database, so it seeded the demo: this is the first start.
+    demoSeededNow = true
+  }
   db = await openConfiguredDatabase(config, log)
   if (db.kind === 'embedded-client') {
     console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
@@ -46,11 +52,13 @@ try {
   }
   await migrate(db.sql)
 
-  // The demo's tokens are shown once; on the embedded database we keep them beside it so every
-  // later `npm start` can print them again. Nothing is written when DATABASE_URL is set.
+  // The demo's credentials are printed in full once, on the start that seeds it; on the embedded
+  // database we keep them beside it (0600) so every later start can say where to read them, and
+  // print only their last four characters. Nothing is written when DATABASE_URL is set.
   if (db.kind === 'embedded-owner') {
     if (!(await anyWorkspace(db.sql))) {
       demo = await createDemoWorkspace(db.sql)
+      demoSeededNow = true
       writeSecret(demoFile, JSON.stringify(demo, null, 2))
     } else if (existsSync(demoFile)) {
       demo = JSON.parse(readFileSync(demoFile, 'utf8'))
@@ -77,17 +85,20 @@ const lines = [
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')
   writeSecret(envFile, demoEnv(base, demo))
+  // In full on the first start only: a later start's output (often a captured log) shows the last four.
+  const shown = demoSeededNow ? (secret: string) => secret : lastFour
   lines.push(
     '',
     `Demo workspace: ${demo.workspace.name} (${demo.workspace.id}, plan ${demo.workspace.plan})`,
-    `  live token: ${demo.tokens.live}`,
-    `  test token: ${demo.tokens.test}`,
-    ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${a.credential}`),
+    `  live token: ${shown(demo.tokens.live)}`,
+    `  test token: ${shown(demo.tokens.test)}`,
+    ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${shown(a.credential)}`),
     `  fixtures: ${Object.entries(demo.fixtures).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    ...(demoSeededNow ? [] : [`  (printed in full on the first start only; read them in ${envFile}, readable only by you)`]),
     '',
     `Try it, in another terminal (${envFile} sets BASE, TOKEN, AGENT and the fixture ids):`,
     `  source ${envFile}`,
-    `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"`,
+    demoSeededNow ? `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"` : `  curl -s "$BASE/missions" -H "Authorization: Bearer $TOKEN"`,
   )
 }
 console.log(lines.join('\n'))
@@ -140,6 +151,12 @@ function portIsFree(host: string, port: number): Promise<void> {
     probe.once('error', reject)
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()))
   })
+}
+
+/** A credential as a later start prints it: its kind (svc_live_, svc_agt_, ...) and its last four characters. */
+function lastFour(secret: string): string {
+  const kind = /^[a-z]+_[a-z]+_/.exec(secret)?.[0] ?? ''
+  return `${kind}...${secret.slice(-4)}`
 }
 
 /** A file only its owner can read: it holds credentials. */
