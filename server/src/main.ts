@@ -3,6 +3,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
+import { lastFour } from './core/secret-hint.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
@@ -151,12 +152,6 @@ function portIsFree(host: string, port: number): Promise<void> {
     probe.once('error', reject)
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()))
   })
-}
-
-/** A credential as a later start prints it: its kind (svc_live_, svc_agt_, ...) and its last four characters. */
-function lastFour(secret: string): string {
-  const kind = /^[a-z]+_[a-z]+_/.exec(secret)?.[0] ?? ''
-  return `${kind}...${secret.slice(-4)}`
 }
 
 /** A file only its owner can read: it holds credentials. */

@@ -74,9 +74,9 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
         expect(second.out).not.toContain(secret)
         expect(second.out).not.toContain(secret.slice(-12))
       }
-      expect(second.out).toContain(`  live token: svc_live_...${live.slice(-4)}\n`)
-      expect(second.out).toContain(`  test token: svc_test_...${test.slice(-4)}\n`)
-      for (const agent of agents) expect(second.out).toContain(`: svc_agt_...${agent.slice(-4)}\n`)
+      expect(second.out).toContain(`  live token: svc_live_…${live.slice(-4)}\n`)
+      expect(second.out).toContain(`  test token: svc_test_…${test.slice(-4)}\n`)
+      for (const agent of agents) expect(second.out).toContain(`: svc_agt_…${agent.slice(-4)}\n`)
       expect(second.out).toContain(`(printed in full on the first start only; read them in ${envFile}, readable only by you)`)
       expect(second.out).toContain(`  source ${envFile}\n  curl -s "$BASE/missions" -H "Authorization: Bearer $TOKEN"`)
       // ... where they are still in full, 0600, and still work.

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { DEFAULT_BASE_URL } from '../../../sdk/src/index.ts'
+import { lastFour } from '../../../server/src/core/secret-hint.ts'
 import { CliError } from '../errors.ts'
 
 /**
@@ -81,6 +82,5 @@ export function resolveCredentials(opts: CredentialOptions, env: NodeJS.ProcessE
 
 /** A token as it may be shown: its kind and its last four characters, never the whole of it. */
 export function maskToken(token: string): string {
-  const kind = /^(svc_(?:live|test|agt)_)/.exec(token)?.[1] ?? ''
-  return `${kind}…${token.slice(-4)}`
+  return lastFour(token)
 }
