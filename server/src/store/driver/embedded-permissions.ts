@@ -29,11 +29,12 @@ function quoteForShell(path: string): string {
  * refuses its data directory, before anything is written in it.
  */
 export function ownerOnlyDataDir(dataDir: string): void {
-  if (existsSync(dataDir)) {
+  if (existsSync(dataDir) && statSync(dataDir).isDirectory()) {
     const mode = statSync(dataDir).mode & 0o777
     if (mode & GROUP_AND_OTHERS) throw new DataDirOpenError(dataDir, mode)
     return
   }
+  // (Where a file is, this throws as it always did: EEXIST, named by the caller.)
   mkdirSync(dataDir, { recursive: true, mode: OWNER_DIR_MODE })
   chmodSync(dataDir, OWNER_DIR_MODE)
 }
