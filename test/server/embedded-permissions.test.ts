@@ -8,9 +8,10 @@ import { ROOT, runToExit, startServerProcess } from '../support/server-process.t
  * The embedded database is for its owner alone (docs/decisions.md, "The embedded database's
  * files"): DATA_DIR and every directory in it 0700, every file 0600, the socket 0600, whatever the
  * umask of the process that starts it; a DATA_DIR open to group or others is refused. Black-box:
- * `npm start`'s script and the CLI as processes, started under the umask given.
+ * `npm start`'s script and the CLI as processes, started under the umask given; on the embedded
+ * database whatever DATABASE_URL says (EMBEDDED clears it).
  */
-const embeddedOnly = test.skipIf(Boolean(process.env.DATABASE_URL))
+const EMBEDDED = { DATABASE_URL: '' }
 
 /** Every entry under `dir` (itself included) whose mode is not the owner's alone: `mode type path`. */
 function openEntries(dir: string): string[] {
@@ -32,13 +33,13 @@ function countFiles(dir: string): number {
 }
 
 describe('npm start on the embedded database', () => {
-  embeddedOnly(
+  test(
     'at umask 000, a new DATA_DIR is 0700 and everything in it (every file PGlite wrote, demo.env, demo.json, the socket) is the owner’s alone; at umask 022 a database left open by an earlier version is narrowed',
     async () => {
       const parent = mkdtempSync(join(tmpdir(), 'growth-modes-'))
       const dataDir = join(parent, 'data')
       try {
-        const first = await startServerProcess({ DATA_DIR: dataDir }, 90_000, { umask: '000' })
+        const first = await startServerProcess({ ...EMBEDDED, DATA_DIR: dataDir }, 90_000, { umask: '000' })
         try {
           // While it serves: the socket is there, and the demo files were written.
           expect(lstatSync(join(dataDir, '.s.PGSQL.5432')).isSocket()).toBe(true)
@@ -59,7 +60,7 @@ describe('npm start on the embedded database', () => {
           if (stat.isDirectory()) for (const name of readdirSync(path)) widen(join(path, name))
         }
         widen(join(dataDir, 'pgdata'))
-        const second = await startServerProcess({ DATA_DIR: dataDir }, 90_000, { umask: '022' })
+        const second = await startServerProcess({ ...EMBEDDED, DATA_DIR: dataDir }, 90_000, { umask: '022' })
         try {
           expect(openEntries(dataDir)).toEqual([])
         } finally {
@@ -74,12 +75,12 @@ describe('npm start on the embedded database', () => {
   )
 
   for (const mode of [0o755, 0o750, 0o701]) {
-    embeddedOnly(`a DATA_DIR of mode ${mode.toString(8)} is refused: exit 1, one line naming it, its mode and the fix, nothing written`, async () => {
+    test(`a DATA_DIR of mode ${mode.toString(8)} is refused: exit 1, one line naming it, its mode and the fix, nothing written`, async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'growth-open-data-'))
       writeFileSync(join(dataDir, 'notes.txt'), 'mine')
       chmodSync(dataDir, mode)
       try {
-        const run = await runToExit({ DATA_DIR: dataDir })
+        const run = await runToExit({ ...EMBEDDED, DATA_DIR: dataDir })
         expect(run.code).toBe(1)
         expect(run.stdout).toBe('')
         const m = mode.toString(8).padStart(4, '0')
@@ -100,7 +101,7 @@ describe('the CLI’s operator commands on the embedded database', () => {
   async function growthUnder(umask: string, dataDir: string, args: string[]) {
     const proc = Bun.spawn(['sh', '-c', `umask ${umask} && exec "$0" cli/bin/growth.ts "$@"`, process.execPath, ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir },
+      env: { ...process.env, ...EMBEDDED, DATA_DIR: dataDir },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
@@ -109,7 +110,7 @@ describe('the CLI’s operator commands on the embedded database', () => {
     return { stdout, stderr, code }
   }
 
-  embeddedOnly('growth admin migrate at umask 000 makes a new DATA_DIR (with its parents) for the owner alone', async () => {
+  test('growth admin migrate at umask 000 makes a new DATA_DIR (with its parents) for the owner alone', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'growth-cli-modes-'))
     const dataDir = join(parent, 'nested', 'data')
     try {
@@ -122,7 +123,7 @@ describe('the CLI’s operator commands on the embedded database', () => {
     }
   }, 120_000)
 
-  embeddedOnly('an operator command on a DATA_DIR open to others is refused (exit 1, the fix named), nothing written', async () => {
+  test('an operator command on a DATA_DIR open to others is refused (exit 1, the fix named), nothing written', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-open-'))
     mkdirSync(join(dataDir, 'kept'))
     chmodSync(dataDir, 0o755)
