@@ -2,6 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
+import fs from 'node:fs'
+import { openDatabase } from '../../server/src/store/driver/db.ts'
 import { ROOT, runToExit, startServerProcess } from '../support/server-process.ts'
 
 /**
@@ -138,4 +140,33 @@ describe('the CLI’s operator commands on the embedded database', () => {
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 60_000)
+})
+
+describe('in the process that owns an embedded database', () => {
+  test('only its own files are narrowed: a chmod elsewhere keeps its bits, and once closed the umask and fs are as before', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-held-'))
+    const elsewhere = mkdtempSync(join(tmpdir(), 'growth-not-held-'))
+    const umask = process.umask()
+    const chmod = fs.chmodSync
+    const db = await openDatabase({ dataDir })
+    try {
+      expect(db.kind).toBe('embedded-owner')
+      expect(process.umask()).toBe(0o077)
+      writeFileSync(join(elsewhere, 'shared.txt'), 'for everyone')
+      fs.chmodSync(join(elsewhere, 'shared.txt'), 0o644)
+      expect(statSync(join(elsewhere, 'shared.txt')).mode & 0o777).toBe(0o644)
+      writeFileSync(join(dataDir, 'pgdata', 'inside'), '')
+      fs.chmodSync(join(dataDir, 'pgdata', 'inside'), 0o666)
+      expect(statSync(join(dataDir, 'pgdata', 'inside')).mode & 0o777).toBe(0o600)
+    } finally {
+      await db.close()
+    }
+    try {
+      expect(process.umask()).toBe(umask)
+      expect(fs.chmodSync).toBe(chmod)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
