@@ -102,8 +102,6 @@ if (demo) {
     demoSeededNow ? `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"` : `  curl -s "$BASE/missions" -H "Authorization: Bearer $TOKEN"`,
   )
 }
-console.log(lines.join('\n'))
-
 // A failure no request awaits (postgres.js can throw from a socket callback while the database goes
 // away) must not take the server down: log it on one line and keep serving.
 process.on('uncaughtException', (error) => log.error('uncaught exception; still serving', { error }))
@@ -127,6 +125,10 @@ async function shutdown(signal: 'SIGTERM' | 'SIGINT') {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
+
+// The banner last: a signal sent as soon as it is read (a supervisor, a test) must find the handlers
+// above in place (in Bun, a SIGTERM right after output printed before process.on was ended the process).
+console.log(lines.join('\n'))
 
 /**
  * Runs this script with GROWTH_PREPARE_ONLY=1 and waits for it: it creates, migrates and seeds the

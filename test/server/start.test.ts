@@ -93,7 +93,7 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
 )
 
 test.skipIf(Boolean(process.env.DATABASE_URL))(
-  'npm start on an embedded database an operator command made (no workspace yet) seeds the demo and prints its credentials in full',
+  'npm start on an embedded database an operator command made (no workspace yet) seeds the demo and prints its credentials in full; a SIGTERM as soon as the banner is out stops it cleanly',
   async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'growth-start-migrated-'))
     try {
@@ -104,6 +104,11 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
       expect(live).toMatch(/^svc_live_\w{40,}$/)
       expect(readFileSync(join(dataDir, 'demo.env'), 'utf8')).toContain(`export TOKEN="${live}"`)
       expect(await stop(s.proc)).toBe(0)
+      // A SIGTERM sent the moment the banner is read stops it gracefully too: the handlers are in place before it prints.
+      for (let i = 0; i < 3; i++) {
+        const again = await start({ DATA_DIR: dataDir })
+        expect(await stop(again.proc)).toBe(0)
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
