@@ -69,7 +69,7 @@ export async function withDatabase(
  * exist, refused credentials, a DATA_DIR that is a file or not writable) are refusals, exit 1, naming
  * the setting to fix. Anything else stays unexpected (exit 2).
  */
-const SETUP_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000', '28P01', '28000', 'EEXIST', 'ENOTDIR', 'EACCES', 'EPERM'])
+const SETUP_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000', '28P01', '28000', 'EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EDATADIR_OPEN'])
 
 function cannotOpen(err: unknown, setting: string): unknown {
   const code = (err as { code?: string } | null)?.code

@@ -3,6 +3,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
+import { lastFour } from './core/secret-hint.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
@@ -31,13 +32,19 @@ const log = createLogger(config.logLevel)
 // Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.
 let db: Database | undefined
 let demo: DemoWorkspace | undefined
+/** Whether this start (or the process it prepared the database in) seeded the demo: its credentials are printed in full then only. */
+let demoSeededNow = false
 let server: RunningServer
 const demoFile = join(config.dataDir, 'demo.json')
 const prepareOnly = process.env.GROWTH_PREPARE_ONLY === '1'
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
-  if (!config.databaseUrl && !prepareOnly && !embeddedDatabaseExists(config.dataDir)) await prepareInAProcessOfItsOwn()
+  if (!config.databaseUrl && !prepareOnly && !embeddedDatabaseExists(config.dataDir)) {
+    await prepareInAProcessOfItsOwn()
+    // It made the database, so it seeded the demo: this is the first start.
+    demoSeededNow = true
+  }
   db = await openConfiguredDatabase(config, log)
   if (db.kind === 'embedded-client') {
     console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
@@ -46,11 +53,13 @@ try {
   }
   await migrate(db.sql)
 
-  // The demo's tokens are shown once; on the embedded database we keep them beside it so every
-  // later `npm start` can print them again. Nothing is written when DATABASE_URL is set.
+  // The demo's credentials are printed in full once, on the start that seeds it; on the embedded
+  // database we keep them beside it (0600) so every later start can say where to read them, and
+  // print only their last four characters. Nothing is written when DATABASE_URL is set.
   if (db.kind === 'embedded-owner') {
     if (!(await anyWorkspace(db.sql))) {
       demo = await createDemoWorkspace(db.sql)
+      demoSeededNow = true
       writeSecret(demoFile, JSON.stringify(demo, null, 2))
     } else if (existsSync(demoFile)) {
       demo = JSON.parse(readFileSync(demoFile, 'utf8'))
@@ -77,21 +86,22 @@ const lines = [
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')
   writeSecret(envFile, demoEnv(base, demo))
+  // In full on the first start only: a later start's output (often a captured log) shows the last four.
+  const shown = demoSeededNow ? (secret: string) => secret : lastFour
   lines.push(
     '',
     `Demo workspace: ${demo.workspace.name} (${demo.workspace.id}, plan ${demo.workspace.plan})`,
-    `  live token: ${demo.tokens.live}`,
-    `  test token: ${demo.tokens.test}`,
-    ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${a.credential}`),
+    `  live token: ${shown(demo.tokens.live)}`,
+    `  test token: ${shown(demo.tokens.test)}`,
+    ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${shown(a.credential)}`),
     `  fixtures: ${Object.entries(demo.fixtures).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    ...(demoSeededNow ? [] : [`  (printed in full on the first start only; read them in ${envFile}, readable only by you)`]),
     '',
     `Try it, in another terminal (${envFile} sets BASE, TOKEN, AGENT and the fixture ids):`,
     `  source ${envFile}`,
-    `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"`,
+    demoSeededNow ? `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"` : `  curl -s "$BASE/missions" -H "Authorization: Bearer $TOKEN"`,
   )
 }
-console.log(lines.join('\n'))
-
 // A failure no request awaits (postgres.js can throw from a socket callback while the database goes
 // away) must not take the server down: log it on one line and keep serving.
 process.on('uncaughtException', (error) => log.error('uncaught exception; still serving', { error }))
@@ -115,6 +125,10 @@ async function shutdown(signal: 'SIGTERM' | 'SIGINT') {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
+
+// The banner last: a signal sent as soon as it is read (a supervisor, a test) must find the handlers
+// above in place (in Bun, a SIGTERM right after output printed before process.on was ended the process).
+console.log(lines.join('\n'))
 
 /**
  * Runs this script with GROWTH_PREPARE_ONLY=1 and waits for it: it creates, migrates and seeds the

@@ -2,7 +2,8 @@ import type { Config } from './config.ts'
 
 /**
  * Why the server could not start, as one line saying what is wrong and how to fix it: the database
- * at DATABASE_URL refused, was not found or did not answer; the port is taken by another process.
+ * at DATABASE_URL refused, was not found or did not answer; the port is taken by another process;
+ * DATA_DIR is open to other users.
  * Anything else is named by its message (never a stack trace: an operator reads this line).
  */
 export function explainStartupError(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseUrl'>): string {
@@ -38,6 +39,9 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
       return `${where} refused the credentials: ${message}. Check the user and password in DATABASE_URL.`
     case '3D000':
       return `${where} has no such database: ${message}. Create it (CREATE DATABASE ...) or fix the database name in DATABASE_URL.`
+    case 'EDATADIR_OPEN':
+      // The message names the directory, its mode and the chmod that fixes it (embedded-permissions.ts).
+      return `${message}.`
     case '57P03':
       return `${where} is starting up or shutting down: ${message}. Start the server again when the database is up.`
   }

@@ -85,6 +85,8 @@ test(
     const first = start()
     const ready = await waitFor('Ready line', () => /Ready\. Forwarding events \(contact\.created\) to \S+, signed with (whsec_\S+) \(Ctrl-C stops\)/.exec(first.stderr())?.[1])
     secret = ready
+    // Printed in full this once, the run that made it, with where it is kept.
+    expect(first.stderr()).toContain(`This machine's signing secret was made now and kept in ${join(env.GROWTH_CONFIG_DIR!, 'listen.json')}; later runs print its last four only (growth listen --print-secret prints it).\n`)
     await importContact('during.listen@example.com')
     // An event of another type is not forwarded.
     const other = await call('POST', '/api/v1/track', { token: ws.live, body: { event: 'listen.check', email: 'during.listen@example.com' } })
@@ -103,7 +105,8 @@ test(
     const machineSecret = secret
     secret = 'whsec_given_on_the_command_line_0123456789'
     const second = start(['--secret', secret])
-    await waitFor('Ready line', () => (second.stderr().includes(`signed with ${secret} `) ? true : undefined))
+    await waitFor('Ready line', () => (second.stderr().includes(`signed with the --secret given (whsec_…${secret.slice(-4)}) (Ctrl-C stops)`) ? true : undefined))
+    expect(second.stderr()).not.toContain(secret)
     await waitFor('the event of the gap', () => (received.length >= 2 ? true : undefined))
     second.proc.kill('SIGINT')
     expect(await second.proc.exited).toBe(0)
@@ -140,6 +143,43 @@ test(
     reader.releaseLock()
     proc.kill('SIGINT')
     expect(await proc.exited).toBe(0)
+  },
+  CLI_TIMEOUT,
+)
+
+test(
+  'the kept secret is printed in full only when made or asked for (--print-secret, as stripe listen); other runs print its last four and where it is',
+  async () => {
+    const configDir = mkdtempSync(join(tmpdir(), 'growth-listen-secret-'))
+    const own = { ...env, GROWTH_CONFIG_DIR: configDir }
+    const growth = async (args: string[]) => {
+      const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', ...args], { cwd: ROOT, env: own, stdout: 'pipe', stderr: 'pipe' })
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+      return { stdout, stderr, code }
+    }
+    // Asked for before any run: made, kept (0600), printed; asked again, the same one.
+    const printed = await growth(['--print-secret'])
+    expect(printed.code, printed.stderr).toBe(0)
+    expect(printed.stdout).toMatch(/^whsec_\S{40,}\n$/)
+    const kept = printed.stdout.trim()
+    const path = join(configDir, 'listen.json')
+    expect(JSON.parse(readFileSync(path, 'utf8')).secret).toBe(kept)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(JSON.parse((await growth(['--print-secret', '--json'])).stdout)).toEqual({ secret: kept })
+
+    // A run with a secret already kept: its last four and where it is, never the whole of it.
+    const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--interval', '200'], { cwd: ROOT, env: own, stdout: 'pipe', stderr: 'pipe' })
+    const err = collect(proc.stderr)
+    await waitFor('the line after Ready', () => (err().includes('--print-secret prints it).\n') ? true : undefined))
+    proc.kill('SIGINT')
+    expect(await proc.exited).toBe(0)
+    expect(err()).toContain(`signed with whsec_…${kept.slice(-4)} (Ctrl-C stops)\nThis machine's signing secret is kept in ${path} (growth listen --print-secret prints it).\n`)
+    expect(err()).not.toContain(kept)
+
+    // Without --forward-to (and without --print-secret): refused, naming both.
+    const missing = await growth([])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('error: --forward-to is required: where to post each event, e.g. http://127.0.0.1:3000/webhooks (or --print-secret to print the signing secret)\n')
   },
   CLI_TIMEOUT,
 )

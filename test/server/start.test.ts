@@ -35,7 +35,7 @@ async function stop(proc: ReturnType<typeof Bun.spawn>) {
 }
 
 test.skipIf(Boolean(process.env.DATABASE_URL))(
-  'npm start on an empty embedded database seeds a demo workspace, prints working credentials, and stops cleanly on SIGTERM',
+  'npm start on an empty embedded database seeds a demo workspace, prints working credentials in full (later starts their last four and where they are), and stops cleanly on SIGTERM',
   async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'growth-start-'))
     try {
@@ -65,12 +65,50 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
       expect(await stop(first.proc)).toBe(0)
       expect(existsSync(join(dataDir, 'owner.lock'))).toBe(false)
 
-      // The second start seeds nothing new and prints the same credentials again.
+      // The second start seeds nothing new, and prints the credentials' last four characters only,
+      // and where to read them in full: its output is often a captured log.
+      const agents = [...first.out.matchAll(/agent [^(]+ \(agt_\w+\): (svc_agt_\S+)/g)].map((m) => m[1]!)
+      expect(agents).toHaveLength(2)
       const second = await start({ DATA_DIR: dataDir })
-      expect(/live token: (\S+)/.exec(second.out)![1]).toBe(live)
+      for (const secret of [live, test, ...agents]) {
+        expect(second.out).not.toContain(secret)
+        expect(second.out).not.toContain(secret.slice(-12))
+      }
+      expect(second.out).toContain(`  live token: svc_live_…${live.slice(-4)}\n`)
+      expect(second.out).toContain(`  test token: svc_test_…${test.slice(-4)}\n`)
+      for (const agent of agents) expect(second.out).toContain(`: svc_agt_…${agent.slice(-4)}\n`)
+      expect(second.out).toContain(`(printed in full on the first start only; read them in ${envFile}, readable only by you)`)
+      expect(second.out).toContain(`  source ${envFile}\n  curl -s "$BASE/missions" -H "Authorization: Bearer $TOKEN"`)
+      // ... where they are still in full, 0600, and still work.
+      expect(readFileSync(envFile, 'utf8')).toContain(`export TOKEN="${live}"`)
+      expect(statSync(envFile).mode & 0o777).toBe(0o600)
       const again = await fetch(`${second.base}/missions`, { headers: { Authorization: `Bearer ${live}` } })
       expect(again.status).toBe(200)
       expect(await stop(second.proc)).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  },
+  60_000,
+)
+
+test.skipIf(Boolean(process.env.DATABASE_URL))(
+  'npm start on an embedded database an operator command made (no workspace yet) seeds the demo and prints its credentials in full; a SIGTERM as soon as the banner is out stops it cleanly',
+  async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-start-migrated-'))
+    try {
+      const migrate = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'admin', 'migrate'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'pipe' })
+      expect(await migrate.exited).toBe(0)
+      const s = await start({ DATA_DIR: dataDir })
+      const live = /live token: (\S+)/.exec(s.out)![1]!
+      expect(live).toMatch(/^svc_live_\w{40,}$/)
+      expect(readFileSync(join(dataDir, 'demo.env'), 'utf8')).toContain(`export TOKEN="${live}"`)
+      expect(await stop(s.proc)).toBe(0)
+      // A SIGTERM sent the moment the banner is read stops it gracefully too: the handlers are in place before it prints.
+      for (let i = 0; i < 3; i++) {
+        const again = await start({ DATA_DIR: dataDir })
+        expect(await stop(again.proc)).toBe(0)
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }

@@ -5,8 +5,12 @@ export const ROOT = join(import.meta.dir, '../..')
 
 export type ServerProcess = { proc: ReturnType<typeof Bun.spawn>; out: string; base: string; stderr: () => string }
 
-function spawnServer(env: Record<string, string | undefined>) {
-  return Bun.spawn([process.execPath, 'server/src/main.ts'], {
+/** How a server process is started: `umask` (e.g. '000') is set in a shell that then becomes the server. */
+export type SpawnOptions = { umask?: string }
+
+function spawnServer(env: Record<string, string | undefined>, opts: SpawnOptions = {}) {
+  const cmd = opts.umask ? ['sh', '-c', `umask ${opts.umask} && exec "$0" server/src/main.ts`, process.execPath] : [process.execPath, 'server/src/main.ts']
+  return Bun.spawn(cmd, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdout: 'pipe',
@@ -30,8 +34,8 @@ function collect(stream: ReadableStream<Uint8Array>): () => string {
 }
 
 /** Starts a server and waits for its banner (the line naming its base URL). */
-export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<ServerProcess> {
-  const proc = spawnServer(env)
+export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 90_000, opts: SpawnOptions = {}): Promise<ServerProcess> {
+  const proc = spawnServer(env, opts)
   const stdout = collect(proc.stdout as ReadableStream<Uint8Array>)
   const stderr = collect(proc.stderr as ReadableStream<Uint8Array>)
   const deadline = Date.now() + timeoutMs
@@ -47,8 +51,12 @@ export async function startServerProcess(env: Record<string, string | undefined>
 }
 
 /** Runs a server that is expected to stop by itself; its exit code and what it printed. */
-export async function runToExit(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawnServer(env)
+export async function runToExit(
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+  opts: SpawnOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawnServer(env, opts)
   const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout as ReadableStream).text(), new Response(proc.stderr as ReadableStream).text(), proc.exited])
   clearTimeout(timer)

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from 'node:path'
 import type { Command } from 'commander'
 import { type Event, Growth, Webhooks } from '@growth-service/sdk'
+import { lastFour } from '../../../server/src/core/secret-hint.ts'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
 import { refusalOf } from './refusal.ts'
@@ -11,7 +12,7 @@ import { addCredentialOptions, type CredentialOptions, type Credentials, resolve
 import { configDir } from './profiles.ts'
 import { formatTime } from './render.ts'
 
-type ListenOptions = CredentialOptions & { forwardTo: string; events?: string; secret?: string; interval: string; json?: boolean }
+type ListenOptions = CredentialOptions & { forwardTo?: string; events?: string; secret?: string; printSecret?: boolean; interval: string; json?: boolean }
 
 /** The contract's time-out for a delivery: a receiver that does not answer in 15 s has failed it. */
 const FORWARD_TIMEOUT_MS = 15_000
@@ -24,16 +25,21 @@ const FORWARD_TIMEOUT_MS = 15_000
  * Webhooks.verify code runs. One status line per event; no retries (run it again to resend from a
  * position with --after). The secret and the stream's position are kept in the config folder, per
  * base URL and token, so a restart forwards only what is new.
+ *
+ * The secret is printed in full the run it is made, and by --print-secret (as `stripe listen
+ * --print-secret`); other runs print its last four and where it is: their output is often a log.
  */
 export function registerListen(program: Command) {
   addCredentialOptions(program.command('listen'))
     .description('forward the workspace’s events, signed as deliveries are, to a local URL (local webhook development)')
-    .requiredOption('--forward-to <url>', 'where to post each event, e.g. http://127.0.0.1:3000/webhooks')
+    .option('--forward-to <url>', 'where to post each event, e.g. http://127.0.0.1:3000/webhooks (required, but with --print-secret)')
     .option('--events <types>', 'only these event types, comma-separated, e.g. contact.created,action.applied')
     .option('--secret <whsec>', 'sign with this secret (default: one made for this machine and kept in the config folder)')
+    .option('--print-secret', 'print this machine’s signing secret (made if there is none yet) and exit')
     .option('--interval <ms>', 'the shortest wait between two polls of the stream', '1000')
     .option('--json', 'one JSON line per forwarded event on stdout')
     .action(async (opts: ListenOptions) => {
+      if (opts.printSecret) return printSecret(Boolean(opts.json))
       const credentials = resolveCredentials(opts)
       try {
         await listen(opts, credentials)
@@ -49,14 +55,29 @@ function statePath() {
   return join(configDir(), 'listen.json')
 }
 
-function readState(): State {
+/** The kept state, and whether its secret was made just now (no state yet): then it is shown in full. */
+function readState(): { state: State; secretMade: boolean } {
   const path = statePath()
-  if (!existsSync(path)) return { secret: `whsec_${randomBytes(32).toString('base64url')}`, positions: {} }
+  if (!existsSync(path)) return { state: { secret: `whsec_${randomBytes(32).toString('base64url')}`, positions: {} }, secretMade: true }
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as State
+    return { state: JSON.parse(readFileSync(path, 'utf8')) as State, secretMade: false }
   } catch (err) {
     throw new CliError(`cannot read ${path}: ${(err as Error).message}; remove it to start afresh`)
   }
+}
+
+/** growth listen --print-secret: the machine's secret on stdout (kept first if it was made now), as `stripe listen --print-secret`. */
+function printSecret(json: boolean) {
+  const { state, secretMade } = readState()
+  if (secretMade) writeState(state)
+  writeOut(json ? `${JSON.stringify({ secret: state.secret })}\n` : `${state.secret}\n`)
+}
+
+/** How the Ready line names the secret, and the line that says where it is. */
+function describeSecret(secret: string, given: boolean, made: boolean): { shown: string; where?: string } {
+  if (given) return { shown: `the --secret given (${lastFour(secret)})` }
+  if (made) return { shown: secret, where: `This machine's signing secret was made now and kept in ${statePath()}; later runs print its last four only (growth listen --print-secret prints it).` }
+  return { shown: lastFour(secret), where: `This machine's signing secret is kept in ${statePath()} (growth listen --print-secret prints it).` }
 }
 
 function writeState(state: State) {
@@ -69,6 +90,7 @@ function writeState(state: State) {
 }
 
 async function listen(opts: ListenOptions, credentials: Credentials) {
+  if (opts.forwardTo === undefined) throw new CliError('--forward-to is required: where to post each event, e.g. http://127.0.0.1:3000/webhooks (or --print-secret to print the signing secret)')
   let target: URL
   try {
     target = new URL(opts.forwardTo)
@@ -82,8 +104,9 @@ async function listen(opts: ListenOptions, credentials: Credentials) {
   const types = opts.events ? opts.events.split(',').map((t) => t.trim()).filter(Boolean) : undefined
   const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl })
-  const state = readState()
+  const { state, secretMade } = readState()
   const secret = opts.secret ?? state.secret
+  const described = describeSecret(secret, opts.secret !== undefined, secretMade)
   const where = `${baseUrl} ${token.slice(-12)}`
   let after: string | undefined = state.positions[where]
 
@@ -97,7 +120,8 @@ async function listen(opts: ListenOptions, credentials: Credentials) {
     writeState(state)
     if (signal.aborted) return
     const filter = types ? ` (${types.join(', ')})` : ''
-    writeErr(`Ready. Forwarding events${filter} to ${target.href}, signed with ${secret} (Ctrl-C stops)\n`)
+    writeErr(`Ready. Forwarding events${filter} to ${target.href}, signed with ${described.shown} (Ctrl-C stops)\n`)
+    if (described.where) writeErr(`${described.where}\n`)
     // The whole stream, filtered here: a position is bound to its filter, and the one kept is the whole stream's.
     const pages = eventPages(growth, { after: after || undefined, follow: true, interval, signal })
     for await (const page of pages) {

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { lastFour } from '../../../server/src/core/secret-hint.ts'
 import { CliError } from '../errors.ts'
 
 /**
@@ -54,6 +55,5 @@ export function readProfiles(env: NodeJS.ProcessEnv = process.env): { path: stri
 
 /** A token as it may be shown: its kind and its last four characters, never the whole of it. */
 export function maskToken(token: string): string {
-  const kind = /^(svc_(?:live|test|agt)_)/.exec(token)?.[1] ?? ''
-  return `${kind}…${token.slice(-4)}`
+  return lastFour(token)
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import postgres from 'postgres'
@@ -7,6 +7,7 @@ import { BatchingQueryQueue } from './embedded-queue.ts'
 import { trackQueries } from './request-scope.ts'
 import { createEmbeddedFiles, embeddedOptions, startHeapGuard } from './embedded-memory.ts'
 import { type MaintenancePass, startMaintenance } from './embedded-maintenance.ts'
+import { holdOwnerOnly, OWNER_FILE_MODE, ownerOnlyDataDir, ownerOnlyTree } from './embedded-permissions.ts'
 
 export type { Db, Sql, Tx }
 
@@ -163,11 +164,12 @@ function connectSocket(path: string, debug?: StatementTrace): Sql {
 const ownedHere = new Set<string>()
 
 async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenanceError?: (error: unknown) => void): Promise<Database> {
-  mkdirSync(dataDir, { recursive: true })
+  // Refused, before anything is written, when open to group or others; made 0700 when missing.
+  ownerOnlyDataDir(dataDir)
   const lock = lockPath(dataDir)
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' })
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: OWNER_FILE_MODE })
       return await becomeOwner(dataDir, lock, debug, onMaintenanceError)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
@@ -204,13 +206,18 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
   const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
   const pgdata = join(dataDir, 'pgdata')
   const freshEmbedded = !embeddedDatabaseExists(dataDir)
+  // From here to close, what PGlite and we make in DATA_DIR is for the owner alone (embedded-permissions.ts).
+  const releaseOwnerOnly = holdOwnerOnly(dataDir)
   let db: InstanceType<typeof PGlite>
   try {
     // A new database's files are made in a process of their own: initdb's memory goes with it.
     if (freshEmbedded) await createEmbeddedFiles(pgdata)
+    // And what an earlier version made open to others is closed now (pgdata only: DATA_DIR may hold the user's own files).
+    ownerOnlyTree(pgdata)
     db = await PGlite.create(pgdata, embeddedOptions(PGlite.defaultStartParams))
   } catch (err) {
     rmSync(lock, { force: true })
+    releaseOwnerOnly()
     throw err
   }
   const stopHeapGuard = startHeapGuard()
@@ -225,10 +232,12 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
     handler.addEventListener('error', () => handlers.delete(handler))
     handler.attach(socket).catch(() => socket.destroy())
   })
+  // Made under the umask of 077 (no moment open to others), then 0600: only the owner may connect.
   await new Promise<void>((res, rej) => {
     server.once('error', rej)
     server.listen(path, () => res())
   })
+  chmodSync(path, OWNER_FILE_MODE)
   ownedHere.add(dataDir)
   const sql = connectSocket(path, debug)
   const maintenance = startMaintenance(sql, onMaintenanceError)
@@ -254,6 +263,7 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
       rmSync(path, { force: true })
       rmSync(lock, { force: true })
       ownedHere.delete(dataDir)
+      releaseOwnerOnly()
     },
   }
 }

@@ -5,11 +5,14 @@
  */
 import { PGlite } from '@electric-sql/pglite'
 import { embeddedOptions } from './embedded-memory.ts'
+import { holdOwnerOnly } from './embedded-permissions.ts'
 
 const dir = process.argv[2]
 if (!dir) {
   console.error('usage: bun embedded-init.ts <directory>')
   process.exit(2)
 }
+// initdb's files are for the owner alone, whatever the umask this process was started with.
+holdOwnerOnly(dir)
 const db = await PGlite.create(dir, embeddedOptions(PGlite.defaultStartParams))
 await db.close()
