@@ -3,7 +3,10 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
+import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
+import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
+import { loadSecretsKeyring } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
@@ -20,8 +23,12 @@ import { anyWorkspace } from './store/workspaces.ts'
  */
 // A setting the server cannot start with: one line naming it, no stack trace.
 let config: Config
+let secrets: SecretsKeyring
 try {
   config = loadConfig()
+  // The key that seals webhook secrets and workspace keys at rest (docs/operations.md).
+  secrets = loadSecretsKeyring(process.env, config.dataDir)
+  useSecretsKeyring(secrets)
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err
   console.error(`error: ${err.message}`)
@@ -45,6 +52,8 @@ try {
     process.exit(1)
   }
   await migrate(db.sql)
+  // A key that cannot open the database's secrets stops here; plaintext ones of an older database are sealed.
+  await prepareSecretsAtRest(db.sql, secrets)
 
   // The demo's tokens are shown once; on the embedded database we keep them beside it so every
   // later `npm start` can print them again. Nothing is written when DATABASE_URL is set.
@@ -61,7 +70,7 @@ try {
     process.exit(0)
   }
 
-  server = await startServer(config, { db, log })
+  server = await startServer(config, { db, log, secrets })
 } catch (err) {
   console.error(`error: ${explainStartupError(err, config)}`)
   await db?.close().catch(() => {})
