@@ -53,7 +53,10 @@ function readOrMakeKeyFile(file: string): Buffer {
   try {
     return readKeyFile(file)
   } catch (err) {
-    if ((err as { code?: string }).code !== 'ENOENT') throw err
+    if (err instanceof ConfigError) throw err
+    if ((err as { code?: string }).code !== 'ENOENT') {
+      throw new ConfigError(`Cannot read the secrets key file ${file}: ${(err as Error).message}. Set GROWTH_SECRETS_KEY, or GROWTH_SECRETS_KEY_FILE to a file this user may read.`)
+    }
   }
   const dir = dirname(file)
   try {
