@@ -139,8 +139,15 @@ describe('a database made before sealing', () => {
     await s.query('UPDATE webhook_secrets SET secret = $1 WHERE created_at = (SELECT max(created_at) FROM webhook_secrets)', [made.secrets[1]])
     const issuedBefore = encodeCursor({ workspaceId: made.workspaceId, secretKey: oldKey, list: 'listAgentTools', filter: {} }, { t: new Date(0).toISOString(), id: 'x' })
 
-    const runs = await Promise.all([1, 2, 3].map(() => s.growth(['admin', 'webhook', 'list', '--workspace', made.workspaceId, '--json'])))
-    for (const r of runs) jsonOf(r, 'webhook list')
+    // Three processes start on it at once. (On the embedded database this process owns it meanwhile, as
+    // a running server would: the three are its clients, and none is cut off by another closing it.)
+    const owner = s.env.DATABASE_URL ? undefined : await openDatabase({ dataDir: s.dataDir })
+    try {
+      const runs = await Promise.all([1, 2, 3].map(() => s.growth(['admin', 'webhook', 'list', '--workspace', made.workspaceId, '--json'])))
+      for (const r of runs) jsonOf(r, 'webhook list')
+    } finally {
+      await owner?.close()
+    }
     for (const { value } of await s.query<{ value: string }>(DUMP)) expect(value).toMatch(SEALED(KEY_A))
     // Sealed once each: they open to the very values receivers and cursors already hold.
     expect(await openedSecrets(s, made.endpointId, KEY_A)).toEqual(made.secrets)
