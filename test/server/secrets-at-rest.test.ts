@@ -111,6 +111,9 @@ describe('a dump of the tables', () => {
       expect(value).toMatch(SEALED(KEY_A))
       expect(value).not.toContain('whsec_')
     }
+    // Nor any other workspace's or endpoint's, whatever the suite made before (sealed at the server's start).
+    const plain = await sql.unsafe(`SELECT value FROM (${DUMP}) s WHERE value NOT LIKE 'enc:v1:%'`)
+    expect([...plain]).toEqual([])
     // What they seal: the secrets growth showed, and the key the API signs this workspace's cursors with.
     const ring = new SecretsKeyring(parseSecretsKey(KEY_A)!)
     expect(secrets.map((r) => ring.open(r.secret)).sort()).toEqual([e.secret, rotated.secret].sort())
