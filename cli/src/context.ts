@@ -1,5 +1,17 @@
 import { userInfo } from 'node:os'
-import { loadConfig, migrate, openDatabase, type Database, type MigrationResult, type Sql } from './core.ts'
+import {
+  loadConfig,
+  loadSecretsKeyring,
+  migrate,
+  openDatabase,
+  prepareSecretsAtRest,
+  SecretsKeyError,
+  type Database,
+  type MigrationResult,
+  type SecretsKeyring,
+  type Sql,
+  useSecretsKeyring,
+} from './core.ts'
 import { CliError } from './errors.ts'
 import { createOutput, type Output } from './output.ts'
 
@@ -12,6 +24,8 @@ export type Context = {
   migration: MigrationResult
   /** Which database this is, for people: "embedded database in /path", "PostgreSQL at host/db". */
   where: string
+  /** The secrets key, as the server loads it (GROWTH_SECRETS_KEY or the key file), checked against the database. */
+  secrets: SecretsKeyring
 }
 
 export type CommonOptions = { json?: boolean }
@@ -28,10 +42,14 @@ export async function withDatabase(
 ): Promise<void> {
   const out = createOutput({ json: opts.json })
   let config: ReturnType<typeof loadConfig>
+  let secrets: SecretsKeyring
   try {
     // Only the settings the command uses: a bad PORT or LOG_LEVEL meant for the server must not stop it.
     const webhookSettings = settings.webhooks ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WEBHOOK_'))) : {}
     config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings })
+    // The same key as the server's: webhook secrets and workspace keys are sealed with it.
+    secrets = loadSecretsKeyring(process.env, config.dataDir)
+    useSecretsKeyring(secrets)
   } catch (err) {
     throw new CliError((err as Error).message)
   }
@@ -50,7 +68,11 @@ export async function withDatabase(
     if (settings.reportMigration !== false && migration.applied.length) {
       out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
     }
-    await command({ config, sql: db.sql, db, out, migration, where })
+    // A key that cannot open the database's secrets is a refusal naming the fix (exit 1).
+    await prepareSecretsAtRest(db.sql, secrets).catch((err) => {
+      throw err instanceof SecretsKeyError ? new CliError(err.message) : err
+    })
+    await command({ config, sql: db.sql, db, out, migration, where, secrets })
   } catch (err) {
     failed = true
     throw explainLostOwner(err, db, config.dataDir)

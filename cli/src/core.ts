@@ -3,6 +3,9 @@
  * of the server's domain and store layers, called here on the database directly (never over HTTP).
  */
 export { loadConfig } from '../../server/src/config.ts'
+export { loadSecretsKeyring } from '../../server/src/secrets-key.ts'
+export { SecretsKeyError, type SecretsKeyring, useSecretsKeyring } from '../../server/src/core/secrets.ts'
+export { prepareSecretsAtRest, resealSecrets } from '../../server/src/domain/secrets-at-rest.ts'
 export { SCOPES } from '../../server/src/core/caller.ts'
 export { PLANS, RISKS } from '../../server/src/core/enums.ts'
 export { DomainError, RuleError } from '../../server/src/core/errors.ts'

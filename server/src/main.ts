@@ -4,7 +4,10 @@ import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
 import { lastFour } from './core/secret-hint.ts'
+import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
+import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
+import { loadSecretsKeyring } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
@@ -21,8 +24,12 @@ import { anyWorkspace } from './store/workspaces.ts'
  */
 // A setting the server cannot start with: one line naming it, no stack trace.
 let config: Config
+let secrets: SecretsKeyring
 try {
   config = loadConfig()
+  // The key that seals webhook secrets and workspace keys at rest (docs/operations.md).
+  secrets = loadSecretsKeyring(process.env, config.dataDir)
+  useSecretsKeyring(secrets)
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err
   console.error(`error: ${err.message}`)
@@ -52,6 +59,8 @@ try {
     process.exit(1)
   }
   await migrate(db.sql)
+  // A key that cannot open the database's secrets stops here; plaintext ones of an older database are sealed.
+  await prepareSecretsAtRest(db.sql, secrets)
 
   // The demo's credentials are printed in full once, on the start that seeds it; on the embedded
   // database we keep them beside it (0600) so every later start can say where to read them, and
@@ -70,7 +79,7 @@ try {
     process.exit(0)
   }
 
-  server = await startServer(config, { db, log })
+  server = await startServer(config, { db, log, secrets })
 } catch (err) {
   console.error(`error: ${explainStartupError(err, config)}`)
   await db?.close().catch(() => {})

@@ -1,5 +1,7 @@
 import type { Config } from './config.ts'
 import { createLogger, type Logger } from './core/log.ts'
+import { installedSecretsKeyring, type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
+import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
 import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
@@ -11,6 +13,7 @@ import { GatewayViewCache } from './store/agent-gateway-view-cache.ts'
 import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/driver/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/driver/migrate.ts'
+import { loadSecretsKeyring } from './secrets-key.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
 
 export type RunningServer = {
@@ -35,6 +38,8 @@ export type ServerOptions = {
    * what that statement costs with it; the server itself never sets it).
    */
   credentials?: (exact: CredentialCheck) => CredentialCheck
+  /** The secrets key; by default the one this process loaded at start, else GROWTH_SECRETS_KEY or the key file. */
+  secrets?: SecretsKeyring
 }
 
 const HOUSEKEEPING_MS = 10 * 60 * 1000
@@ -47,11 +52,15 @@ export function openConfiguredDatabase(config: Config, log: Logger): Promise<Dat
   })
 }
 
-/** Open the database, migrate, and serve the API; `stop()` drains requests and closes everything. */
+/** Open the database, migrate, check the secrets key against it, and serve the API; `stop()` drains requests and closes everything. */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel)
   const db = opts.db ?? (await openConfiguredDatabase(config, log))
+  const secrets = opts.secrets ?? installedSecretsKeyring() ?? loadSecretsKeyring(process.env, config.dataDir)
+  useSecretsKeyring(secrets)
   await migrate(db.sql)
+  // A key that does not open the database's secrets stops the start here, not a request later.
+  await prepareSecretsAtRest(db.sql, secrets)
 
   // On a server, rate-limit and call counters go through their own small pool that does not wait
   // for WAL flushes: losing the last few counts in a crash is acceptable, a slower hot path is not.
@@ -71,7 +80,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // Webhook delivery workers, woken by this process's own writes and (on a server) by NOTIFY.
   const workers =
     config.webhooks.workers > 0
-      ? await startDeliveryWorkers({ sql: db.sql, log, settings: config.webhooks, listen: db.kind === 'server' ? db.sql : undefined })
+      ? await startDeliveryWorkers({ sql: db.sql, log, settings: config.webhooks, listen: db.kind === 'server' ? db.sql : undefined, secrets })
       : undefined
 
   // The agent gateway's decisions: judged against the views kept from the last read, and on a

@@ -63,6 +63,8 @@ import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { claimDeliveries } from '../../server/src/store/webhook-deliveries.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startDeliveryWorkers } from '../../server/src/workers/webhooks.ts'
+import { useSecretsKeyring } from '../../server/src/core/secrets.ts'
+import { loadSecretsKeyring } from '../../server/src/secrets-key.ts'
 import { runBenchmark } from './support.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
@@ -234,6 +236,8 @@ function eventData(n: number) {
 
 async function runWorker(pool: number, count: number) {
   const config = loadConfig(process.env)
+  // The secrets key, as growth worker loads it (the same as the bench's own process).
+  useSecretsKeyring(loadSecretsKeyring(process.env, config.dataDir))
   const db = openPool(config.databaseUrl!, { max: pool, name: 'growth-service' })
   const start: typeof startDeliveryWorkers = process.env.BENCH_WORKER_MODULE
     ? (await import(resolve(process.env.BENCH_WORKER_MODULE))).startDeliveryWorkers
@@ -1147,6 +1151,8 @@ async function main(): Promise<number> {
   created = true
   sql = openPool(benchUrl, { max: 4, name: 'growth-bench-webhooks' })
   await migrate(sql)
+  // Endpoints' secrets are sealed with the secrets key, as growth admin webhook create seals them.
+  useSecretsKeyring(loadSecretsKeyring(process.env, loadConfig(process.env).dataDir))
   receivers = Array.from({ length: RECEIVERS }, (_, i) => healthyReceiver(i))
   console.log(
     `Webhook delivery on PostgreSQL (${dbName}); ${RECEIVERS} receivers on 127.0.0.1; ${WORKER_KIND}es with --workers ${WORKERS} ` +

@@ -19,11 +19,11 @@ export function registerWorker(program: Command) {
     .action((opts: Options) =>
       withDatabase(
         opts,
-        async ({ config, db, sql, out, where }) => {
+        async ({ config, db, sql, out, where, secrets }) => {
           const count = opts.workers === undefined ? Math.max(1, config.webhooks.workers) : /^[1-9]\d?$/.test(opts.workers) ? Number(opts.workers) : Number.NaN
           if (!Number.isInteger(count) || count > 64) throw new CliError(`--workers must be a whole number from 1 to 64 (got ${opts.workers}).`)
           const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info')
-          const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined }, count)
+          const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
           out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
           const signal = await new Promise<string>((resolve) => {
             process.once('SIGTERM', () => resolve('SIGTERM'))

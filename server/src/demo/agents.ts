@@ -1,6 +1,7 @@
 import type { ResultStatus } from '../core/enums.ts'
 import { newId } from '../core/ids.ts'
 import { formatMoney } from '../core/money.ts'
+import { secretsKeyring } from '../core/secrets.ts'
 import { decide, type DecisionInput } from '../domain/agent-decision.ts'
 import { loadWorld, paramsDigest } from '../domain/agent-gateway.ts'
 import { addRules, type RuleStructure, ruleSentence } from '../domain/agent-rules.ts'
@@ -48,7 +49,7 @@ export async function seedAgentHistory(
   const { lists, segments } = deps.audience
   const world = await loadWorld(tx, workspaceId)
   const profiles = new Map((await selectAgents(tx, workspaceId)).map((row) => [row.id, toProfile(row)]))
-  const secretKey = (await selectSecretKey(tx, workspaceId))!
+  const secretKey = secretsKeyring().open((await selectSecretKey(tx, workspaceId))!)
   const rulesCreated = [150, 150, 97].map((d) => agoJitter(d))
   const added = await addRules(tx, workspaceId, RULE_SPECS.map((s, i) => ({ ...s, createdAt: rulesCreated[i] })))
   // The history is decided under the rules as they stand now, at the version adding them left.

@@ -2,6 +2,7 @@ import type { Db, Sql } from '../core/db.ts'
 import { EVENT_TYPES, type EventType } from '../core/event-types.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
 import { idPattern, newId } from '../core/ids.ts'
+import { secretsKeyring } from '../core/secrets.ts'
 import { isoOrNull } from '../core/time.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { appendEvents } from '../store/events.ts'
@@ -27,7 +28,7 @@ export function parseEventTypes(text: string): EventType[] {
   return types as EventType[]
 }
 
-/** A new endpoint, enabled, with its first secret (shown once here; the workers sign with it). */
+/** A new endpoint, enabled, with its first secret (shown once here; stored sealed; the workers sign with it). */
 export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: string; events: string }, guard: WebhookGuard) {
   if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
   const events = parseEventTypes(opts.events)
@@ -35,7 +36,7 @@ export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: 
   if (!checked.ok) throw new RuleError('url.public', `url ${opts.url} is refused: ${checked.reason}.`, 'url')
   const id = newId('webhookEndpoint')
   const secret = newSecret()
-  await inTransaction(sql, (tx) => store.insertEndpoint(tx, { workspaceId: opts.workspaceId, id, url: checked.url.href, events, secretId: newId('webhookSecret'), secret }))
+  await inTransaction(sql, (tx) => store.insertEndpoint(tx, { workspaceId: opts.workspaceId, id, url: checked.url.href, events, secretId: newId('webhookSecret'), secret: secretsKeyring().seal(secret) }))
   return { id, secret, url: checked.url.href, events }
 }
 
@@ -83,7 +84,7 @@ export async function rotateSecret(sql: Db, id: string, overlapMs: number) {
   const secret = newSecret()
   await inTransaction(sql, async (tx) => {
     const e = await endpointOf(tx, id, { lock: true })
-    await store.rotateSecret(tx, e.workspace_id, e.id, { id: newId('webhookSecret'), secret, overlapMs })
+    await store.rotateSecret(tx, e.workspace_id, e.id, { id: newId('webhookSecret'), secret: secretsKeyring().seal(secret), overlapMs })
   })
   return { secret }
 }

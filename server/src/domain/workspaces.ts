@@ -1,13 +1,18 @@
+import { randomBytes } from 'node:crypto'
 import type { Db } from '../core/db.ts'
 import { PLANS, type Plan } from '../core/enums.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
+import { secretsKeyring } from '../core/secrets.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { insertTools } from '../store/agent-tools.ts'
 import * as store from '../store/workspaces.ts'
 import { catalogueTools } from './agent-tools.ts'
 
-/** A new workspace on a plan (default growth), with the tool catalogue its agents can be permitted. */
+/**
+ * A new workspace on a plan (default growth), with the tool catalogue its agents can be permitted,
+ * and its own key for cursors and params digests, stored sealed under the secrets key.
+ */
 export async function createWorkspace(sql: Db, opts: { name: string; plan?: string }) {
   const name = opts.name.trim()
   if (!name) throw new RuleError('name.given', 'A workspace needs a name.', 'name')
@@ -15,7 +20,7 @@ export async function createWorkspace(sql: Db, opts: { name: string; plan?: stri
   if (!PLANS.includes(plan as Plan)) throw new RuleError('plan.known', `plan must be one of ${PLANS.join(', ')} (got ${plan}).`, 'plan')
   const id = newId('workspace')
   await inTransaction(sql, async (tx) => {
-    await store.insertWorkspace(tx, { id, name, plan: plan as Plan })
+    await store.insertWorkspace(tx, { id, name, plan: plan as Plan, secretKey: secretsKeyring().seal(randomBytes(32).toString('base64url')) })
     await insertTools(tx, id, catalogueTools())
   })
   return { id, name, plan: plan as Plan }

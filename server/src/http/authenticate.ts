@@ -1,4 +1,5 @@
 import type { Caller } from '../core/caller.ts'
+import { secretsKeyring } from '../core/secrets.ts'
 import { hashToken, parseToken } from '../domain/credentials.ts'
 import type { Operation } from '../routes/operation.ts'
 import { HttpError } from './answer.ts'
@@ -51,7 +52,8 @@ export async function authenticate(
     mode: row.kind,
     agentId: row.agent_id,
     scopes: row.scopes,
-    secretKey: row.secret_key,
+    // Stored sealed; opened once per process (then a Map lookup).
+    secretKey: secretsKeyring().open(row.secret_key),
     rateLimit: { limit: state.limit, remaining: Math.max(0, state.limit - state.used), resetAt: new Date(state.resetAt) },
   }
   return { caller, overLimit: isOver(state), apiAccess: row.api_access }

@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto'
 import type { Db, Sql, Tx } from '../core/db.ts'
 import type { Plan } from '../core/enums.ts'
 import { newId } from '../core/ids.ts'
 
-/** A new workspace with its own secret key (cursors, digests) and its limits row at the defaults. */
-export async function insertWorkspace(tx: Tx, w: { id: string; name: string; plan: Plan; createdAt?: Date }) {
+/** A new workspace with its own secret key (cursors, digests; sealed by the domain) and its limits row at the defaults. */
+export async function insertWorkspace(tx: Tx, w: { id: string; name: string; plan: Plan; secretKey: string; createdAt?: Date }) {
   await tx`
     INSERT INTO workspaces (workspace_id, name, plan, secret_key, created_at)
-    VALUES (${w.id}, ${w.name}, ${w.plan}, ${randomBytes(32).toString('base64url')}, ${w.createdAt ?? new Date()})`
+    VALUES (${w.id}, ${w.name}, ${w.plan}, ${w.secretKey}, ${w.createdAt ?? new Date()})`
   await tx`INSERT INTO workspace_limits (workspace_id) VALUES (${w.id})`
 }
 
@@ -48,7 +47,7 @@ export async function selectWorkspaceGate(sql: Db, workspaceId: string): Promise
   return row
 }
 
-/** The workspace's own secret key (it signs cursors and keys params digests); never sent anywhere. */
+/** The workspace's own secret key (it signs cursors and keys params digests), as stored: sealed; never sent anywhere. */
 export async function selectSecretKey(sql: Db, workspaceId: string): Promise<string | undefined> {
   const [row] = await sql<{ secret_key: string }[]>`SELECT secret_key FROM workspaces WHERE workspace_id = ${workspaceId}`
   return row?.secret_key

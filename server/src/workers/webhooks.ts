@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Sql } from '../core/db.ts'
 import type { Logger } from '../core/log.ts'
+import { type SecretsKeyring, secretsKeyring } from '../core/secrets.ts'
 import type { WebhookSettings } from '../config.ts'
 import { toEvent } from '../domain/events.ts'
 import type { Resolver } from '../domain/webhook-addresses.ts'
@@ -37,6 +38,8 @@ export type WorkerOptions = {
   /** Tests play DNS and trust their own certificate authority. */
   resolve?: Resolver
   ca?: string
+  /** Opens the endpoints' sealed secrets; the keyring this process loaded at start when not given. */
+  secrets?: SecretsKeyring
 }
 
 export type DeliveryWorkers = {
@@ -48,6 +51,7 @@ export type DeliveryWorkers = {
 
 export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.settings.workers): Promise<DeliveryWorkers> {
   const s = opts.settings
+  const keyring = opts.secrets ?? secretsKeyring()
   const owner = `worker-${process.pid}-${randomBytes(4).toString('hex')}`
   // A lease outlasts any send (each ends within the time-out) with room to record it.
   const leaseMs = 2 * s.timeoutMs + 1000
@@ -68,10 +72,12 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     const event = toEvent(d.workspace_id, { seq: 0, id: d.event_id, type: d.event_type, data: d.event_data, created_at: d.event_created_at })
     // The bytes signed are the bytes sent.
     const body = JSON.stringify(event)
+    // Stored sealed; each is opened once per process (then a Map lookup).
+    const secrets = d.secrets.map((sealed) => keyring.open(sealed))
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,
-      'X-Service-Signature': signatureHeader(body, d.secrets, Math.floor(Date.now() / 1000)),
+      'X-Service-Signature': signatureHeader(body, secrets, Math.floor(Date.now() / 1000)),
       'X-Service-Event-Id': d.event_id,
       'X-Service-Delivery-Id': d.id,
     }
