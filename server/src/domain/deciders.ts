@@ -1,0 +1,35 @@
+import { DECISION_NOTE, DECISION_NOTE_ALLOWED, DECISION_REASON_MAX, type Decider } from '../core/decider.ts'
+import { RuleError } from '../core/errors.ts'
+import { codePoints } from '../schemas/common.ts'
+
+/**
+ * An operator's decision from the CLI: who decided is the operator's login; the note (`--by`) is
+ * kept beside it, never in its place. A note may hold only letters, digits, spaces and . , ' - _ @
+ * (it is shown in terminals, logs and the console: no quotes, brackets, control characters or
+ * escape sequences), at most 100 characters.
+ */
+export function operatorDecider(login: string, note?: string): Decider {
+  const name = login.trim()
+  if (!name) throw new RuleError('decider_named', 'The operator deciding must be known by a login.', 'by')
+  if (note === undefined) return { kind: 'operator', name }
+  const trimmed = note.trim()
+  if (!DECISION_NOTE.test(trimmed)) {
+    throw new RuleError(
+      'note_characters',
+      `by may hold only ${DECISION_NOTE_ALLOWED} (got ${JSON.stringify(note)}); it is a note kept beside your login, which is recorded as who decided.`,
+      'by',
+    )
+  }
+  return { kind: 'operator', name, note: trimmed }
+}
+
+/** The reason given with a decision: trimmed, null when empty, at most 500 characters, without NUL. */
+export function decisionReason(reason: string | null | undefined): string | null {
+  const trimmed = reason?.trim() ?? ''
+  if (!trimmed) return null
+  if (codePoints(trimmed) > DECISION_REASON_MAX) {
+    throw new RuleError('reason_length', `reason must be at most ${DECISION_REASON_MAX} characters (got ${codePoints(trimmed)}).`, 'reason')
+  }
+  if (trimmed.includes('\u0000')) throw new RuleError('reason_text', 'reason must not contain a NUL character (\\u0000).', 'reason')
+  return trimmed
+}
