@@ -1,6 +1,6 @@
-import { userInfo } from 'node:os'
 import { loadConfig, migrate, openDatabase, type Database, type MigrationResult, type Sql } from './core.ts'
 import { CliError } from './errors.ts'
+import { operatorLogin } from './operator-login.ts'
 import { createOutput, type Output } from './output.ts'
 
 export type Context = {
@@ -92,23 +92,6 @@ export function describeDatabase(db: Database, databaseUrl: string | undefined, 
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
-}
-
-/**
- * The operator's login: the account this process runs as (os.userInfo(), read from the system's
- * user database, not $USER, which anyone can set). An account without a name there (a container
- * run with a bare numeric uid) is `uid-<number>`; with neither, the command is refused.
- */
-export function operatorLogin(): string {
-  try {
-    const name = userInfo().username.trim()
-    if (name) return name
-  } catch {
-    // No entry for this uid in the user database: named by its number below.
-  }
-  const uid = process.getuid?.()
-  if (uid !== undefined) return `uid-${uid}`
-  throw new CliError('cannot tell which operator is deciding: this process has no user name or uid (os.userInfo() failed).')
 }
 
 /** Who is acting, for the records the domain keeps (e.g. the kill-switch log): `operator:<login>`. */

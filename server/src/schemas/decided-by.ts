@@ -25,6 +25,7 @@ export const PersonDecider = z
 
 export const DecidedBy = z
   .discriminatedUnion('kind', [OperatorDecider, PersonDecider])
+  .meta({ discriminator: { propertyName: 'kind' } })
   .describe('Who decided: an operator with the CLI, or a person in the console (by `kind`).')
 
 /** The three fields every decided record carries (approvals, proposed changes, agent requests). */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
-import { operatorLogin, type CommonOptions } from '../../context.ts'
+import type { CommonOptions } from '../../context.ts'
 import { type Decider, describeDecider, operatorDecider } from '../../core.ts'
+import { operatorLogin } from '../../operator-login.ts'
 
 /** The options of every decision command (`growth admin approval|action approve|reject ID`). */
 export type DecisionOptions = CommonOptions & { by?: string; reason?: string }
