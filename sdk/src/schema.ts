@@ -1227,7 +1227,10 @@ export interface components {
         };
         /** @description Who decided: an operator with the CLI, or a person in the console (by `kind`). */
         DecidedBy: {
-            /** @constant */
+            /**
+             * @description operator: decided with the CLI.
+             * @constant
+             */
             kind: "operator";
             /** @description The operator's login on the machine that ran the command. */
             name: string;
@@ -1236,7 +1239,10 @@ export interface components {
         } | {
             /** @description per_... */
             id: string;
-            /** @constant */
+            /**
+             * @description person: decided in the console.
+             * @constant
+             */
             kind: "person";
             /** @description The person's name. */
             name: string;

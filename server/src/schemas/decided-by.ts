@@ -5,7 +5,7 @@ import { Timestamp } from './common.ts'
 /** An operator's decision, made with the CLI. */
 export const OperatorDecider = z
   .object({
-    kind: z.literal('operator'),
+    kind: z.literal('operator').describe('operator: decided with the CLI.'),
     name: z.string().describe("The operator's login on the machine that ran the command."),
     note: z
       .string()
@@ -17,7 +17,7 @@ export const OperatorDecider = z
 /** A person's decision, made in the console. */
 export const PersonDecider = z
   .object({
-    kind: z.literal('person'),
+    kind: z.literal('person').describe('person: decided in the console.'),
     id: z.string().describe('per_...'),
     name: z.string().describe("The person's name."),
   })
