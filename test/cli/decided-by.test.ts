@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { execFileSync } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { agentIn, authorize, decisionOf } from '../agent-helpers.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
 import { insertCampaign, insertConnection } from '../write-fixtures.ts'
@@ -20,11 +23,14 @@ const LOGIN = execFileSync('id', ['-un'], { encoding: 'utf8' }).trim()
 
 let ws: Workspace
 let growth: (args: string[]) => Promise<Run>
+let api: (args: string[]) => Promise<Run>
 
 beforeAll(async () => {
   const h = await getHarness()
   ws = await makeWorkspace()
   growth = (args) => growthIn(h.dataDir)(args, IMPOSTOR)
+  const configDir = mkdtempSync(join(tmpdir(), 'growth-cli-config-'))
+  api = (args) => growthIn(h.dataDir)(args, { GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.live, GROWTH_CONFIG_DIR: configDir, NO_COLOR: '' })
 })
 
 /** An agent's request held for a person: its approval and authorization ids. */
@@ -134,6 +140,16 @@ describe('growth admin action approve|reject', () => {
     const listed = (await get('/actions?status=rejected')).find((a) => a.id === id)
     expect(listed).toMatchObject({ decidedBy: { kind: 'operator', name: LOGIN, note: 'Maya Chen' }, decisionReason: 'Not during the sale.' })
     expect(await eventsAbout('action.rejected', 'action', id)).toEqual([listed])
+  }, T)
+
+  test('the API commands\' tables show who decided as the login, the kind and the note', async () => {
+    const id = await proposedChange()
+    expect((await growth(['admin', 'action', 'reject', id, '--by', 'for Sofia'])).code).toBe(0)
+    const r = await api(['actions', 'list', '--status', 'rejected'])
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+    const [header, ...rows] = r.stdout.trimEnd().split('\n')
+    expect(header).toContain('decided by')
+    expect(rows.find((line) => line.startsWith(id))).toContain(`${LOGIN} (operator; note: for Sofia)`)
   }, T)
 
   test('a bad --by is refused naming --by; the change stays proposed', async () => {
