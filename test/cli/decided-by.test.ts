@@ -113,9 +113,13 @@ describe('growth admin approval approve|reject', () => {
     expect(pending).toMatchObject({ status: 'pending', decidedBy: null, decidedAt: null, decisionReason: null })
   }, T)
 
-  test('a --reason over 500 characters is refused naming --reason', async () => {
+  test('a --reason over 500 characters, or with a control character (an escape sequence), is refused naming --reason', async () => {
     const { approvalId } = await pendingRequest(5_400)
     expectRefused(await growth(['admin', 'approval', 'reject', approvalId, '--reason', 'r'.repeat(501)]), /^error: --reason must be at most 500 characters \(got 501\)/)
+    expectRefused(
+      await growth(['admin', 'approval', 'reject', approvalId, '--reason', 'fine \u001b[2J\u001b[Happroved']),
+      /^error: --reason must not contain control characters other than line breaks and tabs \(got U\+001B\)/,
+    )
     expect((await get('/approvals?status=pending')).some((a) => a.id === approvalId)).toBe(true)
   }, T)
 })
