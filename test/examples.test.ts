@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
@@ -214,7 +215,7 @@ describe('examples/', () => {
         expect(approvalId).toMatch(/^apr_/)
         // The agent says which approval it waits on, and the command that decides it.
         await agent.waitFor('the approval named', () => agent.stdout().includes(`  waits for a person: growth admin approval approve ${approvalId}\n`))
-        const approved = await growthIn(dataDir)(['admin', 'approval', 'approve', approvalId, '--by', 'Maya Chen'])
+        const approved = await growthIn(dataDir)(['admin', 'approval', 'approve', approvalId, '--reason', 'Weekend sale, within budget'])
         expect(`${approved.code} ${approved.stderr}`).toBe('0 ')
         expect(await agent.proc.exited).toBe(0)
       } finally {
@@ -234,7 +235,7 @@ describe('examples/', () => {
         // The failed checks, one line each, and the loop goes on to the next action.
         `((?:    \\w+: .+\\n)+)${esc(`ads.adjust_budget ${campaign}: Raise the daily budget by 18% for the weekend sale.`)}`,
         esc(`  waits for a person: growth admin approval approve ${approvalId}`),
-        `  allowed \\(${AUTH}\\): ${esc(`Allowed once: Maya Chen approved this request (${approvalId}).`)}`,
+        `  allowed \\(${AUTH}\\): ${esc(`Allowed once: ${execFileSync('id', ['-un'], { encoding: 'utf8' }).trim()} approved this request (${approvalId}).`)}`,
         esc('  reported completed: Done: Raise the daily budget by 18% for the weekend sale.'),
       ]
       const out = agent.stdout()

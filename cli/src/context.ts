@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os'
 import {
   loadConfig,
   loadSecretsKeyring,
@@ -13,6 +12,7 @@ import {
   useSecretsKeyring,
 } from './core.ts'
 import { CliError } from './errors.ts'
+import { operatorLogin } from './operator-login.ts'
 import { createOutput, type Output } from './output.ts'
 
 export type Context = {
@@ -118,15 +118,7 @@ export function plural(n: number, word: string): string {
 
 /** Who is acting, for the records the domain keeps (e.g. the kill-switch log): `operator:<login>`. */
 export function operatorActor(): string {
-  let login = process.env.USER || process.env.LOGNAME || process.env.USERNAME
-  if (!login) {
-    try {
-      login = userInfo().username
-    } catch {
-      login = 'unknown'
-    }
-  }
-  return `operator:${login}`
+  return `operator:${operatorLogin()}`
 }
 
 /**

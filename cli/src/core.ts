@@ -15,6 +15,8 @@ export { createWorkspace, setAgentsStopped } from '../../server/src/domain/works
 export { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 export { createAgent, issueAgentCredential } from '../../server/src/domain/agents.ts'
 export { decideApproval } from '../../server/src/domain/approvals.ts'
+export { operatorDecider } from '../../server/src/domain/deciders.ts'
+export { type Decider, describeDecider } from '../../server/src/core/decider.ts'
 export { decideAction } from '../../server/src/domain/actions.ts'
 export type { Action } from '../../server/src/schemas/actions.ts'
 export {

@@ -562,9 +562,12 @@ export interface components {
             };
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description When the change (approved or rejected) was decided; null until decided. */
             decidedAt: string | null;
-            /** @description The person who approved or rejected it. */
-            decidedBy: string | null;
+            /** @description Who decided the change (approved or rejected); null until decided. */
+            decidedBy: components["schemas"]["DecidedBy"] | null;
+            /** @description The reason given with the decision (`--reason`), or null when none was given. */
+            decisionReason: string | null;
             /** @description act_... */
             id: string;
             /** @description The kind of change, e.g. adjust_budget (POST /actions lists every kind). */
@@ -736,11 +739,17 @@ export interface components {
             }[];
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description When its approval (a request the gateway decided alone has none: null) was decided; null until decided. */
+            decidedAt: string | null;
+            /** @description Who decided its approval (a request the gateway decided alone has none: null); null until decided. */
+            decidedBy: components["schemas"]["DecidedBy"] | null;
             /**
              * @description Only allowed is a yes.
              * @enum {string}
              */
             decision: "allowed" | "denied" | "requires_approval";
+            /** @description The reason given with the decision (`--reason`), or null when none was given. */
+            decisionReason: string | null;
             /** @description An allowed authorization is valid until then. */
             expiresAt: string | null;
             /** @description The facts it stated. */
@@ -931,9 +940,12 @@ export interface components {
         Approval: {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
+            /** @description When it was decided; null until decided. */
             decidedAt: string | null;
-            /** @description The person who decided, once decided. */
-            decidedBy: string | null;
+            /** @description Who decided it; null until decided. */
+            decidedBy: components["schemas"]["DecidedBy"] | null;
+            /** @description The reason given with the decision (`--reason`), or null when none was given. */
+            decisionReason: string | null;
             /** @description Pending past expiresAt: it can no longer be approved. Expiry is not a rejection. */
             expired: boolean;
             /** @description Until when a decision or an approval can be used. */
@@ -1212,6 +1224,28 @@ export interface components {
              * @enum {string}
              */
             stage: "prospect" | "first_time" | "repeat" | "lapsed";
+        };
+        /** @description Who decided: an operator with the CLI, or a person in the console (by `kind`). */
+        DecidedBy: {
+            /**
+             * @description operator: decided with the CLI.
+             * @constant
+             */
+            kind: "operator";
+            /** @description The operator's login on the machine that ran the command. */
+            name: string;
+            /** @description The operator's note (`--by`): letters, digits, spaces and . , ' - _ @, at most 100 characters. Absent when none was given. */
+            note?: string;
+        } | {
+            /** @description per_... */
+            id: string;
+            /**
+             * @description person: decided in the console.
+             * @constant
+             */
+            kind: "person";
+            /** @description The person's name. */
+            name: string;
         };
         /** @description An entry of the decision ledger: a prediction and, once measured, what happened. */
         Decision: {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,7 +45,7 @@ describe('growth admin action', () => {
     expect(a).toMatchObject({
       id: budget.id,
       status: 'applied',
-      decidedBy: expect.stringMatching(/^operator:/),
+      decidedBy: { kind: 'operator', name: execFileSync('id', ['-un'], { encoding: 'utf8' }).trim() },
       outcome: { ok: true, detail: 'Daily budget set to 138.00 USD on Meta Ads – Northwind US.', error: null },
     })
     const [row] = await db.sql<{ status: string }[]>`SELECT status FROM actions WHERE workspace_id = ${workspaceId} AND id = ${budget.id}`
@@ -57,11 +58,11 @@ describe('growth admin action', () => {
     const again = await growth(['admin', 'action', 'reject', budget.id])
     expect(again.code).toBe(1)
     expect(again.stdout).toBe('')
-    expect(again.stderr).toMatch(/^error: Action act_\S+ was already approved by operator:\S+ at \S+ and applied\./)
+    expect(again.stderr).toMatch(/^error: Action act_\S+ was already approved by \S+ \(operator\) at \S+ and applied\./)
   }, T)
 
   test('approve finishes a change whose carrying out was interrupted (left applying), keeping who decided', async () => {
-    const [stuck] = await db.sql<{ id: string; decided_by: string }[]>`
+    const [stuck] = await db.sql<{ id: string; decided_by: unknown }[]>`
       SELECT id, decided_by FROM actions WHERE workspace_id = ${workspaceId} AND status = 'applying' LIMIT 1`
     const refused = await growth(['admin', 'action', 'reject', stuck!.id])
     expect(refused.code).toBe(1)
@@ -80,7 +81,7 @@ describe('growth admin action', () => {
     const r = await growth(['admin', 'action', 'reject', send.id])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(`Rejected ${send.id} (send_campaign): Send "Ethiopia Guji washed launch" to`)
-    expect(r.stdout).toMatch(/Decided by: operator:\S+ at /)
+    expect(r.stdout).toMatch(/Decided by:\s+\S+ \(operator\) at /)
     const [row] = await db.sql<{ status: string }[]>`SELECT status FROM actions WHERE workspace_id = ${workspaceId} AND id = ${send.id}`
     expect(row!.status).toBe('rejected')
   }, T)

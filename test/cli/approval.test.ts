@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,6 +24,9 @@ let agentId: string
 let secretKey: string
 
 const growth = growthIn(dataDir)
+// The account's name as the system tells it (the CLI must not take it from $USER).
+const LOGIN = execFileSync('id', ['-un'], { encoding: 'utf8' }).trim()
+const MAYA_NOTE = { kind: 'operator', name: LOGIN, note: 'Maya Chen' }
 
 /** A new pending approval: the agent asks for a high-risk send. */
 async function pendingApproval(recipients: number): Promise<{ approvalId: string; authorizationId: string }> {
@@ -47,15 +51,15 @@ afterAll(async () => {
 })
 
 describe('growth admin approval approve|reject', () => {
-  test('approve records who and when, emits approval.approved; a second decision is refused with exit 1', async () => {
+  test('approve records who (the login, --by a note) and when, emits approval.approved; a second decision is refused with exit 1', async () => {
     const { approvalId, authorizationId } = await pendingApproval(3_200)
     const r = await growth(['admin', 'approval', 'approve', approvalId, '--by', 'Maya Chen', '--json'])
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
     const out = JSON.parse(r.stdout)
-    expect(out).toMatchObject({ id: approvalId, workspaceId, kind: 'agent_request', status: 'approved', subjectId: authorizationId, requestedBy: 'Lifecycle Writer', decidedBy: 'Maya Chen' })
+    expect(out).toMatchObject({ id: approvalId, workspaceId, kind: 'agent_request', status: 'approved', subjectId: authorizationId, requestedBy: 'Lifecycle Writer', decidedBy: MAYA_NOTE })
     expect(Date.now() - new Date(out.decidedAt).getTime()).toBeLessThan(60_000)
     const [row] = await db.sql<any[]>`SELECT status, decided_by, decided_at FROM approvals WHERE workspace_id = ${workspaceId} AND id = ${approvalId}`
-    expect(row).toMatchObject({ status: 'approved', decided_by: 'Maya Chen' })
+    expect(row).toMatchObject({ status: 'approved', decided_by: MAYA_NOTE })
     const events = await db.sql<any[]>`SELECT data FROM events WHERE workspace_id = ${workspaceId} AND type = 'approval.approved'`
     expect(events.map((e) => e.data.approval.id)).toContain(approvalId)
 
@@ -63,7 +67,7 @@ describe('growth admin approval approve|reject', () => {
       const again = await growth(['admin', 'approval', verb, approvalId, '--json'])
       const error = refusalJson(again)
       expect(error.code).toBe('conflict')
-      expect(error.message).toMatch(/^Approval apr_\w+ was already approved by Maya Chen at .*; a decision is final\./)
+      expect(error.message).toMatch(new RegExp(`^Approval apr_\\w+ was already approved by ${LOGIN} \\(operator; note: Maya Chen\\) at .*; a decision is final\\.`))
     }
   }, T)
 
@@ -75,7 +79,7 @@ describe('growth admin approval approve|reject', () => {
     expect(r.stdout).toContain('Send the newsletter to 4100')
     const [row] = await db.sql<any[]>`SELECT status, decided_by FROM approvals WHERE workspace_id = ${workspaceId} AND id = ${approvalId}`
     expect(row.status).toBe('rejected')
-    expect(row.decided_by).toMatch(/^operator:/)
+    expect(row.decided_by).toEqual({ kind: 'operator', name: LOGIN })
   }, T)
 
   test('an expired approval cannot be decided: exit 1 with a clear message; an unknown one neither', async () => {

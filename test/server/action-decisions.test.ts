@@ -18,7 +18,7 @@ const propose = async (ws: Workspace, kind: string, args: unknown) => {
 }
 const decide = async (actionId: string, decision: 'approve' | 'reject', at?: Date) => {
   const { sql } = await getHarness()
-  return decideAction(sql, { actionId, decision, actor: 'operator:maya', now: at ? () => at : undefined })
+  return decideAction(sql, { actionId, decision, decider: { kind: 'operator', name: 'maya' }, now: at ? () => at : undefined })
 }
 const refusal = async (p: Promise<unknown>) => {
   try {
@@ -45,7 +45,7 @@ describe('growth admin action approve|reject (domain)', () => {
     expect(a).toMatchObject({
       id,
       status: 'applied',
-      decidedBy: 'operator:maya',
+      decidedBy: { kind: 'operator', name: 'maya' },
       decidedAt: expect.any(String),
       appliedAt: expect.any(String),
       outcome: { ok: true, detail: 'Daily budget set to 18,000 JPY on Meta Ads – Test.', error: null },
@@ -111,15 +111,15 @@ describe('growth admin action approve|reject (domain)', () => {
     const cmp = await insertCampaign(ws.id, { connectionId: await insertConnection(ws.id) })
     const id = await propose(ws, 'pause_campaign', { campaignId: cmp })
     const a = await decide(id, 'reject')
-    expect(a).toMatchObject({ status: 'rejected', decidedBy: 'operator:maya', outcome: null, appliedAt: null })
+    expect(a).toMatchObject({ status: 'rejected', decidedBy: { kind: 'operator', name: 'maya' }, outcome: null, appliedAt: null })
     expect((await campaign(ws.id, cmp)).status).toBe('active')
     expect((await outbox(ws.id)).map((e) => e.type)).toEqual(['action.proposed', 'action.rejected'])
-    expect(await refusal(decide(id, 'approve'))).toContain('already rejected by operator:maya')
+    expect(await refusal(decide(id, 'approve'))).toContain('already rejected by maya (operator)')
     expect(await refusal(decide(id, 'reject'))).toContain('already rejected')
 
     const applied = await propose(ws, 'pause_campaign', { campaignId: cmp })
     await decide(applied, 'approve')
-    expect(await refusal(decide(applied, 'reject'))).toContain('already approved by operator:maya')
+    expect(await refusal(decide(applied, 'reject'))).toContain('already approved by maya (operator)')
     const refused = await propose(ws, 'adjust_budget', { campaignId: await insertCampaign(ws.id), changePercent: 80 })
     expect(await refusal(decide(refused, 'approve'))).toContain("refused by the workspace's limits")
     expect(await refusal(decide('act_01jd0000000000000000000000', 'approve'))).toContain('No action act_01jd0000000000000000000000')
@@ -140,28 +140,28 @@ describe('growth admin action approve|reject (domain)', () => {
     const ws = await makeWorkspace()
     const { sql } = await getHarness()
     const stuck = async (id: string, status: 'approved' | 'applying') =>
-      sql`UPDATE actions SET status = ${status}, decided_by = 'operator:kim', decided_at = '2026-11-20T10:00:00Z' WHERE workspace_id = ${ws.id} AND id = ${id}`
+      sql`UPDATE actions SET status = ${status}, decided_by = '{"kind":"operator","name":"kim"}', decided_at = '2026-11-20T10:00:00Z' WHERE workspace_id = ${ws.id} AND id = ${id}`
     const cmp = await insertCampaign(ws.id, { connectionId: await insertConnection(ws.id, { name: 'Meta Ads – US' }) })
     const id = await propose(ws, 'pause_campaign', { campaignId: cmp })
     await stuck(id, 'applying')
     // Rejecting it is still refused: it was approved.
-    expect(await refusal(decide(id, 'reject'))).toContain('already approved by operator:kim at 2026-11-20T10:00:00.000Z and is being carried out; if that was interrupted, approve it again')
+    expect(await refusal(decide(id, 'reject'))).toContain('already approved by kim (operator) at 2026-11-20T10:00:00.000Z and is being carried out; if that was interrupted, approve it again')
     const a = await decide(id, 'approve')
     expect(a).toMatchObject({
       status: 'applied',
-      decidedBy: 'operator:kim',
+      decidedBy: { kind: 'operator', name: 'kim' },
       decidedAt: '2026-11-20T10:00:00.000Z',
       appliedAt: expect.any(String),
       outcome: { ok: true, detail: 'Campaign paused on Meta Ads – US.', error: null },
     })
     expect((await campaign(ws.id, cmp)).status).toBe('paused')
-    expect(await refusal(decide(id, 'approve'))).toContain('already approved by operator:kim')
+    expect(await refusal(decide(id, 'approve'))).toContain('already approved by kim (operator)')
 
     const down = await insertCampaign(ws.id, { connectionId: await insertConnection(ws.id, { name: 'Google Ads – EU', delivering: false }) })
     const other = await propose(ws, 'pause_campaign', { campaignId: down })
     await stuck(other, 'approved')
     const b = await decide(other, 'approve')
-    expect(b).toMatchObject({ status: 'failed', decidedBy: 'operator:kim', appliedAt: null, outcome: { ok: false, error: expect.stringContaining('Google Ads – EU is not delivering') } })
+    expect(b).toMatchObject({ status: 'failed', decidedBy: { kind: 'operator', name: 'kim' }, appliedAt: null, outcome: { ok: false, error: expect.stringContaining('Google Ads – EU is not delivering') } })
     expect((await outbox(ws.id)).map((e) => e.type)).toEqual(['action.proposed', 'action.applied', 'action.proposed', 'action.failed'])
   })
 
@@ -170,7 +170,7 @@ describe('growth admin action approve|reject (domain)', () => {
     const { sql } = await getHarness()
     const cmp = await insertCampaign(ws.id, { budget: 10_000, currency: 'USD', connectionId: await insertConnection(ws.id) })
     const id = await propose(ws, 'adjust_budget', { campaignId: cmp, changePercent: 10 })
-    await sql`UPDATE actions SET status = 'applying', decided_by = 'operator:kim', decided_at = now() WHERE workspace_id = ${ws.id} AND id = ${id}`
+    await sql`UPDATE actions SET status = 'applying', decided_by = '{"kind":"operator","name":"kim"}', decided_at = now() WHERE workspace_id = ${ws.id} AND id = ${id}`
     const results = await Promise.allSettled([decide(id, 'approve'), decide(id, 'approve'), decide(id, 'approve')])
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
     const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]

@@ -143,7 +143,7 @@ describe('POST /actions: the plan and the limits', () => {
 
     // Nothing here approves or carries it out: no decision, no outcome.
     for (const x of [refused, discount, fine]) {
-      expect(x.body.data).toMatchObject({ decidedBy: null, decidedAt: null, outcome: null, appliedAt: null })
+      expect(x.body.data).toMatchObject({ decidedBy: null, decidedAt: null, decisionReason: null, outcome: null, appliedAt: null })
       expect(x.body.data.proposedBy).toEqual({ kind: 'api', id: expect.stringMatching(/^cred_/), name: 'API' })
     }
     const events = await outbox(ws.id)
@@ -255,7 +255,7 @@ describe('GET /actions', () => {
     expect(all.body.data.map((a: any) => a.id)).toEqual([...made].reverse())
     expect(all.body.meta).toBeUndefined()
     expect(Object.keys(all.body.data[0]).sort()).toEqual(
-      ['appliedAt', 'args', 'createdAt', 'decidedAt', 'decidedBy', 'id', 'kind', 'limits', 'outcome', 'plannedEffect', 'proposedBy', 'status'],
+      ['appliedAt', 'args', 'createdAt', 'decidedAt', 'decidedBy', 'decisionReason', 'id', 'kind', 'limits', 'outcome', 'plannedEffect', 'proposedBy', 'status'],
     )
 
     const seen: string[] = []

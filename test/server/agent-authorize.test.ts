@@ -10,6 +10,9 @@ const PACER = {
   allow: 'ads.read_performance,ads.pause_campaign,ads.adjust_budget,email.send_campaign,contacts.export_contacts',
   ceilings: { amounts: [{ amountMinor: 50_000, currency: 'JPY' }, { amountMinor: 50_000, currency: 'USD' }], amountPercent: 30, recipients: 20_000, records: 1_000 },
 }
+// Decisions from the CLI, as the operator command records them: the operator's login.
+const MAYA = { kind: 'operator', name: 'mchen' } as const
+const DANIEL = { kind: 'operator', name: 'dokafor' } as const
 const budget = (facts: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   tool: 'ads', action: 'adjust_budget', resource: 'cmp_spring', facts, ...extra,
 })
@@ -258,8 +261,8 @@ describe('approvals of agent requests', () => {
   test('approved: the same request is allowed once, then needs a person again', async () => {
     const { ws, agent, approvalId } = await pending()
     const { sql } = await getHarness()
-    const decided = await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
-    expect(decided).toMatchObject({ id: approvalId, status: 'approved', decidedBy: 'Maya Chen' })
+    const decided = await decideApproval(sql, { id: approvalId, approve: true, decider: MAYA })
+    expect(decided).toMatchObject({ id: approvalId, status: 'approved', decidedBy: MAYA, decisionReason: null })
     // another request (other params) is not the one approved
     const other = await authorize(agent.credential, { ...send, params: { subject: 'Summer', listId: 'lst_news' } })
     expect(decisionOf(other)).toBe('requires_approval')
@@ -271,9 +274,9 @@ describe('approvals of agent requests', () => {
     expect(decisionOf(used)).toBe('allowed')
     expect(used.body.data.mayProceed).toBe(true)
     expect(used.body.data.approvalId).toBe(approvalId)
-    expect(used.body.data.reason).toContain('Allowed once: Maya Chen approved')
+    expect(used.body.data.reason).toContain('Allowed once: mchen approved')
     expect(checkOf(used, 'risk')).toMatchObject({ passed: true })
-    expect(checkOf(used, 'risk').detail).toContain(`Approved by Maya Chen (${approvalId})`)
+    expect(checkOf(used, 'risk').detail).toContain(`Approved by mchen (${approvalId})`)
     const [row] = await sql<any[]>`SELECT used_at FROM approvals WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
     expect(row.used_at).not.toBeNull()
     const third = await authorize(agent.credential, send)
@@ -285,7 +288,7 @@ describe('approvals of agent requests', () => {
   test('approved: two identical requests at once, only one is allowed', async () => {
     const { agent, approvalId } = await pending()
     const { sql } = await getHarness()
-    await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    await decideApproval(sql, { id: approvalId, approve: true, decider: MAYA })
     const answers = await Promise.all([authorize(agent.credential, send), authorize(agent.credential, send), authorize(agent.credential, send)])
     expect(answers.map(decisionOf).sort()).toEqual(['allowed', 'requires_approval', 'requires_approval'])
   })
@@ -293,19 +296,19 @@ describe('approvals of agent requests', () => {
   test('rejected: the same request is denied, never allowed', async () => {
     const { agent, approvalId } = await pending()
     const { sql } = await getHarness()
-    await decideApproval(sql, { id: approvalId, approve: false, actor: 'Daniel Okafor' })
+    await decideApproval(sql, { id: approvalId, approve: false, decider: DANIEL })
     const a = await authorize(agent.credential, send)
     expect(decisionOf(a)).toBe('denied')
     expect(checkOf(a, 'risk').passed).toBe(false)
-    expect(a.body.data.reason).toContain(`Daniel Okafor rejected this same request (${approvalId})`)
+    expect(a.body.data.reason).toContain(`dokafor rejected this same request (${approvalId})`)
     expect(decisionOf(await authorize(agent.credential, send))).toBe('denied')
-    await expect(decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })).rejects.toThrow(/already rejected by Daniel Okafor/)
+    await expect(decideApproval(sql, { id: approvalId, approve: true, decider: MAYA })).rejects.toThrow(/already rejected by dokafor \(operator\)/)
   })
 
   test('rejected, past its 24 hours: asking again waits for a new approval, never allowed', async () => {
     const { ws, agent, approvalId } = await pending()
     const { sql } = await getHarness()
-    await decideApproval(sql, { id: approvalId, approve: false, actor: 'Daniel Okafor' })
+    await decideApproval(sql, { id: approvalId, approve: false, decider: DANIEL })
     await sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
     const a = await authorize(agent.credential, send)
     expect(decisionOf(a)).toBe('requires_approval')
@@ -319,10 +322,10 @@ describe('approvals of agent requests', () => {
   test('the event of a decided approval carries it as GET /approvals shows it', async () => {
     const { ws, approvalId } = await pending()
     const { sql } = await getHarness()
-    const decided = await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    const decided = await decideApproval(sql, { id: approvalId, approve: true, decider: MAYA })
     const listed = await call('GET', '/api/v1/approvals?status=approved', { token: ws.live })
     const item = listed.body.data.find((x: any) => x.id === approvalId)
-    expect(item).toMatchObject({ status: 'approved', decidedBy: 'Maya Chen' })
+    expect(item).toMatchObject({ status: 'approved', decidedBy: MAYA, decisionReason: null })
     expect((await eventsOf(ws.id, 'approval.approved')).map((e) => e.data.approval)).toEqual([item])
     expect(decided).toEqual({ workspaceId: ws.id, ...item })
   })
@@ -346,13 +349,13 @@ describe('approvals of agent requests', () => {
     const { ws, agent, approvalId } = await pending()
     const { sql } = await getHarness()
     await sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
-    await expect(decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })).rejects.toThrow(/expired at .* can no longer be decided/)
+    await expect(decideApproval(sql, { id: approvalId, approve: true, decider: MAYA })).rejects.toThrow(/expired at .* can no longer be decided/)
     const a = await authorize(agent.credential, send)
     expect(decisionOf(a)).toBe('requires_approval')
     expect(a.body.data.approvalId).not.toBe(approvalId)
     expect(checkOf(a, 'risk').detail).toContain(`${approvalId} expired at`)
     // approved, but past its validity before use: also never a yes
-    await decideApproval(sql, { id: a.body.data.approvalId, approve: true, actor: 'Maya Chen' })
+    await decideApproval(sql, { id: a.body.data.approvalId, approve: true, decider: MAYA })
     await sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${a.body.data.approvalId}`
     expect(decisionOf(await authorize(agent.credential, send))).toBe('requires_approval')
   })
@@ -360,7 +363,7 @@ describe('approvals of agent requests', () => {
   test('an approval lifts only the need for a person: a ceiling still denies', async () => {
     const { ws, agent, approvalId } = await pending()
     const { sql } = await getHarness()
-    await decideApproval(sql, { id: approvalId, approve: true, actor: 'Maya Chen' })
+    await decideApproval(sql, { id: approvalId, approve: true, decider: MAYA })
     await setAgentsStopped(sql, { workspaceId: ws.id, stopped: true, reason: 'Audit', actor: 'operator:maya' })
     expect(decisionOf(await authorize(agent.credential, send))).toBe('denied')
     const [row] = await sql<any[]>`SELECT used_at FROM approvals WHERE workspace_id = ${ws.id} AND id = ${approvalId}`

@@ -214,13 +214,14 @@ describe('GET /approvals', () => {
     const base = { kind: 'send', summary: 'Send "Spring origins" to 16,900 contacts', requested_by: 'Lifecycle Writer' }
     const made = await insertRows('approvals', 'approval', ws.id, [
       { ...base, status: 'pending', expires_at: daysAgo(-1), created_at: daysAgo(0.1) },
-      { ...base, status: 'approved', decided_by: 'Maya Chen', decided_at: daysAgo(0.5), created_at: daysAgo(1) },
-      { ...base, status: 'rejected', decided_by: 'Maya Chen', decided_at: daysAgo(1.5), created_at: daysAgo(2) },
+      { ...base, status: 'approved', decided_by: { kind: 'operator', name: 'mchen' }, decided_at: daysAgo(0.5), created_at: daysAgo(1) },
+      { ...base, status: 'rejected', decided_by: { kind: 'operator', name: 'mchen', note: 'for Kenji' }, decision_reason: 'Wrong list', decided_at: daysAgo(1.5), created_at: daysAgo(2) },
       { ...base, kind: 'agent_request', status: 'pending', expires_at: daysAgo(0.5), created_at: daysAgo(3) },
     ])
     const all = await call('GET', '/api/v1/approvals', { token: ws.live })
     expect(ids(all)).toEqual(made)
-    expect(all.body.data[0]).toMatchObject({ kind: 'send', status: 'pending', expired: false, decidedBy: null, summary: base.summary })
+    expect(all.body.data[0]).toMatchObject({ kind: 'send', status: 'pending', expired: false, decidedBy: null, decisionReason: null, summary: base.summary })
+    expect(all.body.data[2]).toMatchObject({ decidedBy: { kind: 'operator', name: 'mchen', note: 'for Kenji' }, decisionReason: 'Wrong list' })
     expect(all.body.data[3]).toMatchObject({ kind: 'agent_request', status: 'pending', expired: true })
     expect(ids(await call('GET', '/api/v1/approvals?status=pending', { token: ws.live }))).toEqual([made[0], made[3]])
     expect(ids(await call('GET', '/api/v1/approvals?status=rejected', { token: ws.live }))).toEqual([made[2]])

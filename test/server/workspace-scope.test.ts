@@ -268,8 +268,8 @@ describe('every statement keeps to one workspace (ready to shard by workspace_id
     await recorder.during('operator commands', async () => {
       const token = await createToken(db.sql, { workspaceId: ws, scopes: 'read:contacts' })
       await revokeToken(db.sql, token.id)
-      await decideApproval(db.sql, { id: approval!.id, approve: false, actor: 'ops@example.com' })
-      await decideAction(db.sql, { actionId: action!.id, decision: 'reject', actor: 'ops@example.com' })
+      await decideApproval(db.sql, { id: approval!.id, approve: false, decider: { kind: 'operator', name: 'ops' } })
+      await decideAction(db.sql, { actionId: action!.id, decision: 'reject', decider: { kind: 'operator', name: 'ops' } })
       await rotateSecret(db.sql, endpointId, 60_000)
       await sendTestEvent(db.sql, endpointId)
       await listAttempts(db.sql, endpointId, 10)

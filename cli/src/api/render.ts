@@ -1,3 +1,4 @@
+import { type Decider, describeDecider } from '../../../server/src/core/decider.ts'
 import { describe, type Human, table } from '../output.ts'
 
 /**
@@ -11,6 +12,10 @@ type Money = { amountMinor: number; currency: string }
 /** A money value as the API writes it: exactly { amountMinor, currency }. */
 export const isMoney = (v: unknown): v is Money =>
   typeof v === 'object' && v !== null && typeof (v as Money).amountMinor === 'number' && typeof (v as Money).currency === 'string' && Object.keys(v).length === 2
+
+/** Who decided, as the API writes it (decidedBy): an operator of the CLI or a person of the console. */
+const isDecider = (v: unknown): v is Decider =>
+  typeof v === 'object' && v !== null && ((v as Decider).kind === 'operator' || (v as Decider).kind === 'person') && typeof (v as Decider).name === 'string'
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/
 
@@ -36,6 +41,7 @@ export function formatTime(iso: string): string {
 function readable(value: unknown): unknown {
   if (typeof value === 'string' && ISO_TIME.test(value)) return formatTime(value)
   if (isMoney(value)) return formatMoney(value)
+  if (isDecider(value)) return describeDecider(value)
   if (Array.isArray(value)) return value.map(readable)
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, readable(v)]))
   return value
@@ -47,6 +53,7 @@ const MAX_CELL = 48
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-'
   if (isMoney(value)) return formatMoney(value)
+  if (isDecider(value)) return cell(describeDecider(value))
   if (typeof value === 'string') {
     const text = ISO_TIME.test(value) ? formatTime(value) : value.replace(/\s+/g, ' ')
     return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 1)}…` : text
@@ -54,7 +61,7 @@ function cell(value: unknown): string {
   return String(value)
 }
 
-/** The columns worth a table: short scalar members and money, in the API's own order. */
+/** The columns worth a table: short scalar members, money and deciders, in the API's own order. */
 function columnsOf(items: Record<string, unknown>[]): string[] {
   const first = items[0] ?? {}
   return Object.keys(first)
@@ -62,7 +69,7 @@ function columnsOf(items: Record<string, unknown>[]): string[] {
     .filter((key) =>
       items.every((item) => {
         const v = item[key]
-        return v === null || v === undefined || typeof v !== 'object' || isMoney(v)
+        return v === null || v === undefined || typeof v !== 'object' || isMoney(v) || isDecider(v)
       }),
     )
     .slice(0, MAX_COLUMNS)

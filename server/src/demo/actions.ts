@@ -11,11 +11,12 @@ import type { ConnectionInsert } from '../store/connections.ts'
 import { budgetAfter, type DemoCampaigns } from './campaigns.ts'
 import type { DemoAudience } from './contacts.ts'
 import { DAY, type DemoContext, HOUR, MINUTE, money } from './context.ts'
+import { operatorDecision } from './people.ts'
 
 type Change = { args: Record<string, unknown>; effect: PlannedEffect; facts: LimitFacts }
 type ActSpec = {
   kind: string; change: Change; status: ActionRow['status']; by: Proposer; days: number
-  decidedBy?: string; decidedAfterH?: number; outcome?: ActionRow['outcome']
+  decidedBy?: string; note?: string; reason?: string; decidedAfterH?: number; outcome?: ActionRow['outcome']
 }
 
 /**
@@ -71,7 +72,7 @@ export async function seedActions(ctx: DemoContext, deps: { connections: Connect
   const actionSpecs: ActSpec[] = [
     { kind: 'adjust_budget', change: budgetChange(cMeta, 12_000, 15), status: 'proposed', by: byAgent(pacer), days: 0.9 },
     { kind: 'send_campaign', change: send, status: 'proposed', by: byApi, days: 0.1 },
-    { kind: 'resume_campaign', change: campaignSwitch(cInstagram, 'resume'), status: 'approved', by: byAgent(pacer), days: 0.4, decidedBy: 'Kenji Watanabe', decidedAfterH: 3 },
+    { kind: 'resume_campaign', change: campaignSwitch(cInstagram, 'resume'), status: 'approved', by: byAgent(pacer), days: 0.4, decidedBy: 'Kenji Watanabe', note: 'Tokyo launch, agreed with Maya', decidedAfterH: 3 },
     { kind: 'adjust_budget', change: budgetChange(cGoogle, 9_000, 15), status: 'applying', by: byAgent(pacer), days: 0.05, decidedBy: 'Daniel Okafor', decidedAfterH: 0.5 },
     { kind: 'pause_campaign', change: campaignSwitch(cInstagram, 'pause'), status: 'applied', by: byAgent(pacer), days: 41, decidedBy: 'Kenji Watanabe', decidedAfterH: 2, outcome: applied(`Campaign paused on ${connOf(cInstagram).name}.`) },
     { kind: 'adjust_budget', change: budgetChange(cMeta, 10_000, 20, true), status: 'applied', by: byAgent(pacer), days: 26, decidedBy: 'Daniel Okafor', decidedAfterH: 5, outcome: applied(`Daily budget set to ${formatMoney(money(12_000, 'USD'))} on ${connOf(cMeta).name}.`) },
@@ -80,8 +81,10 @@ export async function seedActions(ctx: DemoContext, deps: { connections: Connect
       kind: 'tag_contacts', change: tagging, status: 'applied', by: byAgent(agents[1] ?? pacer), days: 15, decidedBy: 'Sofia Lindqvist', decidedAfterH: 1,
       outcome: applied(`${tagged.length} contacts of segment "${taggedSegment.name}" tagged "${TAG}".`),
     },
-    { kind: 'create_discount', change: discount('SPRING20', 20, 7, 20), status: 'rejected', by: byAgent(agents[1] ?? pacer), days: 20, decidedBy: 'Maya Chen', decidedAfterH: 6 },
-    { kind: 'pause_campaign', change: campaignSwitch(cGoogle, 'pause'), status: 'rejected', by: byAgent(pacer), days: 9, decidedBy: 'Daniel Okafor', decidedAfterH: 1 },
+    { kind: 'create_discount', change: discount('SPRING20', 20, 7, 20), status: 'rejected', by: byAgent(agents[1] ?? pacer), days: 20, decidedBy: 'Maya Chen', decidedAfterH: 6,
+      reason: 'Too deep so soon after WELCOME10; keep spring at 10% at most.' },
+    { kind: 'pause_campaign', change: campaignSwitch(cGoogle, 'pause'), status: 'rejected', by: byAgent(pacer), days: 9, decidedBy: 'Daniel Okafor', decidedAfterH: 1,
+      reason: 'Google Ads is our best return in the EU; fix delivery instead of pausing.' },
     { kind: 'adjust_budget', change: budgetChange(cMeta, 12_000, 60), status: 'refused', by: byAgent(pacer), days: 11 },
     { kind: 'create_discount', change: discount('FLASH40', 40, 2, 12), status: 'refused', by: byApi, days: 12 },
     { kind: 'adjust_budget', change: budgetChange(cInstagram, 15_000, -45, true), status: 'refused', by: byApi, days: 33 },
@@ -99,11 +102,11 @@ export async function seedActions(ctx: DemoContext, deps: { connections: Connect
     if (verdict.passed !== (a.status !== 'refused')) throw new Error(`demo action ${a.kind} ${a.status} disagrees with the limits`)
     const row: ActionRow = {
       ...ws, id: newId('action', createdAt), kind: a.kind, args: a.change.args, status: a.status, planned_effect: a.change.effect,
-      limits_allowed: verdict.passed, refusal_reason: verdict.passed ? null : verdict.reasons.join(' '), proposed_by: a.by, decided_by: a.decidedBy ?? null,
-      decided_at: decidedAt, outcome: a.outcome ?? null, applied_at: a.status === 'applied' ? doneAt : null, created_at: createdAt,
+      limits_allowed: verdict.passed, refusal_reason: verdict.passed ? null : verdict.reasons.join(' '), proposed_by: a.by, decided_by: a.decidedBy ? operatorDecision(a.decidedBy, a.note) : null,
+      decided_at: decidedAt, decision_reason: a.reason ?? null, outcome: a.outcome ?? null, applied_at: a.status === 'applied' ? doneAt : null, created_at: createdAt,
     }
     // As it was when proposed (or refused), before any person decided.
-    const asProposed = toAction({ ...row, status: a.status === 'refused' ? 'refused' : 'proposed', decided_by: null, decided_at: null, outcome: null, applied_at: null })
+    const asProposed = toAction({ ...row, status: a.status === 'refused' ? 'refused' : 'proposed', decided_by: null, decided_at: null, decision_reason: null, outcome: null, applied_at: null })
     events.add(a.status === 'refused' ? 'action.refused' : 'action.proposed', createdAt, { action: asProposed })
     if (a.status === 'rejected') events.add('action.rejected', decidedAt!, { action: toAction(row) })
     if (a.status === 'applied' || a.status === 'failed') events.add(a.status === 'applied' ? 'action.applied' : 'action.failed', doneAt!, { action: toAction(row) })

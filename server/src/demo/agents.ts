@@ -15,7 +15,7 @@ import { approvalRow } from './approvals.ts'
 import { budgetAfter, type DemoCampaigns } from './campaigns.ts'
 import type { DemoAudience } from './contacts.ts'
 import { DAY, type DemoAgent, type DemoContext, HOUR, MINUTE, money } from './context.ts'
-import { PEOPLE } from './people.ts'
+import { operatorDecision, PEOPLE } from './people.ts'
 import { selectSecretKey, selectWorkspaceGate } from '../store/workspaces.ts'
 
 type Scenario = { tool: string; action: string; resource: string; summary: string; facts: Facts }
@@ -137,12 +137,12 @@ export async function seedAgentHistory(
         const decidedAt = status === 'pending' ? null : new Date(createdAt.getTime() + r.float(0.2, 5) * HOUR)
         const followUp = status === 'approved' && decidedAt ? new Date(decidedAt.getTime() + r.float(5, 40) * MINUTE) : null
         const approval = approvalRow(ctx, {
-          kind: 'agent_request', status, summary: s.summary, subjectId: row.id, requestedBy: agent.name, decidedBy: decidedAt ? decider.name : null,
+          kind: 'agent_request', status, summary: s.summary, subjectId: row.id, requestedBy: agent.name, decidedBy: decidedAt ? operatorDecision(decider.name) : null,
           createdAt, decidedAt, usedAt: followUp,
         })
         approvals.push(approval)
         row.approvalId = approval.id
-        if (followUp) push(followUp, { id: approval.id, name: decider.name, expiresAt: approval.expires_at })
+        if (followUp) push(followUp, { id: approval.id, name: decider.login, expiresAt: approval.expires_at })
       }
     }
   })

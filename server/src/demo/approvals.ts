@@ -1,3 +1,4 @@
+import type { Decider } from '../core/decider.ts'
 import type { ApprovalKind, ApprovalStatus } from '../core/enums.ts'
 import { newId } from '../core/ids.ts'
 import { formatCount } from '../core/money.ts'
@@ -5,7 +6,7 @@ import { toApproval } from '../domain/approvals.ts'
 import { type ApprovalInsert, insertApprovals } from '../store/approvals.ts'
 import type { EmailSendInsert } from '../store/experiments.ts'
 import { DAY, type DemoContext, HOUR } from './context.ts'
-import { PEOPLE } from './people.ts'
+import { operatorDecision, PEOPLE } from './people.ts'
 
 export type DemoApproval = {
   kind: ApprovalKind
@@ -13,7 +14,8 @@ export type DemoApproval = {
   summary: string
   subjectId: string
   requestedBy: string
-  decidedBy: string | null
+  decidedBy: Decider | null
+  decisionReason?: string
   createdAt: Date
   decidedAt: Date | null
   usedAt: Date | null
@@ -26,13 +28,13 @@ export type DemoApproval = {
 export function approvalRow(ctx: DemoContext, a: DemoApproval): ApprovalInsert & { expires_at: Date } {
   const row = {
     ...ctx.ws, id: newId('approval', a.createdAt), kind: a.kind, status: a.status, summary: a.summary, subject_id: a.subjectId,
-    requested_by: a.requestedBy, decided_by: a.decidedBy, decided_at: a.decidedAt, expires_at: new Date(a.createdAt.getTime() + DAY),
+    requested_by: a.requestedBy, decided_by: a.decidedBy, decided_at: a.decidedAt, decision_reason: a.decisionReason ?? null, expires_at: new Date(a.createdAt.getTime() + DAY),
     used_at: a.usedAt, created_at: a.createdAt,
   }
   // The same payload the live approval events carry: the Approval as GET /approvals shows it then.
   const approvalEvent = (as: ApprovalInsert, type: 'approval.requested' | 'approval.approved' | 'approval.rejected', at: Date) =>
     ctx.events.add(type, at, { approval: toApproval(as, at) })
-  approvalEvent({ ...row, status: 'pending', decided_by: null, decided_at: null, used_at: null }, 'approval.requested', a.createdAt)
+  approvalEvent({ ...row, status: 'pending', decided_by: null, decided_at: null, decision_reason: null, used_at: null }, 'approval.requested', a.createdAt)
   if (a.decidedAt) approvalEvent({ ...row, used_at: null }, a.status === 'approved' ? 'approval.approved' : 'approval.rejected', a.decidedAt)
   return row
 }
@@ -48,7 +50,7 @@ export async function seedSendApprovals(ctx: DemoContext, sends: EmailSendInsert
     const sentAt = s.sent_at!
     approvals.push(
       approvalRow(ctx, {
-        kind: 'send', status: 'approved', summary: sendSummary(s), subjectId: s.id, requestedBy: by, decidedBy: PEOPLE[decider].name,
+        kind: 'send', status: 'approved', summary: sendSummary(s), subjectId: s.id, requestedBy: by, decidedBy: operatorDecision(PEOPLE[decider].name),
         createdAt: new Date(sentAt.getTime() - r.float(4, 9) * HOUR), decidedAt: new Date(sentAt.getTime() - r.float(0.5, 2) * HOUR), usedAt: sentAt,
       }),
     )
@@ -59,7 +61,8 @@ export async function seedSendApprovals(ctx: DemoContext, sends: EmailSendInsert
       createdAt: sends[6].created_at, decidedAt: null, usedAt: null,
     }),
     approvalRow(ctx, {
-      kind: 'send', status: 'rejected', summary: sendSummary(sends[7]), subjectId: sends[7].id, requestedBy: 'API', decidedBy: 'Maya Chen',
+      kind: 'send', status: 'rejected', summary: sendSummary(sends[7]), subjectId: sends[7].id, requestedBy: 'API', decidedBy: operatorDecision('Maya Chen'),
+      decisionReason: 'The subject line promises free shipping, which ended last week.',
       createdAt: sends[7].created_at, decidedAt: new Date(sends[7].created_at.getTime() + 2.5 * HOUR), usedAt: null,
     }),
   )

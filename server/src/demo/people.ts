@@ -1,3 +1,4 @@
+import type { Decider } from '../core/decider.ts'
 import { type Rng, digits } from './random.ts'
 
 /**
@@ -6,14 +7,24 @@ import { type Rng, digits } from './random.ts'
  * formats), the companies that buy wholesale, its products and prices, and the coffees it roasts.
  */
 
-/** The team: the people who decide, approve and write in the demo's history. */
+/**
+ * The team: the people who decide, approve and write in the demo's history. There is no console
+ * yet, so they decided as operators do, with the CLI: their decisions record their login.
+ */
 export const PEOPLE = [
-  { name: 'Maya Chen', title: 'Head of Growth' },
-  { name: 'Daniel Okafor', title: 'Paid Media Lead' },
-  { name: 'Sofia Lindqvist', title: 'Lifecycle Marketing' },
-  { name: 'Kenji Watanabe', title: 'Japan Market Lead' },
+  { name: 'Maya Chen', title: 'Head of Growth', login: 'mchen' },
+  { name: 'Daniel Okafor', title: 'Paid Media Lead', login: 'dokafor' },
+  { name: 'Sofia Lindqvist', title: 'Lifecycle Marketing', login: 'slindqvist' },
+  { name: 'Kenji Watanabe', title: 'Japan Market Lead', login: 'kwatanabe' },
 ]
 export const authorName = (p: (typeof PEOPLE)[number]) => `${p.name} (${p.title})`
+
+/** A decision one of the team made with the CLI, as it is recorded: their login, and the --by note if any. */
+export function operatorDecision(name: string, note?: string): Decider {
+  const person = PEOPLE.find((p) => p.name === name)
+  if (!person) throw new Error(`demo: ${name} is not one of the team`)
+  return note ? { kind: 'operator', name: person.login, note } : { kind: 'operator', name: person.login }
+}
 
 export type Country = 'us' | 'de' | 'fr' | 'nl' | 'es' | 'it' | 'se' | 'jp'
 export const COUNTRIES: Record<Country, { weight: number; first: string[]; last: string[]; domains: string[]; phone: (r: Rng) => string }> = {

@@ -1,4 +1,5 @@
 import type { Sql, Tx } from '../core/db.ts'
+import { type Decider, describeDecider } from '../core/decider.ts'
 import type { ActionStatus } from '../core/enums.ts'
 import { ConflictError, DomainError, NotFoundError, RuleError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
@@ -8,6 +9,7 @@ import { ACTION_KINDS, type Action, type ActionKind, type CreateActionInput } fr
 import * as store from '../store/actions.ts'
 import { appendEvent, appendEvents } from '../store/events.ts'
 import { type EventSpec, type KindContext, kindOf, type Outcome } from './action-kinds.ts'
+import { decisionReason } from './deciders.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits } from './limits.ts'
 
 export function toAction(a: store.ActionRow): Action {
@@ -21,6 +23,7 @@ export function toAction(a: store.ActionRow): Action {
     status: a.status,
     decidedBy: a.decided_by,
     decidedAt: isoOrNull(a.decided_at),
+    decisionReason: a.decision_reason,
     outcome: a.outcome ? { ok: a.outcome.ok, detail: a.outcome.detail ?? null, error: a.outcome.error ?? null } : null,
     appliedAt: isoOrNull(a.applied_at),
     createdAt: iso(a.created_at),
@@ -79,10 +82,10 @@ export async function listActions(
  */
 export async function decideAction(
   sql: Sql,
-  opts: { actionId: string; decision: 'approve' | 'reject'; actor: string; now?: () => Date },
+  opts: { actionId: string; decision: 'approve' | 'reject'; decider: Decider; reason?: string | null; now?: () => Date },
 ): Promise<Action> {
   const now = opts.now ?? (() => new Date())
-  if (!opts.actor.trim()) throw new RuleError('actor_named', 'The person deciding must be named.', 'by')
+  const reason = decisionReason(opts.reason)
   const decided = await sql.begin(async (tx) => {
     const a = await store.lockActionById(tx, opts.actionId)
     if (!a) throw new NotFoundError('action', opts.actionId, `No action ${opts.actionId}.`)
@@ -90,11 +93,11 @@ export async function decideAction(
     if (a.status !== 'proposed') throw new ConflictError(alreadyDecided(a))
     const at = now()
     if (opts.decision === 'reject') {
-      const row = await store.updateAction(tx, a.workspace_id, a.id, { status: 'rejected', decidedBy: opts.actor, decidedAt: at })
+      const row = await store.updateAction(tx, a.workspace_id, a.id, { status: 'rejected', decision: { by: opts.decider, at, reason } })
       await appendEvent(tx, a.workspace_id, 'action.rejected', { action: toAction(row) })
       return row
     }
-    return store.updateAction(tx, a.workspace_id, a.id, { status: 'applying', decidedBy: opts.actor, decidedAt: at })
+    return store.updateAction(tx, a.workspace_id, a.id, { status: 'applying', decision: { by: opts.decider, at, reason } })
   })
   if (decided.status === 'rejected') return toAction(decided)
   return sql.begin(async (tx) => {
@@ -138,7 +141,7 @@ class FailedOutcome extends Error {
 }
 
 function alreadyDecided(a: store.ActionRow): string {
-  const by = a.decided_by ? ` by ${a.decided_by}` : ''
+  const by = a.decided_by ? ` by ${describeDecider(a.decided_by)}` : ''
   const at = a.decided_at ? ` at ${iso(a.decided_at)}` : ''
   switch (a.status) {
     case 'refused':

@@ -71,11 +71,11 @@ function priorOf(row: requests.PriorApprovalRow | undefined, at: Date): PriorApp
   if (row.used_at) return { state: 'used', id: row.id, usedAt: row.used_at }
   const live = row.expires_at.getTime() > at.getTime()
   if (row.status === 'rejected') {
-    return live ? { state: 'rejected', id: row.id, decidedBy: row.decided_by ?? 'a person', decidedAt: row.decided_at ?? row.expires_at, expiresAt: row.expires_at } : null
+    return live ? { state: 'rejected', id: row.id, decidedBy: row.decided_by?.name ?? 'a person', decidedAt: row.decided_at ?? row.expires_at, expiresAt: row.expires_at } : null
   }
   if (!live) return { state: 'expired', id: row.id, expiresAt: row.expires_at }
   return row.status === 'approved'
-    ? { state: 'approved', id: row.id, decidedBy: row.decided_by ?? 'a person', expiresAt: row.expires_at }
+    ? { state: 'approved', id: row.id, decidedBy: row.decided_by?.name ?? 'a person', expiresAt: row.expires_at }
     : { state: 'pending', id: row.id, expiresAt: row.expires_at }
 }
 

@@ -28,6 +28,9 @@ export function toAgentRequest(r: store.RequestRow): AgentRequest {
     rules: r.rules,
     rulesVersion: r.rules_version,
     approvalId: r.approval_id,
+    decidedBy: r.decided_by,
+    decidedAt: isoOrNull(r.decided_at),
+    decisionReason: r.decision_reason,
     expiresAt: isoOrNull(r.expires_at),
     result: r.result
       ? {

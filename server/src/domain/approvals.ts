@@ -1,4 +1,5 @@
 import type { Sql } from '../core/db.ts'
+import { type Decider, describeDecider } from '../core/decider.ts'
 import type { ApprovalStatus } from '../core/enums.ts'
 import { ConflictError, NotFoundError, RuleError } from '../core/errors.ts'
 import { idPattern } from '../core/ids.ts'
@@ -7,6 +8,7 @@ import { iso, isoOrNull } from '../core/time.ts'
 import type { Approval } from '../schemas/approvals.ts'
 import * as store from '../store/approvals.ts'
 import { appendEvent } from '../store/events.ts'
+import { decisionReason } from './deciders.ts'
 
 /** An approval as GET /approvals shows it; `expired`: pending past its expiry (not a rejection). */
 export function toApproval(a: store.ApprovalRow, now = new Date()): Approval {
@@ -19,6 +21,7 @@ export function toApproval(a: store.ApprovalRow, now = new Date()): Approval {
     requestedBy: a.requested_by,
     decidedBy: a.decided_by,
     decidedAt: isoOrNull(a.decided_at),
+    decisionReason: a.decision_reason,
     expiresAt: isoOrNull(a.expires_at),
     expired: a.status === 'pending' && a.expires_at !== null && a.expires_at.getTime() <= now.getTime(),
     usedAt: isoOrNull(a.used_at),
@@ -39,21 +42,22 @@ export async function listApprovals(
 /**
  * A person deciding an approval (the operator command `growth admin approval approve|reject ID`):
  * a send, or an agent's request waiting for a person. The decision is final and recorded with who
- * decided and when; an expired approval can no longer be decided (the agent may ask again, which
+ * decided (`decider`: an operator's login, with a note; later a person of the console), when, and
+ * the reason if one was given; an expired approval can no longer be decided (the agent may ask again, which
  * asks for a new approval). An approved agent request is then allowed once, within the approval's
  * validity, when the agent asks again the same way.
  */
-export async function decideApproval(sql: Sql, opts: { id: string; approve: boolean; actor: string; at?: Date }) {
+export async function decideApproval(sql: Sql, opts: { id: string; approve: boolean; decider: Decider; reason?: string | null; at?: Date }) {
   const id = opts.id.trim()
   if (!idPattern('approval').test(id)) throw new RuleError('id_prefix', `An approval id starts with apr_ (got ${opts.id}).`, 'id')
-  if (!opts.actor.trim()) throw new RuleError('actor_named', 'The person deciding an approval must be named.', 'by')
+  const reason = decisionReason(opts.reason)
   const at = opts.at ?? new Date()
   return sql.begin(async (tx) => {
     const row = await store.lockApproval(tx, id)
     if (!row) throw new NotFoundError('approval', id, `No approval ${id}.`)
     if (row.status !== 'pending') {
       throw new ConflictError(
-        `Approval ${id} was already ${row.status}${row.decided_by ? ` by ${row.decided_by}` : ''}${row.decided_at ? ` at ${iso(row.decided_at)}` : ''}; a decision is final.`,
+        `Approval ${id} was already ${row.status}${row.decided_by ? ` by ${describeDecider(row.decided_by)}` : ''}${row.decided_at ? ` at ${iso(row.decided_at)}` : ''}; a decision is final.`,
       )
     }
     if (row.expires_at && row.expires_at.getTime() <= at.getTime()) {
@@ -62,7 +66,7 @@ export async function decideApproval(sql: Sql, opts: { id: string; approve: bool
           (row.kind === 'agent_request' ? ` If ${row.requested_by} asks again, a new approval will wait for a person.` : ''),
       )
     }
-    const decided = await store.decideApprovalRow(tx, row.workspace_id, id, opts.approve ? 'approved' : 'rejected', opts.actor, at)
+    const decided = await store.decideApprovalRow(tx, row.workspace_id, id, opts.approve ? 'approved' : 'rejected', { by: opts.decider, at, reason })
     if (!decided) throw new ConflictError(`Approval ${id} was decided by someone else at this moment.`)
     // The same shape GET /approvals shows.
     const approval = toApproval(decided, at)

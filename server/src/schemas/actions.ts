@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ACTION_STATUSES } from '../core/enums.ts'
 import { Currency, idOf, text, Timestamp } from './common.ts'
+import { decisionFields } from './decided-by.ts'
 
 export const Action = z
   .object({
@@ -27,8 +28,7 @@ export const Action = z
       })
       .describe('Who proposed the change.'),
     status: z.enum(ACTION_STATUSES).describe('proposed, approved, applying, applied, rejected, refused or failed.'),
-    decidedBy: z.string().nullable().describe('The person who approved or rejected it.'),
-    decidedAt: Timestamp.nullable(),
+    ...decisionFields('the change (approved or rejected)'),
     outcome: z
       .object({
         ok: z.boolean().describe('Whether the change went through.'),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { Timestamp } from './common.ts'
+import { decisionFields } from './decided-by.ts'
 import { BitRules, Checks, GatewayDecisionSchema, ResultStatusSchema } from './agent-gateway.ts'
 
 export const AgentRequest = z
@@ -21,6 +22,7 @@ export const AgentRequest = z
     rules: BitRules,
     rulesVersion: z.number().int().describe("The version of the workspace's rules it was decided under."),
     approvalId: z.string().nullable().describe('The approval it waited for, or used.'),
+    ...decisionFields("its approval (a request the gateway decided alone has none: null)"),
     expiresAt: Timestamp.nullable().describe('An allowed authorization is valid until then.'),
     result: z
       .object({

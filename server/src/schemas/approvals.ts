@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { APPROVAL_KINDS, APPROVAL_STATUSES } from '../core/enums.ts'
 import { Timestamp } from './common.ts'
+import { decisionFields } from './decided-by.ts'
 
 export const Approval = z
   .object({
@@ -10,8 +11,7 @@ export const Approval = z
     summary: z.string().describe('What a person is asked to approve, in a line.'),
     subjectId: z.string().nullable().describe('The email send (snd_...) or the agent request (auth_...) waiting.'),
     requestedBy: z.string().describe('Who asked: an agent, a person or the API.'),
-    decidedBy: z.string().nullable().describe('The person who decided, once decided.'),
-    decidedAt: Timestamp.nullable(),
+    ...decisionFields('it'),
     expiresAt: Timestamp.nullable().describe('Until when a decision or an approval can be used.'),
     expired: z.boolean().describe('Pending past expiresAt: it can no longer be approved. Expiry is not a rejection.'),
     usedAt: Timestamp.nullable().describe('When an approved request was carried out (an approval is used once).'),

@@ -135,6 +135,9 @@ export type RequestRow = {
   rules: { id: string; sentence: string; effect: RuleEffect }[]
   rules_version: number
   approval_id: string | null
+  decided_by: ApprovalRow['decided_by']
+  decided_at: Date | null
+  decision_reason: string | null
   expires_at: Date | null
   created_at: Date
   result: { id: string; status: ResultRow['status']; summary: string | null; error: string | null; created_at: string } | null
@@ -151,11 +154,12 @@ export async function selectRequests(
   const before = olderThan(sql, opts.after, 'r')
   return sql<RequestRow[]>`
     SELECT r.id, r.agent_id, a.name AS agent_name, r.tool, r.action, r.resource, r.summary, r.facts, r.decision, r.reason,
-           r.checks, r.rules, r.rules_version, r.approval_id, r.expires_at, r.created_at,
+           r.checks, r.rules, r.rules_version, r.approval_id, ap.decided_by, ap.decided_at, ap.decision_reason, r.expires_at, r.created_at,
            CASE WHEN res.id IS NULL THEN NULL ELSE json_build_object('id', res.id, 'status', res.status, 'summary', res.summary,
                 'error', res.error, 'created_at', res.created_at) END AS result
     FROM agent_requests r
     JOIN agents a ON a.workspace_id = r.workspace_id AND a.id = r.agent_id
+    LEFT JOIN approvals ap ON ap.workspace_id = r.workspace_id AND ap.id = r.approval_id
     LEFT JOIN agent_results res ON res.workspace_id = r.workspace_id AND res.authorization_id = r.id
     WHERE r.workspace_id = ${workspaceId} ${decision} ${agent} ${before}
     ORDER BY r.created_at DESC, r.id DESC

@@ -1,4 +1,5 @@
 import type { Db, Sql, Tx } from '../core/db.ts'
+import type { Decider } from '../core/decider.ts'
 import type { ApprovalKind, ApprovalStatus } from '../core/enums.ts'
 import type { TimePosition } from '../core/paging.ts'
 import { insertRows, olderThan } from './keyset.ts'
@@ -7,11 +8,11 @@ import { insertRows, olderThan } from './keyset.ts'
 
 export type ApprovalRow = {
   id: string; kind: ApprovalKind; status: ApprovalStatus; summary: string
-  subject_id: string | null; requested_by: string; decided_by: string | null; decided_at: Date | null
+  subject_id: string | null; requested_by: string; decided_by: Decider | null; decided_at: Date | null; decision_reason: string | null
   expires_at: Date | null; used_at: Date | null; created_at: Date
 }
 
-const columns = (sql: Db) => sql`id, kind, status, summary, subject_id, requested_by, decided_by, decided_at, expires_at, used_at, created_at`
+const columns = (sql: Db) => sql`id, kind, status, summary, subject_id, requested_by, decided_by, decided_at, decision_reason, expires_at, used_at, created_at`
 
 /** Approvals newest first, optionally of one status, keyset-paged on (created_at, id). */
 export async function selectApprovals(
@@ -53,11 +54,10 @@ export async function decideApprovalRow(
   workspaceId: string,
   id: string,
   status: 'approved' | 'rejected',
-  by: string,
-  at: Date,
+  decision: { by: Decider; at: Date; reason: string | null },
 ): Promise<ApprovalRow | undefined> {
   const [row] = await tx<ApprovalRow[]>`
-    UPDATE approvals SET status = ${status}, decided_by = ${by}, decided_at = ${at}
+    UPDATE approvals SET status = ${status}, decided_by = ${tx.json(decision.by as never)}, decided_at = ${decision.at}, decision_reason = ${decision.reason}
     WHERE workspace_id = ${workspaceId} AND id = ${id} AND status = 'pending'
     RETURNING ${columns(tx)}`
   return row
@@ -74,4 +74,5 @@ export async function useApproval(tx: Tx, workspaceId: string, id: string, at: D
 
 export type ApprovalInsert = ApprovalRow & { workspace_id: string }
 
-export const insertApprovals = (tx: Tx, rows: ApprovalInsert[]) => insertRows(tx, 'approvals', rows)
+export const insertApprovals = (tx: Tx, rows: ApprovalInsert[]) =>
+  insertRows(tx, 'approvals', rows.map((r) => ({ ...r, decided_by: r.decided_by ? tx.json(r.decided_by as never) : null })))

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { cursorNames, type Operation, type Paging } from '../../routes/operation.ts'
 import { AgentRequestsPageMeta } from '../../schemas/agent-requests.ts'
 import { ErrorEnvelope, PageMeta, SimulatedWrite } from '../../schemas/common.ts'
+import { DecidedBy } from '../../schemas/decided-by.ts'
 import { pagingParameters } from '../paging.ts'
 import { ANSWER_HEADERS, idempotencyKeyParameter, queryExample, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS } from './components.ts'
 import { API_DESCRIPTION } from './description.ts'
@@ -108,6 +109,8 @@ export function buildOpenApi(operations: Operation[]): Json {
     ['PageMeta', PageMeta],
     ['AgentRequestsPageMeta', AgentRequestsPageMeta],
     ['SimulatedWrite', SimulatedWrite],
+    // Shared by approvals, actions and agent requests (and later the console's decisions): one named type.
+    ['DecidedBy', DecidedBy],
   ])
   const requestModels = new Map<string, z.ZodType>()
   for (const op of operations) {
