@@ -60,7 +60,7 @@ function withoutResponseExamples(document: Json): Json {
 }
 
 /** Every operation that declares an SDK method, in the document's order. */
-export function callsOf(document: Json): Call[] {
+function callsOf(document: Json): Call[] {
   const calls: Call[] = []
   const paths = document.paths as Record<string, Record<string, OperationObject>>
   for (const [path, item] of Object.entries(paths)) {

@@ -15,7 +15,7 @@ import { CliError } from './errors.ts'
 import { operatorLogin } from './operator-login.ts'
 import { createOutput, type Output } from './output.ts'
 
-export type Context = {
+type Context = {
   config: ReturnType<typeof loadConfig>
   sql: Sql
   db: Database
@@ -99,7 +99,7 @@ function cannotOpen(err: unknown, setting: string): unknown {
   return new CliError(`cannot open ${setting}: ${(err as Error).message}`)
 }
 
-export function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir: string): string {
+function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir: string): string {
   if (db.kind === 'server' && databaseUrl) {
     try {
       const u = new URL(databaseUrl)

@@ -27,7 +27,7 @@ export function loadSecretsKeyring(env: Record<string, string | undefined>, data
 }
 
 /** Where the key file is: GROWTH_SECRETS_KEY_FILE, else $XDG_CONFIG_HOME/growth/secrets.key, else ~/.config/growth/secrets.key. */
-export function secretsKeyFile(env: Record<string, string | undefined>): string {
+function secretsKeyFile(env: Record<string, string | undefined>): string {
   if (env.GROWTH_SECRETS_KEY_FILE) return resolve(env.GROWTH_SECRETS_KEY_FILE)
   const config = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config')
   return join(config, 'growth', 'secrets.key')

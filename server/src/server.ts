@@ -25,7 +25,7 @@ export type RunningServer = {
   stop(): Promise<void>
 }
 
-export type ServerOptions = {
+type ServerOptions = {
   log?: Logger
   /** Use this database instead of opening one from the config (tests share one). */
   db?: Database

@@ -51,7 +51,7 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
 }
 
 /** A database URL without its password, fit to print. */
-export function redacted(url: string): string {
+function redacted(url: string): string {
   try {
     const u = new URL(url)
     if (u.password) u.password = '***'

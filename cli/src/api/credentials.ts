@@ -96,7 +96,3 @@ export function tokenOf(credentials: Credentials): string {
   return `the token from ${credentials.source} (${maskToken(credentials.token)})`
 }
 
-/** "http://127.0.0.1:4000/api/v1 (from GROWTH_BASE_URL)". */
-export function baseUrlOf(credentials: Credentials): string {
-  return `${credentials.baseUrl} (${credentials.baseUrlSource === 'the default' ? 'the default' : `from ${credentials.baseUrlSource}`})`
-}

@@ -2,7 +2,7 @@ import { type Event, type Growth, RateLimitError } from '@growth-service/sdk'
 
 const PAGE = 100
 
-export type StreamOptions = {
+type StreamOptions = {
   type?: Event['event']
   /** The position to start after (a meta.nextCursor); undefined: the start of the stream. */
   after?: string

@@ -16,7 +16,7 @@ import { type BodyField, type CatalogueBody, type CatalogueParameter, type JsonS
 
 type Schema = JsonSchema
 
-export type FlagKind = 'string' | 'integer' | 'number' | 'boolean' | 'json' | 'pairs'
+type FlagKind = 'string' | 'integer' | 'number' | 'boolean' | 'json' | 'pairs'
 
 export type FlagSpec = {
   /** The flag as typed: `--mission-id`. */

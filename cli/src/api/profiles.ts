@@ -17,7 +17,7 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'growth')
 }
 
-export function profilesPath(env: NodeJS.ProcessEnv = process.env): string {
+function profilesPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(configDir(env), 'profiles.json')
 }
 

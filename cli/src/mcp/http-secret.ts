@@ -10,7 +10,7 @@ import { CliError } from '../errors.ts'
  */
 
 /** A secret shorter than this is refused: it must not be guessable. */
-export const MIN_SECRET_LENGTH = 32
+const MIN_SECRET_LENGTH = 32
 
 export type HttpSecret = { value: string; source: 'made for this run' | string }
 

@@ -22,7 +22,7 @@ const REQUEST_ID: JsonSchema = { type: ['string', 'null'], description: 'The API
 const IDEMPOTENCY_KEY: JsonSchema = { type: 'string', description: 'The Idempotency-Key the write was sent with (one per tools/call).' }
 
 /** The structured content of a tool error (format.ts's failure). */
-export const TOOL_ERROR: JsonSchema = {
+const TOOL_ERROR: JsonSchema = {
   type: 'object',
   description: "Present instead of the answer when the call failed (isError): the API's refusal, an argument refused before anything was sent, or no answer.",
   properties: {

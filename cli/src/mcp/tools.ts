@@ -112,7 +112,7 @@ function descriptionOf(op: DeclaredOperation, mode: 'live' | 'test'): string {
   return [`${op.summary}.`, op.description, extra].filter(Boolean).join('\n\n')
 }
 
-export function workspaceTool(growth: Growth, op: DeclaredOperation, mode: 'live' | 'test'): McpTool {
+function workspaceTool(growth: Growth, op: DeclaredOperation, mode: 'live' | 'test'): McpTool {
   const call = methodOf<Call>(growth, op.spec.sdk)
   const read = op.spec.kind !== 'write'
   return {

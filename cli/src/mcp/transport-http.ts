@@ -44,10 +44,10 @@ function refusedOrigin(request: Request): string | undefined {
   return undefined
 }
 
-export type HttpServer = { url: string; stop(): Promise<void> }
+type HttpServer = { url: string; stop(): Promise<void> }
 
 /** A session no request has used for this long is ended (--session-idle): a client that went away without closing it. */
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
 
 export function serveHttp(toolbox: Toolbox, opts: { host: string; port: number; secret: string; sessionIdleMs?: number }): HttpServer {
   const pending = new Pending()

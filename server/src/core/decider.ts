@@ -9,7 +9,6 @@ export type Decider =
 
 /** What a note (`--by`) may hold: letters, digits, spaces and . , ' - _ @, at most 100 characters. */
 export const DECISION_NOTE = /^[\p{L}\p{M}\p{N} .,'_@-]{1,100}$/u
-export const DECISION_NOTE_MAX = 100
 export const DECISION_NOTE_ALLOWED = "letters, digits, spaces and . , ' - _ @, at most 100 characters"
 
 /** A decision's reason (`--reason`) is free text of at most this many characters. */

@@ -24,7 +24,7 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
-export type DomainErrorKind = 'not_found' | 'rule' | 'conflict' | 'allowance'
+type DomainErrorKind = 'not_found' | 'rule' | 'conflict' | 'allowance'
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind

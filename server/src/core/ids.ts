@@ -114,7 +114,7 @@ export function newId(kind: IdKind, at?: Date | number): string {
 }
 
 /** The most characters an id may have after its prefix: far above ours (26), far below any harm. */
-export const MAX_ID_BODY = 100
+const MAX_ID_BODY = 100
 
 /**
  * What the API checks of an id a caller sends: its type prefix, then 1 to MAX_ID_BODY characters of

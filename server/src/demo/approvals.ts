@@ -8,7 +8,7 @@ import type { EmailSendInsert } from '../store/experiments.ts'
 import { DAY, type DemoContext, HOUR } from './context.ts'
 import { operatorDecision, PEOPLE } from './people.ts'
 
-export type DemoApproval = {
+type DemoApproval = {
   kind: ApprovalKind
   status: ApprovalStatus
   summary: string

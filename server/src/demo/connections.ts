@@ -4,7 +4,7 @@ import { isoOrNull } from '../core/time.ts'
 import { type ConnectionInsert, insertConnections } from '../store/connections.ts'
 import { type DemoContext, HOUR, MINUTE } from './context.ts'
 
-export type DemoConnections = { connections: ConnectionInsert[]; googleFailingSince: Date }
+type DemoConnections = { connections: ConnectionInsert[]; googleFailingSince: Date }
 
 /**
  * The store, email platform, ad accounts and Instagram: all delivering but Google Ads, failing

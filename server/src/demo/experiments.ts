@@ -16,7 +16,7 @@ import type { DemoDecisions } from './decisions.ts'
 /** The A/B test or email send a hypothesis is about, and what it showed once decided. */
 type Subject = { id: string; created_at: Date; decided_at: Date | null; observed: Expectation | null }
 
-export type DemoTests = { abTests: AbTestInsert[]; sends: EmailSendInsert[] }
+type DemoTests = { abTests: AbTestInsert[]; sends: EmailSendInsert[] }
 
 /**
  * A/B tests (decided each way, two running), email sends (with and without a decided hold-back,

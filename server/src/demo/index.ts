@@ -29,7 +29,7 @@ import { seedUsage } from './usage.ts'
  */
 
 /** The contract's fixtures, and two more the README's tour uses: a mission, and an active ad campaign with a daily budget. */
-export type DemoFixtures = {
+type DemoFixtures = {
   openAbTestId: string
   decidedAbTestId: string
   emailSendId: string

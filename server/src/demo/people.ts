@@ -26,7 +26,7 @@ export function operatorDecision(name: string, note?: string): Decider {
   return note ? { kind: 'operator', name: person.login, note } : { kind: 'operator', name: person.login }
 }
 
-export type Country = 'us' | 'de' | 'fr' | 'nl' | 'es' | 'it' | 'se' | 'jp'
+type Country = 'us' | 'de' | 'fr' | 'nl' | 'es' | 'it' | 'se' | 'jp'
 export const COUNTRIES: Record<Country, { weight: number; first: string[]; last: string[]; domains: string[]; phone: (r: Rng) => string }> = {
   us: {
     weight: 55,

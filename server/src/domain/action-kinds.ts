@@ -21,7 +21,7 @@ import { checkWorkspaceLimits, type LimitFacts, loadWorkspaceLimits } from './li
  * person approves it.
  */
 
-export type ActionPlan = { effect: PlannedEffect; facts: LimitFacts }
+type ActionPlan = { effect: PlannedEffect; facts: LimitFacts }
 export type Outcome = { ok: true; detail: string } | { ok: false; error: string }
 export type EventSpec = { type: EventType; data: Record<string, unknown> }
 export type KindContext = {
@@ -206,7 +206,7 @@ const tagContacts: Kind<ActionArgs['tag_contacts']> = {
   },
 }
 
-export const ACTION_KIND_RULES: { [K in ActionKind]: Kind<ActionArgs[K]> } = {
+const ACTION_KIND_RULES: { [K in ActionKind]: Kind<ActionArgs[K]> } = {
   pause_campaign: switchKind('pause'),
   resume_campaign: switchKind('resume'),
   adjust_budget: adjustBudget,

@@ -85,7 +85,7 @@ const words = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0,
 const SEND_ACTIONS = new Set(['email.send_campaign', 'sms.send_message'])
 
 /** The workspace limits' terms for a request's facts (the shared limits module does the judging). */
-export function limitFactsOf(tool: string, action: string, f: Facts, at: Date): LimitFacts {
+function limitFactsOf(tool: string, action: string, f: Facts, at: Date): LimitFacts {
   const out: LimitFacts = {}
   if (action === 'adjust_budget' && f.amountPercent !== undefined) out.budgetChangePercent = f.increase === false ? -f.amountPercent : f.amountPercent
   if (action === 'create_discount' && f.amountPercent !== undefined) out.discountPercent = f.amountPercent

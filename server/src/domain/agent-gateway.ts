@@ -31,14 +31,14 @@ import { loadWorkspaceLimits, toWorkspaceLimits, type WorkspaceLimits } from './
  */
 export type { RecordDecision } from '../store/agent-gateway-recorder.ts'
 
-export const AUTHORIZATION_TTL_MS = 15 * 60_000
+const AUTHORIZATION_TTL_MS = 15 * 60_000
 export const APPROVAL_TTL_MS = 24 * 3_600_000
 
 /**
  * The workspace's whole catalogue and its limits, for judging many requests at once (the demo's
  * seeded history); a live request reads only what bears on its own tool action (`authorize`).
  */
-export type GatewayWorld = {
+type GatewayWorld = {
   tools: Map<string, string[]>
   actions: Map<string, ActionDef>
   toolNames: Record<string, string>
@@ -91,7 +91,7 @@ function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): 
 }
 
 /** Who asks: an agent of a workspace, as its credential established, with the workspace's digest key. */
-export type AgentCaller = { workspaceId: string; agentId: string; secretKey: string }
+type AgentCaller = { workspaceId: string; agentId: string; secretKey: string }
 
 /**
  * Decides one request of an agent and records it: `recordDecision` (store/agent-gateway-recorder.ts,

@@ -9,7 +9,7 @@ import { agentExists } from '../store/agents.ts'
 
 /** The gateway's record as the workspace reads it (GET /agents/requests): every decision, refusals included. */
 
-export function toAgentRequest(r: store.RequestRow): AgentRequest {
+function toAgentRequest(r: store.RequestRow): AgentRequest {
   return {
     id: r.id,
     authorizationId: r.id,

@@ -25,7 +25,7 @@ import { wordsOf } from './agent-tools.ts'
  */
 
 export type Op = '>' | '>=' | '<' | '<=' | '='
-export type Condition =
+type Condition =
   | { fact: 'amountMinor'; op: Op; value: number; currency: string }
   | { fact: 'amountPercent' | 'recipients' | 'records'; op: Op; value: number }
   | { fact: 'increase'; op: '='; value: boolean }
@@ -67,7 +67,7 @@ function compare(x: number, op: Op, v: number): boolean {
   return op === '>' ? x > v : op === '>=' ? x >= v : op === '<' ? x < v : op === '<=' ? x <= v : x === v
 }
 
-export function conditionHolds(c: Condition, f: Facts): boolean {
+function conditionHolds(c: Condition, f: Facts): boolean {
   switch (c.fact) {
     case 'amountMinor':
       return f.amountMinor !== undefined && f.currency === c.currency && compare(f.amountMinor, c.op, c.value)
@@ -82,7 +82,7 @@ export function conditionHolds(c: Condition, f: Facts): boolean {
   }
 }
 
-export function ruleMatches(s: RuleStructure, tool: string, action: string): boolean {
+function ruleMatches(s: RuleStructure, tool: string, action: string): boolean {
   return s.match.some((m) => m.tool === tool && (m.action === undefined || m.action === action))
 }
 
@@ -142,7 +142,7 @@ export function ruleSentence(rule: { structure: RuleStructure; effect: RuleEffec
   return rule.effect === 'deny' ? `No agent may ${verbs}${tail}.` : `Ask a person before any agent ${verbs}${tail}.`
 }
 
-export type RuleInForce = GatewayRule & { sentence: string; createdAt: Date }
+type RuleInForce = GatewayRule & { sentence: string; createdAt: Date }
 
 /** Rules as stored, each with its sentence. */
 export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>): RuleInForce[] {

@@ -16,7 +16,7 @@ import * as store from '../store/agent-tools.ts'
  * ("raises a daily budget by 20%", "creates a discount code of 20%").
  */
 
-export type CatalogueAction = {
+type CatalogueAction = {
   key: string
   name: string
   risk: Risk
@@ -28,10 +28,10 @@ export type CatalogueAction = {
   lowers?: string
   percentWord?: 'by' | 'of'
 }
-export type CatalogueTool = { key: string; name: string; description: string; actions: CatalogueAction[] }
+type CatalogueTool = { key: string; name: string; description: string; actions: CatalogueAction[] }
 
 /** The data an action can use, in words, for sentences. */
-export const DATA_NAMES: Record<string, string> = {
+const DATA_NAMES: Record<string, string> = {
   contacts: 'contacts',
   segments: 'segments',
   templates: 'email templates',

@@ -87,7 +87,7 @@ export async function listAgents(sql: Sql, workspaceId: string, page: { after?: 
 }
 
 /** `tool.action` pairs, comma-separated (e.g. ads.pause_campaign,ads.adjust_budget). */
-export function parseAllow(input: string | undefined): { tool: string; action: string }[] {
+function parseAllow(input: string | undefined): { tool: string; action: string }[] {
   if (!input) return []
   return input
     .split(',')

@@ -63,7 +63,7 @@ export async function reserveContacts(tx: Tx, workspaceId: string, adding: numbe
   if (held + adding > limit) throw overAllowance('contacts', limit, limit - held, adding, false)
 }
 
-export type UsageEntry = { name: Allowance; limit: number; used: number; remaining: number; periodStart: string | null; periodEnd: string | null }
+type UsageEntry = { name: Allowance; limit: number; used: number; remaining: number; periodStart: string | null; periodEnd: string | null }
 
 /** Every allowance as the contract shapes it; the standing contacts allowance has no period. */
 export async function usageOf(sql: Db, workspaceId: string, at = new Date()): Promise<UsageEntry[]> {

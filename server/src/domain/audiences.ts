@@ -4,7 +4,7 @@ import * as store from '../store/audiences.ts'
 import type { AudienceRef } from './action-effects.ts'
 
 /** An audience named by a change: a list, or a segment this service can evaluate. */
-export type Audience = { ref: AudienceRef; query: store.AudienceQuery }
+type Audience = { ref: AudienceRef; query: store.AudienceQuery }
 
 /** The list or segment the args name (404 when not in this workspace). */
 export async function audienceOf(tx: Tx, workspaceId: string, a: { listId?: string; segmentId?: string }): Promise<Audience> {

@@ -15,7 +15,7 @@ import { workspaceExists } from '../store/workspaces.ts'
  * it is not secret (ids never are). Only a SHA-256 hash of the whole token is stored: tokens carry
  * 192 random bits, so a fast hash is the right tool (as GitHub does).
  */
-export type TokenKind = 'live' | 'test' | 'agent'
+type TokenKind = 'live' | 'test' | 'agent'
 
 const PREFIX: Record<TokenKind, string> = { live: 'svc_live_', test: 'svc_test_', agent: 'svc_agt_' }
 const TOKEN_SHAPE = /^svc_(live|test|agt)_([0-9a-z]{26})_([0-9a-f]{48})$/
@@ -46,7 +46,7 @@ export function parseToken(token: string): { kind: TokenKind; workspaceId: strin
 }
 
 /** A comma-separated list of scopes, or `all` (also when none is given). */
-export function parseScopes(input: string | undefined): Scope[] {
+function parseScopes(input: string | undefined): Scope[] {
   if (input === undefined || input === 'all') return [...SCOPES]
   const scopes = input.split(',').map((s) => s.trim()).filter(Boolean)
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s))

@@ -6,7 +6,7 @@ import type { Decision } from '../schemas/decisions.ts'
 import * as store from '../store/decisions.ts'
 import { missionExists } from '../store/missions.ts'
 
-export function toDecision(d: store.DecisionRow): Decision {
+function toDecision(d: store.DecisionRow): Decision {
   return {
     id: d.id,
     missionId: d.mission_id,

@@ -30,7 +30,7 @@ export type LimitFacts = {
   sendAt?: Date
 }
 
-export type LimitVerdict = { passed: boolean; reasons: string[] }
+type LimitVerdict = { passed: boolean; reasons: string[] }
 
 export async function loadWorkspaceLimits(sql: Db, workspaceId: string): Promise<WorkspaceLimits> {
   const row = await selectWorkspaceLimits(sql, workspaceId)

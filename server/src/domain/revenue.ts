@@ -14,7 +14,7 @@ export const REVENUE_MAX_DAYS = 366
  * The span of a revenue report: from defaults to 30 days ago and to to now, each on its own (spec);
  * from must not be after to, and the span is at most REVENUE_MAX_DAYS long.
  */
-export function revenueSpan(q: { from?: string; to?: string }, now = new Date()): { from: Date; to: Date } {
+function revenueSpan(q: { from?: string; to?: string }, now = new Date()): { from: Date; to: Date } {
   const given = { from: instant('from', q.from), to: instant('to', q.to) }
   const to = given.to ?? now
   const from = given.from ?? new Date(now.getTime() - REVENUE_DEFAULT_DAYS * DAY)

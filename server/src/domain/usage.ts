@@ -4,7 +4,7 @@ import { countCalls } from '../store/call-counts.ts'
 import { periodOf, usageOf } from './allowances.ts'
 
 /** Calls have been counted since this day (spec: Errors, rule 3); nothing earlier is reconstructed. */
-export const COUNTING_BEGAN_AT = '2026-09-11T00:00:00.000Z'
+const COUNTING_BEGAN_AT = '2026-09-11T00:00:00.000Z'
 
 /** GET /usage: each allowance as the contract shapes it, and the API calls counted this month. */
 export async function getUsage(sql: Sql, workspaceId: string, now = new Date()): Promise<Usage> {

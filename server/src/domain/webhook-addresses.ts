@@ -134,7 +134,7 @@ function localDevelopmentHint(address: string): string {
   }
 }
 
-export type UrlCheck = { ok: true; url: URL; host: string; addresses: string[] } | { ok: false; reason: string }
+type UrlCheck = { ok: true; url: URL; host: string; addresses: string[] } | { ok: false; reason: string }
 
 /**
  * The URL of an endpoint, checked as the contract says: a URL, https (http only to addresses the

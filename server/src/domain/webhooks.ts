@@ -17,10 +17,10 @@ import { newSecret } from './webhook-signature.ts'
  * against the private-address guard when it is saved (and again before every send, by the workers).
  */
 
-export type WebhookGuard = { addresses: AddressPolicy; resolve?: Resolver }
+type WebhookGuard = { addresses: AddressPolicy; resolve?: Resolver }
 
 /** `a,b,c` -> the event types, each one of the catalogue. */
-export function parseEventTypes(text: string): EventType[] {
+function parseEventTypes(text: string): EventType[] {
   const types = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))]
   if (!types.length) throw new RuleError('events.some', 'An endpoint subscribes to at least one event type (it is never sent everything).', 'events')
   const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t))
@@ -40,7 +40,7 @@ export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: 
   return { id, secret, url: checked.url.href, events }
 }
 
-export type EndpointView = {
+type EndpointView = {
   id: string
   url: string
   events: string[]

@@ -45,7 +45,7 @@ export function dataBody(data: unknown, meta?: Record<string, string | undefined
   return JSON.stringify(said ? { data, meta: said } : { data })
 }
 
-export function errorBody(code: ErrorCode, message: string, requestId: string): string {
+function errorBody(code: ErrorCode, message: string, requestId: string): string {
   return JSON.stringify({ error: { code, message, requestId } })
 }
 

@@ -7,11 +7,11 @@ import type { CredentialCheck } from './credential-batch.ts'
 import { isOver, LIMITS, type MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 
 /** The one wording of every failed authentication, whatever the cause (spec: Authentication 5). */
-export const UNAUTHORIZED_MESSAGE =
+const UNAUTHORIZED_MESSAGE =
   'Missing or invalid credential. Send Authorization: Bearer <token> with a valid, unrevoked, unexpired token.'
 
 /** Who is calling, whether they are over their rate limit, and whether their plan includes the API. */
-export type Authenticated = { caller: Caller; overLimit: boolean; apiAccess: boolean }
+type Authenticated = { caller: Caller; overLimit: boolean; apiAccess: boolean }
 
 /**
  * Step 1 of a request: who is calling, counted against their rate limit. The bearer token is

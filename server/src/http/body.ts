@@ -1,9 +1,9 @@
 import { HttpError } from './answer.ts'
 
-export const MAX_BODY_BYTES = 1024 * 1024
+const MAX_BODY_BYTES = 1024 * 1024
 
 /** How deeply a body may nest objects and arrays: far beyond any schema, far below any stack. */
-export const MAX_BODY_DEPTH = 64
+const MAX_BODY_DEPTH = 64
 
 const notAnObject = () =>
   new HttpError('invalid_body', 'The request body must be a JSON object, e.g. {"field": "value"}.')
@@ -50,7 +50,7 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
  * JSON has, RFC 8259). Missing, another type (text/plain, XML, a form, multipart) or another
  * charset: 400 invalid_body naming the header, before a byte of the body is read.
  */
-export function checkContentType(header: string | null): void {
+function checkContentType(header: string | null): void {
   const how = 'send Content-Type: application/json with a JSON object'
   if (header === null || header.trim() === '') throw new HttpError('invalid_body', `The request has no Content-Type header; ${how}.`)
   const [type, ...params] = header.split(';')

@@ -7,7 +7,7 @@ import { type Answer, HttpError } from './answer.ts'
 
 /** The Idempotency-Key window (spec: Limits). */
 const KEY_TTL_HOURS = 24
-export const MAX_KEY_LENGTH = 255
+const MAX_KEY_LENGTH = 255
 
 /**
  * What a key may hold: visible ASCII, spaces only between characters. HTTP trims a header value's

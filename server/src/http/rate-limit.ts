@@ -8,7 +8,7 @@ export const WINDOW_MS = 60 * 60 * 1000
 
 export const LIMITS = { workspace: 600, agent: 1200 } as const
 
-export type RateState = { limit: number; used: number; resetAt: number }
+type RateState = { limit: number; used: number; resetAt: number }
 
 export function windowStart(now = Date.now(), windowMs = WINDOW_MS): number {
   return now - (now % windowMs)

@@ -14,14 +14,14 @@ import type { RecordDecision } from '../domain/agent-gateway.ts'
  */
 
 /** A named model: its zod schema becomes components.schemas[name] of the OpenAPI document. */
-export type Model<S extends z.ZodType = z.ZodType> = { name: string; schema: S }
+type Model<S extends z.ZodType = z.ZodType> = { name: string; schema: S }
 export const model = <S extends z.ZodType>(name: string, schema: S): Model<S> => ({ name, schema })
 
 /**
  * A rule of the operation that its schema cannot state (a cross-field fit, a rule about the
  * workspace's records): named in the document, and refused with a 400 whose message matches.
  */
-export type StatedRule = { description: string; message: RegExp }
+type StatedRule = { description: string; message: RegExp }
 
 /**
  * How a list pages. `cursor`: newest-first (or ordered) pages with meta.nextCursor while there are
@@ -56,7 +56,7 @@ type Common<A extends Auth> = {
   rules?: StatedRule[]
 }
 
-export type ItemRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.ZodType, A extends Auth = Auth> = Common<A> & {
+type ItemRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.ZodType, A extends Auth = Auth> = Common<A> & {
   method: 'GET'
   query?: Q
   response: Model<R>
@@ -66,7 +66,7 @@ export type ItemRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.
   handler: (ctx: { query: QueryOf<Q>; caller: CallerOf<A>; sql: Sql }) => Promise<z.input<R>>
 }
 
-export type ListRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.ZodType, P = unknown> = Common<Auth> & {
+type ListRead<Q extends QueryShape = QueryShape, R extends z.ZodType = z.ZodType, P = unknown> = Common<Auth> & {
   method: 'GET'
   /** The filters; the paging parameters (limit and cursor, after or before) come from `paging`. */
   query?: Q

@@ -56,9 +56,9 @@ function exactlyOne<S extends z.ZodObject>(schema: S, a: string, b: string) {
     .meta({ oneOf: [{ required: [a] }, { required: [b] }] })
 }
 
-export const CampaignArgs = z.strictObject({ campaignId }).describe('args of pause_campaign and resume_campaign.')
+const CampaignArgs = z.strictObject({ campaignId }).describe('args of pause_campaign and resume_campaign.')
 
-export const BudgetArgs = exactlyOne(
+const BudgetArgs = exactlyOne(
   z.strictObject({
     campaignId,
     dailyBudget: z
@@ -74,7 +74,7 @@ export const BudgetArgs = exactlyOne(
   'changePercent',
 ).describe('args of adjust_budget: campaignId and either dailyBudget or changePercent.')
 
-export const SendArgs = exactlyOne(
+const SendArgs = exactlyOne(
   z.strictObject({
     campaignId,
     listId: listId.optional(),
@@ -85,7 +85,7 @@ export const SendArgs = exactlyOne(
   'segmentId',
 ).describe('args of send_campaign: campaignId, listId or segmentId, and optionally sendAt.')
 
-export const DiscountArgs = z
+const DiscountArgs = z
   .strictObject({
     code: z
       .string()
@@ -97,7 +97,7 @@ export const DiscountArgs = z
   })
   .describe('args of create_discount.')
 
-export const TagArgs = exactlyOne(
+const TagArgs = exactlyOne(
   z.strictObject({
     tag: text(1, 64).describe('The tag to add, 1 to 64 characters.'),
     listId: listId.optional(),

@@ -15,7 +15,7 @@ export const Check = z
     detail: z.string().describe('What was compared and, where it failed, what would have passed.'),
   })
   .describe('One check of the gateway and what it found.')
-export const BitRule = z
+const BitRule = z
   .object({ id: z.string().describe('rule_...'), sentence: z.string().describe('The rule in words.'), effect: RuleEffectSchema })
   .describe('A rule that bit.')
 export const Checks = z.array(Check).describe(`Every check, in order: ${CHECK_NAMES.join(', ')}.`)

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { AGENT_OWNERS, RISKS } from '../core/enums.ts'
 import { Money, Timestamp } from './common.ts'
 
-export const Permission = z
+const Permission = z
   .object({
     tool: z.string().describe('The tool key.'),
     action: z.string().describe('The action key within the tool.'),

@@ -18,7 +18,7 @@ export const Contact = z
 
 const field = (max: number, what: string) => text(1, max).optional().describe(what)
 
-export const ContactFields = z
+const ContactFields = z
   .strictObject({
     email: Email.describe('The address; compared without regard to case.'),
     name: field(200, 'Full name.'),

@@ -3,7 +3,7 @@ import { DECISION_REASON_MAX } from '../core/decider.ts'
 import { Timestamp } from './common.ts'
 
 /** An operator's decision, made with the CLI. */
-export const OperatorDecider = z
+const OperatorDecider = z
   .object({
     kind: z.literal('operator').describe('operator: decided with the CLI.'),
     name: z.string().describe("The operator's login on the machine that ran the command."),
@@ -15,7 +15,7 @@ export const OperatorDecider = z
   .describe('Decided by an operator with the CLI (`growth admin approval|action approve|reject`).')
 
 /** A person's decision, made in the console. */
-export const PersonDecider = z
+const PersonDecider = z
   .object({
     kind: z.literal('person').describe('person: decided in the console.'),
     id: z.string().describe('per_...'),

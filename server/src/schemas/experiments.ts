@@ -27,8 +27,8 @@ const hypothesis = text(10, 2000).describe('What is expected and why; at least 1
 const decisionId = idOf('decision', 'a decision').optional().describe('The decision (dec_...) whose argument this tests.')
 
 /** The expectations an A/B test can show, and those a hold-back can show. */
-export const AB_EXPECTATIONS = ['a_better', 'b_better', 'no_difference'] as const
-export const HOLDOUT_EXPECTATIONS = ['send_adds', 'no_difference'] as const
+const AB_EXPECTATIONS = ['a_better', 'b_better', 'no_difference'] as const
+const HOLDOUT_EXPECTATIONS = ['send_adds', 'no_difference'] as const
 
 /**
  * The body of POST /experiments, one shape per kind: the subject and the expectations must fit the

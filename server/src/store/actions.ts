@@ -28,7 +28,7 @@ const columns = (sql: Db) => sql`
   decided_by, decided_at, decision_reason, outcome, applied_at, created_at`
 
 type Later = 'decided_by' | 'decided_at' | 'decision_reason' | 'outcome' | 'applied_at' | 'created_at'
-export type ActionInsert = Omit<ActionRow, Later> & Partial<Pick<ActionRow, Later>>
+type ActionInsert = Omit<ActionRow, Later> & Partial<Pick<ActionRow, Later>>
 
 export async function insertAction(tx: Tx, a: ActionInsert): Promise<ActionRow> {
   const [row] = await insertActions(tx, [a])

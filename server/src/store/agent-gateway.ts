@@ -25,7 +25,7 @@ import type { WorkspaceGate } from './workspaces.ts'
  * sent only then.
  */
 
-export type GatewayTool = {
+type GatewayTool = {
   key: string
   name: string
   /** The asked action, when the tool has it. */
@@ -35,7 +35,7 @@ export type GatewayTool = {
 }
 
 /** The agent as a decision sees it (not when it last acted, which every decision changes). */
-export type GatewayAgent = Pick<AgentRow, 'id' | 'name' | 'ceilings' | 'data_access' | 'max_unattended_risk' | 'permissions'>
+type GatewayAgent = Pick<AgentRow, 'id' | 'name' | 'ceilings' | 'data_access' | 'max_unattended_risk' | 'permissions'>
 
 export type GatewayView = {
   gate: WorkspaceGate & { rules_in_force: number }

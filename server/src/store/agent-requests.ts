@@ -59,15 +59,6 @@ export type RequestInsert = {
   createdAt: Date
 }
 
-export async function insertAgentRequest(tx: Tx, workspaceId: string, r: RequestInsert) {
-  await tx`
-    INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, resource, summary, facts, params_digest, decision,
-                                reason, checks, rules, rules_version, approval_id, expires_at, created_at)
-    VALUES (${workspaceId}, ${r.id}, ${r.agentId}, ${r.tool}, ${r.action}, ${r.resource}, ${r.summary}, ${tx.json(r.facts as never)},
-            ${r.paramsDigest}, ${r.decision}, ${r.reason}, ${tx.json(r.checks as never)}, ${tx.json(r.rules as never)},
-            ${r.rulesVersion}, ${r.approvalId}, ${r.expiresAt}, ${r.createdAt})`
-}
-
 export type ResultRow = {
   id: string
   authorization_id: string
@@ -79,7 +70,7 @@ export type ResultRow = {
   created_at: Date
 }
 
-export type AuthorizationForResult = {
+type AuthorizationForResult = {
   id: string
   decision: GatewayDecision
   expires_at: Date | null

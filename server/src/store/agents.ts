@@ -18,7 +18,7 @@ export type AgentRow = {
   permissions: { tool: string; action: string }[]
 }
 
-export const agentColumns = (sql: Db) => sql`
+const agentColumns = (sql: Db) => sql`
   a.id, a.name, a.owner, a.description, a.ceilings, a.data_access, a.max_unattended_risk, a.last_acted_at, a.created_at,
   COALESCE((SELECT json_agg(json_build_object('tool', p.tool_key, 'action', p.action_key) ORDER BY p.tool_key, p.action_key)
             FROM agent_permissions p WHERE p.workspace_id = a.workspace_id AND p.agent_id = a.id), '[]') AS permissions`
@@ -43,7 +43,7 @@ export async function agentExists(sql: Db, workspaceId: string, agentId: string)
   return (await sql`SELECT 1 FROM agents WHERE workspace_id = ${workspaceId} AND id = ${agentId}`).length > 0
 }
 
-export type AgentInsert = {
+type AgentInsert = {
   workspaceId: string; id: string; name: string; owner: AgentOwner; description?: string; ceilings?: unknown
   dataAccess: string[]; maxUnattendedRisk: Risk
 }

@@ -3,7 +3,7 @@ import type { ConnectionKind } from '../core/enums.ts'
 import type { TimePosition } from '../core/paging.ts'
 import { insertRows, newerThan } from './keyset.ts'
 
-export type ConnectionRow = {
+type ConnectionRow = {
   id: string; kind: ConnectionKind; provider: string; name: string
   delivering: boolean; failing_since: Date | null; last_delivered_at: Date | null; created_at: Date
 }

@@ -33,7 +33,7 @@ export async function selectDoNotContact(tx: Tx, workspaceId: string, keys: stri
 }
 
 /** A contact as an import offers it: the fields it sends (null: not sent). */
-export type ContactUpsert = Omit<ContactRow, 'created_at' | 'updated_at'>
+type ContactUpsert = Omit<ContactRow, 'created_at' | 'updated_at'>
 
 /**
  * The whole import in one statement: new addresses are inserted; existing ones get the fields the

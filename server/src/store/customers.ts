@@ -3,7 +3,7 @@ import type { CustomerStage } from '../core/enums.ts'
 import type { TimePosition } from '../core/paging.ts'
 import { insertRows, olderThan } from './keyset.ts'
 
-export type CustomerRow = {
+type CustomerRow = {
   id: string; name: string; email: string; stage: CustomerStage
   first_order_at: Date | null; last_order_at: Date | null; created_at: Date
   orders: number; spend: { amountMinor: number; currency: string }[]

@@ -1,6 +1,6 @@
 import type { Sql, Tx } from '../core/db.ts'
 
-export type StoredAnswer = { requestHash: string; status: number; body: string }
+type StoredAnswer = { requestHash: string; status: number; body: string }
 
 /**
  * Take the transaction-scoped advisory lock for an idempotency key. False when another

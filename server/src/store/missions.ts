@@ -4,9 +4,9 @@ import type { TimePosition } from '../core/paging.ts'
 import { insertRows, olderThan } from './keyset.ts'
 
 /** The most automations one mission lists; automationCount says how many it has. */
-export const AUTOMATIONS_SHOWN = 100
+const AUTOMATIONS_SHOWN = 100
 
-export type MissionRow = {
+type MissionRow = {
   id: string; name: string; objective: string; status: MissionStatus
   metric_name: string; metric_unit: string
   baseline_value: number; current_value: number; target_value: number

@@ -7,7 +7,7 @@ export type WorthPosition = { w: string; id: string }
 
 type MoneyJson = { amountMinor: number; currency: string }
 
-export type OpportunityRow = {
+type OpportunityRow = {
   id: string; title: string; detail: string; status: OpportunityStatus
   worth: number; worth_key: string; estimated_impact: MoneyJson[]; measured_impact: MoneyJson[] | null
   expires_at: Date | null; created_at: Date

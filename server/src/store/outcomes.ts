@@ -17,7 +17,7 @@ export const SECTION_MAX = 100
 export type PredictionGroupRow = { key: string; kind: 'agent' | 'person' | null; measured: number; held: number; confidence: number; groups: number }
 
 /** Every counter of the workspace's sections (zeros when nothing was ever written). */
-export type OutcomeCounts = {
+type OutcomeCounts = {
   decisions_recorded: number; decisions_measured: number; decisions_held: number
   findings_open: number; findings_accepted: number; findings_rejected: number
   ab_running: number; ab_decided: number; ab_a: number; ab_b: number; ab_none: number

@@ -7,7 +7,7 @@ export type RevenueRow = { currency: string; channel: string | null; total: numb
 
 /** The grains orders are rolled up in (migration 0008), coarsest first; each one's spans nest in the one before. */
 const GRAINS = ['month', 'day', 'hour', 'minute'] as const
-export type Grain = (typeof GRAINS)[number]
+type Grain = (typeof GRAINS)[number]
 
 const FIXED_MS = { day: 86_400_000, hour: 3_600_000, minute: 60_000 } as const
 
@@ -33,7 +33,7 @@ function ceilTo(grain: Grain, t: number): number {
 }
 
 /** A piece of a span: the rollups of one grain whose buckets start in [from, to), or the orders themselves placed in it. */
-export type RevenuePiece = { grain: Grain | 'orders'; from: number; to: number }
+type RevenuePiece = { grain: Grain | 'orders'; from: number; to: number }
 
 /**
  * [from, to) cut into pieces the rollups answer: whole months, then whole days, hours and minutes

@@ -7,7 +7,7 @@ import type { Db, Sql, Tx } from '../core/db.ts'
  */
 
 /** One stored secret: where it is and its value as stored. */
-export type StoredSecret = { kind: 'workspace' | 'webhook'; workspace_id: string; endpoint_id: string; id: string; value: string }
+type StoredSecret = { kind: 'workspace' | 'webhook'; workspace_id: string; endpoint_id: string; id: string; value: string }
 
 // Any fixed number: the lock every process sealing or re-sealing takes, so they take turns.
 const SECRETS_LOCK = 7_340_212

@@ -3,7 +3,7 @@ import type { OpportunityStatus, SignalStatus } from '../core/enums.ts'
 import type { TimePosition } from '../core/paging.ts'
 import { insertRows, olderThan } from './keyset.ts'
 
-export type SignalRow = {
+type SignalRow = {
   id: string; kind: string; title: string; detail: string; status: SignalStatus
   resolved_at: Date | null; created_at: Date
   opportunity: { id: string; title: string; status: OpportunityStatus } | null

@@ -1,7 +1,7 @@
 import type { Tx } from '../core/db.ts'
 import { insertRows } from './keyset.ts'
 
-export type RunRow = { id: string; workflow_id: string; contact_id: string; event: string; properties: Record<string, unknown>; created_at: Date }
+type RunRow = { id: string; workflow_id: string; contact_id: string; event: string; properties: Record<string, unknown>; created_at: Date }
 
 /** The active workflows listening for `event` (lower-cased), oldest first. */
 export async function selectListeningWorkflows(tx: Tx, workspaceId: string, event: string) {

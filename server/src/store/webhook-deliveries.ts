@@ -21,7 +21,7 @@ export type ClaimedDelivery = {
   event_created_at: Date
 }
 
-export type ClaimLimits = {
+type ClaimLimits = {
   owner: string
   leaseMs: number
   /** Deliveries of one endpoint out at once, across every worker. */
@@ -183,7 +183,7 @@ export async function recordSuccesses(sql: Sql, records: AttemptRecord[]) {
     FROM stale WHERE e.workspace_id = stale.workspace_id AND e.id = stale.id`
 }
 
-export type Breaker = { threshold: number; cooldownMs: number; cooldownMaxMs: number; disableAfterMs: number }
+type Breaker = { threshold: number; cooldownMs: number; cooldownMaxMs: number; disableAfterMs: number }
 
 /**
  * A failed attempt: the delivery waits for its next attempt (`nextAttemptAt`), or has failed for

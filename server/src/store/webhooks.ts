@@ -35,15 +35,6 @@ export async function selectEndpointById(sql: Db, id: string, opts: { lock?: boo
   return row
 }
 
-/** The secrets that sign now, newest first. */
-export async function selectLiveSecrets(sql: Db, workspaceId: string, endpointId: string): Promise<string[]> {
-  const rows = await sql<{ secret: string }[]>`
-    SELECT secret FROM webhook_secrets
-    WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId} AND (expires_at IS NULL OR expires_at > now())
-    ORDER BY created_at DESC, id DESC`
-  return rows.map((r) => r.secret)
-}
-
 /** A new secret; the ones signing until now keep signing for `overlapMs` more. */
 export async function rotateSecret(tx: Tx, workspaceId: string, endpointId: string, s: { id: string; secret: string; overlapMs: number }) {
   await tx`
@@ -68,7 +59,7 @@ export async function enableEndpoint(sql: Db, workspaceId: string, id: string) {
     WHERE workspace_id = ${workspaceId} AND id = ${id}`
 }
 
-export type AttemptRow = {
+type AttemptRow = {
   delivery_id: string
   event_id: string
   event_type: string

@@ -11,7 +11,7 @@ import { type AddressPolicy, checkUrl, type Resolver, systemResolver } from '../
  * exchange (connecting, its headers, its body) must end within the time-out.
  */
 
-export type SendOptions = {
+type SendOptions = {
   timeoutMs: number
   addresses: AddressPolicy
   resolve?: Resolver
@@ -19,7 +19,7 @@ export type SendOptions = {
   ca?: string
 }
 
-export type SendResult = {
+type SendResult = {
   ok: boolean
   statusCode: number | null
   /** What went wrong, in words (null on success). */

@@ -29,7 +29,7 @@ const REAP_MS = 1000
 /** The name the service gives itself on every delivery. */
 export const USER_AGENT = 'GrowthAutomationService-Webhooks/1'
 
-export type WorkerOptions = {
+type WorkerOptions = {
   sql: Sql
   log: Logger
   settings: WebhookSettings

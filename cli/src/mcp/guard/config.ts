@@ -70,7 +70,7 @@ const ConfigSchema = z.strictObject({
 })
 
 export type GuardConfig = z.output<typeof ConfigSchema>
-export type ToolMapping = z.output<typeof Mapping>
+type ToolMapping = z.output<typeof Mapping>
 
 /** Reads and checks the file; a bad field is named by its place in the file (`tools.send_email.facts.recipients`). */
 export function loadConfig(file: string): GuardConfig {

@@ -8,7 +8,7 @@ import { type AgentAuthorization, ApprovalRequiredError, clip, decide, type Grow
 import { type GuardConfig, mappingOf, MissingArgument, requestFor } from './config.ts'
 import { reportQueue } from './reports.ts'
 
-export type GuardSettings = {
+type GuardSettings = {
   config: GuardConfig
   /** Where the configuration came from, for messages. */
   configFile: string

@@ -9,7 +9,7 @@ import { GrowthError, type Growth, type ReportAgentResultRequest } from '@growth
  * e.g. the authorization expired), or the authorization it belongs to has expired. `flush()` waits
  * for every pending report: the guard calls it before it exits.
  */
-export type ReportQueue = {
+type ReportQueue = {
   add(report: ReportAgentResultRequest, expiresAt: string | null): void
   /** Resolves when nothing is pending, or after `ms` (what is still pending is then named on stderr). */
   flush(ms: number): Promise<void>

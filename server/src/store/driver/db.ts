@@ -53,7 +53,7 @@ export type Database = {
 /** Called with each statement a connection sends and its parameters (postgres.js `debug`). */
 export type StatementTrace = (connection: number, query: string, params: unknown[], types: number[]) => void
 
-export type DatabaseOptions = {
+type DatabaseOptions = {
   databaseUrl?: string
   dataDir: string
   poolMax?: number
@@ -71,7 +71,7 @@ export type DatabaseOptions = {
  * PGlite runs each statement to its end in this process: neither applies there.)
  */
 export type DatabaseTimeouts = { statementMs: number; connectMs: number }
-export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { statementMs: 10_000, connectMs: 2_000 }
+const DEFAULT_TIMEOUTS: DatabaseTimeouts = { statementMs: 10_000, connectMs: 2_000 }
 
 const common: postgres.Options<Record<string, postgres.PostgresType>> = {
   // The server's NOTICE messages (e.g. "relation already exists") are not ours to print.

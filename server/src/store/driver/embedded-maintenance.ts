@@ -16,7 +16,7 @@ import type { Sql } from '../../core/db.ts'
  * at 100,000), which the thresholds make rare: a table is analyzed again only after it grew or
  * changed by a tenth.
  */
-export const EVERY_MS = 10_000
+const EVERY_MS = 10_000
 
 const VACUUM_BASE = 50
 const VACUUM_SCALE = 0.2

@@ -51,7 +51,7 @@ export async function createEmbeddedFiles(pgdata: string): Promise<void> {
 }
 
 /** The resident set above which a growing server collects its garbage (goal: 256 MB under load). */
-export const RSS_TARGET_BYTES = 200 * 1024 * 1024
+const RSS_TARGET_BYTES = 200 * 1024 * 1024
 /** Only when it grew this much since the last collection: what a collection cannot free, it leaves. */
 const REGROWTH_BYTES = 8 * 1024 * 1024
 const CHECK_EVERY_MS = 1000

@@ -6,12 +6,12 @@ import { join, relative, resolve } from 'node:path'
  * files"): DATA_DIR is 0700, every directory in it 0700, every file 0600, the socket 0600, whatever
  * the umask of the process that starts it.
  */
-export const OWNER_DIR_MODE = 0o700
+const OWNER_DIR_MODE = 0o700
 export const OWNER_FILE_MODE = 0o600
 const GROUP_AND_OTHERS = 0o077
 
 /** DATA_DIR open to group or others: the start is refused, nothing written. */
-export class DataDirOpenError extends Error {
+class DataDirOpenError extends Error {
   readonly code = 'EDATADIR_OPEN'
   constructor(dataDir: string, mode: number) {
     super(

@@ -88,7 +88,7 @@ export async function withRequestScope<T>(signal: AbortSignal, deadlineMs: numbe
 }
 
 /** A request that did not finish within its time: answered 500 internal. */
-export class RequestTimeout extends Error {
+class RequestTimeout extends Error {
   constructor(readonly ms: number) {
     super(`the request did not finish within ${ms} ms`)
   }

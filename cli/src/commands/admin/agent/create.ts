@@ -20,7 +20,7 @@ type Options = CommonOptions & {
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /** `USD:500` or `USD:499.99` -> { amountMinor: 50000, currency: 'USD' }, in the currency's own minor unit. */
-export function amountOf(text: string): { amountMinor: number; currency: string } {
+function amountOf(text: string): { amountMinor: number; currency: string } {
   const m = /^([A-Z]{3}):(\d+(?:\.\d+)?)$/.exec(text.trim())
   if (!m) throw new CliError(`--max-amount takes CURRENCY:AMOUNT in the currency's own unit, e.g. USD:500 or JPY:50000; got ${JSON.stringify(text)}`)
   const [, currency, amount] = m as unknown as [string, string, string]
