@@ -567,8 +567,8 @@ describe('examples/', () => {
       // What each growth mcp wrote to stderr, shown under its name: which credential, how many tools.
       expect(r.stderr).toMatch(
         new RegExp(
-          `^${esc('[growth] growth mcp: 21 tools for a live workspace token (scopes: ')}[^)]+\\); ${esc(`svc_live_…${demo.tokens.live.slice(-4)} from profile default, API at ${base}; serving MCP over stdio`)}\n` +
-            `${esc(`[growth-agent] growth mcp: 3 agent tools for Budget Pacer (${pacer.id}); svc_agt_…${pacer.credential.slice(-4)} from profile agent, API at ${base}; serving MCP over stdio`)}\n$`,
+          `^${esc('[growth] growth mcp: 21 tools for a live workspace token (scopes: ')}[^)]+\\); ${esc(`svc_live_…${demo.tokens.live.slice(-4)} from profile 'default', API at ${base}; serving MCP over stdio`)}\n` +
+            `${esc(`[growth-agent] growth mcp: 3 agent tools for Budget Pacer (${pacer.id}); svc_agt_…${pacer.credential.slice(-4)} from profile 'agent', API at ${base}; serving MCP over stdio`)}\n$`,
         ),
       )
       const out = r.stdout
@@ -613,7 +613,7 @@ describe('examples/', () => {
       const none = await run(scriptCommand('mcp', 'start'), projects.mcp, shell)
       expect(none.code).toBe(1)
       expect(none.stdout).toBe('')
-      expect(none.stderr).toStartWith('[growth] error: no token: pass --token, set GROWTH_TOKEN, or save a profile with growth login')
+      expect(none.stderr).toStartWith('[growth] error: no token: --token was not given, GROWTH_TOKEN is not set, and there is no profile ')
       expect(none.stderr).toMatch(/\ngrowth: growth mcp did not start \(.*\); what it said is above\.\n$/)
 
       // GROWTH_TOKEN and GROWTH_BASE_URL of the caller reach growth mcp (the workspace's tools answer);

@@ -215,10 +215,10 @@ describe('growth mcp refuses to start', () => {
   test('with a token the API refuses, an unknown agent credential, or a bad --http: exit 1, why on stderr, nothing on stdout', async () => {
     const bogus = await start(`svc_live_${demo.workspace.id.slice(3)}_${'0'.repeat(48)}`)
     expect(bogus).toMatchObject({ code: 1, stdout: '' })
-    expect(bogus.stderr).toMatch(/^error: the API at http:\/\/127\.0\.0\.1:\d+\/api\/v1 refused this token \(svc_live_…0000\): Missing or invalid credential/)
+    expect(bogus.stderr).toMatch(/^error: the API at http:\/\/127\.0\.0\.1:\d+\/api\/v1 refused the token from GROWTH_TOKEN \(svc_live_…0000\): Missing or invalid credential/)
     const agent = await start(`svc_agt_${demo.workspace.id.slice(3)}_${'0'.repeat(48)}`)
     expect(agent).toMatchObject({ code: 1, stdout: '' })
-    expect(agent.stderr).toMatch(/^error: the API at .* refused this agent credential \(svc_agt_…0000\)/)
+    expect(agent.stderr).toMatch(/^error: the API at .* refused the token from GROWTH_TOKEN \(svc_agt_…0000\)/)
     const port = await start(demo.tokens.live, ['--http', 'eighty'])
     expect(port).toMatchObject({ code: 1, stdout: '' })
     expect(port.stderr).toBe('error: --http takes a port number, 0 to 65535 (0: any free port); got "eighty"\n')

@@ -1,6 +1,5 @@
 import { type AgentAuthorization, type AgentResult, type AgentSelf, AuthenticationError, ConnectionError, type Growth, GrowthError } from '@growth-service/sdk'
-import type { Credentials } from '../api/credentials.ts'
-import { maskToken } from '../api/profiles.ts'
+import { type Credentials, tokenOf } from '../api/credentials.ts'
 import { noAnswerMessage } from '../api/refusal.ts'
 import { CliError } from '../errors.ts'
 import { answer, failureOf, lines, text } from './format.ts'
@@ -114,7 +113,7 @@ export async function agentToolbox(growth: Growth, credentials: Credentials): Pr
   try {
     me = (await growth.agent.me()) as AgentSelf
   } catch (err) {
-    if (err instanceof AuthenticationError) throw new CliError(`the API at ${credentials.baseUrl} refused this agent credential (${maskToken(credentials.token)}): ${err.message}`)
+    if (err instanceof AuthenticationError) throw new CliError(`the API at ${credentials.baseUrl} refused ${tokenOf(credentials)}: ${err.message}`)
     if (err instanceof ConnectionError) throw new CliError(noAnswerMessage(err, credentials))
     if (err instanceof GrowthError && err.status !== undefined) throw new CliError(`the API at ${credentials.baseUrl} refused: ${err.message} (${err.status} ${err.code ?? ''})`.replace(' )', ')'))
     throw err

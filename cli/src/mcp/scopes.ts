@@ -1,5 +1,5 @@
 import { CliError } from '../errors.ts'
-import { maskToken } from '../api/profiles.ts'
+import { type Credentials, tokenOf } from '../api/credentials.ts'
 import type { DeclaredOperation } from './schema.ts'
 
 /**
@@ -35,7 +35,8 @@ async function probe(baseUrl: string, token: string, op: DeclaredOperation): Pro
 }
 
 /** The scopes the token holds, among those the document's operations need. */
-export async function probeScopes(baseUrl: string, token: string, operations: DeclaredOperation[]): Promise<Set<string>> {
+export async function probeScopes(credentials: Credentials, operations: DeclaredOperation[]): Promise<Set<string>> {
+  const { baseUrl, token } = credentials
   const one = new Map<string, DeclaredOperation>()
   for (const op of operations) if (op.scope && !one.has(op.scope)) one.set(op.scope, op)
   const answers = await Promise.all([...one.values()].map((op) => probe(baseUrl, token, op)))
@@ -46,7 +47,7 @@ export async function probeScopes(baseUrl: string, token: string, operations: De
       held.add(a.scope)
       continue
     }
-    if (a.status === 401) throw new CliError(`the API at ${baseUrl} refused this token (${maskToken(token)}): ${a.message ?? 'unauthorized'}`)
+    if (a.status === 401) throw new CliError(`the API at ${baseUrl} refused ${tokenOf(credentials)}: ${a.message ?? 'unauthorized'}`)
     if (a.status === 402) throw new CliError(`the API at ${baseUrl} refused this workspace: ${a.message ?? 'its plan does not include API access'}`)
     if (a.status === 429) throw new CliError(`the API at ${baseUrl} refused to answer: ${a.message ?? 'rate limited'}`)
     throw new CliError(`the API at ${baseUrl} answered ${a.status}${a.code ? ` ${a.code}` : ''} when asked about the scope ${a.scope}${a.message ? `: ${a.message}` : ''}. Is --base-url the API's /api/v1?`)

@@ -131,7 +131,7 @@ function workspaceTool(growth: Growth, op: DeclaredOperation, mode: 'live' | 'te
 export async function workspaceToolbox(growth: Growth, credentials: Credentials): Promise<Toolbox> {
   const mode = credentials.token.startsWith('svc_test_') ? 'test' : 'live'
   const operations = declaredOperations().filter((op) => op.caller === 'workspace')
-  const scopes = await probeScopes(credentials.baseUrl, credentials.token, operations)
+  const scopes = await probeScopes(credentials, operations)
   const open = operations.filter((op) => scopes.has(op.scope!))
   const tools = open.map((op) => workspaceTool(growth, op, mode))
   const held = [...scopes].sort()
