@@ -624,7 +624,7 @@ describe('examples/', () => {
       expect(env.code).toBe(1)
       expect(env.stdout).toStartWith('growth: 21 tools (')
       expect(env.stderr).toContain(`[growth] growth mcp: 21 tools for a live workspace token`)
-      expect(env.stderr).toContain(`[growth-agent] error: no profile "agent" in ${join(home, '.config')}`)
+      expect(env.stderr).toContain(`[growth-agent] error: no profile 'agent' in ${join(home, '.config')}`)
       expect(env.stderr).toMatch(/\ngrowth-agent: growth mcp --profile agent did not start \(.*\); what it said is above\.\n$/)
     },
     60_000,
