@@ -1,32 +1,21 @@
 import { expect, test } from 'bun:test'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, sources } from '../support/source-files.ts'
 
 /**
  * No dead exports: every name the server, the CLI or the scripts export is used by another file
  * (another module, a test or an example). A name used only in its own file is not exported; a name
  * used nowhere is not written. (The SDK's exports are its public surface: test/sdk/ covers them.)
  */
-const ROOT = resolve(import.meta.dir, '..', '..')
-
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(ROOT, dir))) {
-    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue
-    const path = join(dir, name)
-    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sources(path))
-    else if (/\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(path)
-  }
-  return out
-}
 
 /** The exported declarations of a source, by name. */
-export function exportedNames(text: string): string[] {
+function exportedNames(text: string): string[] {
   return [...text.matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|let|class|type|interface|enum)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!)
 }
 
 /** The exported names of `checked` that no other text of `all` names, with the file that exports each. */
-export function deadExports(all: Map<string, string>, checked: string[]): string[] {
+function deadExports(all: Map<string, string>, checked: string[]): string[] {
   const dead: string[] = []
   for (const file of checked) {
     for (const name of exportedNames(all.get(file)!)) {

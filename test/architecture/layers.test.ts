@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { ROOT, sources } from '../support/source-files.ts'
 
 /**
  * The shape of the code (docs/architecture.md): data flows one way, http -> routes -> domain ->
@@ -10,7 +11,6 @@ import { dirname, join, relative, resolve } from 'node:path'
  * between files, naming them.
  */
 
-const ROOT = resolve(import.meta.dir, '..', '..')
 
 type Layer = 'core' | 'store' | 'schemas' | 'domain' | 'demo' | 'routes' | 'http' | 'entry' | 'cli' | 'sdk' | 'scripts'
 
@@ -37,17 +37,6 @@ function layerOf(file: string): Layer | undefined {
   if (file.startsWith('sdk/')) return 'sdk'
   if (file.startsWith('scripts/')) return 'scripts'
   return undefined
-}
-
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(ROOT, dir))) {
-    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue
-    const path = join(dir, name)
-    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sources(path))
-    else if (/\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(path)
-  }
-  return out
 }
 
 /** The repository files a source file imports (static, dynamic and re-exports), by path from the root. */
