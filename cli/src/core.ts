@@ -14,6 +14,8 @@ export { migrate, type MigrationResult } from '../../server/src/store/driver/mig
 export { createWorkspace, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 export { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 export { createAgent, issueAgentCredential } from '../../server/src/domain/agents.ts'
+export { exportPolicy } from '../../server/src/domain/agent-policy-export.ts'
+export { policyYaml } from '../../server/src/domain/agent-policy-document.ts'
 export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { operatorDecider } from '../../server/src/domain/deciders.ts'
 export { type Decider, describeDecider } from '../../server/src/core/decider.ts'

@@ -8,6 +8,7 @@ import { registerAgentsStop } from './commands/admin/agents/stop.ts'
 import { registerApprovalDecision } from './commands/admin/approval/decide.ts'
 import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
+import { registerPolicyExport } from './commands/admin/policy/export.ts'
 import { registerSecretsRotateKey } from './commands/admin/secrets/rotate-key.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
 import { registerTokenRevoke } from './commands/admin/token/revoke.ts'
@@ -80,6 +81,9 @@ export function buildProgram(): Command {
   registerWebhookAttempts(webhook)
   registerWebhookToggle(webhook, 'disable')
   registerWebhookToggle(webhook, 'enable')
+
+  const policy = admin.command('policy').description("the workspace's agent policy as one document: tools, agents' permissions, rules")
+  registerPolicyExport(policy)
 
   const secrets = admin.command('secrets').description('the key that seals webhook secrets and workspace keys at rest')
   registerSecretsRotateKey(secrets)

@@ -1,0 +1,60 @@
+import type { Db } from '../core/db.ts'
+import { NotFoundError } from '../core/errors.ts'
+import type { AgentPolicy } from '../schemas/agent-policy.ts'
+import { selectTools } from '../store/agent-tools.ts'
+import { selectRules } from '../store/agent-rules.ts'
+import { selectAgents, type AgentRow } from '../store/agents.ts'
+import { workspaceExists } from '../store/workspaces.ts'
+import { parseRuleStructure } from './agent-rules.ts'
+import { parseCeilings } from './agents.ts'
+
+/**
+ * The policy in force in a workspace as the agent policy document (CONTRACT: Agent policy), read
+ * from its tools and their actions, its agents' permissions, data access, risk and ceilings, and its
+ * rules in force: what `growth admin policy export` prints, ready to be edited and planned.
+ *
+ * `missingFacts` is `ignore`, because that is what the gateway does today: a rule condition on a
+ * fact the request did not state does not hold (domain/agent-rules.ts), and a ceiling on one is not
+ * checked.
+ */
+export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentPolicy> {
+  if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
+  const [tools, agents, rules] = await Promise.all([selectTools(sql, workspaceId), selectAgents(sql, workspaceId), selectRules(sql, workspaceId)])
+  const policy: AgentPolicy = {
+    tools: tools.map((t) => ({
+      key: t.key,
+      name: t.name,
+      description: t.description,
+      actions: t.actions.map((a) => ({ key: a.key, name: a.name, risk: a.risk, dataUsed: a.dataUsed, reversible: a.reversible })),
+    })),
+    agents: agents.map((a) => policyAgent(a, agentLabel(a, agents))),
+    missingFacts: 'ignore',
+    rules: rules.map((r) => {
+      const { match, when } = parseRuleStructure(r.structure)
+      return { id: r.id, effect: r.effect, match, ...(when.length ? { when } : {}) }
+    }),
+  }
+  return policy
+}
+
+/** An agent is named by its name, or by its id when another agent of the workspace has the same name. */
+function agentLabel(agent: AgentRow, all: AgentRow[]): string {
+  return all.some((other) => other.id !== agent.id && other.name === agent.name) ? agent.id : agent.name
+}
+
+function policyAgent(row: AgentRow, label: string): NonNullable<AgentPolicy['agents']>[number] {
+  const c = parseCeilings(row.ceilings)
+  const ceilings = {
+    ...(c.amounts?.length ? { amountMinor: Object.fromEntries(c.amounts.map((m) => [m.currency, m.amountMinor])) } : {}),
+    ...(c.amountPercent !== undefined ? { amountPercent: c.amountPercent } : {}),
+    ...(c.recipients !== undefined ? { recipients: c.recipients } : {}),
+    ...(c.records !== undefined ? { records: c.records } : {}),
+  }
+  return {
+    agent: label,
+    allow: row.permissions.map((p) => `${p.tool}.${p.action}`),
+    dataAccess: row.data_access,
+    maxUnattendedRisk: row.max_unattended_risk,
+    ...(Object.keys(ceilings).length ? { ceilings } : {}),
+  }
+}
