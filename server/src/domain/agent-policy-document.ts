@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, stringify, type Document, type Node } from 'yaml'
+import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Node } from 'yaml'
 import type { z } from 'zod'
 import { AgentPolicy } from '../schemas/agent-policy.ts'
 
@@ -20,8 +20,26 @@ export type PolicyParse = { ok: true; policy: AgentPolicy } | { ok: false; error
 type Issue = z.core.$ZodIssue
 type Path = PropertyKey[]
 
-/** The document as YAML, as an owner edits it (long lines kept whole). */
-export const policyYaml = (policy: AgentPolicy): string => stringify(policy, { lineWidth: 0 })
+/**
+ * The document as YAML, laid out as CONTRACT.md writes it: a list of plain values on one line
+ * (`allow: [ads.pause_campaign, ads.adjust_budget]`), and an item of a list whose fields are all
+ * plain values or such lists on one line too (an action, a match, a condition); long lines kept whole.
+ */
+export function policyYaml(policy: AgentPolicy): string {
+  const doc = new Document(policy)
+  const flat = (n: unknown) => isScalar(n) || (isSeq(n) && n.flow)
+  visit(doc, {
+    Seq(_, seq) {
+      if (seq.items.length && seq.items.every(isScalar)) seq.flow = true
+    },
+  })
+  visit(doc, {
+    Map(_, map, path) {
+      if (isSeq(path.at(-1)) && map.items.every((p) => flat(p.value))) map.flow = true
+    },
+  })
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: true })
+}
 
 /** `line 3, column 5: tools[0].key: must be ...`, one line per error. */
 export const policyErrorLine = (e: PolicyError) => `line ${e.line}, column ${e.column}: ${e.path ? `${e.path}: ` : ''}${e.message}`

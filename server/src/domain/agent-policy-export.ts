@@ -31,11 +31,15 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
     missingFacts: 'ignore',
     rules: rules.map((r) => {
       const { match, when } = parseRuleStructure(r.structure)
-      return { id: r.id, effect: r.effect, match, ...(when.length ? { when } : {}) }
+      // Fields in the order people write them (jsonb keeps its own).
+      const conditions = when.map((c) => ({ fact: c.fact, op: c.op, value: c.value, ...('currency' in c ? { currency: c.currency } : {}) })) as PolicyRule['when']
+      return { id: r.id, effect: r.effect, match: match.map((m) => ({ tool: m.tool, ...(m.action ? { action: m.action } : {}) })), ...(when.length ? { when: conditions } : {}) }
     }),
   }
   return policy
 }
+
+type PolicyRule = NonNullable<AgentPolicy['rules']>[number]
 
 /** An agent is named by its name, or by its id when another agent of the workspace has the same name. */
 function agentLabel(agent: AgentRow, all: AgentRow[]): string {
