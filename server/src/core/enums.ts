@@ -16,6 +16,9 @@ export type GatewayDecision = (typeof GATEWAY_DECISIONS)[number]
 export const RULE_EFFECTS = ['deny', 'require_approval'] as const
 export type RuleEffect = (typeof RULE_EFFECTS)[number]
 
+/** What the agent policy does when a rule, ceiling or limit reads a fact the request did not state. */
+export const MISSING_FACTS = ['require_approval', 'ignore'] as const
+
 /** What an agent reports became of an allowed action. */
 export const RESULT_STATUSES = ['completed', 'failed', 'cancelled'] as const
 export type ResultStatus = (typeof RESULT_STATUSES)[number]

@@ -15,8 +15,8 @@ import { AgentPolicy } from '../schemas/agent-policy.ts'
 /** The largest policy document read: beyond it, the text is refused before it is parsed. */
 export const POLICY_MAX_BYTES = 1024 * 1024
 
-export type PolicyError = { line: number; column: number; path: string; message: string }
-export type PolicyParse = { ok: true; policy: AgentPolicy } | { ok: false; errors: PolicyError[] }
+type PolicyError = { line: number; column: number; path: string; message: string }
+type PolicyParse = { ok: true; policy: AgentPolicy } | { ok: false; errors: PolicyError[] }
 type Issue = z.core.$ZodIssue
 type Path = PropertyKey[]
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { FACT_NAMES, RULE_EFFECTS } from '../core/enums.ts'
+import { FACT_NAMES, MISSING_FACTS, RULE_EFFECTS } from '../core/enums.ts'
 import { Currency } from './common.ts'
 import { RiskLevel } from './agents.ts'
 
@@ -100,8 +100,6 @@ const PolicyRule = z
     when: z.array(Condition).optional().describe('Every condition must hold (absent or empty: always).'),
   })
   .describe('A rule for agents.')
-
-export const MISSING_FACTS = ['require_approval', 'ignore'] as const
 
 export const AgentPolicy = z
   .strictObject({

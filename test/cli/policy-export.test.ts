@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parsePolicy, policyErrorLine } from '../../server/src/domain/agent-policy-document.ts'
+import { catalogueTools } from '../../server/src/domain/agent-tools.ts'
+import { createDemoWorkspace } from '../../server/src/demo/index.ts'
+import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
+import { migrate } from '../../server/src/store/driver/migrate.ts'
+import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf } from './run.ts'
+
+/**
+ * `growth admin policy export`, spawned as an operator runs it: the policy in force as the agent
+ * policy document, in YAML or JSON, which the policy parser reads back to the same value. This
+ * process holds the database (DATABASE_URL, or an embedded one) to seed the demo and read its rules.
+ */
+
+const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-policy-'))
+const T = CLI_TIMEOUT
+const growth = growthIn(dataDir)
+let db: Database
+let demoId: string
+
+const exportJson = async (workspaceId: string) => jsonOf(await growth(['admin', 'policy', 'export', '--workspace', workspaceId, '--json']), 'admin policy export')
+
+/** The YAML export, read back by the policy parser; it must parse. */
+async function exportYaml(workspaceId: string) {
+  const r = await growth(['admin', 'policy', 'export', '--workspace', workspaceId])
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+  const parsed = parsePolicy(r.stdout)
+  if (!parsed.ok) throw new Error(`the exported policy does not parse:\n${parsed.errors.map(policyErrorLine).join('\n')}\n${r.stdout}`)
+  return { text: r.stdout, policy: parsed.policy }
+}
+
+beforeAll(async () => {
+  db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir })
+  await migrate(db.sql)
+  demoId = (await createDemoWorkspace(db.sql)).workspace.id
+}, T)
+
+afterAll(async () => {
+  await db?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('growth admin policy export', () => {
+  test('a new workspace exports the standard catalogue, no agents, no rules, and missing facts ignored as the gateway does today', async () => {
+    const ws = jsonOf(await growth(['admin', 'workspace', 'create', '--name', 'Blank', '--json']), 'admin workspace create')
+    const policy = await exportJson(ws.id)
+    // Tools and actions made at one moment come in key order.
+    const byKey = <T extends { key: string }>(xs: T[]) => [...xs].sort((x, y) => x.key.localeCompare(y.key))
+    const catalogue = byKey(catalogueTools()).map((t) => ({ ...t, actions: byKey(t.actions) }))
+    expect(policy).toEqual({ tools: catalogue, agents: [], missingFacts: 'ignore', rules: [] })
+    const yaml = await exportYaml(ws.id)
+    expect(yaml.policy).toEqual(policy)
+    expect(yaml.text).toContain('      - { key: pause_campaign, name: Pause a campaign, risk: low, dataUsed: [ campaigns ], reversible: true }\n')
+  }, T)
+
+  test("the demo workspace exports its agents by name, their permissions and ceilings, and its rules with their ids; YAML and JSON round-trip", async () => {
+    const policy = await exportJson(demoId)
+    const { policy: fromYaml } = await exportYaml(demoId)
+    expect(fromYaml).toEqual(policy)
+    expect(parsePolicy(JSON.stringify(policy))).toEqual({ ok: true, policy })
+
+    expect(policy.agents).toEqual([
+      {
+        agent: 'Budget Pacer',
+        allow: ['ads.adjust_budget', 'ads.pause_campaign', 'ads.read_performance', 'email.draft_campaign'],
+        dataAccess: ['ad_spend', 'campaigns', 'segments', 'templates'],
+        maxUnattendedRisk: 'medium',
+        ceilings: { amountMinor: { EUR: 50000, JPY: 50000, USD: 50000 }, amountPercent: 20, recipients: 0, records: 1000 },
+      },
+      {
+        agent: 'Lifecycle Writer',
+        allow: ['contacts.tag_contacts', 'email.draft_campaign', 'email.send_campaign'],
+        dataAccess: ['contacts', 'segments', 'templates'],
+        maxUnattendedRisk: 'medium',
+        ceilings: { amountPercent: 0, recipients: 5000, records: 5000 },
+      },
+    ])
+    const ruleIds = (await db.sql<{ id: string }[]>`SELECT id FROM rules WHERE workspace_id = ${demoId} AND enabled ORDER BY created_at, id`).map((r) => r.id)
+    expect(ruleIds).toHaveLength(3)
+    expect(policy.rules.map((r: { id: string }) => r.id)).toEqual(ruleIds)
+    expect(policy.rules).toContainEqual({
+      id: expect.stringMatching(/^rule_/),
+      effect: 'require_approval',
+      match: [{ tool: 'ads', action: 'adjust_budget' }],
+      when: [{ fact: 'increase', op: '=', value: true }, { fact: 'amountPercent', op: '>', value: 15 }],
+    })
+    expect(policy.rules).toContainEqual({ id: expect.stringMatching(/^rule_/), effect: 'deny', match: [{ tool: 'contacts', action: 'export_contacts' }], when: [{ fact: 'records', op: '>', value: 500 }] })
+  }, T)
+
+  test('two agents of one name are named by their ids', async () => {
+    const ws = jsonOf(await growth(['admin', 'workspace', 'create', '--name', 'Twins', '--json']), 'admin workspace create')
+    const create = (allow: string) => growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Pacer', '--allow', allow, '--json'])
+    const a = jsonOf(await create('ads.pause_campaign'), 'admin agent create')
+    const b = jsonOf(await create('ads.read_performance'), 'admin agent create')
+    const policy = await exportJson(ws.id)
+    expect(policy.agents.map((x: { agent: string; allow: string[] }) => [x.agent, x.allow])).toEqual([
+      [a.id, ['ads.pause_campaign']],
+      [b.id, ['ads.read_performance']],
+    ])
+    expect(policy.agents[0]).not.toHaveProperty('ceilings')
+  }, T)
+
+  test('a workspace that does not exist: exit 1 naming it', async () => {
+    expectRefused(await growth(['admin', 'policy', 'export', '--workspace', 'ws_doesnotexist']), /^error: No workspace ws_doesnotexist\.\n$/)
+  }, T)
+})
