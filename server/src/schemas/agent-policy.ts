@@ -45,7 +45,7 @@ const Ceilings = z
     amountMinor: z
       .record(Currency, z.number().int().nonnegative())
       .optional()
-      .describe('The most one request may ask for, in minor units, per currency; an amount in any other currency is denied (absent: every amount is).'),
+      .describe('The most one request may ask for, in minor units, per currency; an amount in any other currency is denied (absent: an amount in any currency is).'),
     amountPercent: z.number().nonnegative().optional().describe('The largest percentage one request may ask for.'),
     recipients: z.number().int().nonnegative().optional().describe('The most recipients of one request.'),
     records: z.number().int().nonnegative().optional().describe('The most records one request may touch.'),
