@@ -14,6 +14,7 @@ export { migrate, type MigrationResult } from '../../server/src/store/driver/mig
 export { createWorkspace, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 export { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 export { createAgent, issueAgentCredential } from '../../server/src/domain/agents.ts'
+export { parsePolicyCases, type PolicyCase, testPolicy } from '../../server/src/domain/agent-policy-test.ts'
 export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { operatorDecider } from '../../server/src/domain/deciders.ts'
 export { type Decider, describeDecider } from '../../server/src/core/decider.ts'

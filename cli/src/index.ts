@@ -8,6 +8,7 @@ import { registerAgentsStop } from './commands/admin/agents/stop.ts'
 import { registerApprovalDecision } from './commands/admin/approval/decide.ts'
 import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
+import { registerPolicyTest } from './commands/admin/policy/test.ts'
 import { registerSecretsRotateKey } from './commands/admin/secrets/rotate-key.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
 import { registerTokenRevoke } from './commands/admin/token/revoke.ts'
@@ -63,6 +64,9 @@ export function buildProgram(): Command {
   const agents = admin.command('agents').description('all the agents of a workspace at once (the kill switch)')
   registerAgentsStop(agents)
   registerAgentsResume(agents)
+
+  const policy = admin.command('policy').description("a workspace's agent policy: its tools, its agents' permissions and its rules")
+  registerPolicyTest(policy)
 
   const action = admin.command('action').description('proposed changes waiting for a person')
   registerActionDecision(action, 'approve')
