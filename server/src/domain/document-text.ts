@@ -48,12 +48,16 @@ export function parseDocumentText<S extends z.ZodType>(
 }
 
 /**
- * The issue to tell: a union (a list, or `{ cases: [...] }`) reports each member's issues; the one
- * that went deepest into the document is the one the writer meant.
+ * The issue to tell, of all zod found: a union (a list, or `{ cases: [...] }`) reports each member's
+ * issues; the one that went deepest into the document is the one the writer meant.
  */
 function deepest(issues: DocumentIssue[]): DocumentIssue {
   const flatten = (i: DocumentIssue & { errors?: DocumentIssue[][] }): DocumentIssue[] =>
     i.code !== 'invalid_union' || !i.errors?.length ? [i] : i.errors.flatMap((branch) => branch.flatMap((b) => flatten({ ...b, path: [...i.path, ...b.path] })))
   const flat = issues.flatMap(flatten)
-  return flat.reduce((best, i) => (i.path.length > best.path.length ? i : best), flat[0] ?? issues[0]!)
+  // An unknown key counts as deep as the key itself, and wins a tie: a misspelt field also leaves
+  // the field it meant missing, and the misspelling is what to tell.
+  const depth = (i: DocumentIssue) => i.path.length + (i.code === 'unrecognized_keys' ? 1 : 0)
+  const better = (i: DocumentIssue, best: DocumentIssue) => depth(i) > depth(best) || (depth(i) === depth(best) && i.code === 'unrecognized_keys' && best.code !== 'unrecognized_keys')
+  return flat.reduce((best, i) => (better(i, best) ? i : best), flat[0] ?? issues[0]!)
 }
