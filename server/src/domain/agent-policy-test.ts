@@ -34,8 +34,8 @@ export type PolicyCase = z.output<typeof PolicyCase>
 /** A file of cases: a list, or `{ cases: [...] }`. */
 const CasesFile = z.union([z.array(PolicyCase), z.strictObject({ cases: z.array(PolicyCase) })])
 
-export type CaseResult = { name: string; expected: GatewayDecision; got: GatewayDecision; failing: CheckName[]; ok: boolean }
-export type PolicyTestResult = { passed: number; failed: number; cases: CaseResult[] }
+type CaseResult = { name: string; expected: GatewayDecision; got: GatewayDecision; failing: CheckName[]; ok: boolean }
+type PolicyTestResult = { passed: number; failed: number; cases: CaseResult[] }
 
 /**
  * The policy a case is decided under: for each ask, the view the gateway would judge it against.
@@ -45,7 +45,7 @@ export type PolicyTestResult = { passed: number; failed: number; cases: CaseResu
  */
 export type PolicyUnderTest = { viewOf(ask: DecisionAsk): Promise<GatewayView> }
 
-export function policyInForce(db: Db, workspaceId: string): PolicyUnderTest {
+function policyInForce(db: Db, workspaceId: string): PolicyUnderTest {
   return {
     async viewOf(ask) {
       const read = await selectGatewayView(db, workspaceId, ask)

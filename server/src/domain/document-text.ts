@@ -10,7 +10,7 @@ import { RuleError } from '../core/errors.ts'
 /** A schema issue, as `describe` receives it to put in words. */
 export type DocumentIssue = { code: string; path: (string | number)[]; message: string; keys?: string[]; input?: unknown }
 
-export type ParsedDocument<T> = {
+type ParsedDocument<T> = {
   value: T
   /** `line N` of the node at `path` (or of the nearest node above it that exists). */
   lineOf(path: (string | number)[]): string
