@@ -5,6 +5,12 @@ import { printError, writeErr } from './output.ts'
 /** A refusal by the CLI itself (bad configuration, bad input it checks before the domain does): exit 1. */
 export class CliError extends Error {}
 
+/**
+ * The command printed its result, and the result is a failure (a policy test case failed): exit 1,
+ * nothing more printed (the result said what failed).
+ */
+export class ResultFailed extends Error {}
+
 /** The API refused a call (or, with --json, the CLI refused its input): exit 1, the envelope on stderr. */
 export class ApiRefusal extends Error {
   constructor(
@@ -53,11 +59,13 @@ function codeOf(err: DomainError | CliError): string {
  * - commander's own outcomes (help, version, usage errors: it has already printed them) keep its code;
  * - a refusal meant for the operator (a domain refusal, a CliError) prints `error: <message>` and gives 1;
  * - no answer from the API (NoAnswer) prints one sentence (with --json the envelope) and gives 2;
+ * - a result that is a failure (ResultFailed), already printed, gives 1;
  * - anything else is unexpected: `error: <message>` (the stack with DEBUG set) and 2.
- * stdout stays empty in every case.
+ * stdout stays empty in every case but the last.
  */
 export function handleError(err: unknown, opts: { json?: boolean } = {}): number {
   if (err instanceof CommanderError) return err.exitCode
+  if (err instanceof ResultFailed) return 1
   if (err instanceof ApiRefusal) {
     if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)
     else if (err.status) printError(`${err.error.message} (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})`)

@@ -9,19 +9,19 @@ import { formatCount, formatMoney } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { AgentAuthorization, AgentResult, AgentSelf, AuthorizeInput, Facts, ResultInput } from '../schemas/agent-gateway.ts'
 import * as requests from '../store/agent-requests.ts'
-import { selectToolKeys, selectTools, type ToolRow } from '../store/agent-tools.ts'
+import { selectTools, type ToolRow } from '../store/agent-tools.ts'
 import * as agents from '../store/agents.ts'
 import * as approvals from '../store/approvals.ts'
 import { appendEvent, type EventAppend } from '../store/events.ts'
 import * as gateway from '../store/agent-gateway.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
 import { type ActionDef, decide, type PriorApproval, type Verdict } from './agent-decision.ts'
-import { rulesInForce } from './agent-rules.ts'
+import { decisionInputOf } from './agent-decision-input.ts'
 import { wordsOf } from './agent-tools.ts'
-import { ceilingsView, parseCeilings, permissionsView, toProfile } from './agents.ts'
+import { ceilingsView, parseCeilings, permissionsView } from './agents.ts'
 import { monthlyAllowanceError, periodOf } from './allowances.ts'
 import { toApproval } from './approvals.ts'
-import { loadWorkspaceLimits, toWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
+import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
 
 /**
  * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
@@ -117,31 +117,12 @@ export function authorize(db: Db, caller: AgentCaller, body: AuthorizeInput, rec
 async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date, view: gateway.GatewayView): Promise<Ruling<AgentAuthorization>> {
   const ws = caller.workspaceId
   const agentId = caller.agentId
-  if (!view.agent) throw new Error(`agent ${agentId} of a valid credential is missing`)
-  if (!view.limits) throw new Error(`workspace ${ws} has no limits row`)
-  const { gate, tool } = view
-  const agent = toProfile(view.agent)
   const facts: Facts = body.facts ?? {}
   const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
-  const def: ActionDef | null = tool?.action ? { tool: tool.key, ...tool.action } : null
-  const input = {
-    agent,
-    stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
-    tool: body.tool,
-    action: body.action,
-    toolActions: tool ? (tool.actionKeys ?? []) : null,
-    // Named only in the refusal of a tool the workspace has not, so read only then.
-    toolKeys: tool ? [] : await selectToolKeys(db, ws),
-    actionDef: def,
-    facts,
-    rules: rulesInForce(view.rules, view.toolNames),
-    rulesInForce: gate.rules_in_force,
-    rulesVersion: gate.rules_version,
-    limits: toWorkspaceLimits(view.limits),
-    at,
-  }
-  const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: gate.rules_version, at }
+  const input = await decisionInputOf(db, ws, view, { agentId, tool: body.tool, action: body.action, facts }, at)
+  const { agent, actionDef: def } = input
+  const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: input.rulesVersion, at }
   const verdict = decide({ ...input, prior: null })
   if (!def || !verdict.asksPerson) return toRecord(ask, verdict, null, [])
 

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { parsePolicyCases, type PolicyCase, testPolicy } from '../../../core.ts'
+import { CliError, ResultFailed } from '../../../errors.ts'
+import { JSON_FLAG } from '../../../output.ts'
+
+type Options = CommonOptions & { workspace: string; cases: string }
+
+/** The cases file's text; a file that cannot be read is named with why. */
+function readCases(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new CliError(`--cases ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+  }
+}
+
+const failingOf = (names: string[]) => (names.length ? names.join(', ') : 'none')
+
+/**
+ * One line per case: `ok   name: allowed`, or `FAIL name: expected allowed, got requires_approval
+ * (failing: rules)`. The failing checks are shown whenever a case names them or any failed.
+ */
+function lineOf(c: PolicyCase, r: { got: string; failing: string[]; ok: boolean }): string {
+  const got = `${r.got}${r.failing.length ? ` (failing: ${failingOf(r.failing)})` : ''}`
+  if (r.ok) return `ok   ${c.name}: ${got}`
+  const expected = `${c.expect}${c.failing ? ` (failing: ${failingOf(c.failing)})` : ''}`
+  return `FAIL ${c.name}: expected ${expected}, got ${r.got} (failing: ${failingOf(r.failing)})`
+}
+
+/** growth admin policy test --workspace ID [FILE] --cases CASES [--json] */
+export function registerPolicyTest(policy: Command) {
+  policy
+    .command('test')
+    .description('decide each case of a file (agent, tool, action, facts -> expected decision and failing checks) under the policy in force, its limits and stop switch, recording nothing; exit 1 when any case fails')
+    .argument('[file]', 'a policy document to test instead of the policy in force (comes with growth admin policy plan)')
+    .requiredOption('--workspace <id>', 'the workspace (ws_...)')
+    .requiredOption('--cases <file>', 'the cases, YAML or JSON: a list of { name, agent, tool, action, resource?, facts?, expect, failing? }, or { cases: [...] }')
+    .option(...JSON_FLAG)
+    .action((file: string | undefined, opts: Options) => {
+      // The seam for a document not yet applied: testPolicy's `policy` option (agent-policy-test.ts, PolicyUnderTest).
+      if (file !== undefined) throw new CliError(`testing a policy file (${file}) comes with growth admin policy plan; for now run growth admin policy test without FILE to test the policy in force`)
+      const cases = parsePolicyCases(readCases(opts.cases), opts.cases)
+      return withDatabase(opts, async ({ sql, out }) => {
+        const r = await testPolicy(sql, opts.workspace, cases)
+        out.result(r, () => [
+          ...r.cases.map((c, i) => lineOf(cases[i]!, c)),
+          `${r.failed ? 'FAIL' : 'ok'}: ${r.passed} passed, ${r.failed} failed, under the policy in force of workspace ${opts.workspace}; nothing was recorded.`,
+        ])
+        if (r.failed) throw new ResultFailed()
+      })
+    })
+}

@@ -1,0 +1,42 @@
+import type { Db } from '../core/db.ts'
+import type { Facts } from '../schemas/agent-gateway.ts'
+import type { GatewayView } from '../store/agent-gateway.ts'
+import { selectToolKeys } from '../store/agent-tools.ts'
+import type { ActionDef, DecisionInput } from './agent-decision.ts'
+import { rulesInForce } from './agent-rules.ts'
+import { toProfile } from './agents.ts'
+import { toWorkspaceLimits } from './limits.ts'
+
+/** What a request asks, as a decision reads it: the tool action and the facts stated. */
+export type DecisionAsk = { agentId: string; tool: string; action: string; facts: Facts }
+
+/**
+ * What `decide` (agent-decision.ts) judges one request on, made from the view it is judged against
+ * (store/agent-gateway.ts, selectGatewayView): the gateway's live decisions (agent-gateway.ts) and
+ * `growth admin policy test` (agent-policy-test.ts) both call this, then the same `decide`, so they
+ * cannot disagree. Everything but the prior approval, which only the gateway reads (and only when a
+ * check needs a person). Reads nothing but, for the refusal of a tool the workspace has not, its
+ * tool keys.
+ */
+export async function decisionInputOf(db: Db, workspaceId: string, view: GatewayView, ask: DecisionAsk, at: Date): Promise<Omit<DecisionInput, 'prior'>> {
+  if (!view.agent) throw new Error(`agent ${ask.agentId} is missing from the view it is judged against`)
+  if (!view.limits) throw new Error(`workspace ${workspaceId} has no limits row`)
+  const { gate, tool } = view
+  const actionDef: ActionDef | null = tool?.action ? { tool: tool.key, ...tool.action } : null
+  return {
+    agent: toProfile(view.agent),
+    stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
+    tool: ask.tool,
+    action: ask.action,
+    toolActions: tool ? (tool.actionKeys ?? []) : null,
+    // Named only in the refusal of a tool the workspace has not, so read only then.
+    toolKeys: tool ? [] : await selectToolKeys(db, workspaceId),
+    actionDef,
+    facts: ask.facts,
+    rules: rulesInForce(view.rules, view.toolNames),
+    rulesInForce: gate.rules_in_force,
+    rulesVersion: gate.rules_version,
+    limits: toWorkspaceLimits(view.limits),
+    at,
+  }
+}

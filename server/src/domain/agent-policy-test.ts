@@ -1,0 +1,135 @@
+import { z } from 'zod'
+import type { Db } from '../core/db.ts'
+import { CHECK_NAMES, type CheckName, GATEWAY_DECISIONS, type GatewayDecision } from '../core/enums.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { Facts } from '../schemas/agent-gateway.ts'
+import { type GatewayView, selectGatewayView } from '../store/agent-gateway.ts'
+import { selectTools } from '../store/agent-tools.ts'
+import { selectAgents } from '../store/agents.ts'
+import { selectWorkspaceGate } from '../store/workspaces.ts'
+import { decide } from './agent-decision.ts'
+import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
+import { type DocumentIssue, parseDocumentText } from './document-text.ts'
+
+/**
+ * `growth admin policy test`: policy unit tests. Each case (an agent asking a tool action with some
+ * facts) is decided by the gateway's own code (decisionInputOf, then decide) under the policy, the
+ * current limits and the stop switch of a workspace, and its decision and failing checks compared
+ * with what the case expects. Nothing is recorded: no agent request, approval, allowance or event.
+ * A case never reads or uses an approval: one a person would have to approve reads requires_approval.
+ */
+
+export const PolicyCase = z.strictObject({
+  name: z.string().min(1).max(200),
+  agent: z.string().min(1).max(200),
+  tool: z.string().min(1).max(64),
+  action: z.string().min(1).max(64),
+  resource: z.string().min(1).max(500).optional(),
+  facts: Facts.optional(),
+  expect: z.enum(GATEWAY_DECISIONS),
+  failing: z.array(z.enum(CHECK_NAMES)).optional(),
+})
+export type PolicyCase = z.output<typeof PolicyCase>
+
+/** A file of cases: a list, or `{ cases: [...] }`. */
+const CasesFile = z.union([z.array(PolicyCase), z.strictObject({ cases: z.array(PolicyCase) })])
+
+type CaseResult = { name: string; expected: GatewayDecision; got: GatewayDecision; failing: CheckName[]; ok: boolean }
+type PolicyTestResult = { passed: number; failed: number; cases: CaseResult[] }
+
+/**
+ * The policy a case is decided under: for each ask, the view the gateway would judge it against.
+ * The policy in force reads it from the database (selectGatewayView, a read and nothing else); a
+ * policy document not yet applied (`growth admin policy test FILE`, with `policy plan`) will give
+ * the view the document would make, and the rest is the same.
+ */
+export type PolicyUnderTest = { viewOf(ask: DecisionAsk): Promise<GatewayView> }
+
+function policyInForce(db: Db, workspaceId: string): PolicyUnderTest {
+  return {
+    async viewOf(ask) {
+      const read = await selectGatewayView(db, workspaceId, ask)
+      if (!read) throw new NotFoundError('workspace', workspaceId)
+      return read.view
+    },
+  }
+}
+
+const MAX_BYTES = 1_000_000
+
+/** The cases of a YAML or JSON file (JSON is YAML), each error naming its line, field and case. */
+export function parsePolicyCases(text: string, source = 'CASES'): PolicyCase[] {
+  if (Buffer.byteLength(text) > MAX_BYTES) throw new RuleError('cases_too_large', `${source} is ${Buffer.byteLength(text)} bytes; at most ${MAX_BYTES} are read.`)
+  const parsed = parseDocumentText(text, CasesFile, source, caseIssue)
+  const cases = Array.isArray(parsed.value) ? parsed.value : parsed.value.cases
+  if (!cases.length) throw new RuleError('no_cases', `${source} holds no cases; give a list of cases, or { cases: [...] }.`)
+  const seen = new Map<string, number>()
+  cases.forEach((c, i) => {
+    const before = seen.get(c.name)
+    if (before !== undefined) throw new RuleError('duplicate_case', `${source} ${parsed.lineOf(casePath(parsed.value, i, 'name'))}: case ${i + 1} is named "${c.name}" like case ${before + 1}; name each case once.`)
+    seen.set(c.name, i)
+  })
+  return cases
+}
+
+const casePath = (value: unknown, i: number, ...rest: (string | number)[]) => (Array.isArray(value) ? [i, ...rest] : ['cases', i, ...rest])
+
+/** An issue in words: which case (by its name when it has one), which field, what is wrong. */
+function caseIssue(issue: DocumentIssue, root: unknown): string {
+  const path = issue.path
+  const at = path[0] === 'cases' ? 1 : 0
+  const i = path[at]
+  const item = typeof i === 'number' ? (Array.isArray(root) ? root[i] : (root as { cases?: unknown[] })?.cases?.[i]) : undefined
+  const named = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? ` "${(item as { name: string }).name}"` : ''
+  const who = typeof i === 'number' ? `case ${i + 1}${named}` : 'the file'
+  const field = path.slice(at + 1).join('.')
+  if (typeof i !== 'number') return 'the file must be a list of cases, or { cases: [...] }.'
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${who}: ${field} is missing.`
+  if (field.startsWith('facts') && issue.code === 'unrecognized_keys') {
+    return `${who}: unknown fact ${issue.keys!.join(', ')}; the facts are ${Object.keys(Facts.shape).join(', ')}.`
+  }
+  if (field.startsWith('failing') && issue.code === 'invalid_value') return `${who}: ${field} names no check: ${JSON.stringify(issue.input)}; the checks are ${CHECK_NAMES.join(', ')}.`
+  if (field === 'expect' && issue.code === 'invalid_value') return `${who}: expect must be one of ${GATEWAY_DECISIONS.join(', ')}; got ${JSON.stringify(issue.input)}.`
+  if (issue.code === 'unrecognized_keys') return `${who}: unknown field ${issue.keys!.join(', ')}${field ? ` in ${field}` : ''}; a case has name, agent, tool, action, resource, facts, expect and failing.`
+  return `${who}: ${field || 'the case'} ${issue.message}`
+}
+
+/**
+ * Decides every case under `policy` and the workspace's limits and stop switch, recording nothing.
+ * Every case is checked first (its agent by id or name, its tool and action in the workspace's
+ * catalogue): a bad one refuses the whole file, naming it, before anything is decided.
+ */
+export async function testPolicy(db: Db, workspaceId: string, cases: PolicyCase[], opts: { policy?: PolicyUnderTest; at?: Date } = {}): Promise<PolicyTestResult> {
+  const at = opts.at ?? new Date()
+  if (!(await selectWorkspaceGate(db, workspaceId))) throw new NotFoundError('workspace', workspaceId)
+  const [agents, tools] = await Promise.all([selectAgents(db, workspaceId), selectTools(db, workspaceId)])
+  const asks = cases.map((c, i): DecisionAsk => {
+    const who = `case ${i + 1} "${c.name}"`
+    const byId = agents.find((a) => a.id === c.agent)
+    const byName = agents.filter((a) => a.name === c.agent)
+    if (!byId && byName.length > 1) throw new RuleError('ambiguous_agent', `${who}: ${byName.length} agents are named "${c.agent}" (${byName.map((a) => a.id).join(', ')}); name it by its id.`)
+    const agent = byId ?? byName[0]
+    if (!agent) throw new RuleError('unknown_agent', `${who}: no agent "${c.agent}" in workspace ${workspaceId}; its agents are ${agents.map((a) => `${a.name} (${a.id})`).join(', ') || 'none'}.`)
+    const tool = tools.find((t) => t.key === c.tool)
+    if (!tool) throw new RuleError('unknown_tool', `${who}: no tool "${c.tool}" in workspace ${workspaceId}; its tools are ${tools.map((t) => t.key).join(', ')}.`)
+    if (!tool.actions.some((a) => a.key === c.action)) {
+      throw new RuleError('unknown_action', `${who}: the tool ${c.tool} has no action "${c.action}"; its actions are ${tool.actions.map((a) => a.key).join(', ')}.`)
+    }
+    return { agentId: agent.id, tool: c.tool, action: c.action, facts: c.facts ?? {} }
+  })
+  const policy = opts.policy ?? policyInForce(db, workspaceId)
+  const results: CaseResult[] = []
+  for (const [i, c] of cases.entries()) {
+    const ask = asks[i]!
+    const input = await decisionInputOf(db, workspaceId, await policy.viewOf(ask), ask, at)
+    // No prior approval: a test case never reads, waits for or uses one.
+    const verdict = decide({ ...input, prior: null })
+    const failing = verdict.checks.filter((k) => !k.passed).map((k) => k.name)
+    const failingOk = !c.failing || sameSet(c.failing, failing)
+    results.push({ name: c.name, expected: c.expect, got: verdict.decision, failing, ok: verdict.decision === c.expect && failingOk })
+  }
+  const passed = results.filter((r) => r.ok).length
+  return { passed, failed: results.length - passed, cases: results }
+}
+
+const sameSet = (a: string[], b: string[]) => new Set(a).size === new Set(b).size && a.every((x) => b.includes(x))
