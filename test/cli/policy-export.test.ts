@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parsePolicy, policyErrorLine } from '../../server/src/domain/agent-policy-document.ts'
+import { parsePolicy } from '../../server/src/domain/agent-policy-document.ts'
+import { documentErrorLine } from '../../server/src/domain/document-text.ts'
 import { catalogueTools } from '../../server/src/domain/agent-tools.ts'
 import { createDemoWorkspace } from '../../server/src/demo/index.ts'
 import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
@@ -28,7 +29,7 @@ async function exportYaml(workspaceId: string) {
   const r = await growth(['admin', 'policy', 'export', '--workspace', workspaceId])
   expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
   const parsed = parsePolicy(r.stdout)
-  if (!parsed.ok) throw new Error(`the exported policy does not parse:\n${parsed.errors.map(policyErrorLine).join('\n')}\n${r.stdout}`)
+  if (!parsed.ok) throw new Error(`the exported policy does not parse:\n${parsed.errors.map(documentErrorLine).join('\n')}\n${r.stdout}`)
   return { text: r.stdout, policy: parsed.policy }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { parsePolicy, policyErrorLine, POLICY_MAX_BYTES } from '../../server/src/domain/agent-policy-document.ts'
+import { parsePolicy, POLICY_MAX_BYTES } from '../../server/src/domain/agent-policy-document.ts'
+import { documentErrorLine } from '../../server/src/domain/document-text.ts'
 
 /**
  * The agent policy document read from real YAML and JSON texts: a good document parses to what it
@@ -37,7 +38,7 @@ rules:
 function errorsOf(text: string): string[] {
   const r = parsePolicy(text)
   if (r.ok) throw new Error('expected the policy to be refused')
-  return r.errors.map(policyErrorLine)
+  return r.errors.map(documentErrorLine)
 }
 
 /** GOOD with one line replaced (lines count from 1). */
@@ -46,7 +47,7 @@ const withLine = (n: number, line: string) => GOOD.split('\n').map((l, i) => (i 
 describe('parsePolicy', () => {
   test('a good YAML document parses to exactly what it says', () => {
     const r = parsePolicy(GOOD)
-    if (!r.ok) throw new Error(r.errors.map(policyErrorLine).join('\n'))
+    if (!r.ok) throw new Error(r.errors.map(documentErrorLine).join('\n'))
     expect(r.policy).toEqual({
       tools: [{ key: 'github', name: 'GitHub', description: 'Issues and pull requests of the connected repositories.', actions: [{ key: 'create_issue', name: 'Open an issue', risk: 'low', dataUsed: ['repositories'], reversible: true }] }],
       agents: [{ agent: 'Budget Pacer', allow: ['ads.adjust_budget', 'ads.pause_campaign'], dataAccess: ['campaigns', 'ad_spend'], maxUnattendedRisk: 'medium', ceilings: { amountMinor: { USD: 50000, EUR: 45000 }, amountPercent: 20, recipients: 5000, records: 1000 } }],
@@ -133,8 +134,8 @@ describe('parsePolicy', () => {
   })
 
   test('a YAML syntax error names its line', () => {
-    expect(errorsOf('tools:\n  - key: a\n   name: b\n')).toEqual([expect.stringMatching(/^line 3, column \d+: /)])
-    expect(errorsOf('tools: []\ntools: []\n')).toEqual(['line 2, column 1: Map keys must be unique'])
+    expect(errorsOf('tools:\n  - key: a\n   name: b\n')).toEqual([expect.stringMatching(/^line 3, column \d+: not valid YAML or JSON: /)])
+    expect(errorsOf('tools: []\ntools: []\n')).toEqual(['line 2, column 1: not valid YAML or JSON: Map keys must be unique'])
   })
 
   test('a document that is not a mapping, or lacks tools, says so', () => {

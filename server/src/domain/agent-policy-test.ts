@@ -9,7 +9,8 @@ import { selectAgents } from '../store/agents.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
 import { decide } from './agent-decision.ts'
 import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
-import { type DocumentIssue, parseDocumentText } from './document-text.ts'
+import type { DocumentWording } from './document-issues.ts'
+import { documentErrorLine, readDocument } from './document-text.ts'
 
 /**
  * `growth admin policy test`: policy unit tests. Each case (an agent asking a tool action with some
@@ -55,42 +56,42 @@ function policyInForce(db: Db, workspaceId: string): PolicyUnderTest {
   }
 }
 
-const MAX_BYTES = 1_000_000
+/** The error code a refused cases file gives, by why it was refused. */
+const REFUSALS = { too_large: 'cases_too_large', syntax: 'unreadable_document', schema: 'invalid_document' } as const
 
-/** The cases of a YAML or JSON file (JSON is YAML), each error naming its line, field and case. */
+/** The cases of a YAML or JSON file (JSON is YAML), every error naming its line, column, case and field. */
 export function parsePolicyCases(text: string, source = 'CASES'): PolicyCase[] {
-  if (Buffer.byteLength(text) > MAX_BYTES) throw new RuleError('cases_too_large', `${source} is ${Buffer.byteLength(text)} bytes; at most ${MAX_BYTES} are read.`)
-  const parsed = parseDocumentText(text, CasesFile, source, caseIssue)
-  const cases = Array.isArray(parsed.value) ? parsed.value : parsed.value.cases
+  const read = readDocument(text, CasesFile, { what: 'the cases file', wording: caseWording })
+  if (!read.ok) throw new RuleError(REFUSALS[read.refusal], read.errors.map((e) => `${source} ${documentErrorLine({ ...e, path: '' })}`).join('\n'))
+  const cases = Array.isArray(read.value) ? read.value : read.value.cases
   if (!cases.length) throw new RuleError('no_cases', `${source} holds no cases; give a list of cases, or { cases: [...] }.`)
   const seen = new Map<string, number>()
   cases.forEach((c, i) => {
     const before = seen.get(c.name)
-    if (before !== undefined) throw new RuleError('duplicate_case', `${source} ${parsed.lineOf(casePath(parsed.value, i, 'name'))}: case ${i + 1} is named "${c.name}" like case ${before + 1}; name each case once.`)
-    seen.set(c.name, i)
+    if (before === undefined) return void seen.set(c.name, i)
+    const at = read.at(Array.isArray(read.value) ? [i, 'name'] : ['cases', i, 'name'])
+    throw new RuleError('duplicate_case', `${source} ${documentErrorLine({ ...at, path: '', message: `case ${i + 1} is named "${c.name}" like case ${before + 1}; name each case once.` })}`)
   })
   return cases
 }
 
-const casePath = (value: unknown, i: number, ...rest: (string | number)[]) => (Array.isArray(value) ? [i, ...rest] : ['cases', i, ...rest])
-
 /** An issue in words: which case (by its name when it has one), which field, what is wrong. */
-function caseIssue(issue: DocumentIssue, root: unknown): string {
-  const path = issue.path
+const caseWording: DocumentWording = (issue, path, value, root) => {
+  if (issue.code === 'invalid_union') return undefined // a list, or { cases }: told by the branch meant
   const at = path[0] === 'cases' ? 1 : 0
   const i = path[at]
-  const item = typeof i === 'number' ? (Array.isArray(root) ? root[i] : (root as { cases?: unknown[] })?.cases?.[i]) : undefined
-  const named = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? ` "${(item as { name: string }).name}"` : ''
-  const who = typeof i === 'number' ? `case ${i + 1}${named}` : 'the file'
-  const field = path.slice(at + 1).join('.')
   if (typeof i !== 'number') return 'the file must be a list of cases, or { cases: [...] }.'
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${who}: ${field} is missing.`
+  const item = Array.isArray(root) ? root[i] : (root as { cases?: unknown[] })?.cases?.[i]
+  const named = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? ` "${(item as { name: string }).name}"` : ''
+  const who = `case ${i + 1}${named}`
+  const field = path.slice(at + 1).map(String).join('.')
+  if (issue.code === 'invalid_type' && value === undefined) return `${who}: ${field} is missing.`
   if (field.startsWith('facts') && issue.code === 'unrecognized_keys') {
-    return `${who}: unknown fact ${issue.keys!.join(', ')}; the facts are ${Object.keys(Facts.shape).join(', ')}.`
+    return `${who}: unknown fact ${issue.keys.join(', ')}; the facts are ${Object.keys(Facts.shape).join(', ')}.`
   }
-  if (field.startsWith('failing') && issue.code === 'invalid_value') return `${who}: ${field} names no check: ${JSON.stringify(issue.input)}; the checks are ${CHECK_NAMES.join(', ')}.`
-  if (field === 'expect' && issue.code === 'invalid_value') return `${who}: expect must be one of ${GATEWAY_DECISIONS.join(', ')}; got ${JSON.stringify(issue.input)}.`
-  if (issue.code === 'unrecognized_keys') return `${who}: unknown field ${issue.keys!.join(', ')}${field ? ` in ${field}` : ''}; a case has name, agent, tool, action, resource, facts, expect and failing.`
+  if (field.startsWith('failing') && issue.code === 'invalid_value') return `${who}: ${field} names no check: ${JSON.stringify(value)}; the checks are ${CHECK_NAMES.join(', ')}.`
+  if (field === 'expect' && issue.code === 'invalid_value') return `${who}: expect must be one of ${GATEWAY_DECISIONS.join(', ')}; got ${JSON.stringify(value)}.`
+  if (issue.code === 'unrecognized_keys') return `${who}: unknown field ${issue.keys.join(', ')}${field ? ` in ${field}` : ''}; a case has name, agent, tool, action, resource, facts, expect and failing.`
   return `${who}: ${field || 'the case'} ${issue.message}`
 }
 

@@ -1,63 +1,96 @@
-import { isNode, LineCounter, parseDocument } from 'yaml'
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml'
 import type { z } from 'zod'
-import { RuleError } from '../core/errors.ts'
+import { type DocumentPath, type DocumentWording, explainIssue } from './document-issues.ts'
 
 /**
- * A document an operator writes (YAML, or JSON, which is YAML) read against a zod schema, every
- * refusal naming the line it is on: `CASES line 7: case 2 "big raise": unknown fact amount; ...`.
+ * A document an operator writes (YAML, or JSON, which is YAML) read against a zod schema. Every
+ * error found names where it stands, the line and column of the YAML node at the schema issue's
+ * path, and the field by its path:
+ *
+ *   line 12, column 9: rules[0].when[1].op: must be one of >, >=, <, <=, =
+ *
+ * A field that is missing is placed at the object that lacks it; an unknown field at its key. The
+ * agent policy (agent-policy-document.ts) and the cases of `growth admin policy test`
+ * (agent-policy-test.ts) are both read here, each with its own wording (document-issues.ts).
  */
 
-/** A schema issue, as `describe` receives it to put in words. */
-export type DocumentIssue = { code: string; path: (string | number)[]; message: string; keys?: string[]; input?: unknown }
+export type DocumentError = { line: number; column: number; path: string; message: string }
+type Position = { line: number; column: number }
+/** Why a document was refused: too large to read, not YAML, or not what the schema asks. */
+type Refusal = 'too_large' | 'syntax' | 'schema'
+type DocumentRead<T> = { ok: true; value: T; at(path: DocumentPath): Position } | { ok: false; refusal: Refusal; errors: DocumentError[] }
 
-type ParsedDocument<T> = {
-  value: T
-  /** `line N` of the node at `path` (or of the nearest node above it that exists). */
-  lineOf(path: (string | number)[]): string
+type ReadOptions = {
+  /** What the document is, in the too-large message: `the policy`. */
+  what: string
+  maxBytes?: number
+  wording?: DocumentWording
 }
 
-export function parseDocumentText<S extends z.ZodType>(
-  text: string,
-  schema: S,
-  source: string,
-  describe: (issue: DocumentIssue, root: unknown) => string = (i) => `${i.path.join('.') || 'the document'} ${i.message}`,
-): ParsedDocument<z.output<S>> {
-  const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
-  const bad = doc.errors[0]
-  if (bad) {
-    const { line } = lines.linePos(bad.pos[0])
-    throw new RuleError('unreadable_document', `${source} line ${line}: not valid YAML or JSON: ${bad.message.split('\n')[0]}`)
+/** 1 MiB: beyond it, the text is refused before it is parsed. */
+const MAX_BYTES = 1024 * 1024
+
+/** `line 3, column 5: tools[0].key: must be ...`, one line per error. */
+export const documentErrorLine = (e: DocumentError) => `line ${e.line}, column ${e.column}: ${e.path ? `${e.path}: ` : ''}${e.message}`
+
+/** The value `text` holds, or every error found in it (syntax errors first; then the schema's, in the order of the text). */
+export function readDocument<S extends z.ZodType>(text: string, schema: S, opts: ReadOptions): DocumentRead<z.output<S>> {
+  const max = opts.maxBytes ?? MAX_BYTES
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes > max) {
+    const mib = max % MAX_BYTES === 0 ? ` (${max / MAX_BYTES} MiB)` : ''
+    return { ok: false, refusal: 'too_large', errors: [{ line: 1, column: 1, path: '', message: `${opts.what} is too large: ${bytes} bytes, at most ${max}${mib}` }] }
   }
-  const lineOf = (path: (string | number)[]) => {
-    for (let n = path.length; n >= 0; n--) {
-      const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true)
-      if (isNode(node) && node.range) return `line ${lines.linePos(node.range[0]).line}`
-    }
-    return 'line 1'
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  const pos = (offset: number): Position => {
+    const { line, col } = lineCounter.linePos(offset)
+    return { line, column: col }
   }
-  const root = doc.toJS()
-  const result = schema.safeParse(root, { reportInput: true })
-  if (!result.success) {
-    const issue = deepest(result.error.issues as unknown as DocumentIssue[])
-    // An unknown key is named on its own line, not its object's.
-    const at = issue.code === 'unrecognized_keys' && issue.keys?.length ? [...issue.path, issue.keys[0]!] : issue.path
-    throw new RuleError('invalid_document', `${source} ${lineOf(at)}: ${describe(issue, root)}`)
+  if (doc.errors.length) {
+    return { ok: false, refusal: 'syntax', errors: doc.errors.map((e) => ({ ...pos(e.pos[0]), path: '', message: `not valid YAML or JSON: ${syntaxMessage(e.message)}` })) }
   }
-  return { value: result.data, lineOf }
+  let data: unknown
+  try {
+    data = doc.toJS({ maxAliasCount: 100 })
+  } catch (e) {
+    return { ok: false, refusal: 'syntax', errors: [{ line: 1, column: 1, path: '', message: (e as Error).message }] }
+  }
+  const parsed = schema.safeParse(data)
+  if (parsed.success) return { ok: true, value: parsed.data, at: (path) => pos(offsetOf(doc, path)) }
+  const errors = parsed.error.issues
+    .flatMap((issue) => explainIssue(issue, [], data, opts.wording))
+    .map(({ path, message, onKey }) => ({ ...pos(offsetOf(doc, path, onKey)), path: pathText(path), message }))
+  errors.sort((a, b) => a.line - b.line || a.column - b.column)
+  return { ok: false, refusal: 'schema', errors }
 }
 
-/**
- * The issue to tell, of all zod found: a union (a list, or `{ cases: [...] }`) reports each member's
- * issues; the one that went deepest into the document is the one the writer meant.
- */
-function deepest(issues: DocumentIssue[]): DocumentIssue {
-  const flatten = (i: DocumentIssue & { errors?: DocumentIssue[][] }): DocumentIssue[] =>
-    i.code !== 'invalid_union' || !i.errors?.length ? [i] : i.errors.flatMap((branch) => branch.flatMap((b) => flatten({ ...b, path: [...i.path, ...b.path] })))
-  const flat = issues.flatMap(flatten)
-  // An unknown key counts as deep as the key itself, and wins a tie: a misspelt field also leaves
-  // the field it meant missing, and the misspelling is what to tell.
-  const depth = (i: DocumentIssue) => i.path.length + (i.code === 'unrecognized_keys' ? 1 : 0)
-  const better = (i: DocumentIssue, best: DocumentIssue) => depth(i) > depth(best) || (depth(i) === depth(best) && i.code === 'unrecognized_keys' && best.code !== 'unrecognized_keys')
-  return flat.reduce((best, i) => (better(i, best) ? i : best), flat[0] ?? issues[0]!)
+/** The yaml package's message without its own position (the error says where, once). */
+const syntaxMessage = (m: string) => m.replace(/ at line \d+, column \d+.*$/s, '').trim()
+
+/** `rules[0].when[1].op` */
+function pathText(path: DocumentPath): string {
+  return path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '')
+}
+
+/** Where the node at `path` starts in the text (its key, for a field named wrongly); else its nearest ancestor. */
+function offsetOf(doc: Document, path: DocumentPath, onKey = false): number {
+  let node: unknown = doc.contents
+  let start = (doc.contents as Node | null)?.range?.[0] ?? 0
+  for (const [i, k] of path.entries()) {
+    const last = i === path.length - 1
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && (isScalar(p.key) ? p.key.value : p.key) === k)
+      if (!pair) break
+      const key = pair.key as Node | null
+      if (last && onKey && key?.range) return key.range[0]
+      node = pair.value
+      start = (node as Node | null)?.range?.[0] ?? key?.range?.[0] ?? start
+    } else if (isSeq(node) && typeof k === 'number') {
+      node = node.items[k]
+      if (!node) break
+      start = (node as Node).range?.[0] ?? start
+    } else break
+  }
+  return start
 }
