@@ -173,9 +173,11 @@ cases:
 
   test('bad input is refused with exit 1, naming the case, line and field, and nothing is decided', async () => {
     const one = (c: Record<string, unknown>) => casesFile([{ name: 'the case', ...SMALL_RAISE, expect: 'allowed', ...c }])
-    expectRefused(await policyTest(one({ agent: 'Nobody' })), /case 1 "the case": no agent "Nobody" in workspace ws_\w+; its agents are Budget Pacer \(agt_\w+\), Lifecycle Writer/)
-    expectRefused(await policyTest(one({ tool: 'fax' })), /case 1 "the case": no tool "fax" in workspace ws_\w+; its tools are .*ads/)
-    expectRefused(await policyTest(one({ action: 'burn_budget' })), /case 1 "the case": the tool ads has no action "burn_budget"; its actions are .*adjust_budget/)
+    expectRefused(await policyTest(one({ agent: 'Nobody' })), /cases-\d+\.json line 1, column 29: case 1 "the case": no agent "Nobody" in workspace ws_\w+; its agents are Budget Pacer \(agt_\w+\), Lifecycle Writer/)
+    expectRefused(await policyTest(one({ tool: 'fax' })), /cases-\d+\.json line 1, column 51: case 1 "the case": no tool "fax" in workspace ws_\w+; its tools are .*ads/)
+    expectRefused(await policyTest(one({ action: 'burn_budget' })), /cases-\d+\.json line 1, column 66: case 1 "the case": the tool ads has no action "burn_budget"; its actions are .*adjust_budget/)
+    const nobody = casesFile('cases:\n  - name: who\n    agent: Nobody\n    tool: ads\n    action: pause_campaign\n    expect: denied\n')
+    expectRefused(await policyTest(nobody), /cases-\d+\.yaml line 3, column 12: case 1 "who": no agent "Nobody"/)
     expectRefused(await policyTest(one({ facts: { amountPercent: 5, budget: 3 } })), /line 1, column 109: case 1 "the case": unknown fact budget; the facts are amountMinor, currency/)
     expectRefused(await policyTest(one({ failing: ['rules', 'mood'] })), /line 1, column 165: case 1 "the case": failing\.1 names no check: "mood"; the checks are agents_enabled, tool/)
     expectRefused(await policyTest(one({ expect: 'maybe' })), /line 1, column 136: case 1 "the case": expect must be one of allowed, denied, requires_approval; got "maybe"/)

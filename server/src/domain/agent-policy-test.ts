@@ -59,20 +59,27 @@ function policyInForce(db: Db, workspaceId: string): PolicyUnderTest {
 /** The error code a refused cases file gives, by why it was refused. */
 const REFUSALS = { too_large: 'cases_too_large', syntax: 'unreadable_document', schema: 'invalid_document' } as const
 
+/** The cases of a file, and where a field of each stands in it: `CASES line 7, column 12`. */
+type PolicyCases = { cases: PolicyCase[]; where(i: number, field: keyof PolicyCase): string }
+
 /** The cases of a YAML or JSON file (JSON is YAML), every error naming its line, column, case and field. */
-export function parsePolicyCases(text: string, source = 'CASES'): PolicyCase[] {
+export function parsePolicyCases(text: string, source = 'CASES'): PolicyCases {
   const read = readDocument(text, CasesFile, { what: 'the cases file', wording: caseWording })
   if (!read.ok) throw new RuleError(REFUSALS[read.refusal], read.errors.map((e) => `${source} ${documentErrorLine({ ...e, path: '' })}`).join('\n'))
   const cases = Array.isArray(read.value) ? read.value : read.value.cases
   if (!cases.length) throw new RuleError('no_cases', `${source} holds no cases; give a list of cases, or { cases: [...] }.`)
+  const listed = Array.isArray(read.value)
+  const where = (i: number, field: string) => {
+    const { line, column } = read.at(listed ? [i, field] : ['cases', i, field])
+    return `${source} line ${line}, column ${column}`
+  }
   const seen = new Map<string, number>()
   cases.forEach((c, i) => {
     const before = seen.get(c.name)
     if (before === undefined) return void seen.set(c.name, i)
-    const at = read.at(Array.isArray(read.value) ? [i, 'name'] : ['cases', i, 'name'])
-    throw new RuleError('duplicate_case', `${source} ${documentErrorLine({ ...at, path: '', message: `case ${i + 1} is named "${c.name}" like case ${before + 1}; name each case once.` })}`)
+    throw new RuleError('duplicate_case', `${where(i, 'name')}: case ${i + 1} is named "${c.name}" like case ${before + 1}; name each case once.`)
   })
-  return cases
+  return { cases, where }
 }
 
 /** An issue in words: which case (by its name when it has one), which field, what is wrong. */
@@ -100,21 +107,21 @@ const caseWording: DocumentWording = (issue, path, value, root) => {
  * Every case is checked first (its agent by id or name, its tool and action in the workspace's
  * catalogue): a bad one refuses the whole file, naming it, before anything is decided.
  */
-export async function testPolicy(db: Db, workspaceId: string, cases: PolicyCase[], opts: { policy?: PolicyUnderTest; at?: Date } = {}): Promise<PolicyTestResult> {
+export async function testPolicy(db: Db, workspaceId: string, { cases, where }: PolicyCases, opts: { policy?: PolicyUnderTest; at?: Date } = {}): Promise<PolicyTestResult> {
   const at = opts.at ?? new Date()
   if (!(await selectWorkspaceGate(db, workspaceId))) throw new NotFoundError('workspace', workspaceId)
   const [agents, tools] = await Promise.all([selectAgents(db, workspaceId), selectTools(db, workspaceId)])
   const asks = cases.map((c, i): DecisionAsk => {
-    const who = `case ${i + 1} "${c.name}"`
+    const who = (field: keyof PolicyCase) => `${where(i, field)}: case ${i + 1} "${c.name}"`
     const byId = agents.find((a) => a.id === c.agent)
     const byName = agents.filter((a) => a.name === c.agent)
-    if (!byId && byName.length > 1) throw new RuleError('ambiguous_agent', `${who}: ${byName.length} agents are named "${c.agent}" (${byName.map((a) => a.id).join(', ')}); name it by its id.`)
+    if (!byId && byName.length > 1) throw new RuleError('ambiguous_agent', `${who('agent')}: ${byName.length} agents are named "${c.agent}" (${byName.map((a) => a.id).join(', ')}); name it by its id.`)
     const agent = byId ?? byName[0]
-    if (!agent) throw new RuleError('unknown_agent', `${who}: no agent "${c.agent}" in workspace ${workspaceId}; its agents are ${agents.map((a) => `${a.name} (${a.id})`).join(', ') || 'none'}.`)
+    if (!agent) throw new RuleError('unknown_agent', `${who('agent')}: no agent "${c.agent}" in workspace ${workspaceId}; its agents are ${agents.map((a) => `${a.name} (${a.id})`).join(', ') || 'none'}.`)
     const tool = tools.find((t) => t.key === c.tool)
-    if (!tool) throw new RuleError('unknown_tool', `${who}: no tool "${c.tool}" in workspace ${workspaceId}; its tools are ${tools.map((t) => t.key).join(', ')}.`)
+    if (!tool) throw new RuleError('unknown_tool', `${who('tool')}: no tool "${c.tool}" in workspace ${workspaceId}; its tools are ${tools.map((t) => t.key).join(', ')}.`)
     if (!tool.actions.some((a) => a.key === c.action)) {
-      throw new RuleError('unknown_action', `${who}: the tool ${c.tool} has no action "${c.action}"; its actions are ${tool.actions.map((a) => a.key).join(', ')}.`)
+      throw new RuleError('unknown_action', `${who('action')}: the tool ${c.tool} has no action "${c.action}"; its actions are ${tool.actions.map((a) => a.key).join(', ')}.`)
     }
     return { agentId: agent.id, tool: c.tool, action: c.action, facts: c.facts ?? {} }
   })

@@ -41,9 +41,10 @@ export function registerPolicyTest(policy: Command) {
     .action((file: string | undefined, opts: Options) => {
       // The seam for a document not yet applied: testPolicy's `policy` option (agent-policy-test.ts, PolicyUnderTest).
       if (file !== undefined) throw new CliError(`testing a policy file (${file}) comes with growth admin policy plan; for now run growth admin policy test without FILE to test the policy in force`)
-      const cases = parsePolicyCases(readCases(opts.cases), opts.cases)
+      const read = parsePolicyCases(readCases(opts.cases), opts.cases)
+      const cases = read.cases
       return withDatabase(opts, async ({ sql, out }) => {
-        const r = await testPolicy(sql, opts.workspace, cases)
+        const r = await testPolicy(sql, opts.workspace, read)
         out.result(r, () => [
           ...r.cases.map((c, i) => lineOf(cases[i]!, c)),
           `${r.failed ? 'FAIL' : 'ok'}: ${r.passed} passed, ${r.failed} failed, under the policy in force of workspace ${opts.workspace}; nothing was recorded.`,
