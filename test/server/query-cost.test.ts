@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
 import { MemoryLimiter } from '../../server/src/http/rate-limit.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
+import { type ScratchDatabase, scratchDatabase } from '../support/scratch-database.ts'
 import { purgeRateLimitWindows } from '../../server/src/store/credentials.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
 import { driveEveryOperation, statementRecorder } from '../support/drive-operations.ts'
@@ -72,24 +70,12 @@ let db: Database
 let explainSql: Sql
 let server: RunningServer
 let demo: DemoWorkspace
-let dropDatabase: (() => Promise<void>) | undefined
-let dataDir: string | undefined
+let scratch: ScratchDatabase | undefined
 let sizes: Record<string, number> = {}
 
 beforeAll(async () => {
-  let databaseUrl: string | undefined
-  if (serverUrl) {
-    const name = `growth_cost_${process.pid}_${Date.now()}`
-    const admin = openPool(serverUrl, { max: 1, timeouts: { statementMs: 0 } })
-    await admin.unsafe(`CREATE DATABASE ${name}`)
-    const url = new URL(serverUrl)
-    url.pathname = `/${name}`
-    databaseUrl = url.toString()
-    dropDatabase = async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await admin.end()
-    }
-  } else dataDir = mkdtempSync(join(tmpdir(), 'growth-cost-'))
+  scratch = await scratchDatabase(serverUrl, 'growth_cost')
+  const { databaseUrl, dataDir } = scratch
   // No statement time-out for the test's own work: growing and ANALYZE-ing 100,000 rows a table can take
   // longer than the server's default 10 s on a busy machine.
   db = await openDatabase({ databaseUrl, dataDir: dataDir ?? '', poolMax: 4, debug: record, timeouts: { statementMs: 0 } })
@@ -110,8 +96,7 @@ afterAll(async () => {
   await server?.stop()
   if (explainSql && explainSql !== db?.sql) await explainSql.end()
   await db?.close()
-  await dropDatabase?.()
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  await scratch?.drop()
 })
 
 describe('the cost of every statement does not grow with the data', () => {

@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
@@ -9,6 +6,7 @@ import { MemoryLimiter } from '../../server/src/http/rate-limit.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { purgeRateLimitWindows } from '../../server/src/store/credentials.ts'
 import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
+import { type ScratchDatabase, scratchDatabase } from '../support/scratch-database.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
 import { decideAction } from '../../server/src/domain/actions.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
@@ -105,23 +103,11 @@ let demo: DemoWorkspace
 let neighbour: DemoWorkspace
 let tables: Map<string, number>
 let endpointId: string
-let dropDatabase: (() => Promise<void>) | undefined
-let dataDir: string | undefined
+let scratch: ScratchDatabase | undefined
 
 beforeAll(async () => {
-  let databaseUrl: string | undefined
-  if (serverUrl) {
-    const name = `growth_scope_${process.pid}_${Date.now()}`
-    const admin = openPool(serverUrl, { max: 1, timeouts: { statementMs: 0 } })
-    await admin.unsafe(`CREATE DATABASE ${name}`)
-    const url = new URL(serverUrl)
-    url.pathname = `/${name}`
-    databaseUrl = url.toString()
-    dropDatabase = async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await admin.end()
-    }
-  } else dataDir = mkdtempSync(join(tmpdir(), 'growth-scope-'))
+  scratch = await scratchDatabase(serverUrl, 'growth_scope')
+  const { databaseUrl, dataDir } = scratch
   db = await openDatabase({ databaseUrl, dataDir: dataDir ?? '', poolMax: 4, debug: recorder.record, timeouts: { statementMs: 0 } })
   const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl ?? '', DATA_DIR: dataDir ?? '', PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0', CALL_COUNT_FLUSH_MS: '100' })
   server = await startServer(config, {
@@ -148,8 +134,7 @@ afterAll(async () => {
   await server?.stop()
   if (planSql && planSql !== db?.sql) await planSql.end()
   await db?.close()
-  await dropDatabase?.()
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  await scratch?.drop()
 })
 
 async function checkOf(query: string, params: unknown[] = [], types: number[] = []) {
