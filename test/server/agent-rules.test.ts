@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { parseRuleStructure, ruleBites, ruleSentence, type RuleStructure } from '../../server/src/domain/agent-rules.ts'
+import { judgeRule, parseRuleStructure, ruleBites, ruleSentence, type RuleStructure, windowMs } from '../../server/src/domain/agent-rules.ts'
 
 const sentence = (structure: RuleStructure, effect: 'deny' | 'require_approval' = 'require_approval') => ruleSentence({ structure, effect }, { sms: 'SMS' })
 
@@ -38,5 +38,45 @@ describe('agent rules as structure and sentence', () => {
     expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'amountMinor', op: '>', value: 1 }] })).toThrow(/names its currency/)
     expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'increase', op: '>', value: true }] })).toThrow(/increase/)
     expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ fact: 'records', op: '~', value: 1 }] })).toThrow(/op must be/)
+  })
+})
+
+describe('rules naming agents and counting allowed requests', () => {
+  const rule = {
+    id: 'rule_2',
+    effect: 'require_approval' as const,
+    structure: parseRuleStructure({
+      match: [{ tool: 'ads', action: 'pause_campaign' }],
+      agents: ['agt_a', 'agt_b'],
+      when: [{ count: 'allowed', window: '24h', op: '>=', value: 5 }, { fact: 'records', op: '>', value: 10 }],
+    }),
+  }
+  const ask = (agentId: string, allowed: number, facts = { records: 11 }) => ({ agentId, tool: 'ads', action: 'pause_campaign', facts, allowedWithin: (w: string) => (w === '24h' ? allowed : -1) })
+
+  test('a rule bites only the agents it names, and a count condition reads the window it names', () => {
+    expect(judgeRule(rule, ask('agt_a', 5))).toEqual({ bites: true, missing: [] })
+    expect(judgeRule(rule, ask('agt_b', 4))).toEqual({ bites: false, missing: [] })
+    expect(judgeRule(rule, ask('agt_c', 9))).toEqual({ bites: false, missing: [] })
+  })
+
+  test('a condition on a fact not stated is missing, not false, when the rest holds', () => {
+    expect(judgeRule(rule, ask('agt_a', 5, {} as never))).toEqual({ bites: false, missing: ['records'] })
+    expect(judgeRule(rule, ask('agt_a', 1, {} as never))).toEqual({ bites: false, missing: [] })
+  })
+
+  test('sentences name the agents and the count', () => {
+    expect(ruleSentence(rule, {}, { agt_a: 'Budget Pacer', agt_b: 'Promo Bot' })).toBe(
+      'Ask a person before Budget Pacer or Promo Bot pauses a campaign when it has already been allowed to do so at least 5 times in the last 24 hours and affecting more than 10 records.',
+    )
+    expect(ruleSentence({ ...rule, effect: 'deny', structure: { ...rule.structure, when: [{ count: 'allowed', window: '1d', op: '>', value: 1 }] } }, {}, { agt_a: 'Budget Pacer' })).toBe(
+      'Budget Pacer and agt_b may not pause a campaign when it has already been allowed to do so more than 1 time in the last 1 day.',
+    )
+  })
+
+  test('a count condition is checked', () => {
+    expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], when: [{ count: 'allowed', window: '24x', op: '>', value: 1 }] })).toThrow(/window/)
+    expect(() => parseRuleStructure({ match: [{ tool: 'ads' }], agents: [], when: [] })).toThrow(/agents/)
+    expect(windowMs('30m')).toBe(1_800_000)
+    expect(windowMs('7d')).toBe(604_800_000)
   })
 })

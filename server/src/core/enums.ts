@@ -18,6 +18,7 @@ export type RuleEffect = (typeof RULE_EFFECTS)[number]
 
 /** What the agent policy does when a rule, ceiling or limit reads a fact the request did not state. */
 export const MISSING_FACTS = ['require_approval', 'ignore'] as const
+export type MissingFacts = (typeof MISSING_FACTS)[number]
 
 /** What an agent reports became of an allowed action. */
 export const RESULT_STATUSES = ['completed', 'failed', 'cancelled'] as const

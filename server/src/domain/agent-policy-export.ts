@@ -5,7 +5,7 @@ import { selectTools } from '../store/agent-tools.ts'
 import { selectRules } from '../store/agent-rules.ts'
 import { selectAgents, type AgentRow } from '../store/agents.ts'
 import { workspaceExists } from '../store/workspaces.ts'
-import { parseRuleStructure } from './agent-rules.ts'
+import { isCount, parseRuleStructure } from './agent-rules.ts'
 import { parseCeilings } from './agents.ts'
 
 /**
@@ -30,10 +30,22 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
     agents: agents.map((a) => policyAgent(a, agentLabel(a, agents))),
     missingFacts: 'ignore',
     rules: rules.map((r) => {
-      const { match, when } = parseRuleStructure(r.structure)
+      const { match, agents: ids, when } = parseRuleStructure(r.structure)
       // Fields in the order people write them (jsonb keeps its own).
-      const conditions = when.map((c) => ({ fact: c.fact, op: c.op, value: c.value, ...('currency' in c ? { currency: c.currency } : {}) })) as PolicyRule['when']
-      return { id: r.id, effect: r.effect, match: match.map((m) => ({ tool: m.tool, ...(m.action ? { action: m.action } : {}) })), ...(when.length ? { when: conditions } : {}) }
+      const conditions = when.map((c) =>
+        isCount(c) ? { count: c.count, window: c.window, op: c.op, value: c.value } : { fact: c.fact, op: c.op, value: c.value, ...('currency' in c ? { currency: c.currency } : {}) },
+      ) as PolicyRule['when']
+      const label = (id: string) => {
+        const a = agents.find((x) => x.id === id)
+        return a ? agentLabel(a, agents) : id
+      }
+      return {
+        id: r.id,
+        effect: r.effect,
+        match: match.map((m) => ({ tool: m.tool, ...(m.action ? { action: m.action } : {}) })),
+        ...(ids ? { agents: ids.map(label) } : {}),
+        ...(when.length ? { when: conditions } : {}),
+      }
     }),
   }
   return policy

@@ -25,13 +25,40 @@ import { wordsOf } from './agent-tools.ts'
  */
 
 export type Op = '>' | '>=' | '<' | '<=' | '='
-type Condition =
+export type FactCondition =
   | { fact: 'amountMinor'; op: Op; value: number; currency: string }
   | { fact: 'amountPercent' | 'recipients' | 'records'; op: Op; value: number }
   | { fact: 'increase'; op: '='; value: boolean }
   | { fact: 'currency'; op: '='; value: string }
-export type RuleStructure = { match: { tool: string; action?: string }[]; when: Condition[] }
+/** How often the agent was already allowed the asked tool action within `window` (30m, 24h, 7d). */
+export type CountCondition = { count: 'allowed'; window: string; op: Op; value: number }
+export type Condition = FactCondition | CountCondition
+/**
+ * A rule as stored: the tool actions it covers, the agents it applies to (their ids; absent: every
+ * agent) and the conditions that must all hold.
+ */
+export type RuleStructure = { match: { tool: string; action?: string }[]; agents?: string[]; when: Condition[] }
 export type GatewayRule = { id: string; structure: RuleStructure; effect: RuleEffect }
+
+const WINDOW = /^([1-9][0-9]{0,3})([mhd])$/
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+const UNIT_WORDS = { m: 'minute', h: 'hour', d: 'day' } as const
+
+/** A count condition's window (30m, 24h, 7d) in milliseconds; undefined when it is not one. */
+export function windowMs(window: string): number | undefined {
+  const m = WINDOW.exec(window)
+  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : undefined
+}
+
+/** A window in words: "24 hours", "1 day". */
+export function windowWords(window: string): string {
+  const m = WINDOW.exec(window)
+  if (!m) return window
+  const n = Number(m[1])
+  return `${n} ${UNIT_WORDS[m[2] as keyof typeof UNIT_WORDS]}${n === 1 ? '' : 's'}`
+}
+
+export const isCount = (c: Condition): c is CountCondition => 'count' in c
 
 const OPS: Op[] = ['>', '>=', '<', '<=', '=']
 const OP_WORDS: Record<Op, string> = { '>': 'more than', '>=': 'at least', '<': 'less than', '<=': 'at most', '=': 'exactly' }
@@ -42,14 +69,22 @@ export function parseRuleStructure(input: unknown): RuleStructure {
     throw new Error(`Not a rule structure: ${why}.`)
   }
   if (!input || typeof input !== 'object') fail('expected an object with match and when')
-  const { match, when } = input as Record<string, unknown>
+  const { match, when, agents } = input as Record<string, unknown>
   if (!Array.isArray(match) || match.length === 0) fail('match must list at least one { tool, action? }')
+  if (agents !== undefined && (!Array.isArray(agents) || agents.length === 0 || agents.some((a) => typeof a !== 'string' || !a))) fail('agents, when given, lists at least one agent id')
   for (const m of match as unknown[]) {
     const t = m as Record<string, unknown>
     if (!t || typeof t.tool !== 'string' || (t.action !== undefined && t.action !== null && typeof t.action !== 'string')) fail('each match is { tool, action? }')
   }
   if (!Array.isArray(when)) fail('when must be a list of conditions (empty: always)')
   for (const c of when as Condition[]) {
+    if (c && typeof c === 'object' && 'count' in c) {
+      if (c.count !== 'allowed') fail("a count condition counts allowed requests (count: 'allowed')")
+      if (typeof c.window !== 'string' || windowMs(c.window) === undefined) fail('a count condition has a window such as 30m, 24h or 7d')
+      if (!OPS.includes(c.op)) fail(`a condition's op must be one of ${OPS.join(' ')}`)
+      if (typeof c.value !== 'number' || !Number.isInteger(c.value) || c.value < 0) fail('a count condition compares with a whole number >= 0')
+      continue
+    }
     if (!c || !FACT_NAMES.includes(c.fact as FactName)) fail(`a condition's fact must be one of ${FACT_NAMES.join(', ')}`)
     if (!OPS.includes(c.op)) fail(`a condition's op must be one of ${OPS.join(' ')}`)
     if (c.fact === 'increase' && (typeof c.value !== 'boolean' || c.op !== '=')) fail('increase takes op = and true or false')
@@ -59,6 +94,7 @@ export function parseRuleStructure(input: unknown): RuleStructure {
   }
   return {
     match: (match as { tool: string; action?: string | null }[]).map((m) => (m.action ? { tool: m.tool, action: m.action } : { tool: m.tool })),
+    ...(agents ? { agents: agents as string[] } : {}),
     when: when as Condition[],
   }
 }
@@ -67,17 +103,18 @@ function compare(x: number, op: Op, v: number): boolean {
   return op === '>' ? x > v : op === '>=' ? x >= v : op === '<' ? x < v : op === '<=' ? x <= v : x === v
 }
 
-function conditionHolds(c: Condition, f: Facts): boolean {
+/** A fact condition on the stated facts: holds, fails, or reads a fact not stated (`missing`). */
+function factHolds(c: FactCondition, f: Facts): boolean | 'missing' {
   switch (c.fact) {
     case 'amountMinor':
-      return f.amountMinor !== undefined && f.currency === c.currency && compare(f.amountMinor, c.op, c.value)
+      return f.amountMinor === undefined ? 'missing' : f.currency === c.currency && compare(f.amountMinor, c.op, c.value)
     case 'increase':
-      return f.increase === c.value
+      return f.increase === undefined ? 'missing' : f.increase === c.value
     case 'currency':
-      return f.currency === c.value
+      return f.currency === undefined ? 'missing' : f.currency === c.value
     default: {
       const x = f[c.fact]
-      return x !== undefined && compare(x, c.op, c.value)
+      return x === undefined ? 'missing' : compare(x, c.op, c.value)
     }
   }
 }
@@ -86,14 +123,39 @@ function ruleMatches(s: RuleStructure, tool: string, action: string): boolean {
   return s.match.some((m) => m.tool === tool && (m.action === undefined || m.action === action))
 }
 
-/** Whether the rule bites this request. */
-export function ruleBites(rule: GatewayRule, tool: string, action: string, facts: Facts): boolean {
-  return ruleMatches(rule.structure, tool, action) && rule.structure.when.every((c) => conditionHolds(c, facts))
+/**
+ * One request as a rule judges it: the agent, the tool action, the stated facts, and how often the
+ * agent was already allowed this tool action within a window (a count condition's).
+ */
+export type RuleAsk = { agentId: string; tool: string; action: string; facts: Facts; allowedWithin(window: string): number }
+
+/**
+ * How a rule judges one request. `bites`: it covers the tool action and the agent, and every
+ * condition holds on the stated facts and the counts. `missing`: when it covers the request and
+ * every condition on what was stated holds, the facts its other conditions read that the request
+ * did not state (what `missingFacts` decides about); empty otherwise.
+ */
+export function judgeRule(rule: GatewayRule, ask: RuleAsk): { bites: boolean; missing: FactName[] } {
+  const s = rule.structure
+  const none = { bites: false, missing: [] }
+  if (!ruleMatches(s, ask.tool, ask.action) || (s.agents && !s.agents.includes(ask.agentId))) return none
+  const missing: FactName[] = []
+  for (const c of s.when) {
+    const held = isCount(c) ? compare(ask.allowedWithin(c.window), c.op, c.value) : factHolds(c, ask.facts)
+    if (held === false) return none
+    if (held === 'missing') missing.push((c as FactCondition).fact)
+  }
+  return { bites: missing.length === 0, missing: [...new Set(missing)] }
 }
 
+/** Whether the rule bites this request (any agent's, with no allowed request counted before it). */
+export function ruleBites(rule: GatewayRule, tool: string, action: string, facts: Facts): boolean {
+  return judgeRule(rule, { agentId: '', tool, action, facts, allowedWithin: () => 0 }).bites && !rule.structure.agents
+}
 
 function conditionWords(c: Condition, percentWord: string): string | null {
   const op = OP_WORDS[c.op]
+  if (isCount(c)) return `when it has already been allowed to do so ${op} ${formatCount(c.value)} time${c.value === 1 ? '' : 's'} in the last ${windowWords(c.window)}`
   switch (c.fact) {
     case 'amountMinor':
       return `for ${op} ${formatMoney({ amountMinor: c.value, currency: c.currency })}`
@@ -123,13 +185,15 @@ function actionWords(m: { tool: string; action?: string }, form: 'verb' | 'does'
 }
 
 /**
- * The rule as a sentence, with money in the currency's own format:
+ * The rule as a sentence, with money in the currency's own format, the agents by their names
+ * (`agentNames`, by id; an id without a name stays as it is):
  * "Ask a person before any agent raises a daily budget by more than 20%."
  * "No agent may export contacts affecting more than 500 records."
+ * "Budget Pacer may not pause a campaign when it has already been allowed to do so at least 5 times in the last 24 hours."
  */
-export function ruleSentence(rule: { structure: RuleStructure; effect: RuleEffect }, toolNames: Record<string, string> = {}): string {
+export function ruleSentence(rule: { structure: RuleStructure; effect: RuleEffect }, toolNames: Record<string, string> = {}, agentNames: Record<string, string> = {}): string {
   const { match, when } = rule.structure
-  const direction = when.find((c): c is Extract<Condition, { fact: 'increase' }> => c.fact === 'increase')?.value
+  const direction = when.find((c): c is Extract<FactCondition, { fact: 'increase' }> => 'fact' in c && c.fact === 'increase')?.value
   const form = rule.effect === 'deny' ? 'verb' : 'does'
   const single = match.length === 1 && match[0]!.action ? wordsOf(match[0]!.tool, match[0]!.action) : undefined
   const actions = match.map((m) => actionWords(m, form, direction, toolNames))
@@ -139,7 +203,10 @@ export function ruleSentence(rule: { structure: RuleStructure; effect: RuleEffec
   if (direction !== undefined && !(single && (direction ? single.raises : single.lowers))) {
     tail += `${tail ? ',' : ''} when it is ${direction ? 'an increase' : 'a decrease'}`
   }
-  return rule.effect === 'deny' ? `No agent may ${verbs}${tail}.` : `Ask a person before any agent ${verbs}${tail}.`
+  const who = rule.structure.agents?.map((id) => agentNames[id] ?? id)
+  if (!who) return rule.effect === 'deny' ? `No agent may ${verbs}${tail}.` : `Ask a person before any agent ${verbs}${tail}.`
+  const list = (joiner: string) => (who.length > 1 ? `${who.slice(0, -1).join(', ')} ${joiner} ${who.at(-1)}` : who[0]!)
+  return rule.effect === 'deny' ? `${list('and')} may not ${verbs}${tail}.` : `Ask a person before ${list('or')} ${verbs}${tail}.`
 }
 
 type RuleInForce = GatewayRule & { sentence: string; createdAt: Date }

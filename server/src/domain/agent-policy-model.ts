@@ -1,0 +1,46 @@
+import type { Db } from '../core/db.ts'
+import type { MissingFacts, RuleEffect } from '../core/enums.ts'
+import type { AgentRow } from '../store/agents.ts'
+import { selectAgents } from '../store/agents.ts'
+import { selectRules } from '../store/agent-rules.ts'
+import { selectTools, type ToolActionJson } from '../store/agent-tools.ts'
+import { parseRuleStructure, type RuleStructure } from './agent-rules.ts'
+
+/**
+ * A workspace's agent policy as values, resolved against the workspace: agents by their ids, rules
+ * as the gateway judges them (agent-rules.ts RuleStructure, agents by id). One shape for the policy
+ * in force (read from the database, `policyInForce`) and for a document resolved against the
+ * workspace (agent-policy-resolve.ts), so that plan compares two of them, apply writes one, and the
+ * backtest and `policy test` decide under either by the same code.
+ *
+ * Agents are registered with `growth admin agent create`; a policy says what each may do. An agent
+ * the document does not list keeps what it has (the resolved policy carries it unchanged).
+ */
+export type PolicyTool = { key: string; name: string; description: string; actions: ToolActionJson[] }
+
+/** What one agent may do, as agents rows hold it (ceilings in their stored form). */
+export type PolicyAgentGrant = Pick<AgentRow, 'id' | 'name' | 'ceilings' | 'data_access' | 'max_unattended_risk' | 'permissions'>
+
+/** A rule: `id` null for a rule the document adds (apply gives it one). */
+export type PolicyRuleModel = { id: string | null; structure: RuleStructure; effect: RuleEffect }
+
+export type ResolvedPolicy = {
+  /** The whole catalogue in force; a tool not here is retired. */
+  tools: PolicyTool[]
+  /** Every agent of the workspace, with what it may do. */
+  agents: PolicyAgentGrant[]
+  missingFacts: MissingFacts
+  /** The rules, in order (oldest first for the policy in force). */
+  rules: PolicyRuleModel[]
+}
+
+/** The policy in force in a workspace, as values (the workspace is known to exist). */
+export async function policyInForce(db: Db, workspaceId: string, missingFacts: MissingFacts): Promise<ResolvedPolicy> {
+  const [tools, agents, rules] = await Promise.all([selectTools(db, workspaceId), selectAgents(db, workspaceId), selectRules(db, workspaceId)])
+  return {
+    tools: tools.map((t) => ({ key: t.key, name: t.name, description: t.description, actions: t.actions })),
+    agents: agents.map((a) => ({ id: a.id, name: a.name, ceilings: a.ceilings, data_access: a.data_access, max_unattended_risk: a.max_unattended_risk, permissions: a.permissions })),
+    missingFacts,
+    rules: rules.map((r) => ({ id: r.id, structure: parseRuleStructure(r.structure), effect: r.effect })),
+  }
+}
