@@ -30,7 +30,7 @@ export async function decisionInputOf(db: Db, workspaceId: string, view: Gateway
     action: ask.action,
     toolActions: tool ? (tool.actionKeys ?? []) : null,
     // Named only in the refusal of a tool the workspace has not, so read only then.
-    toolKeys: tool ? [] : await selectToolKeys(db, workspaceId),
+    toolKeys: tool ? [] : (view.toolKeys ?? (await selectToolKeys(db, workspaceId))),
     actionDef,
     facts: ask.facts,
     rules: rulesInForce(view.rules, view.toolNames),

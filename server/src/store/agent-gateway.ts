@@ -1,4 +1,5 @@
 import type { Db } from '../core/db.ts'
+import type { MissingFacts } from '../core/enums.ts'
 import type { EventAppend } from './events.ts'
 import { eventCtes, eventsNotified } from './events.ts'
 import type { AgentRow } from './agents.ts'
@@ -38,7 +39,7 @@ type GatewayTool = {
 type GatewayAgent = Pick<AgentRow, 'id' | 'name' | 'ceilings' | 'data_access' | 'max_unattended_risk' | 'permissions'>
 
 export type GatewayView = {
-  gate: WorkspaceGate & { rules_in_force: number }
+  gate: WorkspaceGate & { rules_in_force: number; /** What a rule, ceiling or limit does with a fact not stated (the workspace's policy). */ missing_facts: MissingFacts }
   agent: GatewayAgent | null
   /** The asked tool, when the workspace has it. */
   tool: GatewayTool | null
@@ -47,6 +48,12 @@ export type GatewayView = {
   rules: RuleRow[]
   /** The names of the tools these rules name, by key. */
   toolNames: Record<string, string>
+  /** The names of the agents these rules name, by id. */
+  agentNames: Record<string, string>
+  /** For each window a count condition of these rules names (24h), the agent's allowed requests of the asked tool action within it. */
+  allowedCounts: Record<string, number>
+  /** The workspace's tool keys, when the view already knows them (a view made from a policy in memory); else read on refusal. */
+  toolKeys?: string[]
 }
 
 /**
@@ -151,12 +158,15 @@ export async function selectGatewayView(sql: Db, workspaceId: string, ask: Gatew
   if (!row || !gate) return undefined
   const { view: v, digest, size } = row
   const view: GatewayView = {
-    gate: { ...gate, stopped_at: date(gate.stopped_at) },
+    // missing_facts, agentNames, allowedCounts: read by the gateway's statement once the workspace keeps them (to come).
+    gate: { ...gate, stopped_at: date(gate.stopped_at), missing_facts: 'ignore' },
     agent: v.agent,
     tool: v.tool,
     limits: v.limits,
     rules: v.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
     toolNames: v.tool_names,
+    agentNames: {},
+    allowedCounts: {},
   }
   return { view, digest, size }
 }
