@@ -7,7 +7,7 @@ import { selectGatewayView } from '../../server/src/store/agent-gateway.ts'
 import { insertTools } from '../../server/src/store/agent-tools.ts'
 import { selectAgent } from '../../server/src/store/agents.ts'
 import { type Database, openDatabase } from '../../server/src/store/driver/db.ts'
-import { selectWorkspaceGate } from '../../server/src/store/workspaces.ts'
+import { selectMissingFacts, selectWorkspaceGate } from '../../server/src/store/workspaces.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { type Answer, getHarness, makeWorkspace } from '../harness.ts'
 import { readPlans, scans } from '../support/statement-plans.ts'
@@ -115,6 +115,9 @@ async function judgedAgainstEverything(side: Side, body: Record<string, unknown>
     toolKeys: [...world.tools.keys()],
     actionDef: world.actions.get(`${tool}.${action}`) ?? null,
     facts: (body.facts as Record<string, unknown>) ?? {},
+    stated: (body.facts as Record<string, unknown>) ?? {},
+    missingFacts: (await selectMissingFacts(sql, side.id))!,
+    allowedCounts: {},
     rules,
     rulesInForce: rules.length,
     rulesVersion: gate.rules_version,

@@ -16,7 +16,7 @@ import { budgetAfter, type DemoCampaigns } from './campaigns.ts'
 import type { DemoAudience } from './contacts.ts'
 import { DAY, type DemoAgent, type DemoContext, HOUR, MINUTE, money } from './context.ts'
 import { operatorDecision, PEOPLE } from './people.ts'
-import { selectSecretKey, selectWorkspaceGate } from '../store/workspaces.ts'
+import { selectMissingFacts, selectSecretKey, selectWorkspaceGate } from '../store/workspaces.ts'
 
 type Scenario = { tool: string; action: string; resource: string; summary: string; facts: Facts }
 type Approved = { id: string; name: string; expiresAt: Date }
@@ -54,6 +54,7 @@ export async function seedAgentHistory(
   const added = await addRules(tx, workspaceId, RULE_SPECS.map((s, i) => ({ ...s, createdAt: rulesCreated[i] })))
   // The history is decided under the rules as they stand now, at the version adding them left.
   const rulesVersion = (await selectWorkspaceGate(tx, workspaceId))!.rules_version
+  const missingFacts = (await selectMissingFacts(tx, workspaceId))!
   const rulesInForce = added.map((rule) => ({ id: rule.id, structure: rule.structure, effect: rule.effect, sentence: ruleSentence(rule, world.toolNames) }))
   const permittedOf = (agentId: string) => profiles.get(agentId)?.permissions ?? new Set<string>()
   const judge = (agent: DemoAgent, s: Scenario, at: Date, approval: Approved | null) =>
@@ -66,6 +67,10 @@ export async function seedAgentHistory(
       toolKeys: [...world.tools.keys()],
       actionDef: world.actions.get(`${s.tool}.${s.action}`) ?? null,
       facts: s.facts,
+      stated: s.facts,
+      missingFacts,
+      // The demo's rules count nothing.
+      allowedCounts: {},
       rules: rulesInForce,
       rulesInForce: rulesInForce.length,
       rulesVersion,

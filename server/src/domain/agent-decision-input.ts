@@ -3,12 +3,17 @@ import type { Facts } from '../schemas/agent-gateway.ts'
 import type { GatewayView } from '../store/agent-gateway.ts'
 import { selectToolKeys } from '../store/agent-tools.ts'
 import type { ActionDef, DecisionInput } from './agent-decision.ts'
+import { judgedFactsOf } from './agent-param-facts.ts'
 import { rulesInForce } from './agent-rules.ts'
 import { toProfile } from './agents.ts'
 import { toWorkspaceLimits } from './limits.ts'
 
-/** What a request asks, as a decision reads it: the tool action and the facts stated. */
-export type DecisionAsk = { agentId: string; tool: string; action: string; facts: Facts }
+/**
+ * What a request asks, as a decision reads it: the tool action, the facts stated and the params
+ * (read for the facts they imply, agent-param-facts.ts; a recorded request has none, its judged
+ * facts stand in `judgedFacts`).
+ */
+export type DecisionAsk = { agentId: string; tool: string; action: string; facts: Facts; params?: Record<string, unknown>; judgedFacts?: Facts }
 
 /**
  * What `decide` (agent-decision.ts) judges one request on, made from the view it is judged against
@@ -32,8 +37,11 @@ export async function decisionInputOf(db: Db, workspaceId: string, view: Gateway
     // Named only in the refusal of a tool the workspace has not, so read only then.
     toolKeys: tool ? [] : (view.toolKeys ?? (await selectToolKeys(db, workspaceId))),
     actionDef,
-    facts: ask.facts,
-    rules: rulesInForce(view.rules, view.toolNames),
+    facts: ask.judgedFacts ?? judgedFactsOf(ask.tool, ask.action, ask.facts, ask.params),
+    stated: ask.facts,
+    missingFacts: gate.missing_facts,
+    allowedCounts: view.allowedCounts,
+    rules: rulesInForce(view.rules, view.toolNames, view.agentNames),
     rulesInForce: gate.rules_in_force,
     rulesVersion: gate.rules_version,
     limits: toWorkspaceLimits(view.limits),

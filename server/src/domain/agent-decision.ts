@@ -1,8 +1,9 @@
-import { type CheckName, type GatewayDecision, RISKS, type Risk } from '../core/enums.ts'
+import { type CheckName, type FactName, type GatewayDecision, type MissingFacts, RISKS, type Risk } from '../core/enums.ts'
 import { formatCount, formatMoney, type Money } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { Check, Facts } from '../schemas/agent-gateway.ts'
-import { type GatewayRule, ruleBites } from './agent-rules.ts'
+import { contradictionsOf } from './agent-param-facts.ts'
+import { type GatewayRule, judgeRule } from './agent-rules.ts'
 import { dataName, wordsOf } from './agent-tools.ts'
 import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './limits.ts'
 
@@ -15,6 +16,13 @@ import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './l
  * `denied`; otherwise anything needing a person makes it `requires_approval`; otherwise `allowed`.
  * An approval a person gave for this same request lifts "needs a person" once; a rejection within
  * the approval's validity turns it into a denial; an expired or used approval lifts nothing.
+ *
+ * Facts not stated (`missingFacts`, the workspace's policy): with `require_approval`, a rule whose
+ * every condition on what was stated holds but which reads a fact not stated, an agent's ceiling on
+ * the figure an action is known to carry (ACTION_FIGURES) when the request states none of it, and a
+ * workspace limit that reads a fact not stated (budget change percent, discount percent, recipients
+ * of a send) each need a person, the check saying which fact was missing. With `ignore`, a condition
+ * on a fact not stated does not hold and a ceiling or limit on one is not checked.
  */
 export type Ceilings = { amounts?: Money[]; amountPercent?: number; recipients?: number; records?: number }
 
@@ -52,7 +60,14 @@ export type DecisionInput = {
   /** The workspace's tool keys: listed only when the asked tool is not one of them (toolActions null), so it may be left empty otherwise. */
   toolKeys: string[]
   actionDef: ActionDef | null
+  /** The facts the decision is judged on: those stated, with those read from params over them (agent-param-facts.ts). */
   facts: Facts
+  /** The facts the agent stated; one that `facts` (read from params) says otherwise about is a contradiction, denied. */
+  stated: Facts
+  /** What a rule, ceiling or limit reading a fact not stated does (the workspace's policy). */
+  missingFacts: MissingFacts
+  /** How often the agent was already allowed this tool action, by a count condition's window (24h); a window not listed counts 0. */
+  allowedCounts: Record<string, number>
   /** The rules in force that could match the request (any of them; at least every one naming the asked tool action or the whole tool). */
   rules: (GatewayRule & { sentence: string })[]
   /** How many rules are in force in the workspace. */
@@ -81,8 +96,41 @@ type Outcome = 'pass' | 'deny' | 'person'
 /** `base`: for a check that needs a person, what it compared, without what became of any approval. */
 type Judged = { name: CheckName; outcome: Outcome; detail: string; base?: string }
 
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 const words = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`)
 const SEND_ACTIONS = new Set(['email.send_campaign', 'sms.send_message'])
+
+/**
+ * The figure each standard action is known to carry, as the facts that can state it (any one of
+ * them states it): an agent's ceiling on one of them is read by the action, so with
+ * `require_approval` a request stating none of them needs a person. A budget change is stated in
+ * percent or as the new amount; an action not listed (a tool the owner added) carries no known figure.
+ */
+const ACTION_FIGURES: Record<string, FactName[]> = {
+  'ads.adjust_budget': ['amountPercent', 'amountMinor'],
+  'discounts.create_discount': ['amountPercent'],
+  'email.send_campaign': ['recipients'],
+  'sms.send_message': ['recipients'],
+  'contacts.export_contacts': ['records'],
+}
+
+/** The facts the workspace's limits read for an action (limits.ts): the budget change and the discount in percent, a send's recipients. */
+function limitReads(tool: string, action: string): { fact: FactName; limit: (l: WorkspaceLimits) => string } | null {
+  if (tool === 'ads' && action === 'adjust_budget') return { fact: 'amountPercent', limit: (l) => `the workspace's limit on budget changes (${l.maxBudgetChangePercent}%)` }
+  if (tool === 'discounts' && action === 'create_discount') return { fact: 'amountPercent', limit: (l) => `the workspace's limit on discounts (${l.maxDiscountPercent}%)` }
+  if (SEND_ACTIONS.has(`${tool}.${action}`)) return { fact: 'recipients', limit: (l) => `the workspace's limit on recipients per send (${formatCount(l.maxSendRecipients)})` }
+  return null
+}
+
+/** Which of the agent's ceilings the action reads that the request did not state (none when it states the action's figure in any form). */
+function ceilingsMissing(agent: AgentProfile, key: string, f: Facts): FactName[] {
+  const figure = ACTION_FIGURES[key]
+  if (!figure || figure.some((fact) => f[fact] !== undefined)) return []
+  const c = agent.ceilings
+  return figure.filter((fact) => (fact === 'amountMinor' ? (c.amounts?.length ?? 0) > 0 : fact === 'currency' || fact === 'increase' ? false : c[fact] !== undefined))
+}
+
+const notStated = (facts: string[]) => `${words(facts)}, which the request did not state`
 
 /** The workspace limits' terms for a request's facts (the shared limits module does the judging). */
 function limitFactsOf(tool: string, action: string, f: Facts, at: Date): LimitFacts {
@@ -182,15 +230,28 @@ export function decide(input: DecisionInput): Verdict {
     )
   }
 
-  // limits: the agent's own ceilings and the workspace's limits (the shared limits module).
+  // limits: the facts stated against those the params make (a contradiction is denied), the
+  // agent's own ceilings and the workspace's limits (the shared limits module).
+  const contradictions = contradictionsOf(tool, action, input.stated, facts)
   const ceil = ceilingComparisons(agent, facts)
   const ws = checkWorkspaceLimits(input.limits, limitFactsOf(tool, action, facts, input.at))
-  if (ceil.over.length || !ws.passed) {
+  const asksFacts = input.missingFacts === 'require_approval'
+  const unstatedCeilings = asksFacts ? ceilingsMissing(agent, key, facts) : []
+  const reads = asksFacts ? limitReads(tool, action) : null
+  const unstatedLimit = reads && facts[reads.fact] === undefined ? reads : null
+  if (contradictions.length || ceil.over.length || !ws.passed) {
     const parts = [
+      ...(contradictions.length ? [`The facts stated contradict the params: ${contradictions.join('; ')}; the params are what the action would do.`] : []),
       ...(ceil.over.length ? [`Over ${agent.name}'s ceilings: ${ceil.over.join('; ')}.`] : []),
       ...ws.reasons,
     ]
     checks.push({ name: 'limits', outcome: 'deny', detail: parts.join(' ') })
+  } else if (def && (unstatedCeilings.length || unstatedLimit)) {
+    const parts = [
+      ...(unstatedCeilings.length ? [`${agent.name}'s ceiling${unstatedCeilings.length > 1 ? 's' : ''} on ${words(unstatedCeilings)} ${unstatedCeilings.length > 1 ? 'read' : 'reads'} ${notStated(unstatedCeilings)}.`] : []),
+      ...(unstatedLimit ? [`${cap(unstatedLimit.limit(input.limits))} reads ${notStated([unstatedLimit.fact])}.`] : []),
+    ]
+    checks.push(withApproval({ name: 'limits', detail: parts.join(' ') }, prior))
   } else {
     const within = ceil.ok.length ? `Within ${agent.name}'s ceilings (${ceil.ok.join('; ')}) and the workspace's limits.` : null
     const stated = Object.keys(facts).some((k) => k !== 'currency' && k !== 'increase')
@@ -208,19 +269,29 @@ export function decide(input: DecisionInput): Verdict {
     checks.push(riskOver ? withApproval({ name: 'risk', detail: base }, prior) : { name: 'risk', outcome: 'pass', detail: base })
   }
 
-  // rules: the owner's rules, judged against the stated facts.
-  const bit = input.rules.filter((r) => ruleBites(r, tool, action, facts))
+  // rules: the owner's rules, judged against the facts and how often the agent was already allowed
+  // this tool action. A rule that reads a fact not stated (every condition on what was stated
+  // holding) needs a person under require_approval, whatever its effect.
+  const ruleAsk = { agentId: agent.id, tool, action, facts, allowedWithin: (w: string) => input.allowedCounts[w] ?? 0 }
+  const judged = input.rules.map((r) => ({ rule: r, ...judgeRule(r, ruleAsk) }))
+  const bit = judged.filter((j) => j.bites).map((j) => j.rule)
+  const unstated = asksFacts ? judged.filter((j) => !j.bites && j.missing.length) : []
   const denying = bit.filter((r) => r.effect === 'deny')
   const asking = bit.filter((r) => r.effect === 'require_approval')
   const inForce = `${formatCount(input.rulesInForce)} rule${input.rulesInForce === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
   if (denying.length) checks.push({ name: 'rules', outcome: 'deny', detail: `${denying.map((r) => r.sentence).join(' ')} (${inForce}.)` })
-  else if (asking.length) checks.push(withApproval({ name: 'rules', detail: asking.map((r) => r.sentence).join(' ') }, prior))
-  else checks.push({ name: 'rules', outcome: 'pass', detail: `No rule applies (${inForce}).` })
+  else if (asking.length || unstated.length) {
+    const parts = [...asking.map((r) => r.sentence), ...unstated.map((j) => `${j.rule.sentence} It reads ${notStated(j.missing)}.`)]
+    checks.push(withApproval({ name: 'rules', detail: parts.join(' ') }, prior))
+  } else checks.push({ name: 'rules', outcome: 'pass', detail: `No rule applies (${inForce}).` })
+  const applied = denying.length ? bit : [...bit, ...unstated.map((j) => j.rule)]
 
   const firstDeny = checks.find((c) => c.outcome === 'deny')
   const persons = checks.filter((c) => c.outcome === 'person')
   const decision: GatewayDecision = firstDeny ? 'denied' : persons.length ? 'requires_approval' : 'allowed'
-  const liftedByApproval = prior?.state === 'approved' && decision === 'allowed' && (riskOver || asking.length > 0)
+  // A check that asked a person carries `base` (withApproval): only then can an approval change anything.
+  const asksPerson = checks.some((c) => c.base !== undefined)
+  const liftedByApproval = prior?.state === 'approved' && decision === 'allowed' && asksPerson
   const reason =
     decision === 'denied'
       ? `Denied: ${firstDeny!.detail}`
@@ -233,9 +304,9 @@ export function decide(input: DecisionInput): Verdict {
     decision,
     reason,
     checks: checks.map((c) => ({ name: c.name, passed: c.outcome === 'pass', detail: c.detail })),
-    rules: bit.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect })),
+    rules: applied.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect })),
     approvalUsed: liftedByApproval ? prior!.id : null,
-    asksPerson: riskOver || asking.length > 0,
+    asksPerson,
   }
 }
 

@@ -120,9 +120,11 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
   const facts: Facts = body.facts ?? {}
   const digest = paramsDigest(caller.secretKey, body.params)
   const resource = body.resource ?? null
-  const input = await decisionInputOf(db, ws, view, { agentId, tool: body.tool, action: body.action, facts }, at)
+  const input = await decisionInputOf(db, ws, view, { agentId, tool: body.tool, action: body.action, facts, params: body.params }, at)
   const { agent, actionDef: def } = input
-  const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, resource, digest, rulesVersion: input.rulesVersion, at }
+  // The facts judged are kept beside those stated only when the params changed them (the params themselves never are).
+  const judgedFacts = canonicalJson(input.facts) === canonicalJson(facts) ? null : input.facts
+  const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, judgedFacts, resource, digest, rulesVersion: input.rulesVersion, at }
   const verdict = decide({ ...input, prior: null })
   if (!def || !verdict.asksPerson) return toRecord(ask, verdict, null, [])
 
@@ -143,7 +145,7 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
             const approval = await approvals.insertApproval(tx, ws, {
               id: newId('approval', at),
               kind: 'agent_request',
-              summary: body.summary ?? defaultSummary(agent.name, body, facts),
+              summary: body.summary ?? defaultSummary(agent.name, body, input.facts),
               subjectId: ask.id,
               requestedBy: agent.name,
               expiresAt: new Date(at.getTime() + APPROVAL_TTL_MS),
@@ -162,7 +164,7 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
 }
 
 type Ask = {
-  id: string; agentId: string; agentName: string; body: AuthorizeInput; facts: Facts; resource: string | null; digest: string
+  id: string; agentId: string; agentName: string; body: AuthorizeInput; facts: Facts; judgedFacts: Facts | null; resource: string | null; digest: string
   rulesVersion: number; at: Date
 }
 
@@ -206,6 +208,7 @@ function toRecord(ask: Ask, verdict: Verdict, approvalId: string | null, events:
       resource: ask.resource,
       summary: body.summary ?? null,
       facts: ask.facts,
+      judgedFacts: ask.judgedFacts,
       paramsDigest: ask.digest,
       decision: verdict.decision,
       reason: verdict.reason,

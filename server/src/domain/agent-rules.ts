@@ -211,11 +211,11 @@ export function ruleSentence(rule: { structure: RuleStructure; effect: RuleEffec
 
 type RuleInForce = GatewayRule & { sentence: string; createdAt: Date }
 
-/** Rules as stored, each with its sentence. */
-export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>): RuleInForce[] {
+/** Rules as stored, each with its sentence (tools and agents by their names, when given). */
+export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>, agentNames: Record<string, string> = {}): RuleInForce[] {
   return rows.map((r) => {
     const structure = parseRuleStructure(r.structure)
-    return { id: r.id, structure, effect: r.effect, sentence: ruleSentence({ structure, effect: r.effect }, toolNames), createdAt: r.created_at }
+    return { id: r.id, structure, effect: r.effect, sentence: ruleSentence({ structure, effect: r.effect }, toolNames, agentNames), createdAt: r.created_at }
   })
 }
 

@@ -73,6 +73,8 @@ type ViewJson = {
   limits: WorkspaceLimitsRow | null
   rules: (Omit<RuleRow, 'created_at'> & { created_at: string })[]
   tool_names: Record<string, string>
+  agent_names: Record<string, string>
+  allowed_counts: Record<string, number>
 }
 
 type Fragment = ReturnType<Db['unsafe']>
@@ -83,8 +85,12 @@ const date = (s: string | null) => (s === null ? null : new Date(s))
  * For each row of `asks` (columns n, agent_id, tool, action), everything its decision is judged
  * against as one json value, `view`, with the SHA-256 of its text, `digest`, and its length in
  * bytes, `size`: the workspace's gate (stop switch, rules version, rules in force) and limits, the
- * agent, the asked tool and action, and the rules that could match with the names of the tools
- * they name. The same SQL reads a view (selectGatewayView) and checks that one still holds
+ * agent, the asked tool and action, the rules that could match with the names of the tools and
+ * agents they name, and for each window a count condition of those rules names, how often the agent
+ * was already allowed the asked tool action within it (by the statement's own now(), so the check
+ * at recording counts again: a request allowed since makes a kept view stale). A count stops one
+ * past the largest figure a condition compares it with: it costs what the rules' figures say, not
+ * what the history holds, and a condition compares the same either way. The same SQL reads a view (selectGatewayView) and checks that one still holds
  * (recordDecisions), so the check covers exactly what a decision was judged against. Its reads do
  * not grow with the workspace's tools or rules.
  */
@@ -98,7 +104,7 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
       SELECT json_build_object(
         'gate',
         (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version, 'rules_in_force', w.rules_in_force,
-                                  'stopped_at', s.created_at, 'stopped_by', s.actor, 'stopped_reason', s.reason)
+                                  'missing_facts', w.missing_facts, 'stopped_at', s.created_at, 'stopped_by', s.actor, 'stopped_reason', s.reason)
          FROM workspaces w
          LEFT JOIN LATERAL (
            SELECT created_at, actor, reason FROM agent_switch_log l
@@ -129,7 +135,9 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
          ) a ON true
          WHERE t.workspace_id = ${workspaceId} AND t.key = q.tool),
         'rules', c.rules,
-        'tool_names', names.tool_names) AS view
+        'tool_names', names.tool_names,
+        'agent_names', agent_names.agent_names,
+        'allowed_counts', counts.allowed_counts) AS view
       FROM (
         SELECT COALESCE(json_agg(json_build_object('id', r.id, 'structure', r.structure, 'effect', r.effect, 'created_at', r.created_at)
                                  ORDER BY r.created_at, r.id), '[]') AS rules,
@@ -146,6 +154,28 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
               CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.match[*].tool') m) k
         CROSS JOIN LATERAL (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = k.key LIMIT 1) t
       ) names
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(json_object_agg(a.id, a.name ORDER BY a.id), '{}') AS agent_names
+        FROM (SELECT DISTINCT g #>> '{}' AS id FROM unnest(c.structures) s(structure)
+              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.agents[*]') g) k
+        CROSS JOIN LATERAL (SELECT a.id, a.name FROM agents a WHERE a.workspace_id = ${workspaceId} AND a.id = k.id LIMIT 1) a
+      ) agent_names
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(json_object_agg(w.win, n.n ORDER BY w.win), '{}') AS allowed_counts
+        FROM (SELECT k ->> 'window' AS win, max((k ->> 'value')::numeric)::bigint + 1 AS cap
+              FROM unnest(c.structures) s(structure)
+              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.when[*]') k
+              WHERE jsonb_typeof(k) = 'object' AND k ->> 'count' = 'allowed' AND k ->> 'window' ~ '^[1-9][0-9]{0,3}[mhd]$'
+                AND jsonb_typeof(k -> 'value') = 'number'
+              GROUP BY 1) w
+        CROSS JOIN LATERAL (
+          SELECT count(*)::int AS n FROM (
+            SELECT 1 FROM agent_requests r
+            WHERE r.workspace_id = ${workspaceId} AND r.agent_id = q.agent_id AND r.tool = q.tool AND r.action = q.action AND r.decision = 'allowed'
+              AND r.created_at > now() - (left(w.win, -1) || CASE right(w.win, 1) WHEN 'm' THEN ' minutes' WHEN 'h' THEN ' hours' ELSE ' days' END)::interval
+            LIMIT w.cap) x
+        ) n
+      ) counts
     ) v
     CROSS JOIN LATERAL (SELECT v.view::text AS text) vt`
 }
@@ -158,15 +188,14 @@ export async function selectGatewayView(sql: Db, workspaceId: string, ask: Gatew
   if (!row || !gate) return undefined
   const { view: v, digest, size } = row
   const view: GatewayView = {
-    // missing_facts, agentNames, allowedCounts: read by the gateway's statement once the workspace keeps them (to come).
-    gate: { ...gate, stopped_at: date(gate.stopped_at), missing_facts: 'ignore' },
+    gate: { ...gate, stopped_at: date(gate.stopped_at) },
     agent: v.agent,
     tool: v.tool,
     limits: v.limits,
     rules: v.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
     toolNames: v.tool_names,
-    agentNames: {},
-    allowedCounts: {},
+    agentNames: v.agent_names,
+    allowedCounts: v.allowed_counts,
   }
   return { view, digest, size }
 }
@@ -207,7 +236,7 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
   const { ctes } = eventCtes(tx, workspaceId, rs.flatMap((r) => r.events), { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
   const agentIds = [...new Set(rs.map((r) => r.agentId))].sort()
   const items = rs.map((r, i) => ({
-    n: i + 1, view_digest: r.viewDigest, id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts,
+    n: i + 1, view_digest: r.viewDigest, id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts, judged_facts: r.judgedFacts ?? null,
     params_digest: r.paramsDigest, decision: r.decision, reason: r.reason, checks: r.checks, rules: r.rules,
     rules_version: r.rulesVersion, approval_id: r.approvalId, expires_at: r.expiresAt, created_at: r.createdAt,
   }))
@@ -215,7 +244,7 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
   const [row] = await tx<{ fresh: boolean; used: number | null; used_before: number | null; lim: number }[]>`
     WITH item AS (
       SELECT * FROM jsonb_to_recordset(${tx.json(items as never)}::jsonb) AS i(
-        n int, view_digest text, id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, params_digest text, decision text,
+        n int, view_digest text, id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, judged_facts jsonb, params_digest text, decision text,
         reason text, checks jsonb, rules jsonb, rules_version int, approval_id text, expires_at timestamptz, created_at timestamptz)
     ), stale AS (
       SELECT 1 FROM (${viewsOf(tx, workspaceId, checked)}) v JOIN item i ON i.n = v.n WHERE v.digest IS DISTINCT FROM i.view_digest LIMIT 1
@@ -230,9 +259,9 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
       WHERE u.used + ${n} <= (SELECT amount FROM lim) AND NOT EXISTS (SELECT 1 FROM stale)
       RETURNING used
     ), request AS (
-      INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, resource, summary, facts, params_digest, decision,
+      INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, resource, summary, facts, judged_facts, params_digest, decision,
                                   reason, checks, rules, rules_version, approval_id, expires_at, created_at)
-      SELECT ${workspaceId}, i.id, i.agent_id, i.tool, i.action, i.resource, i.summary, i.facts, i.params_digest, i.decision,
+      SELECT ${workspaceId}, i.id, i.agent_id, i.tool, i.action, i.resource, i.summary, i.facts, i.judged_facts, i.params_digest, i.decision,
              i.reason, i.checks, i.rules, i.rules_version, i.approval_id, i.expires_at, i.created_at
       FROM item i WHERE EXISTS (SELECT 1 FROM usage)
       RETURNING 1

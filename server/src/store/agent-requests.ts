@@ -48,6 +48,8 @@ export type RequestInsert = {
   resource: string | null
   summary: string | null
   facts: unknown
+  /** The facts the decision was judged on, when they differ from `facts` (read from params); else null or absent. */
+  judgedFacts?: unknown
   paramsDigest: string
   decision: string
   reason: string
@@ -164,7 +166,7 @@ export const insertRequestHistory = (tx: Tx, workspaceId: string, rows: RequestI
     'agent_requests',
     rows.map((r) => ({
       workspace_id: workspaceId, id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary,
-      facts: tx.json(r.facts as never), params_digest: r.paramsDigest, decision: r.decision, reason: r.reason,
+      facts: tx.json(r.facts as never), judged_facts: r.judgedFacts == null ? null : tx.json(r.judgedFacts as never), params_digest: r.paramsDigest, decision: r.decision, reason: r.reason,
       checks: tx.json(r.checks as never), rules: tx.json(r.rules as never), rules_version: r.rulesVersion,
       approval_id: r.approvalId, expires_at: r.expiresAt, created_at: r.createdAt,
     })),
