@@ -2316,7 +2316,10 @@ export interface operations {
                  *       },
                  *       "params": {
                  *         "campaignId": "cmp_01kbzc6f8h0k2m4p6r8t0w2y4e",
-                 *         "dailyBudget": 13200
+                 *         "dailyBudget": {
+                 *           "amountMinor": 13200,
+                 *           "currency": "USD"
+                 *         }
                  *       }
                  *     }
                  */

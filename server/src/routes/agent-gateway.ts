@@ -30,7 +30,7 @@ export const agentGatewayOperations = [
         resource: EXAMPLE.campaign,
         summary: 'Raise Spring espresso from 120.00 USD to 132.00 USD a day',
         facts: { amountMinor: 13200, currency: 'USD', amountPercent: 10, increase: true },
-        params: { campaignId: EXAMPLE.campaign, dailyBudget: 13200 },
+        params: { campaignId: EXAMPLE.campaign, dailyBudget: { amountMinor: 13200, currency: 'USD' } },
       },
     },
     // One statement records the decision, so the rows every request of the workspace locks are held only until it commits.
