@@ -33,7 +33,8 @@ const AGENT = { allow: 'ads.adjust_budget,ads.pause_campaign', ceilings: { amoun
 
 /** The requests both workspaces are asked; `big` ones only the big workspace (they name its tools or list them). */
 const REQUESTS: { name: string; body: Record<string, unknown>; bigOnly?: true }[] = [
-  { name: 'allowed', body: { tool: 'ads', action: 'adjust_budget', resource: 'cmp_a', facts: { amountPercent: 10, increase: true } } },
+  // records stated: a rule reads it, and a fact a rule reads left out would need a person (missingFacts).
+  { name: 'allowed', body: { tool: 'ads', action: 'adjust_budget', resource: 'cmp_a', facts: { amountPercent: 10, increase: true, records: 0 } } },
   { name: 'a person by the action rule', body: { tool: 'ads', action: 'adjust_budget', resource: 'cmp_b', facts: { amountPercent: 25, increase: true } } },
   { name: 'denied by the whole-tool rule', body: { tool: 'ads', action: 'adjust_budget', resource: 'cmp_c', facts: { amountPercent: 60, increase: true } } },
   { name: 'a person by a rule naming two tools', body: { tool: 'ads', action: 'adjust_budget', resource: 'cmp_d', facts: { amountPercent: 5, records: 20 } } },

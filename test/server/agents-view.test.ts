@@ -42,10 +42,12 @@ describe('GET /agents, /agents/tools, /agents/rules', () => {
     ])
     expect(r.body.data[0]).toMatchObject({ id: jpy.id, effect: 'require_approval', structure: { match: [{ tool: 'ads', action: 'adjust_budget' }] } })
     expect(r.body.data[1].id).toBe(eur.id)
-    // an amount condition holds only in its own currency
+    // an amount condition holds only in its own currency (the change in percent stated too: the
+    // workspace's budget limit reads it, and a fact not stated would need a person by itself)
     const agent = await agentIn(ws.id, { allow: 'ads.adjust_budget', ceilings: { amounts: [{ amountMinor: 1_000_000, currency: 'JPY' }, { amountMinor: 1_000_000, currency: 'USD' }] } })
-    expect(decisionOf(await authorize(agent.credential, { tool: 'ads', action: 'adjust_budget', facts: { amountMinor: 95_000, currency: 'JPY' } }))).toBe('requires_approval')
-    expect(decisionOf(await authorize(agent.credential, { tool: 'ads', action: 'adjust_budget', facts: { amountMinor: 95_000, currency: 'USD' } }))).toBe('allowed')
+    const change = { amountPercent: 5, increase: true }
+    expect(decisionOf(await authorize(agent.credential, { tool: 'ads', action: 'adjust_budget', facts: { amountMinor: 95_000, currency: 'JPY', ...change } }))).toBe('requires_approval')
+    expect(decisionOf(await authorize(agent.credential, { tool: 'ads', action: 'adjust_budget', facts: { amountMinor: 95_000, currency: 'USD', ...change } }))).toBe('allowed')
   })
 
   test('the read:agents scope opens them; agent credentials do not', async () => {
