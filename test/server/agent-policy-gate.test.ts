@@ -234,8 +234,10 @@ describe('a kept view never outlives a change of the policy', () => {
     // Here (a view kept with a count of 0), then twice there.
     expect(decisionOf(await authorize(agent.credential, PAUSE))).toBe('allowed')
     const viaOther = async () => {
-      const res = await fetch(`${other!.base}/api/v1/agent/authorize`, { method: 'POST', headers: { authorization: `Bearer ${agent.credential}`, 'content-type': 'application/json' }, body: JSON.stringify(PAUSE) })
-      return ((await res.json()) as { data: { decision: string } }).data.decision
+      const res = await fetch(`${other!.base}/agent/authorize`, { method: 'POST', headers: { authorization: `Bearer ${agent.credential}`, 'content-type': 'application/json' }, body: JSON.stringify(PAUSE) })
+      const text = await res.text()
+      expect(res.status, text).toBe(201)
+      return (JSON.parse(text) as { data: { decision: string } }).data.decision
     }
     expect(await viaOther()).toBe('allowed')
     expect(await viaOther()).toBe('denied')
