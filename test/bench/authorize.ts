@@ -6,7 +6,8 @@
  * generator (test/bench/load.ts) in its own, it measures in alternating order, in the same run:
  * - "read": GET /api/v1/missions (5 missions) with workspace tokens, BENCH_CONCURRENCY in flight;
  * - "authorize": POST /api/v1/agent/authorize (an allowed request: every check runs, the decision,
- *   its event and the allowance are recorded), BENCH_CONCURRENCY in flight;
+ *   its event and the allowance are recorded; with a rule naming another agent and a rule counting
+ *   allowed requests in force on the action), BENCH_CONCURRENCY in flight;
  * - "authorize, 1 in flight": the same, one request at a time.
  * Every request of a run is in one workspace; the agents' credentials are taken round-robin from a
  * pool (so no agent passes its hourly rate limit; the counters are cleared before every run), so
@@ -31,6 +32,7 @@ import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { newId } from '../../server/src/core/ids.ts'
 import { createAgent } from '../../server/src/domain/agents.ts'
+import { addRules } from '../../server/src/domain/agent-rules.ts'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
@@ -109,13 +111,24 @@ async function main(): Promise<number> {
       VALUES (${ws.id}, ${newId('mission', at)}, ${`Grow repeat purchases ${m + 1}`}, 'Bring first-time buyers back.',
               'active', 'repeat_purchase_rate', 'percent', 20, 26, 30, ${at}, ${at}, ${at})`
   }
+  // The policy's newer conditions in force on the asked action, none of them biting the benchmark's
+  // request (it is measured allowed): a rule naming one agent, not one of those asking; and a rule
+  // counting the agent's allowed requests (read for every request, up to one past its figure)
+  // beside a condition on records the request states below it.
+  const bystander = await createAgent(sql, { workspaceId: ws.id, name: 'Bench bystander', allow: 'ads.pause_campaign' })
+  await sql.begin((tx) =>
+    addRules(tx, ws.id, [
+      { structure: { match: [{ tool: 'ads', action: 'pause_campaign' }], agents: [bystander.id], when: [] }, effect: 'deny' },
+      { structure: { match: [{ tool: 'ads', action: 'pause_campaign' }], when: [{ fact: 'records', op: '>', value: 1_000 }, { count: 'allowed', window: '24h', op: '>=', value: 5 }] }, effect: 'require_approval' },
+    ]),
+  )
   await sql`ANALYZE`
   tmpDir = mkdtempSync(join(tmpdir(), 'growth-bench-'))
   const tokenFile = join(tmpDir, 'tokens.txt')
   const agentFile = join(tmpDir, 'agents.txt')
   writeFileSync(tokenFile, `${tokens.join('\n')}\n`, { mode: 0o600 })
   writeFileSync(agentFile, `${agents.join('\n')}\n`, { mode: 0o600 })
-  const body = JSON.stringify({ tool: 'ads', action: 'pause_campaign', resource: 'cmp_bench', summary: 'Pause the tired ad' })
+  const body = JSON.stringify({ tool: 'ads', action: 'pause_campaign', resource: 'cmp_bench', summary: 'Pause the tired ad', facts: { records: 10 } })
 
   const runs = {
     read: { label: `read, ${CONCURRENCY} in flight`, url: `${server.url}/api/v1/missions`, file: tokenFile, concurrency: CONCURRENCY, body: undefined },

@@ -167,6 +167,8 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
               CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.when[*]') k
               WHERE jsonb_typeof(k) = 'object' AND k ->> 'count' = 'allowed' AND k ->> 'window' ~ '^[1-9][0-9]{0,3}[mhd]$'
                 AND jsonb_typeof(k -> 'value') = 'number'
+                -- Only rules for this agent: a rule naming other agents counts nothing for it.
+                AND (s.structure -> 'agents' IS NULL OR s.structure -> 'agents' @> to_jsonb(q.agent_id))
               GROUP BY 1) w
         CROSS JOIN LATERAL (
           SELECT count(*)::int AS n FROM (
