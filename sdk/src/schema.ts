@@ -1715,6 +1715,8 @@ export interface components {
             sentence: string;
             /** @description The rule as the gateway judges it. */
             structure: {
+                /** @description The agents it applies to, by id (agt_...); absent: every agent. */
+                agents?: string[];
                 /** @description The tool actions it covers (no action: every action of the tool). */
                 match: {
                     /** @description An action key of it; absent: every action of the tool. */
@@ -1722,8 +1724,8 @@ export interface components {
                     /** @description A tool key. */
                     tool: string;
                 }[];
-                /** @description Every condition must hold on the stated facts; none: always. */
-                when: {
+                /** @description Every condition must hold on the request's facts and counts; none: always. A fact not stated: see the workspace's missingFacts. */
+                when: ({
                     /** @description For amountMinor: the currency the amount is in. */
                     currency?: string;
                     /**
@@ -1738,7 +1740,22 @@ export interface components {
                     op: ">" | ">=" | "<" | "<=" | "=";
                     /** @description What it is compared with (minor units for amountMinor). */
                     value: number | boolean | string;
-                }[];
+                } | {
+                    /**
+                     * @description The agent's allowed requests for the asked tool action.
+                     * @constant
+                     */
+                    count: "allowed";
+                    /**
+                     * @description How the count is compared.
+                     * @enum {string}
+                     */
+                    op: ">" | ">=" | "<" | "<=" | "=";
+                    /** @description What the count is compared with. */
+                    value: number;
+                    /** @description Within this window before the request: 30m, 24h, 7d. */
+                    window: string;
+                })[];
             };
         };
         /** @description What the product noticed in the business, and the opportunity it speaks for. */

@@ -4,7 +4,7 @@ import { newId } from '../../server/src/core/ids.ts'
 import { insertRequestHistory } from '../../server/src/store/agent-requests.ts'
 import { insertTools } from '../../server/src/store/agent-tools.ts'
 import { agentIn, authorize, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
-import { expectError, getHarness, makeWorkspace } from '../harness.ts'
+import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts'
 
 /**
@@ -127,6 +127,9 @@ describe('rules naming agents', () => {
     expect(decisionOf(denied)).toBe('denied')
     expect(checkOf(denied, 'rules').detail).toStartWith('Pacer One may not pause a campaign.')
     expect(denied.body.data.rules).toEqual([expect.objectContaining({ sentence: 'Pacer One may not pause a campaign.', effect: 'deny' })])
+    // GET /agents/rules says the same sentence.
+    const listed = await call('GET', '/api/v1/agents/rules', { token: ws.live })
+    expect(listed.body.data.map((r: { sentence: string }) => r.sentence)).toEqual(['Pacer One may not pause a campaign.'])
     const allowed = await authorize(other.credential, PAUSE)
     expect(decisionOf(allowed)).toBe('allowed')
     expect(checkOf(allowed, 'rules').detail).toMatch(/^No rule applies \(1 rule in force, version \d+\)\.$/)
