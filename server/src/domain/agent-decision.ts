@@ -82,6 +82,7 @@ export type Verdict = {
   decision: GatewayDecision
   reason: string
   checks: Check[]
+  /** The rules that decided: those that bit, and (unless one denied) those that asked a person because they read a fact not stated. */
   rules: { id: string; sentence: string; effect: GatewayRule['effect'] }[]
   /** An approval this decision uses up (allowed because a person approved this request). */
   approvalUsed: string | null
