@@ -152,6 +152,8 @@ describe('rules counting allowed requests', () => {
       }))),
     )
     await ruleIn(ws.id, { match: [{ tool: 'ads', action: 'pause_campaign' }], when: [{ count: 'allowed', window: '24h', op: '>=', value: 2 }] }, 'require_approval')
+    // A count rule for the other agent only: it counts for that agent, and nothing for this one.
+    await ruleIn(ws.id, { match: [{ tool: 'ads', action: 'pause_campaign' }], agents: [other.id], when: [{ count: 'allowed', window: '24h', op: '>=', value: 1 }] }, 'deny')
     const SENTENCE = 'Ask a person before any agent pauses a campaign when it has already been allowed to do so at least 2 times in the last 24 hours.'
     expect(decisionOf(await authorize(agent.credential, PAUSE))).toBe('allowed')
     expect(decisionOf(await authorize(agent.credential, PAUSE))).toBe('allowed')
@@ -161,8 +163,11 @@ describe('rules counting allowed requests', () => {
     // Needing a person is not being allowed: it still needs one.
     expect(decisionOf(await authorize(agent.credential, { ...PAUSE, resource: 'cmp_other' }))).toBe('requires_approval')
     expect(decisionOf(await authorize(other.credential, PAUSE))).toBe('allowed')
+    const otherAgain = await authorize(other.credential, PAUSE)
+    expect(decisionOf(otherAgain)).toBe('denied')
+    expect(checkOf(otherAgain, 'rules').detail).toStartWith('Other may not pause a campaign when it has already been allowed to do so at least 1 time in the last 24 hours.')
     // Each ask judged against a kept view that a newer allowed request made stale was recorded once.
-    expect(await requestsOf(ws.id)).toEqual({ requests: 5 + 5, used: 5 })
+    expect(await requestsOf(ws.id)).toEqual({ requests: 5 + 6, used: 6 })
   })
 })
 
