@@ -1,5 +1,5 @@
 import type { Db, Sql, Tx } from '../core/db.ts'
-import type { Plan } from '../core/enums.ts'
+import type { MissingFacts, Plan } from '../core/enums.ts'
 import { newId } from '../core/ids.ts'
 
 /** A new workspace with its own secret key (cursors, digests; sealed by the domain) and its limits row at the defaults. */
@@ -51,4 +51,10 @@ export async function selectWorkspaceGate(sql: Db, workspaceId: string): Promise
 export async function selectSecretKey(sql: Db, workspaceId: string): Promise<string | undefined> {
   const [row] = await sql<{ secret_key: string }[]>`SELECT secret_key FROM workspaces WHERE workspace_id = ${workspaceId}`
   return row?.secret_key
+}
+
+/** What the workspace's agent policy does with a fact a request did not state (undefined: no such workspace). */
+export async function selectMissingFacts(sql: Db, workspaceId: string): Promise<MissingFacts | undefined> {
+  const [row] = await sql<{ missing_facts: MissingFacts }[]>`SELECT missing_facts FROM workspaces WHERE workspace_id = ${workspaceId}`
+  return row?.missing_facts
 }
