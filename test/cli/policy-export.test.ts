@@ -45,13 +45,13 @@ afterAll(async () => {
 })
 
 describe('growth admin policy export', () => {
-  test('a new workspace exports the standard catalogue, no agents, no rules, and missing facts ignored as the gateway does today', async () => {
+  test('a new workspace exports the standard catalogue, no agents, no rules, and a missing fact sent to a person (the default)', async () => {
     const ws = jsonOf(await growth(['admin', 'workspace', 'create', '--name', 'Blank', '--json']), 'admin workspace create')
     const policy = await exportJson(ws.id)
     // Tools and actions made at one moment come in key order.
     const byKey = <T extends { key: string }>(xs: T[]) => [...xs].sort((x, y) => x.key.localeCompare(y.key))
     const catalogue = byKey(catalogueTools()).map((t) => ({ ...t, actions: byKey(t.actions) }))
-    expect(policy).toEqual({ tools: catalogue, agents: [], missingFacts: 'ignore', rules: [] })
+    expect(policy).toEqual({ tools: catalogue, agents: [], missingFacts: 'require_approval', rules: [] })
     const yaml = await exportYaml(ws.id)
     expect(yaml.policy).toEqual(policy)
     expect(yaml.text).toContain('      - { key: pause_campaign, name: Pause a campaign, risk: low, dataUsed: [ campaigns ], reversible: true }\n')

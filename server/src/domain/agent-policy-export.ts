@@ -4,7 +4,7 @@ import type { AgentPolicy } from '../schemas/agent-policy.ts'
 import { selectTools } from '../store/agent-tools.ts'
 import { selectRules } from '../store/agent-rules.ts'
 import { selectAgents, type AgentRow } from '../store/agents.ts'
-import { workspaceExists } from '../store/workspaces.ts'
+import { selectMissingFacts } from '../store/workspaces.ts'
 import { isCount, parseRuleStructure } from './agent-rules.ts'
 import { parseCeilings } from './agents.ts'
 
@@ -13,12 +13,12 @@ import { parseCeilings } from './agents.ts'
  * from its tools and their actions, its agents' permissions, data access, risk and ceilings, and its
  * rules in force: what `growth admin policy export` prints, ready to be edited and planned.
  *
- * `missingFacts` is `ignore`, because that is what the gateway does today: a rule condition on a
- * fact the request did not state does not hold (domain/agent-rules.ts), and a ceiling on one is not
- * checked.
+ * `missingFacts` is the workspace's own (workspaces.missing_facts, require_approval unless a policy
+ * applied says ignore), so that exporting and then planning the same file shows no change.
  */
 export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentPolicy> {
-  if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
+  const missingFacts = await selectMissingFacts(sql, workspaceId)
+  if (!missingFacts) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
   const [tools, agents, rules] = await Promise.all([selectTools(sql, workspaceId), selectAgents(sql, workspaceId), selectRules(sql, workspaceId)])
   const policy: AgentPolicy = {
     tools: tools.map((t) => ({
@@ -28,7 +28,7 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
       actions: t.actions.map((a) => ({ key: a.key, name: a.name, risk: a.risk, dataUsed: a.dataUsed, reversible: a.reversible })),
     })),
     agents: agents.map((a) => policyAgent(a, agentLabel(a, agents))),
-    missingFacts: 'ignore',
+    missingFacts,
     rules: rules.map((r) => {
       const { match, agents: ids, when } = parseRuleStructure(r.structure)
       // Fields in the order people write them (jsonb keeps its own).
