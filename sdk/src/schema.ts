@@ -1338,12 +1338,13 @@ export interface components {
              *     - `workflow.started`: A tracked event started a workflow run. data.run: id, workflowId, workflowName, contactId, event, properties, createdAt.
              *     - `agent.request.decided`: The agent gateway decided a request. data.request.
              *     - `agent.result.reported`: An agent reported what became of an allowed action. data.result.
+             *     - `agent.policy.changed`: An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
              *     - `connection.failing`: A connection stopped delivering. data.connection.
              *     - `connection.restored`: A connection delivers again. data.connection.
              *     - `webhook.test`: A test delivery an operator triggered. data: {}.
              * @enum {string}
              */
-            event: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "connection.failing" | "connection.restored" | "webhook.test";
+            event: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "agent.policy.changed" | "connection.failing" | "connection.restored" | "webhook.test";
             /** @description evt_... */
             id: string;
             /** @description The workspace (ws_...) the event belongs to. */
@@ -1715,6 +1716,8 @@ export interface components {
             sentence: string;
             /** @description The rule as the gateway judges it. */
             structure: {
+                /** @description The agents (agt_...) it applies to; absent: every agent. */
+                agents?: string[];
                 /** @description The tool actions it covers (no action: every action of the tool). */
                 match: {
                     /** @description An action key of it; absent: every action of the tool. */
@@ -1722,8 +1725,8 @@ export interface components {
                     /** @description A tool key. */
                     tool: string;
                 }[];
-                /** @description Every condition must hold on the stated facts; none: always. */
-                when: {
+                /** @description Every condition must hold: on the stated facts, or on how often the agent was already allowed the tool action; none: always. */
+                when: ({
                     /** @description For amountMinor: the currency the amount is in. */
                     currency?: string;
                     /**
@@ -1738,7 +1741,22 @@ export interface components {
                     op: ">" | ">=" | "<" | "<=" | "=";
                     /** @description What it is compared with (minor units for amountMinor). */
                     value: number | boolean | string;
-                }[];
+                } | {
+                    /**
+                     * @description The agent's allowed requests for the asked tool action.
+                     * @constant
+                     */
+                    count: "allowed";
+                    /**
+                     * @description How the count is compared.
+                     * @enum {string}
+                     */
+                    op: ">" | ">=" | "<" | "<=" | "=";
+                    /** @description What it is compared with. */
+                    value: number;
+                    /** @description How far back they are counted: 30m, 24h, 7d. */
+                    window: string;
+                })[];
             };
         };
         /** @description What the product noticed in the business, and the opportunity it speaks for. */
@@ -4096,7 +4114,7 @@ export interface operations {
                  * @description Only events of this type.
                  * @example action.applied
                  */
-                type?: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "connection.failing" | "connection.restored" | "webhook.test";
+                type?: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "agent.policy.changed" | "connection.failing" | "connection.restored" | "webhook.test";
             };
             header?: never;
             path?: never;

@@ -90,10 +90,12 @@ async function writeRules(tx: Tx, ws: string, current: ResolvedPolicy, planned: 
   await store.disableRules(tx, ws, current.rules.filter((r) => !kept.some((k) => k.id === r.id)).map((r) => r.id!))
   const ids = new Map<string, string>()
   const added = planned.rules.flatMap((r, i) => (kept.includes(r) ? [] : [{ i, r }]))
-  const rows = added.map(({ i, r }) => {
-    const id = newId('rule', at)
+  // A millisecond apart, so that they are listed (created_at, id) in the document's order.
+  const rows = added.map(({ i, r }, k) => {
+    const createdAt = new Date(at.getTime() + k)
+    const id = newId('rule', createdAt)
     ids.set(`rules[${i}]`, id)
-    return { id, structure: r.structure, effect: r.effect, createdAt: at }
+    return { id, structure: r.structure, effect: r.effect, createdAt }
   })
   await store.insertPolicyRules(tx, ws, rows)
   return ids

@@ -108,17 +108,17 @@ function toolChanges(current: PolicyTool[], planned: PolicyTool[]): PolicyChange
   return out
 }
 
-function agentChanges(current: PolicyAgentGrant[], planned: PolicyAgentGrant[]): PolicyChange[] {
+function agentChanges(current: PolicyAgentGrant[], planned: PolicyAgentGrant[], actionNames: Record<string, string>): PolicyChange[] {
   const out: PolicyChange[] = []
   for (const p of planned) {
     const c = current.find((x) => x.id === p.id)
     if (!c) continue
     const key = p.id
     const has = (ps: { tool: string; action: string }[], q: { tool: string; action: string }) => ps.some((x) => x.tool === q.tool && x.action === q.action)
-    for (const v of permissionsView(p.name, sortedPermissions(p.permissions.filter((q) => !has(c.permissions, q))))) {
+    for (const v of permissionsView(p.name, sortedPermissions(p.permissions.filter((q) => !has(c.permissions, q))), actionNames)) {
       out.push({ kind: 'agent', op: 'add', key, sentence: v.sentence.replace(`${p.name} may `, `${p.name} may now `) })
     }
-    for (const v of permissionsView(p.name, sortedPermissions(c.permissions.filter((q) => !has(p.permissions, q))))) {
+    for (const v of permissionsView(p.name, sortedPermissions(c.permissions.filter((q) => !has(p.permissions, q))), actionNames)) {
       out.push({ kind: 'agent', op: 'remove', key, sentence: v.sentence.replace(`${p.name} may `, `${p.name} may no longer `) })
     }
     const was = grantValue(c)
@@ -143,7 +143,9 @@ const MISSING_WORDS = { require_approval: 'sends the request to a person', ignor
 export function policyChanges(current: ResolvedPolicy, planned: ResolvedPolicy): PolicyChange[] {
   const toolNames = (p: ResolvedPolicy) => Object.fromEntries(p.tools.map((t) => [t.key, t.name]))
   const agentNames = (p: ResolvedPolicy) => Object.fromEntries(p.agents.map((a) => [a.id, a.name]))
-  const out = [...toolChanges(current.tools, planned.tools), ...agentChanges(current.agents, planned.agents)]
+  // An action is named as the planned catalogue names it, or as the one in force did (a retired one).
+  const actionNames = Object.fromEntries([current, planned].flatMap((p) => p.tools.flatMap((t) => t.actions.map((a) => [`${t.key}.${a.key}`, a.name]))))
+  const out = [...toolChanges(current.tools, planned.tools), ...agentChanges(current.agents, planned.agents, actionNames)]
   if (current.missingFacts !== planned.missingFacts) {
     out.push({
       kind: 'missingFacts',

@@ -8,6 +8,7 @@ import type { Facts } from '../schemas/agent-gateway.ts'
 import type { Rule as RuleModel } from '../schemas/agent-rules.ts'
 import * as store from '../store/agent-rules.ts'
 import { selectToolNames } from '../store/agent-tools.ts'
+import { selectAgentNames } from '../store/agents.ts'
 import { wordsOf } from './agent-tools.ts'
 
 /**
@@ -212,10 +213,10 @@ export function ruleSentence(rule: { structure: RuleStructure; effect: RuleEffec
 type RuleInForce = GatewayRule & { sentence: string; createdAt: Date }
 
 /** Rules as stored, each with its sentence. */
-export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>): RuleInForce[] {
+export function rulesInForce(rows: store.RuleRow[], toolNames: Record<string, string>, agentNames: Record<string, string> = {}): RuleInForce[] {
   return rows.map((r) => {
     const structure = parseRuleStructure(r.structure)
-    return { id: r.id, structure, effect: r.effect, sentence: ruleSentence({ structure, effect: r.effect }, toolNames), createdAt: r.created_at }
+    return { id: r.id, structure, effect: r.effect, sentence: ruleSentence({ structure, effect: r.effect }, toolNames, agentNames), createdAt: r.created_at }
   })
 }
 
@@ -227,8 +228,11 @@ export async function loadRules(sql: Db, workspaceId: string, toolNames: Record<
 /** The rules in force, oldest first, each as a sentence and as the structure the gateway judges. */
 export async function listRules(sql: Db, workspaceId: string, page: { after?: TimePosition; limit: number }): Promise<Positioned<RuleModel, TimePosition>[]> {
   const rows = await store.selectRules(sql, workspaceId, page)
-  const tools = [...new Set(rows.flatMap((r) => parseRuleStructure(r.structure).match.map((m) => m.tool)))]
-  const rules = rulesInForce(rows, await selectToolNames(sql, workspaceId, tools))
+  const structures = rows.map((r) => parseRuleStructure(r.structure))
+  const tools = [...new Set(structures.flatMap((s) => s.match.map((m) => m.tool)))]
+  const agents = [...new Set(structures.flatMap((s) => s.agents ?? []))]
+  const [toolNames, agentNames] = await Promise.all([selectToolNames(sql, workspaceId, tools), selectAgentNames(sql, workspaceId, agents)])
+  const rules = rulesInForce(rows, toolNames, agentNames)
   return rules.map((r, i) => ({
     position: byCreation(rows[i]!),
     item: { id: r.id, sentence: r.sentence, effect: r.effect, structure: r.structure as RuleModel['structure'], createdAt: iso(r.createdAt) },

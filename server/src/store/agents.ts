@@ -39,6 +39,13 @@ export async function selectAgent(sql: Db, workspaceId: string, agentId: string)
   return row
 }
 
+/** The names of these agents, by id (rule sentences name the agents a rule applies to). */
+export async function selectAgentNames(sql: Db, workspaceId: string, ids: string[]): Promise<Record<string, string>> {
+  if (!ids.length) return {}
+  const rows = await sql<{ id: string; name: string }[]>`SELECT id, name FROM agents WHERE workspace_id = ${workspaceId} AND id = ANY (${ids}::text[])`
+  return Object.fromEntries(rows.map((r) => [r.id, r.name]))
+}
+
 export async function agentExists(sql: Db, workspaceId: string, agentId: string): Promise<boolean> {
   return (await sql`SELECT 1 FROM agents WHERE workspace_id = ${workspaceId} AND id = ${agentId}`).length > 0
 }
