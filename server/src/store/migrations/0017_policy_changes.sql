@@ -11,7 +11,7 @@ CREATE TABLE policy_changes (
   rules_version  integer NOT NULL,
   applied_by     jsonb NOT NULL CHECK (applied_by->>'kind' IN ('operator', 'person')),
   changes        jsonb NOT NULL,
-  created_at     timestamptz NOT NULL DEFAULT now(),
+  created_at     timestamptz(3) NOT NULL DEFAULT now(),
   PRIMARY KEY (workspace_id, id)
 );
 CREATE INDEX policy_changes_newest ON policy_changes (workspace_id, created_at DESC, id DESC);
