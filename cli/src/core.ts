@@ -16,6 +16,8 @@ export { createToken, revokeToken } from '../../server/src/domain/credentials.ts
 export { createAgent, issueAgentCredential } from '../../server/src/domain/agents.ts'
 export { exportPolicy } from '../../server/src/domain/agent-policy-export.ts'
 export { policyYaml } from '../../server/src/domain/agent-policy-document.ts'
+export { type Plan, planPolicy } from '../../server/src/domain/agent-policy-plan.ts'
+export { applyPolicy } from '../../server/src/domain/agent-policy-apply.ts'
 export { parsePolicyCases, type PolicyCase, testPolicy } from '../../server/src/domain/agent-policy-test.ts'
 export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { operatorDecider } from '../../server/src/domain/deciders.ts'

@@ -10,6 +10,8 @@ import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
 import { registerPolicyExport } from './commands/admin/policy/export.ts'
 import { registerPolicyTest } from './commands/admin/policy/test.ts'
+import { registerPolicyPlan } from './commands/admin/policy/plan.ts'
+import { registerPolicyApply } from './commands/admin/policy/apply.ts'
 import { registerSecretsRotateKey } from './commands/admin/secrets/rotate-key.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
 import { registerTokenRevoke } from './commands/admin/token/revoke.ts'
@@ -85,6 +87,8 @@ export function buildProgram(): Command {
 
   const policy = admin.command('policy').description("the workspace's agent policy as one document: tools, agents' permissions, rules")
   registerPolicyExport(policy)
+  registerPolicyPlan(policy)
+  registerPolicyApply(policy)
   registerPolicyTest(policy)
 
   const secrets = admin.command('secrets').description('the key that seals webhook secrets and workspace keys at rest')

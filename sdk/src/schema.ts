@@ -1338,12 +1338,13 @@ export interface components {
              *     - `workflow.started`: A tracked event started a workflow run. data.run: id, workflowId, workflowName, contactId, event, properties, createdAt.
              *     - `agent.request.decided`: The agent gateway decided a request. data.request.
              *     - `agent.result.reported`: An agent reported what became of an allowed action. data.result.
+             *     - `agent.policy.changed`: An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
              *     - `connection.failing`: A connection stopped delivering. data.connection.
              *     - `connection.restored`: A connection delivers again. data.connection.
              *     - `webhook.test`: A test delivery an operator triggered. data: {}.
              * @enum {string}
              */
-            event: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "connection.failing" | "connection.restored" | "webhook.test";
+            event: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "agent.policy.changed" | "connection.failing" | "connection.restored" | "webhook.test";
             /** @description evt_... */
             id: string;
             /** @description The workspace (ws_...) the event belongs to. */
@@ -4116,7 +4117,7 @@ export interface operations {
                  * @description Only events of this type.
                  * @example action.applied
                  */
-                type?: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "connection.failing" | "connection.restored" | "webhook.test";
+                type?: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "agent.policy.changed" | "connection.failing" | "connection.restored" | "webhook.test";
             };
             header?: never;
             path?: never;

@@ -25,6 +25,7 @@ export const EVENT_CATALOGUE = {
   'workflow.started': 'A tracked event started a workflow run. data.run: id, workflowId, workflowName, contactId, event, properties, createdAt.',
   'agent.request.decided': 'The agent gateway decided a request. data.request.',
   'agent.result.reported': 'An agent reported what became of an allowed action. data.result.',
+  'agent.policy.changed': "An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.",
   'connection.failing': 'A connection stopped delivering. data.connection.',
   'connection.restored': 'A connection delivers again. data.connection.',
   'webhook.test': 'A test delivery an operator triggered. data: {}.',

@@ -38,6 +38,7 @@ export const ID_PREFIXES = {
   segment: 'seg',
   order: 'ord',
   switch: 'sw',
+  policyChange: 'pch',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -37,9 +37,12 @@ export function policyYaml(policy: AgentPolicy): string {
 
 /** The policy in `text`, or every error found in it (syntax errors first; then the schema's). */
 export function parsePolicy(text: string): PolicyParse {
-  const read = readDocument(text, AgentPolicy, { what: 'the policy', maxBytes: POLICY_MAX_BYTES, wording: policyWording })
+  const read = readPolicy(text)
   return read.ok ? { ok: true, policy: read.value } : { ok: false, errors: read.errors }
 }
+
+/** As parsePolicy, keeping where each field stands (`at`), for the errors found when it is resolved against a workspace. */
+export const readPolicy = (text: string) => readDocument(text, AgentPolicy, { what: 'the policy', maxBytes: POLICY_MAX_BYTES, wording: policyWording })
 
 /** What the policy says in its own words: what a document and a condition must hold. */
 const policyWording: DocumentWording = (issue, path, value) => {

@@ -113,6 +113,15 @@ export function wordsOf(tool: string, action: string, name?: string): Pick<Catal
   return { verb: `use ${tool}.${action} (${plain})`, does: `uses ${tool}.${action} (${plain})` }
 }
 
+/**
+ * The verb of a permission sentence ("Budget Pacer may <verb> (tool.action)."): the catalogue's, or
+ * for an action a workspace added, its name as a verb phrase ("Open an issue" -> "open an issue").
+ */
+export function actionVerb(tool: string, action: string, name?: string): string {
+  if (TOOL_CATALOGUE.some((t) => t.key === tool && t.actions.some((a) => a.key === action)) || !name) return wordsOf(tool, action).verb
+  return name.charAt(0).toLowerCase() + name.slice(1)
+}
+
 export const dataName = (key: string) => DATA_NAMES[key] ?? key.replaceAll('_', ' ')
 
 /** Where a list of tools left off: the last one's created_at (ISO) and key. */

@@ -12,7 +12,7 @@ import { insertCredential } from '../store/credentials.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { workspaceExists } from '../store/workspaces.ts'
 import type { AgentProfile, Ceilings } from './agent-decision.ts'
-import { wordsOf } from './agent-tools.ts'
+import { actionVerb } from './agent-tools.ts'
 import { mintToken } from './credentials.ts'
 
 /**
@@ -51,8 +51,9 @@ export function ceilingsView(c: Ceilings): CeilingsView {
   }
 }
 
-export function permissionsView(agentName: string, perms: { tool: string; action: string }[]) {
-  return perms.map((p) => ({ tool: p.tool, action: p.action, sentence: `${agentName} may ${wordsOf(p.tool, p.action).verb} (${p.tool}.${p.action}).` }))
+/** Permissions as sentences; `actionNames` ('tool.action' -> name) words the actions a workspace added by their names. */
+export function permissionsView(agentName: string, perms: { tool: string; action: string }[], actionNames: Record<string, string> = {}) {
+  return perms.map((p) => ({ tool: p.tool, action: p.action, sentence: `${agentName} may ${actionVerb(p.tool, p.action, actionNames[`${p.tool}.${p.action}`])} (${p.tool}.${p.action}).` }))
 }
 
 export function toProfile(row: Pick<store.AgentRow, 'id' | 'name' | 'permissions' | 'data_access' | 'ceilings' | 'max_unattended_risk'>): AgentProfile {

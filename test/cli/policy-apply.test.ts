@@ -1,0 +1,256 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { authorize, decisionOf } from '../agent-helpers.ts'
+import { call, getHarness } from '../harness.ts'
+import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf, type Run } from './run.ts'
+
+/**
+ * `growth admin policy plan` and `apply`, run as an operator runs them, on the test server's
+ * database: a blank workspace governed through a policy file, what the server answers on its very
+ * next call (it kept views from before the apply: they must not outlive it), a stale plan refused,
+ * export -> plan -> apply changing nothing, each kind of bad input refused naming line and field,
+ * and the record and event of an apply.
+ */
+const T = CLI_TIMEOUT
+const LOGIN = execFileSync('id', ['-un'], { encoding: 'utf8' }).trim()
+const files = mkdtempSync(join(tmpdir(), 'growth-policy-apply-'))
+let growth: (args: string[]) => Promise<Run>
+
+beforeAll(async () => {
+  const h = await getHarness()
+  growth = (args) => growthIn(h.dataDir)(args)
+}, T)
+
+let fileNo = 0
+/** The text in a file of its own; its path. */
+function file(text: string): string {
+  const path = join(files, `policy-${++fileNo}.yaml`)
+  writeFileSync(path, text)
+  return path
+}
+
+/** A blank workspace made as an owner makes one, with a live token and one agent. */
+async function blankWorkspace() {
+  const ws = jsonOf(await growth(['admin', 'workspace', 'create', '--name', 'Governed', '--json']), 'admin workspace create')
+  const token = jsonOf(await growth(['admin', 'token', 'create', '--workspace', ws.id, '--json']), 'admin token create').token as string
+  const agent = jsonOf(await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Triage Bot', '--allow', 'ads.pause_campaign', '--json']), 'admin agent create')
+  return { id: ws.id as string, token, agent: { id: agent.id as string, credential: agent.credential as string } }
+}
+
+const exported = async (ws: string) => {
+  const r = await growth(['admin', 'policy', 'export', '--workspace', ws])
+  expect(r.code).toBe(0)
+  return r.stdout
+}
+const plan = async (ws: string, path: string) => jsonOf(await growth(['admin', 'policy', 'plan', '--workspace', ws, path, '--json']), 'admin policy plan')
+const apply = (ws: string, path: string, planId: string, json = true) => growth(['admin', 'policy', 'apply', '--workspace', ws, path, '--plan', planId, ...(json ? ['--json'] : [])])
+const get = async (token: string, path: string) => {
+  const r = await call('GET', `/api/v1${path}`, { token })
+  expect(r.status).toBe(200)
+  return r.body.data
+}
+
+const GITHUB = `  - key: github
+    name: GitHub
+    description: Issues and pull requests of the connected repositories.
+    actions:
+      - { key: create_issue, name: Open an issue, risk: low, dataUsed: [ repositories ], reversible: true }
+`
+
+/** The exported policy with GitHub added, Triage Bot allowed to open issues, a per-agent rule, a count rule and a rule for every agent. */
+function governed(text: string): string {
+  return text
+    .replace(/^tools:\n/m, `tools:\n${GITHUB}`)
+    .replace(/allow: \[ ads\.pause_campaign \], dataAccess: \[ campaigns \]/, 'allow: [ ads.pause_campaign, github.create_issue ]')
+    .replace(
+      /^rules: \[\]\n?$/m,
+      `rules:
+  - effect: deny
+    match: [ { tool: github, action: create_issue } ]
+    agents: [ Triage Bot ]
+    when: [ { fact: records, op: '>', value: 100 } ]
+  - effect: require_approval
+    match: [ { tool: github, action: create_issue } ]
+    when: [ { count: allowed, window: 24h, op: '>=', value: 20 } ]
+  - effect: deny
+    match: [ { tool: github } ]
+    when: [ { fact: records, op: '>', value: 1000 } ]
+`,
+    )
+}
+
+describe('growth admin policy plan and apply', () => {
+  test('a blank workspace gets a tool, an agent permitted on it, a per-agent rule and a count rule; the server decides by them on its next call', async () => {
+    const ws = await blankWorkspace()
+    const ask = { tool: 'github', action: 'create_issue', summary: 'Open an issue for the failing build', facts: { records: 500 } }
+    // Asked before: no such tool (and the server keeps what it read for the agent's next ask).
+    expect(decisionOf(await authorize(ws.agent.credential, ask))).toBe('denied')
+    const before = (await get(ws.token, '/agents/rules')).length
+    expect(before).toBe(0)
+
+    const path = file(governed(await exported(ws.id)))
+    const planned = await plan(ws.id, path)
+    expect(planned.planId).toMatch(/^plan_[0-9a-f]{64}$/)
+    expect(planned.rulesVersion.to).toBe(planned.rulesVersion.from + 1)
+    expect(planned.changes).toEqual([
+      { kind: 'tool', op: 'add', key: 'github', sentence: 'Adds the tool GitHub (github) with 1 action.' },
+      { kind: 'action', op: 'add', key: 'github.create_issue', sentence: 'Adds the action Open an issue (github.create_issue) to GitHub: risk low, uses repositories, reversible.' },
+      { kind: 'agent', op: 'add', key: ws.agent.id, sentence: 'Triage Bot may now open an issue (github.create_issue).' },
+      { kind: 'agent', op: 'change', key: ws.agent.id, sentence: "Triage Bot's data access: campaigns -> campaigns, repositories." },
+      { kind: 'rule', op: 'add', key: 'rules[0]', sentence: expect.stringMatching(/^Adds the rule: Triage Bot may not .* affecting more than 100 records\.$/) },
+      { kind: 'rule', op: 'add', key: 'rules[1]', sentence: expect.stringMatching(/^Adds the rule: Ask a person before any agent .* at least 20 times in the last 24 hours\.$/) },
+      { kind: 'rule', op: 'add', key: 'rules[2]', sentence: 'Adds the rule: No agent may use GitHub affecting more than 1,000 records.' },
+    ])
+    expect(planned.backtest).toMatchObject({ requests: expect.any(Number), changed: expect.any(Array) })
+
+    // The human plan: each change as a line, the backtest, and the command that applies it.
+    const human = await growth(['admin', 'policy', 'plan', '--workspace', ws.id, path])
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain('  + Adds the tool GitHub (github) with 1 action.\n')
+    expect(human.stdout).toMatch(/^Backtest since /m)
+    expect(human.stdout).toContain(`To apply: growth admin policy apply --workspace ${ws.id} ${path} --plan ${planned.planId}\n`)
+
+    const applied = jsonOf(await apply(ws.id, path, planned.planId), 'admin policy apply')
+    expect(applied.rulesVersion).toBe(planned.rulesVersion.to)
+    const ruleIds = applied.changes.filter((c: any) => c.kind === 'rule').map((c: any) => c.key)
+    expect(ruleIds).toEqual([expect.stringMatching(/^rule_/), expect.stringMatching(/^rule_/), expect.stringMatching(/^rule_/)])
+    expect(applied.changes.map((c: any) => c.sentence)).toEqual(planned.changes.map((c: any) => c.sentence))
+
+    // The very next calls: the tool, the rules, the agent's permission, and a decision by the per-agent rule.
+    const tools = await get(ws.token, '/agents/tools')
+    expect(tools.find((t: any) => t.key === 'github')).toMatchObject({ name: 'GitHub', actions: [{ key: 'create_issue', risk: 'low', dataUsed: ['repositories'] }] })
+    const rules = await get(ws.token, '/agents/rules')
+    expect(rules.map((r: any) => r.id)).toEqual(ruleIds)
+    expect(rules[0]).toMatchObject({ structure: { agents: [ws.agent.id] }, sentence: expect.stringMatching(/^Triage Bot may not /) })
+    expect(rules[1].structure.when).toEqual([{ count: 'allowed', window: '24h', op: '>=', value: 20 }])
+    const agents = await get(ws.token, '/agents')
+    expect(agents.find((a: any) => a.id === ws.agent.id).permissions.map((p: any) => `${p.tool}.${p.action}`)).toEqual(['ads.pause_campaign', 'github.create_issue'])
+    const me = await get(ws.agent.credential, '/agent/me')
+    expect(me.permissions.map((p: any) => `${p.tool}.${p.action}`)).toContain('github.create_issue')
+    // The per-agent rule's bite (records 500) is the gateway's to judge (agent-decision.ts, its own tests); a rule for every agent bites here.
+    const denied = await authorize(ws.agent.credential, { ...ask, facts: { records: 5000 } })
+    expect(decisionOf(denied)).toBe('denied')
+    expect(denied.body.data.checks.find((c: any) => c.name === 'rules')?.passed).toBe(false)
+    expect(decisionOf(await authorize(ws.agent.credential, { ...ask, facts: { records: 5 } }))).toBe('allowed')
+  }, 4 * T)
+
+  test('a plan made stale by another apply is refused and changes nothing; export then plan and apply of the same file changes nothing', async () => {
+    const ws = await blankWorkspace()
+    const first = file(governed(await exported(ws.id)))
+    const stale = await plan(ws.id, first)
+    // Someone else applies another policy first (the same agent, a stricter ceiling).
+    const other = file(governed(await exported(ws.id)).replace('allow: [ ads.pause_campaign, github.create_issue ]', "allow: [ ads.pause_campaign, github.create_issue ], ceilings: { records: 10 }"))
+    const theirs = await plan(ws.id, other)
+    expect(jsonOf(await apply(ws.id, other, theirs.planId), 'admin policy apply').rulesVersion).toBe(theirs.rulesVersion.to)
+    const rulesBefore = await get(ws.token, '/agents/rules')
+
+    expectRefused(await apply(ws.id, first, stale.planId, false), /^error: the policy changed since this plan .*Nothing was applied/)
+    expect(await get(ws.token, '/agents/rules')).toEqual(rulesBefore)
+    const me = await get(ws.agent.credential, '/agent/me')
+    expect(me.ceilings.records).toBe(10)
+
+    // What is in force, exported, planned and applied: no change, no new rules version, no event.
+    const same = file(await exported(ws.id))
+    const none = await plan(ws.id, same)
+    expect(none.changes).toEqual([])
+    expect(none.rulesVersion).toEqual({ from: theirs.rulesVersion.to, to: theirs.rulesVersion.to })
+    const human = await growth(['admin', 'policy', 'plan', '--workspace', ws.id, same])
+    expect(human.stdout).toStartWith(`No changes: ${same} is the policy in force`)
+    const eventsBefore = (await get(ws.token, '/events?type=agent.policy.changed&limit=100')).length
+    expect(jsonOf(await apply(ws.id, same, none.planId), 'admin policy apply')).toEqual({ rulesVersion: theirs.rulesVersion.to, changes: [] })
+    expect((await get(ws.token, '/events?type=agent.policy.changed&limit=100')).length).toBe(eventsBefore)
+  }, 6 * T)
+
+  test('an applied policy is recorded with who applied it and announced as agent.policy.changed with the rules version and the sentences', async () => {
+    const ws = await blankWorkspace()
+    const path = file(governed(await exported(ws.id)))
+    const planned = await plan(ws.id, path)
+    const applied = jsonOf(await growth(['admin', 'policy', 'apply', '--workspace', ws.id, path, '--plan', planned.planId, '--by', 'for Kenji', '--json']), 'admin policy apply')
+    const events = await get(ws.token, '/events?type=agent.policy.changed&limit=100')
+    expect(events).toHaveLength(1)
+    expect(events[0].data).toEqual({ rulesVersion: applied.rulesVersion, changes: applied.changes })
+    const { sql } = await getHarness()
+    const rows = await sql`SELECT id, rules_version, applied_by, changes FROM policy_changes WHERE workspace_id = ${ws.id}`
+    expect([...rows]).toEqual([
+      { id: expect.stringMatching(/^pch_/), rules_version: applied.rulesVersion, applied_by: { kind: 'operator', name: LOGIN, note: 'for Kenji' }, changes: applied.changes },
+    ])
+  }, 3 * T)
+
+  test('retiring a tool removes it, its actions and the permissions to them; past decisions stay readable', async () => {
+    const ws = await blankWorkspace()
+    const add = file(governed(await exported(ws.id)))
+    expect((await apply(ws.id, add, (await plan(ws.id, add)).planId)).code).toBe(0)
+    const asked = await authorize(ws.agent.credential, { tool: 'github', action: 'create_issue', summary: 'An issue', facts: { records: 1 } })
+    expect(decisionOf(asked)).toBe('allowed')
+    // Without GitHub, without the rules that name it, and without the permission to it.
+    const text = (await exported(ws.id)).replace(GITHUB, '').replace(/^rules:\n[\s\S]*$/m, 'rules: []\n').replace(', github.create_issue', '').replace(', repositories', '')
+    const retire = file(text)
+    const planned = await plan(ws.id, retire)
+    expect(planned.changes.map((c: any) => [c.kind, c.op, c.key])).toEqual([
+      ['tool', 'remove', 'github'],
+      ['agent', 'remove', ws.agent.id],
+      ['agent', 'change', ws.agent.id],
+      ['rule', 'remove', expect.stringMatching(/^rule_/)],
+      ['rule', 'remove', expect.stringMatching(/^rule_/)],
+      ['rule', 'remove', expect.stringMatching(/^rule_/)],
+    ])
+    expect(planned.changes[0].sentence).toBe('Retires the tool GitHub (github) and its 1 action; its past decisions stay readable.')
+    expect(planned.changes[1].sentence).toBe('Triage Bot may no longer open an issue (github.create_issue).')
+    expect((await apply(ws.id, retire, planned.planId)).code).toBe(0)
+    expect((await get(ws.token, '/agents/tools')).map((t: any) => t.key)).not.toContain('github')
+    expect(await get(ws.token, '/agents/rules')).toEqual([])
+    expect((await get(ws.agent.credential, '/agent/me')).permissions.map((p: any) => p.action)).toEqual(['pause_campaign'])
+    expect(decisionOf(await authorize(ws.agent.credential, { tool: 'github', action: 'create_issue', summary: 'Another' }))).toBe('denied')
+    const past = (await get(ws.token, '/agents/requests')).find((r: any) => r.authorizationId === asked.body.data.authorizationId)
+    expect(past).toMatchObject({ tool: 'github', action: 'create_issue', decision: 'allowed' })
+  }, 6 * T)
+})
+
+describe('growth admin policy plan and apply refuse bad input, naming line and field, and apply nothing', () => {
+  let ws: Awaited<ReturnType<typeof blankWorkspace>>
+  let base: string
+  beforeAll(async () => {
+    ws = await blankWorkspace()
+    base = governed(await exported(ws.id))
+  }, 2 * T)
+
+  /** Plan and apply of `text` both refused with `message`; the workspace keeps its rules version. */
+  async function refused(text: string, message: RegExp) {
+    const path = file(text)
+    const r = await growth(['admin', 'policy', 'plan', '--workspace', ws.id, path])
+    expectRefused(r, message)
+    expect(r.stderr).toMatch(new RegExp(`^error: ${path.replaceAll('.', '\\.')} line \\d+, column \\d+: `))
+    const zeros = `plan_${'0'.repeat(64)}`
+    expectRefused(await apply(ws.id, path, zeros, false), message)
+    expect(await get(ws.token, '/agents/rules')).toEqual([])
+  }
+
+  const cases: [string, (s: string) => string, RegExp][] = [
+    ['an unknown agent', (s) => s.replace('agents: [ Triage Bot ]', 'agents: [ Nobody ]'), /line \d+, column \d+: rules\[0\]\.agents\[0\]: no agent Nobody in this workspace; its agents: Triage Bot \(agt_/],
+    ['an unknown tool in allow', (s) => s.replace('github.create_issue ]', 'gitlab.create_issue ]'), /agents\[0\]\.allow\[1\]: unknown tool gitlab; the document's tools: /],
+    ['an unknown action in a match', (s) => s.replace('{ tool: github, action: create_issue } ]\n    agents', '{ tool: github, action: close_issue } ]\n    agents'), /rules\[0\]\.match\[0\]\.action: unknown action close_issue of tool github; its actions: create_issue/],
+    ['unknown data', (s) => s.replace('allow: [ ads.pause_campaign, github.create_issue ]', 'allow: [ ads.pause_campaign, github.create_issue ], dataAccess: [ campaigns, wikis ]'), /agents\[0\]\.dataAccess\[1\]: unknown data wikis: no action of the document uses it/],
+    ['an unknown fact', (s) => s.replace('fact: records', 'fact: stars'), /rules\[0\]\.when\[0\]/],
+    ['an unknown currency', (s) => s.replace('allow: [ ads.pause_campaign, github.create_issue ]', 'allow: [ ads.pause_campaign, github.create_issue ], ceilings: { amountMinor: { XYZ: 5 } }'), /agents\[0\]\.ceilings\.amountMinor/],
+    ['a rule that can never match', (s) => s.replace("when: [ { fact: records, op: '>', value: 100 } ]", "when: [ { fact: records, op: '>', value: 100 }, { fact: records, op: '<', value: 10 } ]"), /rules\[0\]\.when\[1\]: the rule can never match: records > 100 and records < 10 cannot all hold/],
+    ['a count below zero', (s) => s.replace("op: '>=', value: 20", "op: '<', value: 0"), /rules\[1\]\.when\[0\]: the rule can never match: count in 24h < 0 never holds/],
+    ['an amount in one currency and currency another', (s) => s.replace("when: [ { fact: records, op: '>', value: 100 } ]", "when: [ { fact: currency, op: '=', value: USD }, { fact: amountMinor, op: '>', value: 5, currency: EUR } ]"), /rules\[0\]\.when\[1\]: the rule can never match: currency = USD and amountMinor > 5 EUR cannot both hold/],
+    ['two rules that contradict', (s) => `${s}  - effect: require_approval\n    match: [ { tool: github, action: create_issue } ]\n    agents: [ Triage Bot ]\n    when: [ { fact: records, op: '>', value: 100 } ]\n`, /rules\[3\]: contradicts the rule at line \d+ \(rules\[0\]\): the same match, agents and conditions, but one denies/],
+    ['one rule twice', (s) => `${s}  - effect: deny\n    match: [ { tool: github, action: create_issue } ]\n    agents: [ Triage Bot ]\n    when: [ { fact: records, op: '>', value: 100 } ]\n`, /rules\[3\]: the same rule as the rule at line \d+ \(rules\[0\]\)/],
+    ['a rule id not of this workspace', (s) => s.replace('  - effect: deny\n', '  - id: rule_01notours\n    effect: deny\n'), /rules\[0\]\.id: rule_01notours is not a rule in force in this workspace/],
+    ['a file too large', (s) => `${s}# ${'x'.repeat(1024 * 1024)}\n`, /line 1, column 1: the policy is too large/],
+  ]
+  for (const [what, edit, message] of cases) {
+    test(what, async () => refused(edit(base), message), 3 * T)
+  }
+
+  test('a plan id that is not one, and a file that cannot be read', async () => {
+    const path = file(base)
+    expectRefused(await apply(ws.id, path, 'nonsense', false), /^error: --plan must be a plan id/)
+    expectRefused(await growth(['admin', 'policy', 'plan', '--workspace', ws.id, join(files, 'missing.yaml')]), /missing\.yaml: cannot read it \(ENOENT\)/)
+    expectRefused(await growth(['admin', 'policy', 'plan', '--workspace', ws.id, path, '--since', '7 days']), /since must be a duration such as 30m, 24h or 7d/)
+  }, 3 * T)
+})
