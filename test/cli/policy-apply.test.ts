@@ -130,7 +130,10 @@ describe('growth admin policy plan and apply', () => {
     expect(agents.find((a: any) => a.id === ws.agent.id).permissions.map((p: any) => `${p.tool}.${p.action}`)).toEqual(['ads.pause_campaign', 'github.create_issue'])
     const me = await get(ws.agent.credential, '/agent/me')
     expect(me.permissions.map((p: any) => `${p.tool}.${p.action}`)).toContain('github.create_issue')
-    // The per-agent rule's bite (records 500) is the gateway's to judge (agent-decision.ts, its own tests); a rule for every agent bites here.
+    // The per-agent rule bites Triage Bot at 500 records (the server kept a view from before the apply); a rule for every agent at 5,000.
+    const byAgentRule = await authorize(ws.agent.credential, ask)
+    expect(decisionOf(byAgentRule)).toBe('denied')
+    expect(byAgentRule.body.data.rules.map((r: any) => r.id)).toEqual([ruleIds[0]])
     const denied = await authorize(ws.agent.credential, { ...ask, facts: { records: 5000 } })
     expect(decisionOf(denied)).toBe('denied')
     expect(denied.body.data.checks.find((c: any) => c.name === 'rules')?.passed).toBe(false)
