@@ -129,7 +129,7 @@ describe('growth admin policy plan and apply', () => {
     const agents = await get(ws.token, '/agents')
     expect(agents.find((a: any) => a.id === ws.agent.id).permissions.map((p: any) => `${p.tool}.${p.action}`)).toEqual(['ads.pause_campaign', 'github.create_issue'])
     const me = await get(ws.agent.credential, '/agent/me')
-    expect(me.permissions.map((p: any) => `${p.tool}.${p.action}`)).toContain('github.create_issue')
+    expect(me.permissions.find((p: any) => p.action === 'create_issue')?.sentence).toBe('Triage Bot may open an issue (github.create_issue).')
     // The per-agent rule bites Triage Bot at 500 records (the server kept a view from before the apply); a rule for every agent at 5,000.
     const byAgentRule = await authorize(ws.agent.credential, ask)
     expect(decisionOf(byAgentRule)).toBe('denied')

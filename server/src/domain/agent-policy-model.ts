@@ -39,7 +39,7 @@ export async function policyInForce(db: Db, workspaceId: string, missingFacts: M
   const [tools, agents, rules] = await Promise.all([selectTools(db, workspaceId), selectAgents(db, workspaceId), selectRules(db, workspaceId)])
   return {
     tools: tools.map((t) => ({ key: t.key, name: t.name, description: t.description, actions: t.actions })),
-    agents: agents.map((a) => ({ id: a.id, name: a.name, ceilings: a.ceilings, data_access: a.data_access, max_unattended_risk: a.max_unattended_risk, permissions: a.permissions })),
+    agents: agents.map((a) => ({ id: a.id, name: a.name, ceilings: a.ceilings, data_access: a.data_access, max_unattended_risk: a.max_unattended_risk, permissions: a.permissions.map((p) => ({ tool: p.tool, action: p.action })) })),
     missingFacts,
     rules: rules.map((r) => ({ id: r.id, structure: parseRuleStructure(r.structure), effect: r.effect })),
   }

@@ -52,8 +52,12 @@ export function ceilingsView(c: Ceilings): CeilingsView {
 }
 
 /** Permissions as sentences; `actionNames` ('tool.action' -> name) words the actions a workspace added by their names. */
-export function permissionsView(agentName: string, perms: { tool: string; action: string }[], actionNames: Record<string, string> = {}) {
-  return perms.map((p) => ({ tool: p.tool, action: p.action, sentence: `${agentName} may ${actionVerb(p.tool, p.action, actionNames[`${p.tool}.${p.action}`])} (${p.tool}.${p.action}).` }))
+export function permissionsView(agentName: string, perms: { tool: string; action: string; name?: string | null }[], actionNames: Record<string, string> = {}) {
+  return perms.map((p) => ({
+    tool: p.tool,
+    action: p.action,
+    sentence: `${agentName} may ${actionVerb(p.tool, p.action, actionNames[`${p.tool}.${p.action}`] ?? p.name ?? undefined)} (${p.tool}.${p.action}).`,
+  }))
 }
 
 export function toProfile(row: Pick<store.AgentRow, 'id' | 'name' | 'permissions' | 'data_access' | 'ceilings' | 'max_unattended_risk'>): AgentProfile {
