@@ -57,7 +57,7 @@ describe('growth mcp guard in front of an MCP server', () => {
 
   test('lists the upstream tools unchanged, and says at start which are guarded as what and which are refused', async () => {
     const { tools } = await guard.client.listTools()
-    expect(tools.map((t) => t.name)).toEqual(['send_email', 'bounce', 'slow_email', 'delete_contacts'])
+    expect(tools.map((t) => t.name)).toEqual(['send_email', 'bounce', 'slow_email', 'delete_contacts', 'create_issue'])
     expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', required: ['to', 'subject'] })
     expect(guard.client.getInstructions()).toBe('A test mail server.')
     expect(guard.stderr()).toContain('guarding ')

@@ -141,7 +141,7 @@ const MISSING_WORDS = { require_approval: 'sends the request to a person', ignor
 
 /** Every change `planned` makes to `current`, tools first, then agents, what a missing fact does, and rules. */
 export function policyChanges(current: ResolvedPolicy, planned: ResolvedPolicy): PolicyChange[] {
-  const toolNames = (p: ResolvedPolicy) => Object.fromEntries(p.tools.map((t) => [t.key, t.name]))
+  const toolNames = (p: ResolvedPolicy) => Object.fromEntries(p.tools.flatMap((t) => [[t.key, t.name], ...t.actions.map((a) => [`${t.key}.${a.key}`, a.name])]))
   const agentNames = (p: ResolvedPolicy) => Object.fromEntries(p.agents.map((a) => [a.id, a.name]))
   // An action is named as the planned catalogue names it, or as the one in force did (a retired one).
   const actionNames = Object.fromEntries([current, planned].flatMap((p) => p.tools.flatMap((t) => t.actions.map((a) => [`${t.key}.${a.key}`, a.name]))))

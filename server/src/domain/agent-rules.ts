@@ -179,7 +179,7 @@ function actionWords(m: { tool: string; action?: string }, form: 'verb' | 'does'
     const tool = toolNames[m.tool] ?? m.tool
     return form === 'verb' ? `use ${tool}` : `uses ${tool}`
   }
-  const w = wordsOf(m.tool, m.action)
+  const w = wordsOf(m.tool, m.action, toolNames[`${m.tool}.${m.action}`])
   if (direction === true && w.raises) return form === 'verb' ? w.raises.replace(/^raises/, 'raise') : w.raises
   if (direction === false && w.lowers) return form === 'verb' ? w.lowers.replace(/^lowers/, 'lower') : w.lowers
   return form === 'verb' ? w.verb : w.does

@@ -46,7 +46,7 @@ export type GatewayView = {
   limits: WorkspaceLimitsRow | null
   /** The rules in force that could match the request (a rule naming the tool with this action or with none), oldest first. */
   rules: RuleRow[]
-  /** The names of the tools these rules name, by key. */
+  /** The names of the tools these rules name, by key, and of the actions they name, by 'tool.action' (rule sentences). */
   toolNames: Record<string, string>
   /** The names of the agents these rules name, by id. */
   agentNames: Record<string, string>
@@ -149,10 +149,15 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
                             WHERE r.workspace_id = ${workspaceId} AND r.id = m.rule_id AND r.enabled LIMIT 1) r
       ) c
       CROSS JOIN LATERAL (
-        SELECT COALESCE(json_object_agg(t.key, t.name), '{}') AS tool_names
-        FROM (SELECT DISTINCT m #>> '{}' AS key FROM unnest(c.structures) s(structure)
-              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.match[*].tool') m) k
-        CROSS JOIN LATERAL (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = k.key LIMIT 1) t
+        SELECT COALESCE(json_object_agg(n.key, n.name), '{}') AS tool_names
+        FROM (SELECT DISTINCT m ->> 'tool' AS tool, COALESCE(m ->> 'action', '') AS action FROM unnest(c.structures) s(structure)
+              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.match[*]') m) k
+        CROSS JOIN LATERAL (
+          (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = k.tool AND k.action = '' LIMIT 1)
+          UNION ALL
+          (SELECT k.tool || '.' || a.key, a.name FROM tool_actions a
+           WHERE a.workspace_id = ${workspaceId} AND a.tool_key = k.tool AND a.key = k.action AND k.action <> '' LIMIT 1)
+        ) n
       ) names
       CROSS JOIN LATERAL (
         SELECT COALESCE(json_object_agg(a.id, a.name ORDER BY a.id), '{}') AS agent_names

@@ -21,11 +21,13 @@ export async function selectTools(sql: Db, workspaceId: string, opts: { after?: 
     ${limit}`
 }
 
-/** The names of these tools, by key (rule sentences name tools). */
+/** The names of these tools by key, and of their actions by 'tool.action' (rule sentences name them). */
 export async function selectToolNames(sql: Db, workspaceId: string, keys: string[]): Promise<Record<string, string>> {
   if (!keys.length) return {}
   const rows = await sql<{ key: string; name: string }[]>`
-    SELECT key, name FROM tools WHERE workspace_id = ${workspaceId} AND key = ANY (${keys}::text[])`
+    SELECT key, name FROM tools WHERE workspace_id = ${workspaceId} AND key = ANY (${keys}::text[])
+    UNION ALL
+    SELECT tool_key || '.' || key, name FROM tool_actions WHERE workspace_id = ${workspaceId} AND tool_key = ANY (${keys}::text[])`
   return Object.fromEntries(rows.map((r) => [r.key, r.name]))
 }
 

@@ -7,7 +7,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
  * A small MCP server for the guard's tests (stdio): it writes one JSON line per tool call it
  * receives to the file UPSTREAM_LOG, so a test counts what reached it. send_email "sends" (nothing
  * leaves the machine), bounce answers with a tool error, slow_email answers only once cancelled (or
- * after 30 s), delete_contacts is what no config maps.
+ * after 30 s), delete_contacts is what no config maps, create_issue "opens" an issue (for a tool an
+ * owner added to the workspace's policy, github.create_issue).
  */
 const log = process.env.UPSTREAM_LOG
 if (!log) throw new Error('UPSTREAM_LOG must name the file the calls are written to')
@@ -18,6 +19,7 @@ const TOOLS = [
   { name: 'bounce', description: 'Send an e-mail that the mail server refuses.', inputSchema: { type: 'object', properties: { to: recipients, subject: { type: 'string' } }, required: ['to'] } },
   { name: 'slow_email', description: 'Send an e-mail, slowly.', inputSchema: { type: 'object', properties: { to: recipients, subject: { type: 'string' } }, required: ['to'] } },
   { name: 'delete_contacts', description: 'Delete every contact.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'create_issue', description: 'Open an issue.', inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } },
 ]
 
 const server = new Server({ name: 'test-upstream', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: 'A test mail server.' })
@@ -36,6 +38,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     appendFileSync(log, `${JSON.stringify({ name, cancelled })}\n`)
     return { content: [{ type: 'text', text: cancelled ? 'Cancelled.' : 'Sent, slowly.' }] }
   }
+  if (name === 'create_issue') return { content: [{ type: 'text', text: `Opened "${args.title}".` }] }
   if (name === 'delete_contacts') return { content: [{ type: 'text', text: 'Deleted every contact.' }] }
   return { isError: true, content: [{ type: 'text', text: `Unknown tool ${name}` }] }
 })
