@@ -1,11 +1,30 @@
 import type { Db } from '../core/db.ts'
 import type { GatewayDecision } from '../core/enums.ts'
+import { NotFoundError } from '../core/errors.ts'
+import { formatCount, formatMoney } from '../core/money.ts'
+import type { Facts } from '../schemas/agent-gateway.ts'
+import { requestHistory, selectAllowedTimes } from '../store/agent-request-history.ts'
+import { selectWorkspaceLimits } from '../store/limits.ts'
+import { selectWorkspaceGate } from '../store/workspaces.ts'
+import { decide } from './agent-decision.ts'
+import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
+import { HistoryCounts } from './agent-policy-counts.ts'
 import type { ResolvedPolicy } from './agent-policy-model.ts'
+import { policyViews, type PolicyViews } from './agent-policy-views.ts'
+import { isCount, windowMs } from './agent-rules.ts'
+import { wordsOf } from './agent-tools.ts'
 
 /**
  * The backtest of a planned policy (CONTRACT: Agent policy, `growth admin policy plan`): every agent
  * request recorded in the window decided again, by the gateway's own decision function, under the
  * policy in force and under the planned one; each whose decision would change, listed.
+ *
+ * Each request is decided as the gateway would have decided it when it arrived (its own createdAt):
+ * the facts it stated, the workspace's limits of today, the agents running (the stop switch is not
+ * policy: a backtest asks what the policy would decide), no approval (a backtest asks what the
+ * policy decides, not what a person did), and count conditions counted on the recorded history
+ * (agent-policy-counts.ts). A request of an agent the workspace no longer has cannot be decided: it
+ * is counted (`undecidable`), not listed.
  */
 export type BacktestChange = {
   authorizationId: string
@@ -19,19 +38,119 @@ export type BacktestChange = {
   sentence: string
 }
 
+/** Requests, changed, undecidable, and per transition ("allowed->requires_approval") how many. */
+type Tally = { requests: number; changed: number; undecidable: number; [transition: string]: number }
+
 export type Backtest = {
   since: string
   requests: number
+  /** Requests of agents the workspace no longer has: counted in `requests`, not decided. */
+  undecidable: number
   changed: BacktestChange[]
-  byAgent: Record<string, { requests: number; changed: number; [transition: string]: number }>
-  byToolAction: Record<string, { requests: number; changed: number; [transition: string]: number }>
+  /** By agent name (name and id when two agents share a name; the id for an agent no longer there). */
+  byAgent: Record<string, Tally>
+  /** By `tool.action`. */
+  byToolAction: Record<string, Tally>
 }
 
-export async function backtestPolicy(
-  _db: Db,
-  _workspaceId: string,
-  _policies: { current: ResolvedPolicy; planned: ResolvedPolicy },
-  _window: { since: Date; at: Date },
-): Promise<Backtest> {
-  throw new Error('backtestPolicy: being written (issue 27)')
+export async function backtestPolicy(db: Db, workspaceId: string, policies: { current: ResolvedPolicy; planned: ResolvedPolicy }, window: { since: Date; at: Date }): Promise<Backtest> {
+  const [gate, limits] = await Promise.all([selectWorkspaceGate(db, workspaceId), selectWorkspaceLimits(db, workspaceId)])
+  if (!gate || !limits) throw new NotFoundError('workspace', workspaceId)
+  const counts = new HistoryCounts()
+  // The stop switch is not policy: both are judged with the agents running.
+  const running = { ...gate, agents_stopped: false, stopped_at: null, stopped_by: null, stopped_reason: null }
+  const current = policyViews(policies.current, { gate: running, limits, counts })
+  const planned = policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts })
+
+  // A count condition looks back from the first request too: the allowed requests of its window before the backtest's.
+  const lookBack = Math.max(0, ...[policies.current, policies.planned].flatMap((p) => p.rules.flatMap((r) => r.structure.when.filter(isCount).map((c) => windowMs(c.window) ?? 0))))
+  if (lookBack) {
+    for (const r of await selectAllowedTimes(db, workspaceId, { since: new Date(window.since.getTime() - lookBack), until: window.since })) {
+      counts.add(r.agent_id, r.tool, r.action, r.created_at.getTime())
+    }
+  }
+
+  const names = agentNames(policies.current, policies.planned)
+  const decidable = new Set(policies.current.agents.map((a) => a.id).filter((id) => policies.planned.agents.some((a) => a.id === id)))
+  const out: Backtest = { since: window.since.toISOString(), requests: 0, undecidable: 0, changed: [], byAgent: {}, byToolAction: {} }
+  const ask: DecisionAsk = { agentId: '', tool: '', action: '', facts: {} }
+  for await (const rows of requestHistory(db, workspaceId, { since: window.since, until: window.at })) {
+    for (const row of rows) {
+      const agentName = names.get(row.agent_id) ?? row.agent_id
+      const byAgent = (out.byAgent[agentName] ??= tally())
+      const byToolAction = (out.byToolAction[`${row.tool}.${row.action}`] ??= tally())
+      out.requests++
+      byAgent.requests++
+      byToolAction.requests++
+      if (!decidable.has(row.agent_id)) {
+        out.undecidable++
+        byAgent.undecidable++
+        byToolAction.undecidable++
+        continue
+      }
+      ask.agentId = row.agent_id
+      ask.tool = row.tool
+      ask.action = row.action
+      ask.facts = row.facts as Facts
+      const at = row.created_at
+      const before = await decisionUnder(db, workspaceId, current, ask, at)
+      const after = await decisionUnder(db, workspaceId, planned, ask, at)
+      // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
+      if (row.decision === 'allowed') counts.add(row.agent_id, row.tool, row.action, at.getTime())
+      if (before === after) continue
+      const transition = `${before}->${after}`
+      out.changed.push({
+        authorizationId: row.id, agentId: row.agent_id, agentName, tool: row.tool, action: row.action, createdAt: at.toISOString(), before, after,
+        sentence: changeSentence(agentName, row.tool, row.action, ask.facts, at, before, after),
+      })
+      for (const t of [byAgent, byToolAction]) {
+        t.changed++
+        t[transition] = (t[transition] ?? 0) + 1
+      }
+    }
+  }
+  return out
+}
+
+const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
+
+/** The decision of one request under one policy: the gateway's decisionInputOf and decide, with no prior approval. */
+async function decisionUnder(db: Db, workspaceId: string, views: PolicyViews, ask: DecisionAsk, at: Date): Promise<GatewayDecision> {
+  const input = await decisionInputOf(db, workspaceId, views.viewOf(ask, at), ask, at)
+  return decide({ ...input, prior: null }).decision
+}
+
+/** Each agent's name as the tallies key it: the name, or the name and id when two agents share it. */
+function agentNames(...policies: ResolvedPolicy[]): Map<string, string> {
+  const agents = new Map(policies.flatMap((p) => p.agents.map((a) => [a.id, a.name] as const)))
+  const seen = new Map<string, number>()
+  for (const name of agents.values()) seen.set(name, (seen.get(name) ?? 0) + 1)
+  return new Map([...agents].map(([id, name]) => [id, seen.get(name)! > 1 ? `${name} (${id})` : name]))
+}
+
+const OUTCOME: Record<GatewayDecision, { would: string; instead: string }> = {
+  allowed: { would: 'would be allowed', instead: 'being allowed' },
+  denied: { would: 'would be denied', instead: 'being denied' },
+  requires_approval: { would: 'would need a person', instead: 'needing a person' },
+}
+
+/**
+ * A changed decision as a person reads it: "Budget Pacer's request to raise a daily budget by 17%
+ * on 2026-11-20 14:02 UTC would need a person instead of being allowed."
+ */
+export function changeSentence(agentName: string, tool: string, action: string, f: Facts, at: Date, before: GatewayDecision, after: GatewayDecision): string {
+  return `${agentName}'s request to ${askWords(tool, action, f)} on ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC ${OUTCOME[after].would} instead of ${OUTCOME[before].instead}.`
+}
+
+/** What was asked, in words: "raise a daily budget by 17%", "send an email campaign to 16,900 recipients". */
+function askWords(tool: string, action: string, f: Facts): string {
+  const w = wordsOf(tool, action)
+  const directed = f.increase === true ? w.raises : f.increase === false ? w.lowers : undefined
+  const verb = directed ? directed.replace(/^raises/, 'raise').replace(/^lowers/, 'lower') : w.verb
+  const parts: string[] = []
+  if (f.amountPercent !== undefined) parts.push(`${w.percentWord ?? 'of'} ${f.amountPercent}%`)
+  if (f.amountMinor !== undefined && f.currency) parts.push(`${parts.length ? 'to ' : 'for '}${formatMoney({ amountMinor: f.amountMinor, currency: f.currency })}`)
+  if (f.recipients !== undefined) parts.push(`to ${formatCount(f.recipients)} recipients`)
+  if (f.records !== undefined) parts.push(`affecting ${formatCount(f.records)} records`)
+  return [verb, ...parts].join(' ')
 }
