@@ -13,7 +13,7 @@ test('counts an agent\'s allowed requests of one tool action in the window befor
   expect(c.allowedWithin('agt_a', 'ads', 'pause_campaign', '1h', at(H))).toBe(3) // t0 is exactly 1h before: out; t0+1h is the request itself: out
   expect(c.allowedWithin('agt_a', 'ads', 'pause_campaign', '1h', at(H + 1))).toBe(4)
   expect(c.allowedWithin('agt_a', 'ads', 'pause_campaign', '24h', at(H + 1))).toBe(5)
-  expect(c.allowedWithin('agt_a', 'ads', 'pause_campaign', '30m', at(30 * 60_000))).toBe(2)
+  expect(c.allowedWithin('agt_a', 'ads', 'pause_campaign', '30m', at(30 * 60_000))).toBe(1) // t0 + 10m only
   expect(c.allowedWithin('agt_a', 'ads', 'pause_campaign', '1d', at(0))).toBe(0)
   expect(c.allowedWithin('agt_b', 'ads', 'pause_campaign', '1h', at(H))).toBe(1)
   expect(c.allowedWithin('agt_c', 'ads', 'pause_campaign', '1h', at(H))).toBe(0)
