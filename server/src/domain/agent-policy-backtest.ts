@@ -51,6 +51,8 @@ export type Backtest = {
   byAgent: Record<string, Tally>
   /** By `tool.action`. */
   byToolAction: Record<string, Tally>
+  /** How many times the decision function ran (each distinct input once, under each policy). */
+  decided: number
 }
 
 export async function backtestPolicy(db: Db, workspaceId: string, policies: { current: ResolvedPolicy; planned: ResolvedPolicy }, window: { since: Date; at: Date }): Promise<Backtest> {
@@ -59,8 +61,9 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   const counts = new HistoryCounts()
   // The stop switch is not policy: both are judged with the agents running.
   const running = { ...gate, agents_stopped: false, stopped_at: null, stopped_by: null, stopped_reason: null }
-  const current = policyViews(policies.current, { gate: running, limits, counts })
-  const planned = policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts })
+  const quietHours = limits.quiet_hours_start !== null && limits.quiet_hours_end !== null
+  const current = deciderOf(db, workspaceId, policyViews(policies.current, { gate: running, limits, counts }), quietHours)
+  const planned = deciderOf(db, workspaceId, policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts }), quietHours)
 
   // A count condition looks back from the first request too: the allowed requests of its window before the backtest's.
   const lookBack = Math.max(0, ...[policies.current, policies.planned].flatMap((p) => p.rules.flatMap((r) => r.structure.when.filter(isCount).map((c) => windowMs(c.window) ?? 0))))
@@ -72,7 +75,7 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
 
   const names = agentNames(policies.current, policies.planned)
   const decidable = new Set(policies.current.agents.map((a) => a.id).filter((id) => policies.planned.agents.some((a) => a.id === id)))
-  const out: Backtest = { since: window.since.toISOString(), requests: 0, undecidable: 0, changed: [], byAgent: {}, byToolAction: {} }
+  const out: Backtest = { since: window.since.toISOString(), requests: 0, undecidable: 0, changed: [], byAgent: {}, byToolAction: {}, decided: 0 }
   const ask: DecisionAsk = { agentId: '', tool: '', action: '', facts: {} }
   for await (const rows of requestHistory(db, workspaceId, { since: window.since, until: window.at })) {
     for (const row of rows) {
@@ -93,8 +96,8 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       ask.action = row.action
       ask.facts = row.facts as Facts
       const at = row.created_at
-      const before = await decisionUnder(db, workspaceId, current, ask, at)
-      const after = await decisionUnder(db, workspaceId, planned, ask, at)
+      const before = await current.decision(ask, at)
+      const after = await planned.decision(ask, at)
       // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
       if (row.decision === 'allowed') counts.add(row.agent_id, row.tool, row.action, at.getTime())
       if (before === after) continue
@@ -109,15 +112,41 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       }
     }
   }
+  out.decided = current.distinct + planned.distinct
   return out
 }
 
 const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
 
-/** The decision of one request under one policy: the gateway's decisionInputOf and decide, with no prior approval. */
-async function decisionUnder(db: Db, workspaceId: string, views: PolicyViews, ask: DecisionAsk, at: Date): Promise<GatewayDecision> {
-  const input = await decisionInputOf(db, workspaceId, views.viewOf(ask, at), ask, at)
-  return decide({ ...input, prior: null }).decision
+/**
+ * Deciding under one policy, each distinct input once. A decision is a pure function of its input,
+ * and the input of a recorded request is a function of the policy's view (agent-policy-views.ts:
+ * one per agent and tool action, with the counts of its count conditions), the stated facts, and
+ * the time, which decide reads only to place a send in the workspace's quiet hours (whole UTC
+ * hours; the stop switch, which also carries a time, is off here). So requests that agree on all
+ * of these are decided once: a history repeats its asks, and the gateway's code (decisionInputOf,
+ * decide) then runs once per distinct ask instead of once per request.
+ */
+type Decider = { decision(ask: DecisionAsk, at: Date): Promise<GatewayDecision>; distinct: number }
+
+function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
+  const seen = new Map<string, GatewayDecision>()
+  return {
+    get distinct() {
+      return seen.size
+    },
+    async decision(ask, at) {
+      const view = views.viewOf(ask, at)
+      let key = `${ask.agentId}\u0001${ask.tool}\u0001${ask.action}\u0001${JSON.stringify(ask.facts)}`
+      for (const w in view.allowedCounts) key += `\u0001${w}=${view.allowedCounts[w]}`
+      if (quietHours) key += `\u0001${at.getUTCHours()}`
+      const known = seen.get(key)
+      if (known) return known
+      const decided = decide({ ...(await decisionInputOf(db, workspaceId, view, ask, at)), prior: null }).decision
+      seen.set(key, decided)
+      return decided
+    },
+  }
 }
 
 /** Each agent's name as the tallies key it: the name, or the name and id when two agents share it. */
