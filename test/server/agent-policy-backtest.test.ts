@@ -8,6 +8,7 @@ import { policyViews } from '../../server/src/domain/agent-policy-views.ts'
 import { createDemoWorkspace } from '../../server/src/demo/index.ts'
 import type { Facts } from '../../server/src/schemas/agent-gateway.ts'
 import { requestHistory } from '../../server/src/store/agent-request-history.ts'
+import { insertRequestHistory } from '../../server/src/store/agent-requests.ts'
 import { selectWorkspaceLimits } from '../../server/src/store/limits.ts'
 import { selectMissingFacts, selectWorkspaceGate, setAgentsStopped } from '../../server/src/store/workspaces.ts'
 import type { Sql } from '../../server/src/store/driver/db.ts'
@@ -164,3 +165,22 @@ test('the demo history: the backtest of the policy in force changes nothing, and
   expect(b.changed).toEqual([])
   expect(await expectReplaysAsRecorded(sql, ws)).toBeGreaterThanOrEqual(25)
 }, 60_000)
+
+test('requests alike but for the hour: each decided at its own time (a send in the quiet hours is denied under either policy)', async () => {
+  const { sql } = await getHarness()
+  const ws = (await makeWorkspace()).id
+  const mailer = await agentIn(ws, { name: 'Mailer', allow: 'email.send_campaign', maxUnattendedRisk: 'high' })
+  await sql`UPDATE workspace_limits SET quiet_hours_start = 22, quiet_hours_end = 6 WHERE workspace_id = ${ws}`
+  const day = new Date(Date.now() - DAY)
+  const at = (hour: number) => new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), hour))
+  const row = (id: string, createdAt: Date) => ({
+    id, agentId: mailer.id, tool: 'email', action: 'send_campaign', resource: null, summary: null, facts: { recipients: 100 }, paramsDigest: 'x',
+    decision: 'allowed', reason: 'Recorded.', checks: [], rules: [], rulesVersion: 1, approvalId: null, expiresAt: null, createdAt,
+  })
+  await sql.begin((tx) => insertRequestHistory(tx, ws, [row('auth_quiet', at(23)), row('auth_day', at(12))]))
+  const current = await inForce(sql, ws)
+  const planned: ResolvedPolicy = { ...current, rules: [{ id: null, effect: 'require_approval', structure: { match: [{ tool: 'email', action: 'send_campaign' }], when: [] } }] }
+  const b = await backtestPolicy(sql, ws, { current, planned }, { since: new Date(Date.now() - 3 * DAY), at: new Date() })
+  expect(b.changed.map((c) => [c.authorizationId, c.before, c.after])).toEqual([['auth_day', 'allowed', 'requires_approval']])
+  expect(b.requests).toBe(2)
+})
