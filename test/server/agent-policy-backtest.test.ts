@@ -144,6 +144,16 @@ describe('the backtest', () => {
       [ids.send20000, 'allowed', 'denied'],
     ])
 
+    // A grant changed: the Mailer may no longer send.
+    const narrowed = { ...current, agents: current.agents.map((a) => (a.id === mailer.id ? { ...a, permissions: a.permissions.filter((p) => p.tool !== 'email') } : a)) }
+    const n = await backtestPolicy(sql, ws, { current, planned: narrowed }, window())
+    expect(n.changed.map((c) => [c.authorizationId, c.after])).toEqual([[ids.send100, 'denied'], [ids.send20000, 'denied']])
+
+    // An action's risk changed: a pause now needs a person for every agent allowed one (the Mailer's stays denied).
+    const risky = { ...current, tools: current.tools.map((t) => (t.key === 'ads' ? { ...t, actions: t.actions.map((a) => (a.key === 'pause_campaign' ? { ...a, risk: 'high' as const } : a)) } : t)) }
+    const r = await backtestPolicy(sql, ws, { current, planned: risky }, window())
+    expect(r.changed.map((c) => [c.authorizationId, c.after])).toEqual([ids.pause1, ids.pause2, ids.pause3, ids.testAgent].map((id) => [id, 'requires_approval']))
+
     const gone = current.agents.filter((a) => a.name !== 'Test agent')
     const without = await backtestPolicy(sql, ws, { current: { ...current, agents: gone }, planned: { ...current, agents: gone } }, window())
     expect(without.requests).toBe(9)

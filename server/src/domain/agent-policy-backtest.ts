@@ -62,8 +62,15 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   // The stop switch is not policy: both are judged with the agents running.
   const running = { ...gate, agents_stopped: false, stopped_at: null, stopped_by: null, stopped_reason: null }
   const quietHours = limits.quiet_hours_start !== null && limits.quiet_hours_end !== null
-  const current = deciderOf(db, workspaceId, policyViews(policies.current, { gate: running, limits, counts }), quietHours)
-  const planned = deciderOf(db, workspaceId, policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts }), quietHours)
+  const currentViews = policyViews(policies.current, { gate: running, limits, counts })
+  const plannedViews = policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts })
+  const current = deciderOf(db, workspaceId, currentViews, quietHours)
+  const planned = deciderOf(db, workspaceId, plannedViews, quietHours)
+  // A request whose view is the same under both policies (its agent's grant, its tool action and the
+  // rules that could match it) is decided alike under both: decided once. A plan changes a few
+  // tool actions or agents; the rest of the history is decided once, not twice.
+  const sameAgents = sameGrants(policies.current, policies.planned)
+  const sameMissing = policies.current.missingFacts === policies.planned.missingFacts
 
   // A count condition looks back from the first request too: the allowed requests of its window before the backtest's.
   const lookBack = Math.max(0, ...[policies.current, policies.planned].flatMap((p) => p.rules.flatMap((r) => r.structure.when.filter(isCount).map((c) => windowMs(c.window) ?? 0))))
@@ -97,7 +104,10 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       ask.facts = row.facts as Facts
       const at = row.created_at
       const before = await current.decision(ask, at)
-      const after = await planned.decision(ask, at)
+      const after =
+        sameMissing && sameAgents.has(row.agent_id) && currentViews.actionDigest(row.tool, row.action) === plannedViews.actionDigest(row.tool, row.action)
+          ? before
+          : await planned.decision(ask, at)
       // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
       if (row.decision === 'allowed') counts.add(row.agent_id, row.tool, row.action, at.getTime())
       if (before === after) continue
@@ -130,23 +140,40 @@ const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
 type Decider = { decision(ask: DecisionAsk, at: Date): Promise<GatewayDecision>; distinct: number }
 
 function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
-  const seen = new Map<string, GatewayDecision>()
+  // agent -> tool -> action -> the rest of the input (facts, counts, hour) -> decision: no key string built from the ids.
+  const seen = new Map<string, Map<string, Map<string, Map<string, GatewayDecision>>>>()
+  let distinct = 0
   return {
     get distinct() {
-      return seen.size
+      return distinct
     },
     async decision(ask, at) {
       const view = views.viewOf(ask, at)
-      let key = `${ask.agentId}\u0001${ask.tool}\u0001${ask.action}\u0001${JSON.stringify(ask.facts)}`
+      let byTool = seen.get(ask.agentId)
+      if (!byTool) seen.set(ask.agentId, (byTool = new Map()))
+      let byAction = byTool.get(ask.tool)
+      if (!byAction) byTool.set(ask.tool, (byAction = new Map()))
+      let byRest = byAction.get(ask.action)
+      if (!byRest) byAction.set(ask.action, (byRest = new Map()))
+      let key = JSON.stringify(ask.facts)
       for (const w in view.allowedCounts) key += `\u0001${w}=${view.allowedCounts[w]}`
       if (quietHours) key += `\u0001${at.getUTCHours()}`
-      const known = seen.get(key)
+      const known = byRest.get(key)
       if (known) return known
       const decided = decide({ ...(await decisionInputOf(db, workspaceId, view, ask, at)), prior: null }).decision
-      seen.set(key, decided)
+      byRest.set(key, decided)
+      distinct++
       return decided
     },
   }
+}
+
+/** The agents whose grant (permissions, data, ceilings, risk) is the same under both policies. */
+function sameGrants(a: ResolvedPolicy, b: ResolvedPolicy): Set<string> {
+  const grant = (g: ResolvedPolicy['agents'][number]) =>
+    JSON.stringify([g.name, g.ceilings, [...g.data_access].sort(), g.max_unattended_risk, g.permissions.map((p) => `${p.tool}.${p.action}`).sort()])
+  const before = new Map(a.agents.map((g) => [g.id, grant(g)]))
+  return new Set(b.agents.filter((g) => before.get(g.id) === grant(g)).map((g) => g.id))
 }
 
 /** Each agent's name as the tallies key it: the name, or the name and id when two agents share it. */

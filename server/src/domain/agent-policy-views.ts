@@ -28,10 +28,18 @@ export type PolicyViewContext = {
   counts: AllowedCounts
 }
 
-export type PolicyViews = { viewOf(ask: DecisionAsk, at: Date): GatewayView }
+export type PolicyViews = {
+  viewOf(ask: DecisionAsk, at: Date): GatewayView
+  /**
+   * What a decision of this tool action reads of the policy, whatever the agent, as text: the tool
+   * and action, and the rules that could match (their structure and effect, in order). Two
+   * policies giving the same text (and the same agent, and missingFacts) decide its requests alike.
+   */
+  actionDigest(tool: string, action: string): string
+}
 
 /** What a view of one tool action holds, whatever the agent and time. */
-type ActionPart = { tool: GatewayView['tool']; rules: RuleRow[]; toolNames: Record<string, string>; agentNames: Record<string, string>; windows: string[] }
+type ActionPart = { tool: GatewayView['tool']; rules: RuleRow[]; toolNames: Record<string, string>; agentNames: Record<string, string>; windows: string[]; digest?: string }
 
 const NONE: Record<string, number> = Object.freeze({}) as Record<string, number>
 /** Rules of a policy carry no creation time; their order is the policy's (oldest first for the policy in force). */
@@ -55,11 +63,14 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
     }
   })
 
-  const parts = new Map<string, ActionPart>()
+  // By tool, then action: found without making a key string per request.
+  const parts = new Map<string, Map<string, ActionPart>>()
   function partOf(tool: string, action: string): ActionPart {
-    const key = `${tool}|${action}`
-    let part = parts.get(key)
+    let ofTool = parts.get(tool)
+    if (!ofTool) parts.set(tool, (ofTool = new Map()))
+    let part = ofTool.get(action)
     if (part) return part
+    const key = `${tool}|${action}`
     const matched = new Map<number, RuleRow>()
     for (const m of [...(byMatch.get(key) ?? []), ...(byMatch.get(`${tool}|`) ?? [])]) matched.set(m.at, m.row)
     const rules = [...matched.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
@@ -86,11 +97,16 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
       agentNames,
       windows: [...windows],
     }
-    parts.set(key, part)
+    ofTool.set(action, part)
     return part
   }
 
   return {
+    actionDigest(tool, action) {
+      const part = partOf(tool, action)
+      part.digest ??= JSON.stringify([part.tool, part.rules.map((r) => [r.structure, r.effect])])
+      return part.digest
+    },
     viewOf(ask, at) {
       const part = partOf(ask.tool, ask.action)
       let allowedCounts = NONE
