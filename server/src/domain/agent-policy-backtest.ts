@@ -103,11 +103,12 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       ask.action = row.action
       ask.facts = row.facts as Facts
       const at = row.created_at
-      const before = await current.decision(ask, at)
+      const factsKey = JSON.stringify(row.facts)
+      const before = await current.decision(ask, at, factsKey)
       const after =
         sameMissing && sameAgents.has(row.agent_id) && currentViews.actionDigest(row.tool, row.action) === plannedViews.actionDigest(row.tool, row.action)
           ? before
-          : await planned.decision(ask, at)
+          : await planned.decision(ask, at, factsKey)
       // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
       if (row.decision === 'allowed') counts.add(row.agent_id, row.tool, row.action, at.getTime())
       if (before === after) continue
@@ -137,7 +138,8 @@ const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
  * of these are decided once: a history repeats its asks, and the gateway's code (decisionInputOf,
  * decide) then runs once per distinct ask instead of once per request.
  */
-type Decider = { decision(ask: DecisionAsk, at: Date): Promise<GatewayDecision>; distinct: number }
+/** `factsKey`: the facts as text (JSON.stringify of the recorded facts, made once per request). */
+type Decider = { decision(ask: DecisionAsk, at: Date, factsKey: string): Promise<GatewayDecision>; distinct: number }
 
 function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
   // agent -> tool -> action -> the rest of the input (facts, counts, hour) -> decision: no key string built from the ids.
@@ -147,7 +149,7 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
     get distinct() {
       return distinct
     },
-    async decision(ask, at) {
+    async decision(ask, at, factsKey) {
       const view = views.viewOf(ask, at)
       let byTool = seen.get(ask.agentId)
       if (!byTool) seen.set(ask.agentId, (byTool = new Map()))
@@ -155,7 +157,7 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
       if (!byAction) byTool.set(ask.tool, (byAction = new Map()))
       let byRest = byAction.get(ask.action)
       if (!byRest) byAction.set(ask.action, (byRest = new Map()))
-      let key = JSON.stringify(ask.facts)
+      let key = factsKey
       for (const w in view.allowedCounts) key += `\u0001${w}=${view.allowedCounts[w]}`
       if (quietHours) key += `\u0001${at.getUTCHours()}`
       const known = byRest.get(key)
