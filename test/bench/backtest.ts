@@ -12,6 +12,7 @@
  *   every row consumed;
  * - "backtest": backtestPolicy under the policy in force and a planned one that changes a few
  *   rules (one removed, two with a new threshold, two added).
+ * BENCH_FACTS=distinct gives every request facts of its own (no two alike), the worst case.
  * Prints the median and best of each, deciding's share (backtest minus read), and the goals:
  * backtest within 10 s, deciding at most what reading costs.
  *
@@ -36,6 +37,8 @@ const RULES = envNumber('BENCH_RULES', 300, true)
 const AGENTS = envNumber('BENCH_AGENTS', 20, true)
 const REQUESTS = envNumber('BENCH_REQUESTS', 100_000, true)
 const ROUNDS = envNumber('BENCH_ROUNDS', 5, true)
+/** `distinct`: every request's facts differ (recipients g), so no two requests share a decision's input. */
+const DISTINCT = process.env.BENCH_FACTS === 'distinct'
 const GOAL_MS = 10_000
 const DAY = 86_400_000
 
@@ -81,7 +84,8 @@ async function seed(db: Database): Promise<string> {
     SELECT ${ws}, 'auth_bench_' || lpad(g::text, 7, '0'), (${agents}::text[])[g % ${AGENTS} + 1],
            'tool_' || CASE WHEN h % 10 = 9 THEN g * 7 % ${TOOLS} + 1 ELSE (h % ${own}) * ${AGENTS} + g % ${AGENTS} + 1 END,
            'act_' || (h / ${own} % 3 + 1),
-           CASE WHEN h % 5 = 0 THEN '{}'::jsonb
+           CASE WHEN ${DISTINCT} THEN jsonb_build_object('recipients', g)
+                WHEN h % 5 = 0 THEN '{}'::jsonb
                 WHEN h % 5 = 1 THEN jsonb_build_object('recipients', (g % 60) * 500)
                 ELSE jsonb_build_object('amountPercent', g % 37, 'increase', g % 2 = 0) END,
            'bench', (ARRAY['allowed', 'allowed', 'allowed', 'denied', 'requires_approval'])[g % 5 + 1], 'Recorded by the bench.', '[]', '[]', 1,
