@@ -196,7 +196,7 @@ const OUTCOME: Record<GatewayDecision, { would: string; instead: string }> = {
  * A changed decision as a person reads it: "Budget Pacer's request to raise a daily budget by 17%
  * on 2026-11-20 14:02 UTC would need a person instead of being allowed."
  */
-export function changeSentence(agentName: string, tool: string, action: string, f: Facts, at: Date, before: GatewayDecision, after: GatewayDecision): string {
+function changeSentence(agentName: string, tool: string, action: string, f: Facts, at: Date, before: GatewayDecision, after: GatewayDecision): string {
   return `${agentName}'s request to ${askWords(tool, action, f)} on ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC ${OUTCOME[after].would} instead of ${OUTCOME[before].instead}.`
 }
 

@@ -21,7 +21,7 @@ import { isCount } from './agent-rules.ts'
 /** How often an agent was already allowed a tool action within a window ending at `at` (a count condition's). */
 export type AllowedCounts = { allowedWithin(agentId: string, tool: string, action: string, window: string, at: Date): number }
 
-export type PolicyViewContext = {
+type PolicyViewContext = {
   /** The stop switch and rules version the views carry (rules in force and missing facts come from the policy). */
   gate: Omit<GatewayView['gate'], 'rules_in_force' | 'missing_facts'>
   limits: WorkspaceLimitsRow

@@ -7,7 +7,7 @@ import type { GatewayDecision } from '../core/enums.ts'
  * ones, which count conditions count.
  */
 
-export type HistoryRow = {
+type HistoryRow = {
   id: string
   agent_id: string
   tool: string
@@ -32,7 +32,7 @@ export function requestHistory(sql: Db, workspaceId: string, range: { since: Dat
     ORDER BY created_at, id`.cursor(batch)
 }
 
-export type AllowedRow = { agent_id: string; tool: string; action: string; created_at: Date }
+type AllowedRow = { agent_id: string; tool: string; action: string; created_at: Date }
 
 /** The allowed requests recorded in [since, until), oldest first: what a count condition counts. */
 export function selectAllowedTimes(sql: Db, workspaceId: string, range: { since: Date; until: Date }): Promise<AllowedRow[]> {
