@@ -12,6 +12,7 @@ import { registerPolicyExport } from './commands/admin/policy/export.ts'
 import { registerPolicyTest } from './commands/admin/policy/test.ts'
 import { registerPolicyPlan } from './commands/admin/policy/plan.ts'
 import { registerPolicyApply } from './commands/admin/policy/apply.ts'
+import { registerPolicyHistory } from './commands/admin/policy/history.ts'
 import { registerSecretsRotateKey } from './commands/admin/secrets/rotate-key.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
 import { registerTokenRevoke } from './commands/admin/token/revoke.ts'
@@ -90,6 +91,7 @@ export function buildProgram(): Command {
   registerPolicyPlan(policy)
   registerPolicyApply(policy)
   registerPolicyTest(policy)
+  registerPolicyHistory(policy)
 
   const secrets = admin.command('secrets').description('the key that seals webhook secrets and workspace keys at rest')
   registerSecretsRotateKey(secrets)

@@ -180,6 +180,16 @@ describe('growth admin policy plan and apply', () => {
     expect([...rows]).toEqual([
       { id: expect.stringMatching(/^pch_/), rules_version: applied.rulesVersion, applied_by: { kind: 'operator', name: LOGIN, note: 'for Kenji' }, changes: applied.changes },
     ])
+    // growth admin policy history reads the record back: as JSON, and as lines a person reads.
+    const history = jsonOf(await growth(['admin', 'policy', 'history', '--workspace', ws.id, '--json']), 'admin policy history')
+    expect(history.applied).toEqual([
+      { id: rows[0]!.id, rulesVersion: applied.rulesVersion, appliedBy: { kind: 'operator', name: LOGIN, note: 'for Kenji' }, appliedAt: expect.stringMatching(/^\d{4}-/), changes: applied.changes },
+    ])
+    const human = await growth(['admin', 'policy', 'history', '--workspace', ws.id])
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain(`rules version ${applied.rulesVersion}  by ${LOGIN} (operator; note: for Kenji)  ${rows[0]!.id}\n`)
+    expect(human.stdout).toContain('  + Adds the tool GitHub (github) with 1 action.\n')
+    expectRefused(await growth(['admin', 'policy', 'history', '--workspace', ws.id, '--limit', '0']), /--limit must be a whole number from 1 to 1000 \(got 0\)/)
   }, 3 * T)
 
   test('retiring a tool removes it, its actions and the permissions to them; past decisions stay readable', async () => {

@@ -193,8 +193,40 @@ cases:
     expectRefused(await policyTest(casesFile(`# ${'x'.repeat(1024 * 1024)}\n`)), /cases-\d+\.yaml line 1, column 1: the cases file is too large: 1048579 bytes, at most 1048576 \(1 MiB\)/)
     expectRefused(await policyTest(casesFile([])), /holds no cases/)
     expectRefused(await policyTest(join(dir, 'missing.yaml')), /--cases .*missing\.yaml: cannot read it \(ENOENT\)/)
-    expectRefused(await growth(['admin', 'policy', 'test', '--workspace', ws, 'policy.yaml', '--cases', one({})]), /testing a policy file \(policy\.yaml\) comes with growth admin policy plan/)
+    expectRefused(await growth(['admin', 'policy', 'test', '--workspace', ws, join(dir, 'no-policy.yaml'), '--cases', one({})]), /no-policy\.yaml: cannot read it \(ENOENT\)/)
     const json = refusalJson(await growth(['admin', 'policy', 'test', '--workspace', 'ws_nope', '--cases', one({}), '--json']))
     expect(json).toMatchObject({ code: 'not_found', message: expect.stringContaining('ws_nope') })
   }, T)
+})
+
+describe('growth admin policy test FILE', () => {
+  const BIG_RAISE_CASE = { name: 'a raise of 17%', ...BIG_RAISE }
+
+  test('decides the cases under the document, not the policy in force, and records nothing', async () => {
+    const exported = await growth(['admin', 'policy', 'export', '--workspace', ws])
+    expect(exported.code).toBe(0)
+    // The owner's edit: a raise needs a person only above 20%, no longer above 15%.
+    expect(exported.stdout).toContain('{ fact: amountPercent, op: ">", value: 15 }')
+    const policy = join(dir, 'raised.yaml')
+    writeFileSync(policy, exported.stdout.replace('{ fact: amountPercent, op: ">", value: 15 }', '{ fact: amountPercent, op: ">", value: 20 }'))
+    const before = await recorded()
+    const underFile = await growth(['admin', 'policy', 'test', '--workspace', ws, policy, '--cases', casesFile([{ ...BIG_RAISE_CASE, expect: 'allowed' }])])
+    expect({ code: underFile.code, stderr: underFile.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(underFile.stdout).toContain(`ok: 1 passed, 0 failed, under ${policy}, with the limits and stop switch of workspace ${ws}; nothing was recorded.`)
+    // The policy in force still asks a person: the file was tested, not applied.
+    const inForce = await growth(['admin', 'policy', 'test', '--workspace', ws, '--cases', casesFile([{ ...BIG_RAISE_CASE, expect: 'allowed' }])])
+    expect(inForce.code).toBe(1)
+    expect(inForce.stdout).toContain('FAIL a raise of 17%: expected allowed, got requires_approval (failing: rules)')
+    expect(await recorded()).toEqual(before)
+  }, 3 * T)
+
+  test('a document that plan would refuse is refused the same way, naming its line and field', async () => {
+    const exported = await growth(['admin', 'policy', 'export', '--workspace', ws])
+    const policy = join(dir, 'unknown-agent.yaml')
+    writeFileSync(policy, exported.stdout.replace('agent: Budget Pacer', 'agent: Budget Pacr'))
+    expectRefused(
+      await growth(['admin', 'policy', 'test', '--workspace', ws, policy, '--cases', casesFile([{ ...BIG_RAISE_CASE, expect: 'allowed' }])]),
+      /unknown-agent\.yaml line \d+, column \d+: agents\[\d+\]\.agent: no agent Budget Pacr in this workspace/,
+    )
+  }, 2 * T)
 })

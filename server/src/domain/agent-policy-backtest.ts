@@ -1,13 +1,32 @@
 import type { Db } from '../core/db.ts'
 import type { GatewayDecision } from '../core/enums.ts'
+import { NotFoundError } from '../core/errors.ts'
+import { formatCount, formatMoney } from '../core/money.ts'
+import type { Facts } from '../schemas/agent-gateway.ts'
+import { requestHistory, selectAllowedTimes } from '../store/agent-request-history.ts'
+import { selectWorkspaceLimits } from '../store/limits.ts'
+import { selectWorkspaceGate } from '../store/workspaces.ts'
+import { decide } from './agent-decision.ts'
+import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
+import { HistoryCounts } from './agent-policy-counts.ts'
 import type { ResolvedPolicy } from './agent-policy-model.ts'
+import { policyViews, type PolicyViews } from './agent-policy-views.ts'
+import { isCount, windowMs } from './agent-rules.ts'
+import { wordsOf } from './agent-tools.ts'
 
 /**
  * The backtest of a planned policy (CONTRACT: Agent policy, `growth admin policy plan`): every agent
  * request recorded in the window decided again, by the gateway's own decision function, under the
  * policy in force and under the planned one; each whose decision would change, listed.
+ *
+ * Each request is decided as the gateway would have decided it when it arrived (its own createdAt):
+ * the facts it stated, the workspace's limits of today, the agents running (the stop switch is not
+ * policy: a backtest asks what the policy would decide), no approval (a backtest asks what the
+ * policy decides, not what a person did), and count conditions counted on the recorded history
+ * (agent-policy-counts.ts). A request of an agent the workspace no longer has cannot be decided: it
+ * is counted (`undecidable`), not listed.
  */
-export type BacktestChange = {
+type BacktestChange = {
   authorizationId: string
   agentId: string
   agentName: string
@@ -19,20 +38,179 @@ export type BacktestChange = {
   sentence: string
 }
 
+/** Requests, changed, undecidable, and per transition ("allowed->requires_approval") how many. */
+type Tally = { requests: number; changed: number; undecidable: number; [transition: string]: number }
+
 export type Backtest = {
   since: string
   requests: number
+  /** Requests of agents the workspace no longer has: counted in `requests`, not decided. */
+  undecidable: number
   changed: BacktestChange[]
-  byAgent: Record<string, { requests: number; changed: number; [transition: string]: number }>
-  byToolAction: Record<string, { requests: number; changed: number; [transition: string]: number }>
+  /** By agent name (name and id when two agents share a name; the id for an agent no longer there). */
+  byAgent: Record<string, Tally>
+  /** By `tool.action`. */
+  byToolAction: Record<string, Tally>
+  /** How many times the decision function ran (each distinct input once, under each policy). */
+  decided: number
 }
 
-export async function backtestPolicy(
-  _db: Db,
-  _workspaceId: string,
-  _policies: { current: ResolvedPolicy; planned: ResolvedPolicy },
-  _window: { since: Date; at: Date },
-): Promise<Backtest> {
-  // Being written on another branch (issue 27); this one is replaced by it on merge.
-  return { since: _window.since.toISOString(), requests: 0, changed: [], byAgent: {}, byToolAction: {} }
+export async function backtestPolicy(db: Db, workspaceId: string, policies: { current: ResolvedPolicy; planned: ResolvedPolicy }, window: { since: Date; at: Date }): Promise<Backtest> {
+  const [gate, limits] = await Promise.all([selectWorkspaceGate(db, workspaceId), selectWorkspaceLimits(db, workspaceId)])
+  if (!gate || !limits) throw new NotFoundError('workspace', workspaceId)
+  const counts = new HistoryCounts()
+  // The stop switch is not policy: both are judged with the agents running.
+  const running = { ...gate, agents_stopped: false, stopped_at: null, stopped_by: null, stopped_reason: null }
+  const quietHours = limits.quiet_hours_start !== null && limits.quiet_hours_end !== null
+  const currentViews = policyViews(policies.current, { gate: running, limits, counts })
+  const plannedViews = policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts })
+  const current = deciderOf(db, workspaceId, currentViews, quietHours)
+  const planned = deciderOf(db, workspaceId, plannedViews, quietHours)
+  // A request whose view is the same under both policies (its agent's grant, its tool action and the
+  // rules that could match it) is decided alike under both: decided once. A plan changes a few
+  // tool actions or agents; the rest of the history is decided once, not twice.
+  const sameAgents = sameGrants(policies.current, policies.planned)
+  const sameMissing = policies.current.missingFacts === policies.planned.missingFacts
+
+  // A count condition looks back from the first request too: the allowed requests of its window before the backtest's.
+  const lookBack = Math.max(0, ...[policies.current, policies.planned].flatMap((p) => p.rules.flatMap((r) => r.structure.when.filter(isCount).map((c) => windowMs(c.window) ?? 0))))
+  if (lookBack) {
+    for (const r of await selectAllowedTimes(db, workspaceId, { since: new Date(window.since.getTime() - lookBack), until: window.since })) {
+      counts.add(r.agent_id, r.tool, r.action, r.created_at.getTime())
+    }
+  }
+
+  const names = agentNames(policies.current, policies.planned)
+  const decidable = new Set(policies.current.agents.map((a) => a.id).filter((id) => policies.planned.agents.some((a) => a.id === id)))
+  const out: Backtest = { since: window.since.toISOString(), requests: 0, undecidable: 0, changed: [], byAgent: {}, byToolAction: {}, decided: 0 }
+  const ask: DecisionAsk = { agentId: '', tool: '', action: '', facts: {} }
+  for await (const rows of requestHistory(db, workspaceId, { since: window.since, until: window.at })) {
+    for (const row of rows) {
+      const agentName = names.get(row.agent_id) ?? row.agent_id
+      const byAgent = (out.byAgent[agentName] ??= tally())
+      const byToolAction = (out.byToolAction[`${row.tool}.${row.action}`] ??= tally())
+      out.requests++
+      byAgent.requests++
+      byToolAction.requests++
+      if (!decidable.has(row.agent_id)) {
+        out.undecidable++
+        byAgent.undecidable++
+        byToolAction.undecidable++
+        continue
+      }
+      ask.agentId = row.agent_id
+      ask.tool = row.tool
+      ask.action = row.action
+      ask.facts = row.facts as Facts
+      // The facts it was judged on (params read as facts) stand in for its params, which are kept only as a digest.
+      ask.judgedFacts = (row.judged_facts ?? undefined) as Facts | undefined
+      const at = row.created_at
+      const factsKey = row.judged_facts ? `${JSON.stringify(row.facts)}\u0002${JSON.stringify(row.judged_facts)}` : JSON.stringify(row.facts)
+      const before = await current.decision(ask, at, factsKey)
+      const after =
+        sameMissing && sameAgents.has(row.agent_id) && currentViews.actionDigest(row.tool, row.action) === plannedViews.actionDigest(row.tool, row.action)
+          ? before
+          : await planned.decision(ask, at, factsKey)
+      // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
+      if (row.decision === 'allowed') counts.add(row.agent_id, row.tool, row.action, at.getTime())
+      if (before === after) continue
+      const transition = `${before}->${after}`
+      out.changed.push({
+        authorizationId: row.id, agentId: row.agent_id, agentName, tool: row.tool, action: row.action, createdAt: at.toISOString(), before, after,
+        sentence: changeSentence(agentName, row.tool, row.action, ask.facts, at, before, after),
+      })
+      for (const t of [byAgent, byToolAction]) {
+        t.changed++
+        t[transition] = (t[transition] ?? 0) + 1
+      }
+    }
+  }
+  out.decided = current.distinct + planned.distinct
+  return out
+}
+
+const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
+
+/**
+ * Deciding under one policy, each distinct input once. A decision is a pure function of its input,
+ * and the input of a recorded request is a function of the policy's view (agent-policy-views.ts:
+ * one per agent and tool action, with the counts of its count conditions), the stated facts, and
+ * the time, which decide reads only to place a send in the workspace's quiet hours (whole UTC
+ * hours; the stop switch, which also carries a time, is off here). So requests that agree on all
+ * of these are decided once: a history repeats its asks, and the gateway's code (decisionInputOf,
+ * decide) then runs once per distinct ask instead of once per request.
+ */
+/** `factsKey`: the facts as text (JSON.stringify of the recorded facts, made once per request). */
+type Decider = { decision(ask: DecisionAsk, at: Date, factsKey: string): Promise<GatewayDecision>; distinct: number }
+
+function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
+  // agent -> tool -> action -> the rest of the input (facts, counts, hour) -> decision: no key string built from the ids.
+  const seen = new Map<string, Map<string, Map<string, Map<string, GatewayDecision>>>>()
+  let distinct = 0
+  return {
+    get distinct() {
+      return distinct
+    },
+    async decision(ask, at, factsKey) {
+      const view = views.viewOf(ask, at)
+      let byTool = seen.get(ask.agentId)
+      if (!byTool) seen.set(ask.agentId, (byTool = new Map()))
+      let byAction = byTool.get(ask.tool)
+      if (!byAction) byTool.set(ask.tool, (byAction = new Map()))
+      let byRest = byAction.get(ask.action)
+      if (!byRest) byAction.set(ask.action, (byRest = new Map()))
+      let key = factsKey
+      for (const w in view.allowedCounts) key += `\u0001${w}=${view.allowedCounts[w]}`
+      if (quietHours) key += `\u0001${at.getUTCHours()}`
+      const known = byRest.get(key)
+      if (known) return known
+      const decided = decide({ ...(await decisionInputOf(db, workspaceId, view, ask, at)), prior: null }).decision
+      byRest.set(key, decided)
+      distinct++
+      return decided
+    },
+  }
+}
+
+/** The agents whose grant (permissions, data, ceilings, risk) is the same under both policies. */
+function sameGrants(a: ResolvedPolicy, b: ResolvedPolicy): Set<string> {
+  const grant = (g: ResolvedPolicy['agents'][number]) =>
+    JSON.stringify([g.name, g.ceilings, [...g.data_access].sort(), g.max_unattended_risk, g.permissions.map((p) => `${p.tool}.${p.action}`).sort()])
+  const before = new Map(a.agents.map((g) => [g.id, grant(g)]))
+  return new Set(b.agents.filter((g) => before.get(g.id) === grant(g)).map((g) => g.id))
+}
+
+/** Each agent's name as the tallies key it: the name, or the name and id when two agents share it. */
+function agentNames(...policies: ResolvedPolicy[]): Map<string, string> {
+  const agents = new Map(policies.flatMap((p) => p.agents.map((a) => [a.id, a.name] as const)))
+  const seen = new Map<string, number>()
+  for (const name of agents.values()) seen.set(name, (seen.get(name) ?? 0) + 1)
+  return new Map([...agents].map(([id, name]) => [id, seen.get(name)! > 1 ? `${name} (${id})` : name]))
+}
+
+const OUTCOME: Record<GatewayDecision, { would: string; instead: string }> = {
+  allowed: { would: 'would be allowed', instead: 'being allowed' },
+  denied: { would: 'would be denied', instead: 'being denied' },
+  requires_approval: { would: 'would need a person', instead: 'needing a person' },
+}
+
+/**
+ * A changed decision as a person reads it: "Budget Pacer's request to raise a daily budget by 17%
+ * on 2026-11-20 14:02 UTC would need a person instead of being allowed."
+ */
+function changeSentence(agentName: string, tool: string, action: string, f: Facts, at: Date, before: GatewayDecision, after: GatewayDecision): string {
+  return `${agentName}'s request to ${askWords(tool, action, f)} on ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC ${OUTCOME[after].would} instead of ${OUTCOME[before].instead}.`
+}
+
+/** What was asked, in words: "raise a daily budget by 17%", "send an email campaign to 16,900 recipients". */
+function askWords(tool: string, action: string, f: Facts): string {
+  const w = wordsOf(tool, action)
+  const directed = f.increase === true ? w.raises : f.increase === false ? w.lowers : undefined
+  const verb = directed ? directed.replace(/^raises/, 'raise').replace(/^lowers/, 'lower') : w.verb
+  const parts: string[] = []
+  if (f.amountPercent !== undefined) parts.push(`${w.percentWord ?? 'of'} ${f.amountPercent}%`)
+  if (f.amountMinor !== undefined && f.currency) parts.push(`${parts.length ? 'to ' : 'for '}${formatMoney({ amountMinor: f.amountMinor, currency: f.currency })}`)
+  if (f.recipients !== undefined) parts.push(`to ${formatCount(f.recipients)} recipients`)
+  if (f.records !== undefined) parts.push(`affecting ${formatCount(f.records)} records`)
+  return [verb, ...parts].join(' ')
 }

@@ -23,7 +23,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 const list = (xs: string[]) => (xs.length ? xs.join(', ') : 'none')
 
 /** The policy as one comparable value: tools and actions by key, agents by id, sets sorted. */
-export function canonicalPolicy(p: ResolvedPolicy): unknown {
+function canonicalPolicy(p: ResolvedPolicy): unknown {
   const byKey = <T extends { key: string }>(xs: T[]) => [...xs].sort((a, b) => a.key.localeCompare(b.key))
   return JSON.parse(
     JSON.stringify({
@@ -36,7 +36,7 @@ export function canonicalPolicy(p: ResolvedPolicy): unknown {
 }
 
 /** What one agent may do, as a comparable value (ceilings as the gateway reads them). */
-export function grantValue(a: PolicyAgentGrant) {
+function grantValue(a: PolicyAgentGrant) {
   const c = parseCeilings(a.ceilings)
   // Through JSON: a ceiling not set is left out, not kept as undefined.
   return JSON.parse(JSON.stringify({

@@ -16,7 +16,7 @@ import { documentErrorLine } from './document-text.ts'
  * id is what `apply` takes (agent-policy-apply.ts).
  */
 
-export type Plan = { planId: string; rulesVersion: { from: number; to: number }; changes: PolicyChange[]; backtest: Backtest }
+export type PolicyPlan = { planId: string; rulesVersion: { from: number; to: number }; changes: PolicyChange[]; backtest: Backtest }
 
 /** The error code a refused document gives, by why it was refused. */
 const REFUSALS = { too_large: 'policy_too_large', syntax: 'unreadable_document', schema: 'invalid_document' } as const
@@ -35,7 +35,7 @@ export function plannedPolicy(text: string, source: string, current: ResolvedPol
 }
 
 /** The policy in force with its rules version, as one read (a transaction). */
-export async function readInForce(db: Db, workspaceId: string): Promise<{ current: ResolvedPolicy; rulesVersion: number }> {
+async function readInForce(db: Db, workspaceId: string): Promise<{ current: ResolvedPolicy; rulesVersion: number }> {
   return inTransaction(db, async (tx) => {
     const [gate, missingFacts] = await Promise.all([selectWorkspaceGate(tx, workspaceId), selectMissingFacts(tx, workspaceId)])
     if (!gate || !missingFacts) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
@@ -44,13 +44,18 @@ export async function readInForce(db: Db, workspaceId: string): Promise<{ curren
 }
 
 /** `--since 7d`: how far back the backtest reads (30m, 24h, 7d; at most 9999 units). */
-export function sinceOf(since: string, now: Date): Date {
+function sinceOf(since: string, now: Date): Date {
   const ms = windowMs(since)
   if (ms === undefined) throw new RuleError('since.duration', `since must be a duration such as 30m, 24h or 7d (got ${since}).`, 'since')
   return new Date(now.getTime() - ms)
 }
 
-export async function planPolicy(db: Db, workspaceId: string, text: string, opts: { source: string; since?: string; now?: Date }): Promise<Plan> {
+/** The policy a document would put in force (`growth admin policy test FILE`), checked as plan checks it; nothing is applied. */
+export async function documentPolicy(db: Db, workspaceId: string, text: string, source: string): Promise<ResolvedPolicy> {
+  return plannedPolicy(text, source, (await readInForce(db, workspaceId)).current)
+}
+
+export async function planPolicy(db: Db, workspaceId: string, text: string, opts: { source: string; since?: string; now?: Date }): Promise<PolicyPlan> {
   const now = opts.now ?? new Date()
   const since = sinceOf(opts.since ?? '7d', now)
   const { current, rulesVersion } = await readInForce(db, workspaceId)

@@ -12,7 +12,7 @@ import { type Condition, isCount } from './agent-rules.ts'
  */
 
 /** A problem of rule `rule` (by its index); `other`: the earlier rule it collides with, named `{other}` in the message. */
-export type RuleConflict = { rule: number; other?: number; path: DocumentPath; message: string }
+type RuleConflict = { rule: number; other?: number; path: DocumentPath; message: string }
 
 type Bound = { v: number; incl: boolean }
 type Interval = { lo: Bound; hi: Bound | null }

@@ -6,9 +6,15 @@ import { Facts } from '../schemas/agent-gateway.ts'
 import { type GatewayView, selectGatewayView } from '../store/agent-gateway.ts'
 import { selectTools } from '../store/agent-tools.ts'
 import { selectAgents } from '../store/agents.ts'
-import { selectWorkspaceGate } from '../store/workspaces.ts'
+import { selectAllowedTimes } from '../store/agent-request-history.ts'
+import { selectWorkspaceLimits } from '../store/limits.ts'
+import { selectWorkspaceGate, type WorkspaceGate } from '../store/workspaces.ts'
 import { decide } from './agent-decision.ts'
 import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
+import { HistoryCounts } from './agent-policy-counts.ts'
+import type { ResolvedPolicy } from './agent-policy-model.ts'
+import { policyViews } from './agent-policy-views.ts'
+import { isCount, windowMs } from './agent-rules.ts'
 import type { DocumentWording } from './document-issues.ts'
 import { documentErrorLine, readDocument } from './document-text.ts'
 
@@ -41,12 +47,12 @@ type PolicyTestResult = { passed: number; failed: number; cases: CaseResult[] }
 /**
  * The policy a case is decided under: for each ask, the view the gateway would judge it against.
  * The policy in force reads it from the database (selectGatewayView, a read and nothing else); a
- * policy document not yet applied (`growth admin policy test FILE`, with `policy plan`) will give
- * the view the document would make, and the rest is the same.
+ * policy held in memory (a document resolved, `growth admin policy test FILE`) makes it without a
+ * read (agent-policy-views.ts), and the rest is the same.
  */
-export type PolicyUnderTest = { viewOf(ask: DecisionAsk): Promise<GatewayView> }
+type PolicyUnderTest = { viewOf(ask: DecisionAsk, at: Date): GatewayView | Promise<GatewayView> }
 
-function policyInForce(db: Db, workspaceId: string): PolicyUnderTest {
+function inForce(db: Db, workspaceId: string): PolicyUnderTest {
   return {
     async viewOf(ask) {
       const read = await selectGatewayView(db, workspaceId, ask)
@@ -54,6 +60,22 @@ function policyInForce(db: Db, workspaceId: string): PolicyUnderTest {
       return read.view
     },
   }
+}
+
+/**
+ * A policy in memory as the gateway would see it in force: the workspace's limits and stop switch,
+ * and count conditions counted on the workspace's recorded history up to `at` (read once, for the
+ * longest window the policy's rules count over).
+ */
+async function inMemory(db: Db, workspaceId: string, policy: ResolvedPolicy, gate: WorkspaceGate, at: Date): Promise<PolicyUnderTest> {
+  const limits = await selectWorkspaceLimits(db, workspaceId)
+  if (!limits) throw new NotFoundError('workspace', workspaceId)
+  const counts = new HistoryCounts()
+  const lookBack = Math.max(0, ...policy.rules.flatMap((r) => r.structure.when.filter(isCount).map((c) => windowMs(c.window) ?? 0)))
+  if (lookBack) {
+    for (const r of await selectAllowedTimes(db, workspaceId, { since: new Date(at.getTime() - lookBack), until: at })) counts.add(r.agent_id, r.tool, r.action, r.created_at.getTime())
+  }
+  return policyViews(policy, { gate, limits, counts })
 }
 
 /** The error code a refused cases file gives, by why it was refused. */
@@ -107,10 +129,12 @@ const caseWording: DocumentWording = (issue, path, value, root) => {
  * Every case is checked first (its agent by id or name, its tool and action in the workspace's
  * catalogue): a bad one refuses the whole file, naming it, before anything is decided.
  */
-export async function testPolicy(db: Db, workspaceId: string, { cases, where }: PolicyCases, opts: { policy?: PolicyUnderTest; at?: Date } = {}): Promise<PolicyTestResult> {
+export async function testPolicy(db: Db, workspaceId: string, { cases, where }: PolicyCases, opts: { policy?: ResolvedPolicy; at?: Date } = {}): Promise<PolicyTestResult> {
   const at = opts.at ?? new Date()
-  if (!(await selectWorkspaceGate(db, workspaceId))) throw new NotFoundError('workspace', workspaceId)
-  const [agents, tools] = await Promise.all([selectAgents(db, workspaceId), selectTools(db, workspaceId)])
+  const gate = await selectWorkspaceGate(db, workspaceId)
+  if (!gate) throw new NotFoundError('workspace', workspaceId)
+  // The agents and the catalogue the cases name: the policy's when one is given, else the workspace's.
+  const [agents, tools] = opts.policy ? [opts.policy.agents, opts.policy.tools] : await Promise.all([selectAgents(db, workspaceId), selectTools(db, workspaceId)])
   const asks = cases.map((c, i): DecisionAsk => {
     const who = (field: keyof PolicyCase) => `${where(i, field)}: case ${i + 1} "${c.name}"`
     const byId = agents.find((a) => a.id === c.agent)
@@ -125,11 +149,11 @@ export async function testPolicy(db: Db, workspaceId: string, { cases, where }: 
     }
     return { agentId: agent.id, tool: c.tool, action: c.action, facts: c.facts ?? {} }
   })
-  const policy = opts.policy ?? policyInForce(db, workspaceId)
+  const policy = opts.policy ? await inMemory(db, workspaceId, opts.policy, gate, at) : inForce(db, workspaceId)
   const results: CaseResult[] = []
   for (const [i, c] of cases.entries()) {
     const ask = asks[i]!
-    const input = await decisionInputOf(db, workspaceId, await policy.viewOf(ask), ask, at)
+    const input = await decisionInputOf(db, workspaceId, await policy.viewOf(ask, at), ask, at)
     // No prior approval: a test case never reads, waits for or uses one.
     const verdict = decide({ ...input, prior: null })
     const failing = verdict.checks.filter((k) => !k.passed).map((k) => k.name)

@@ -52,7 +52,7 @@ export function windowMs(window: string): number | undefined {
 }
 
 /** A window in words: "24 hours", "1 day". */
-export function windowWords(window: string): string {
+function windowWords(window: string): string {
   const m = WINDOW.exec(window)
   if (!m) return window
   const n = Number(m[1])
@@ -128,7 +128,7 @@ function ruleMatches(s: RuleStructure, tool: string, action: string): boolean {
  * One request as a rule judges it: the agent, the tool action, the stated facts, and how often the
  * agent was already allowed this tool action within a window (a count condition's).
  */
-export type RuleAsk = { agentId: string; tool: string; action: string; facts: Facts; allowedWithin(window: string): number }
+type RuleAsk = { agentId: string; tool: string; action: string; facts: Facts; allowedWithin(window: string): number }
 
 /**
  * How a rule judges one request. `bites`: it covers the tool action and the agent, and every

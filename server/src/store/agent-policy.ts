@@ -92,7 +92,7 @@ export async function insertPolicyChange(
     VALUES (${workspaceId}, ${c.id}, ${c.rulesVersion}, ${tx.json(c.appliedBy as never)}, ${tx.json(c.changes as never)}, ${c.at})`
 }
 
-export type PolicyChangeRow = { id: string; rules_version: number; applied_by: Record<string, unknown>; changes: unknown[]; created_at: Date }
+type PolicyChangeRow = { id: string; rules_version: number; applied_by: Record<string, unknown>; changes: unknown[]; created_at: Date }
 
 /** The applied policies of a workspace, newest first. */
 export async function selectPolicyChanges(tx: Db, workspaceId: string, limit = 50): Promise<PolicyChangeRow[]> {

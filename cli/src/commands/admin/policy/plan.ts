@@ -1,13 +1,13 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../../context.ts'
-import { type Plan, planPolicy } from '../../../core.ts'
+import { type PolicyPlan, planPolicy } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
 import { changeLine, readPolicyFile, shellWord } from './policy-file.ts'
 
 type Options = CommonOptions & { workspace: string; since: string }
 
 /** The backtest for people: each request whose decision would change, then the counts. */
-function backtestLines(b: Plan['backtest']): string[] {
+function backtestLines(b: PolicyPlan['backtest']): string[] {
   const head = `Backtest since ${b.since}: ${b.requests} recorded request${b.requests === 1 ? '' : 's'} decided again, ${b.changed.length} would be decided otherwise.`
   return [head, ...b.changed.map((c) => `  ${c.sentence}`)]
 }

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../../context.ts'
-import { parsePolicyCases, type PolicyCase, testPolicy } from '../../../core.ts'
+import { documentPolicy, parsePolicyCases, type PolicyCase, testPolicy } from '../../../core.ts'
 import { CliError, ResultFailed } from '../../../errors.ts'
 import { JSON_FLAG } from '../../../output.ts'
+import { readPolicyFile } from './policy-file.ts'
 
 type Options = CommonOptions & { workspace: string; cases: string }
 
@@ -33,21 +34,22 @@ function lineOf(c: PolicyCase, r: { got: string; failing: string[]; ok: boolean 
 export function registerPolicyTest(policy: Command) {
   policy
     .command('test')
-    .description('decide each case of a file (agent, tool, action, facts -> expected decision and failing checks) under the policy in force, its limits and stop switch, recording nothing; exit 1 when any case fails')
-    .argument('[file]', 'a policy document to test instead of the policy in force (comes with growth admin policy plan)')
+    .description('decide each case of a file (agent, tool, action, facts -> expected decision and failing checks) under a policy document or the policy in force, with the workspace\'s limits and stop switch, recording nothing; exit 1 when any case fails')
+    .argument('[file]', 'a policy document (YAML or JSON) to test instead of the policy in force; checked as growth admin policy plan checks it, applied nowhere')
     .requiredOption('--workspace <id>', 'the workspace (ws_...)')
     .requiredOption('--cases <file>', 'the cases, YAML or JSON: a list of { name, agent, tool, action, resource?, facts?, expect, failing? }, or { cases: [...] }')
     .option(...JSON_FLAG)
     .action((file: string | undefined, opts: Options) => {
-      // The seam for a document not yet applied: testPolicy's `policy` option (agent-policy-test.ts, PolicyUnderTest).
-      if (file !== undefined) throw new CliError(`testing a policy file (${file}) comes with growth admin policy plan; for now run growth admin policy test without FILE to test the policy in force`)
+      const text = file === undefined ? undefined : readPolicyFile(file)
       const read = parsePolicyCases(readCases(opts.cases), opts.cases)
       const cases = read.cases
       return withDatabase(opts, async ({ sql, out }) => {
-        const r = await testPolicy(sql, opts.workspace, read)
+        const policy = text === undefined ? undefined : await documentPolicy(sql, opts.workspace, text, file!)
+        const r = await testPolicy(sql, opts.workspace, read, { policy })
+        const under = file === undefined ? `the policy in force of workspace ${opts.workspace}` : `${file}, with the limits and stop switch of workspace ${opts.workspace}`
         out.result(r, () => [
           ...r.cases.map((c, i) => lineOf(cases[i]!, c)),
-          `${r.failed ? 'FAIL' : 'ok'}: ${r.passed} passed, ${r.failed} failed, under the policy in force of workspace ${opts.workspace}; nothing was recorded.`,
+          `${r.failed ? 'FAIL' : 'ok'}: ${r.passed} passed, ${r.failed} failed, under ${under}; nothing was recorded.`,
         ])
         if (r.failed) throw new ResultFailed()
       })
