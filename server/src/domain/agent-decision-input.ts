@@ -23,13 +23,34 @@ export type DecisionAsk = { agentId: string; tool: string; action: string; facts
  * check needs a person). Reads nothing but, for the refusal of a tool the workspace has not, its
  * tool keys.
  */
+/**
+ * What a view's agent and rules become for a decision, kept per view object: a view decided again
+ * (a kept view of the gateway, a policy in memory in the backtest and `policy test`) makes its
+ * agent's profile and its rules' sentences once, not once per decision. Views are never changed
+ * once made, so what is kept for one stays true of it.
+ */
+const profiles = new WeakMap<object, ReturnType<typeof toProfile>>()
+const ruleLists = new WeakMap<object, ReturnType<typeof rulesInForce>>()
+
+function profileOf(agent: NonNullable<GatewayView['agent']>) {
+  let p = profiles.get(agent)
+  if (!p) profiles.set(agent, (p = toProfile(agent)))
+  return p
+}
+
+function rulesOf(view: GatewayView) {
+  let r = ruleLists.get(view.rules)
+  if (!r) ruleLists.set(view.rules, (r = rulesInForce(view.rules, view.toolNames, view.agentNames)))
+  return r
+}
+
 export async function decisionInputOf(db: Db, workspaceId: string, view: GatewayView, ask: DecisionAsk, at: Date): Promise<Omit<DecisionInput, 'prior'>> {
   if (!view.agent) throw new Error(`agent ${ask.agentId} is missing from the view it is judged against`)
   if (!view.limits) throw new Error(`workspace ${workspaceId} has no limits row`)
   const { gate, tool } = view
   const actionDef: ActionDef | null = tool?.action ? { tool: tool.key, ...tool.action } : null
   return {
-    agent: toProfile(view.agent),
+    agent: profileOf(view.agent),
     stopped: gate.agents_stopped ? { at: gate.stopped_at, by: gate.stopped_by, reason: gate.stopped_reason } : null,
     tool: ask.tool,
     action: ask.action,
@@ -41,7 +62,7 @@ export async function decisionInputOf(db: Db, workspaceId: string, view: Gateway
     stated: ask.facts,
     missingFacts: gate.missing_facts,
     allowedCounts: view.allowedCounts,
-    rules: rulesInForce(view.rules, view.toolNames, view.agentNames),
+    rules: rulesOf(view),
     rulesInForce: gate.rules_in_force,
     rulesVersion: gate.rules_version,
     limits: toWorkspaceLimits(view.limits),

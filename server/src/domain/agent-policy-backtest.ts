@@ -106,11 +106,12 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       ask.judgedFacts = (row.judged_facts ?? undefined) as Facts | undefined
       const at = row.created_at
       const factsKey = row.judged_facts ? `${JSON.stringify(row.facts)}\u0002${JSON.stringify(row.judged_facts)}` : JSON.stringify(row.facts)
-      const before = await current.decision(ask, at, factsKey)
-      const after =
-        sameMissing && sameAgents.has(row.agent_id) && currentViews.actionDigest(row.tool, row.action) === plannedViews.actionDigest(row.tool, row.action)
-          ? before
-          : await planned.decision(ask, at, factsKey)
+      // A decision already made is answered at once, not through a promise (most are: see deciderOf).
+      const b = current.decision(ask, at, factsKey)
+      const before = typeof b === 'string' ? b : await b
+      const same = sameMissing && sameAgents.has(row.agent_id) && currentViews.actionDigest(row.tool, row.action) === plannedViews.actionDigest(row.tool, row.action)
+      const a = same ? before : planned.decision(ask, at, factsKey)
+      const after = typeof a === 'string' ? a : await a
       // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
       if (row.decision === 'allowed') counts.add(row.agent_id, row.tool, row.action, at.getTime())
       if (before === after) continue
@@ -141,7 +142,7 @@ const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
  * decide) then runs once per distinct ask instead of once per request.
  */
 /** `factsKey`: the facts as text (JSON.stringify of the recorded facts, made once per request). */
-type Decider = { decision(ask: DecisionAsk, at: Date, factsKey: string): Promise<GatewayDecision>; distinct: number }
+type Decider = { decision(ask: DecisionAsk, at: Date, factsKey: string): GatewayDecision | Promise<GatewayDecision>; distinct: number }
 
 function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
   // agent -> tool -> action -> the rest of the input (facts, counts, hour) -> decision: no key string built from the ids.
@@ -151,7 +152,7 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
     get distinct() {
       return distinct
     },
-    async decision(ask, at, factsKey) {
+    decision(ask, at, factsKey) {
       const view = views.viewOf(ask, at)
       let byTool = seen.get(ask.agentId)
       if (!byTool) seen.set(ask.agentId, (byTool = new Map()))
@@ -164,10 +165,13 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
       if (quietHours) key += `\u0001${at.getUTCHours()}`
       const known = byRest.get(key)
       if (known) return known
-      const decided = decide({ ...(await decisionInputOf(db, workspaceId, view, ask, at)), prior: null }).decision
-      byRest.set(key, decided)
-      distinct++
-      return decided
+      const rest = byRest
+      return decisionInputOf(db, workspaceId, view, ask, at).then((input) => {
+        const decided = decide({ ...input, prior: null }).decision
+        rest.set(key, decided)
+        distinct++
+        return decided
+      })
     },
   }
 }

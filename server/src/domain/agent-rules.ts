@@ -45,10 +45,15 @@ const WINDOW = /^([1-9][0-9]{0,3})([mhd])$/
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 const UNIT_WORDS = { m: 'minute', h: 'hour', d: 'day' } as const
 
-/** A count condition's window (30m, 24h, 7d) in milliseconds; undefined when it is not one. */
+const windows = new Map<string, number | undefined>()
+
+/** A count condition's window (30m, 24h, 7d) in milliseconds; undefined when it is not one. Read once per text (a backtest asks per request). */
 export function windowMs(window: string): number | undefined {
+  if (windows.has(window)) return windows.get(window)
   const m = WINDOW.exec(window)
-  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : undefined
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : undefined
+  if (windows.size < 10_000) windows.set(window, ms)
+  return ms
 }
 
 /** A window in words: "24 hours", "1 day". */
