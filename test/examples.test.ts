@@ -524,6 +524,40 @@ describe('examples/', () => {
   )
 
   test(
+    'mcp/guard issues: a tool the owner added to the policy (github.create_issue); the first issue opens, the second waits for a person, the unmapped tool is refused',
+    async () => {
+      const dir = projects['mcp/guard']
+      const growth = growthIn((await getHarness()).dataDir)
+      const ws = await makeWorkspace()
+      const made = await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Issue triager', '--allow', 'ads.read_performance', '--json'])
+      expect(`${made.code} ${made.stderr}`).toBe('0 ')
+      const agent = JSON.parse(made.stdout) as { id: string; credential: string }
+      // The README's steps: export as JSON, the owner's edit (add-github.js), plan, apply.
+      const exported = await growth(['admin', 'policy', 'export', '--workspace', ws.id, '--json'])
+      expect(exported.code).toBe(0)
+      writeFileSync(join(dir, 'policy.json'), exported.stdout)
+      const edited = await run([...scriptCommand('mcp/guard', 'add-github'), 'policy.json', 'Issue triager'], dir)
+      expect(`${edited.code} ${edited.stderr}`).toBe('0 ')
+      const plan = await growth(['admin', 'policy', 'plan', '--workspace', ws.id, join(dir, 'policy.json'), '--json'])
+      expect(`${plan.code} ${plan.stderr}`).toBe('0 ')
+      const applied = await growth(['admin', 'policy', 'apply', '--workspace', ws.id, join(dir, 'policy.json'), '--plan', JSON.parse(plan.stdout).planId])
+      expect(`${applied.code} ${applied.stderr}`).toBe('0 ')
+
+      const r = await run(scriptCommand('mcp/guard', 'issues'), dir, { GROWTH_BASE_URL: base, AGENT: agent.credential, GROWTH_CLI: join(ROOT, 'cli', 'bin', 'growth.js') })
+      expect(`${r.code}`).toBe('0')
+      const lines = r.stdout.trimEnd().split('\n')
+      expect(lines.slice(0, 2)).toEqual(['tools: create_issue, close_all_issues', 'create_issue "Checkout fails on Safari": Opened "Checkout fails on Safari".'])
+      expect(lines[2]).toMatch(/^create_issue "Checkout fails on Firefox": refused: create_issue was not run: a person must approve it first \(approval apr_\w+\)\. Needs a person's approval: Ask a person before Issue triager uses github\.create_issue \(open an issue\) when it has already been allowed to do so at least 1 time in the last 24 hours\./)
+      expect(lines[3]).toStartWith('close_all_issues "": refused: The tool close_all_issues is not mapped in the guard\'s configuration')
+      expect(r.stderr).toContain('growth mcp guard: guarding node issues-server.js: create_issue as github.create_issue\n')
+      expect(readFileSync(join(dir, 'issues.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).title)).toEqual(['Checkout fails on Safari'])
+      rmSync(join(dir, 'issues.jsonl'))
+      rmSync(join(dir, 'policy.json'))
+    },
+    90_000,
+  )
+
+  test(
     'ai-sdk-agent: the guarded send-email tool sends to 2 and is reported; to 5 it throws AgentDeniedError and sends nothing',
     async () => {
       const { agent, requests } = await mailAssistant()
