@@ -140,6 +140,31 @@ describe('growth admin policy plan and apply', () => {
     expect(decisionOf(await authorize(ws.agent.credential, { ...ask, facts: { records: 5 } }))).toBe('allowed')
   }, 4 * T)
 
+  test('plan over a recorded history lists exactly the requests whose decision would change, with the counts', async () => {
+    const ws = await blankWorkspace()
+    const asked: string[] = []
+    for (const records of [5, 50, 500]) {
+      const r = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', summary: `pause ${records}`, facts: { records } })
+      expect(decisionOf(r)).toBe('allowed')
+      asked.push(r.body.data.authorizationId)
+    }
+    // A rule that would ask a person above 40 records: the two larger pauses change, the first does not.
+    const path = file(
+      (await exported(ws.id)).replace(/^rules: \[\]\n?$/m, "rules:\n  - effect: require_approval\n    match: [ { tool: ads, action: pause_campaign } ]\n    when: [ { fact: records, op: '>', value: 40 } ]\n"),
+    )
+    const planned = await plan(ws.id, path)
+    expect(planned.backtest.requests).toBe(3)
+    expect(planned.backtest.changed.map((c: any) => [c.authorizationId, c.before, c.after])).toEqual([
+      [asked[1], 'allowed', 'requires_approval'],
+      [asked[2], 'allowed', 'requires_approval'],
+    ])
+    expect(planned.backtest.changed[0].sentence).toMatch(/^Triage Bot's request to pause a campaign .* would need a person instead of being allowed\.$/)
+    expect(planned.backtest.byAgent['Triage Bot']).toMatchObject({ requests: 3, changed: 2, 'allowed->requires_approval': 2 })
+    expect(planned.backtest.byToolAction['ads.pause_campaign']).toMatchObject({ requests: 3, changed: 2 })
+    const human = await growth(['admin', 'policy', 'plan', '--workspace', ws.id, path])
+    expect(human.stdout).toMatch(/^Backtest since .*: 3 recorded requests decided again, 2 would be decided otherwise\.$/m)
+  }, 3 * T)
+
   test('a plan made stale by another apply is refused and changes nothing; export then plan and apply of the same file changes nothing', async () => {
     const ws = await blankWorkspace()
     const first = file(governed(await exported(ws.id)))
