@@ -40,7 +40,7 @@ describe('policyChanges', () => {
       ['agent', 'change', 'agt_1', "Budget Pacer's highest risk without a person: medium -> low."],
       ['agent', 'change', 'agt_1', "Budget Pacer's ceilings: No amount in any currency. -> At most 500.00 USD in one request. No amount in any other currency."],
       [
-        'missingFacts',
+        'rule',
         'change',
         'missingFacts',
         'A fact a rule, ceiling or limit reads that a request did not state now is ignored (before: it sends the request to a person).',

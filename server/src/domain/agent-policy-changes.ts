@@ -17,7 +17,7 @@ import { ceilingsView, parseCeilings, permissionsView } from './agents.ts'
  * past decisions name the rule they were judged by, and that rule keeps what it said.
  */
 
-export type PolicyChange = { kind: 'tool' | 'action' | 'agent' | 'rule' | 'missingFacts'; op: 'add' | 'change' | 'remove'; key: string; sentence: string }
+export type PolicyChange = { kind: 'tool' | 'action' | 'agent' | 'rule'; op: 'add' | 'change' | 'remove'; key: string; sentence: string }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 const list = (xs: string[]) => (xs.length ? xs.join(', ') : 'none')
@@ -147,8 +147,10 @@ export function policyChanges(current: ResolvedPolicy, planned: ResolvedPolicy):
   const actionNames = Object.fromEntries([current, planned].flatMap((p) => p.tools.flatMap((t) => t.actions.map((a) => [`${t.key}.${a.key}`, a.name]))))
   const out = [...toolChanges(current.tools, planned.tools), ...agentChanges(current.agents, planned.agents, actionNames)]
   if (current.missingFacts !== planned.missingFacts) {
+    // The contract's kinds are tool, action, agent and rule: missingFacts is how every rule (and
+    // ceiling, and limit) reads a fact not stated, so it is told as a change to the rules.
     out.push({
-      kind: 'missingFacts',
+      kind: 'rule',
       op: 'change',
       key: 'missingFacts',
       sentence: `A fact a rule, ceiling or limit reads that a request did not state now ${MISSING_WORDS[planned.missingFacts]} (before: it ${MISSING_WORDS[current.missingFacts]}).`,
