@@ -44,3 +44,12 @@ export function decisionOf(a: Answer): string {
   if (a.status !== 201) throw new Error(`expected 201, got ${a.status} ${a.text}`)
   return a.body.data.decision
 }
+
+/** How many agent requests a workspace recorded, and how much of its agentRequests allowance is used. */
+export async function requestsOf(workspaceId: string) {
+  const { sql } = await getHarness()
+  const [row] = await sql<{ requests: number; used: number }[]>`
+    SELECT (SELECT count(*)::int FROM agent_requests WHERE workspace_id = ${workspaceId}) AS requests,
+           (SELECT used::int FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests') AS used`
+  return row
+}

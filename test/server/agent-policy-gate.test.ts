@@ -3,7 +3,7 @@ import { createDemoWorkspace } from '../../server/src/demo/index.ts'
 import { newId } from '../../server/src/core/ids.ts'
 import { insertRequestHistory } from '../../server/src/store/agent-requests.ts'
 import { insertTools } from '../../server/src/store/agent-tools.ts'
-import { agentIn, authorize, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
+import { agentIn, authorize, checkOf, decisionOf, requestsOf, ruleIn } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts'
 
@@ -18,14 +18,6 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 
 const PAUSE = { tool: 'ads', action: 'pause_campaign', resource: 'cmp_gate' }
 const sqlOf = async () => (await getHarness()).sql
-
-async function requestsOf(workspaceId: string) {
-  const sql = await sqlOf()
-  const [row] = await sql<{ requests: number; used: number }[]>`
-    SELECT (SELECT count(*)::int FROM agent_requests WHERE workspace_id = ${workspaceId}) AS requests,
-           (SELECT used::int FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests') AS used`
-  return row
-}
 
 async function recorded(workspaceId: string, id: string) {
   const sql = await sqlOf()

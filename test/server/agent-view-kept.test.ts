@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
-import { agentIn, authorize, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
+import { agentIn, authorize, checkOf, decisionOf, requestsOf, ruleIn } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 
 /**
@@ -74,14 +74,6 @@ const cases: Case[] = [
     check: 'rules',
   },
 ]
-
-async function requestsOf(workspaceId: string) {
-  const sql = await sqlOf()
-  const [row] = await sql<{ requests: number; used: number }[]>`
-    SELECT (SELECT count(*)::int FROM agent_requests WHERE workspace_id = ${workspaceId}) AS requests,
-           (SELECT used::int FROM usage_counters WHERE workspace_id = ${workspaceId} AND name = 'agentRequests') AS used`
-  return row
-}
 
 describe('POST /agent/authorize: a kept view never outlives a change', () => {
   for (const c of cases) {
