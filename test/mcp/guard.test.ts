@@ -62,7 +62,7 @@ describe('growth mcp guard in front of an MCP server', () => {
     expect(guard.client.getInstructions()).toBe('A test mail server.')
     expect(guard.stderr()).toContain('guarding ')
     expect(guard.stderr()).toContain('send_email as email.send_campaign, bounce as email.send_campaign')
-    expect(guard.stderr()).toMatch(/refusing delete_contacts: not mapped in \S+guard\.json, so never passed through/)
+    expect(guard.stderr()).toMatch(/refusing delete_contacts, create_issue: not mapped in \S+guard\.json, so never passed through/)
   })
 
   test('an allowed call reaches the upstream once, its answer comes back unchanged, and it is reported completed', async () => {
