@@ -1,4 +1,5 @@
 import {
+  type Actor,
   loadConfig,
   loadSecretsKeyring,
   migrate,
@@ -114,6 +115,11 @@ function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** Who is acting, as the audit list records an operator: their login. */
+export function operatorAuditActor(): Actor {
+  return { kind: 'operator', name: operatorLogin() }
 }
 
 /** Who is acting, for the records the domain keeps (e.g. the kill-switch log): `operator:<login>`. */
