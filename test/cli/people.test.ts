@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { redeemLink } from '../../server/src/domain/sign-in.ts'
-import { endSession, sessionOf } from '../../server/src/domain/sessions.ts'
+import { LINK_REFUSALS, redeemLink } from '../../server/src/domain/sign-in.ts'
+import { endAllSessions, endSession, sessionOf } from '../../server/src/domain/sessions.ts'
 import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
 import type { Sql } from '../../server/src/store/driver/db.ts'
 import { agentIn, authorize, decisionOf } from '../agent-helpers.ts'
@@ -100,6 +100,12 @@ describe('growth admin person', () => {
     expect(await endSession(sql, signed.token)).toBe(true)
     expect(await sessionOf(sql, signed.token)).toBeNull()
     expect(await endSession(sql, signed.token)).toBe(false)
+    // Signing out everywhere ends every open session of the person, and only theirs.
+    const [x, y] = [await redeemLink(sql, tokenOf((await link(p.id)).url)), await redeemLink(sql, tokenOf((await link(p.id)).url))]
+    const someoneElse = await redeemLink(sql, tokenOf((await link((await add(ws.id, 'viewer')).id)).url))
+    expect(await endAllSessions(sql, { workspaceId: ws.id, id: p.id }, { by: { kind: 'person', id: p.id, name: p.name } })).toBe(2)
+    expect([await sessionOf(sql, x.token), await sessionOf(sql, y.token)]).toEqual([null, null])
+    expect(await sessionOf(sql, someoneElse.token)).not.toBeNull()
   }, T)
 
   test('a link expires after 15 minutes; a session after 12 idle hours or 7 days', async () => {
@@ -135,6 +141,8 @@ describe('growth admin person', () => {
     expect(await sessionOf(sql, a.token)).toBeNull()
     expect(await sessionOf(sql, b.token)).toBeNull()
     expect(await ruleOf(redeemLink(sql, unused))).toBe('person_removed')
+    // Every refusal of a link has a code of its own, each seen in these tests, with words for the console.
+    expect(Object.keys(LINK_REFUSALS).sort()).toEqual(['link_expired', 'link_unknown', 'link_used', 'person_removed'])
     expect(jsonOf(await growth(['admin', 'person', 'list', '--workspace', ws.id, '--json']), 'person list')).toEqual({ people: [] })
     expectRefused(await growth(['admin', 'person', 'remove', p.id]), /was removed/)
     expectRefused(await growth(['admin', 'person', 'link', p.id]), /was removed/)

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto'
  * Each carries its workspace's id (not secret) so the server finds it by (workspace, hash), like an
  * API token, then 256 random bits. Only the SHA-256 of the whole token is stored.
  */
-export type ConsoleTokenKind = 'link' | 'session'
+type ConsoleTokenKind = 'link' | 'session'
 
 const PREFIX: Record<ConsoleTokenKind, string> = { link: 'gsl_', session: 'gss_' }
 const SHAPE: Record<ConsoleTokenKind, RegExp> = {

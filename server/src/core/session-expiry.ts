@@ -7,8 +7,8 @@ export const SESSION_IDLE_MS = 12 * 3600_000
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600_000
 export const SESSION_TOUCH_MS = 60_000
 
-export type SessionTimes = { createdAt: Date; lastSeenAt: Date; endedAt: Date | null }
-export type SessionState = 'active' | 'ended' | 'idle' | 'expired'
+type SessionTimes = { createdAt: Date; lastSeenAt: Date; endedAt: Date | null }
+type SessionState = 'active' | 'ended' | 'idle' | 'expired'
 
 export function sessionState(s: SessionTimes, now: Date): SessionState {
   if (s.endedAt) return 'ended'

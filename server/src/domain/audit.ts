@@ -11,7 +11,7 @@ import { workspaceExists } from '../store/workspaces.ts'
  * policy, tokens, agents, webhook endpoints and people changes, each recorded in the transaction
  * of the change it tells, so that there is never one without the other.
  */
-export type AuditEntry = { at: string; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }
+type AuditEntry = { at: string; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }
 
 export async function recordAudit(tx: Tx | Db, workspaceId: string, actor: Actor, action: string, subject: string, detail: Record<string, unknown> = {}, at = new Date()) {
   // Only what was given: no undefined members in the stored detail.
@@ -19,7 +19,7 @@ export async function recordAudit(tx: Tx | Db, workspaceId: string, actor: Actor
   await store.insertAuditEntry(tx, { workspaceId, id: newId('auditEntry', at), at, actor, action, subject, detail: clean })
 }
 
-export const AUDIT_LIMIT_MAX = 1000
+const AUDIT_LIMIT_MAX = 1000
 
 /** The newest `limit` entries (1 to 1000), newest first. */
 export async function listAudit(sql: Db, workspaceId: string, limit = 50): Promise<{ entries: AuditEntry[] }> {

@@ -27,7 +27,7 @@ const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:".]+$/
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/
 
 /** An email as stored: trimmed, lower-cased; refused naming it when it is not an address. */
-export function personEmail(input: string): string {
+function personEmail(input: string): string {
   const email = input.trim().toLowerCase()
   if (email.length > 254 || !EMAIL.test(email)) {
     throw new RuleError('email', `email must be an address such as maya@example.com (got ${JSON.stringify(input)}).`, 'email')
@@ -44,7 +44,7 @@ function personName(input: string): string {
   return name
 }
 
-export function personRole(input: string): Role {
+function personRole(input: string): Role {
   if (!(ROLES as readonly string[]).includes(input)) throw new RuleError('role', `role must be one of ${ROLES.join(', ')} (got ${input}).`, 'role')
   return input as Role
 }

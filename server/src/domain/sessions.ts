@@ -16,7 +16,7 @@ import { type Person, toPerson } from './people.ts'
  * the cookie's value (only its SHA-256 is stored); each session has its own CSRF secret, stored
  * sealed, that the console puts in its forms and checks on every POST.
  */
-export type ConsoleSession = {
+type ConsoleSession = {
   session: { createdAt: string; lastSeenAt: string; expiresAt: string }
   person: Person
   workspace: { id: string; name: string }

@@ -8,7 +8,7 @@ import { addAttempts, attemptsIn } from '../store/attempt-counters.ts'
  * address, and failed redemptions from one address (a guessed or stale link).
  */
 export const SIGN_IN_LIMITS = { linksPerPerson: 5, linkRequestsPerAddress: 20, failedRedeemsPerAddress: 20 } as const
-export type SignInLimit = keyof typeof SIGN_IN_LIMITS
+type SignInLimit = keyof typeof SIGN_IN_LIMITS
 
 const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3600_000) * 3600_000)
 

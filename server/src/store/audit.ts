@@ -1,7 +1,7 @@
 import type { Actor } from '../core/actor.ts'
 import type { Db } from '../core/db.ts'
 
-export type AuditRow = { workspace_id: string; id: string; at: Date; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }
+type AuditRow = { workspace_id: string; id: string; at: Date; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }
 
 export async function insertAuditEntry(tx: Db, e: { workspaceId: string; id: string; at: Date; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }) {
   await tx`

@@ -1,7 +1,7 @@
 import type { Db } from '../core/db.ts'
 import type { PersonRow } from './people.ts'
 
-export type SessionRow = {
+type SessionRow = {
   workspace_id: string
   token_hash: string
   person_id: string

@@ -1,6 +1,6 @@
 import type { Db } from '../core/db.ts'
 
-export type SignInLinkRow = { workspace_id: string; token_hash: string; person_id: string; created_at: Date; expires_at: Date; used_at: Date | null }
+type SignInLinkRow = { workspace_id: string; token_hash: string; person_id: string; created_at: Date; expires_at: Date; used_at: Date | null }
 
 export async function insertSignInLink(tx: Db, l: { workspaceId: string; hash: string; personId: string; at: Date; expiresAt: Date }) {
   await tx`
