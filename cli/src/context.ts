@@ -1,4 +1,5 @@
 import {
+  type Actor,
   loadConfig,
   loadSecretsKeyring,
   migrate,
@@ -38,7 +39,7 @@ export type CommonOptions = { json?: boolean }
 export async function withDatabase(
   opts: CommonOptions,
   command: (ctx: Context) => Promise<void>,
-  settings: { reportMigration?: boolean; webhooks?: boolean; poolMax?: number } = { reportMigration: true },
+  settings: { reportMigration?: boolean; webhooks?: boolean; console?: boolean; poolMax?: number } = { reportMigration: true },
 ): Promise<void> {
   const out = createOutput({ json: opts.json })
   let config: ReturnType<typeof loadConfig>
@@ -46,7 +47,9 @@ export async function withDatabase(
   try {
     // Only the settings the command uses: a bad PORT or LOG_LEVEL meant for the server must not stop it.
     const webhookSettings = settings.webhooks ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WEBHOOK_'))) : {}
-    config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings })
+    // The console's links follow CONSOLE_URL, else the server's HOST and PORT.
+    const consoleSettings = settings.console ? { CONSOLE_URL: process.env.CONSOLE_URL, HOST: process.env.HOST, PORT: process.env.PORT } : {}
+    config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings, ...consoleSettings })
     // The same key as the server's: webhook secrets and workspace keys are sealed with it.
     secrets = loadSecretsKeyring(process.env, config.dataDir)
     useSecretsKeyring(secrets)
@@ -114,6 +117,11 @@ function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** Who is acting, as the audit list records an operator: their login. */
+export function operatorAuditActor(): Actor {
+  return { kind: 'operator', name: operatorLogin() }
 }
 
 /** Who is acting, for the records the domain keeps (e.g. the kill-switch log): `operator:<login>`. */

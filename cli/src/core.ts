@@ -23,6 +23,7 @@ export { parsePolicyCases, type PolicyCase, testPolicy } from '../../server/src/
 export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { operatorDecider } from '../../server/src/domain/deciders.ts'
 export { type Decider, describeDecider } from '../../server/src/core/decider.ts'
+export type { Actor } from '../../server/src/core/actor.ts'
 export { decideAction } from '../../server/src/domain/actions.ts'
 export type { Action } from '../../server/src/schemas/actions.ts'
 export {
@@ -33,6 +34,9 @@ export {
   sendTestEvent,
   setEndpointEnabled,
 } from '../../server/src/domain/webhooks.ts'
+export { addPerson, listPeople, removePerson, ROLES } from '../../server/src/domain/people.ts'
+export { signInLink } from '../../server/src/domain/sign-in.ts'
+export { listAudit } from '../../server/src/domain/audit.ts'
 export { parseDuration } from '../../server/src/core/time.ts'
 export { canonicalJson } from '../../server/src/core/canonical-json.ts'
 export { createLogger } from '../../server/src/core/log.ts'

@@ -6,8 +6,13 @@ import { registerAgentCredential } from './commands/admin/agent/credential.ts'
 import { registerAgentsResume } from './commands/admin/agents/resume.ts'
 import { registerAgentsStop } from './commands/admin/agents/stop.ts'
 import { registerApprovalDecision } from './commands/admin/approval/decide.ts'
+import { registerAudit } from './commands/admin/audit.ts'
 import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
+import { registerPersonAdd } from './commands/admin/person/add.ts'
+import { registerPersonLink } from './commands/admin/person/link.ts'
+import { registerPersonList } from './commands/admin/person/list.ts'
+import { registerPersonRemove } from './commands/admin/person/remove.ts'
 import { registerPolicyExport } from './commands/admin/policy/export.ts'
 import { registerPolicyTest } from './commands/admin/policy/test.ts'
 import { registerPolicyPlan } from './commands/admin/policy/plan.ts'
@@ -92,6 +97,13 @@ export function buildProgram(): Command {
   registerPolicyApply(policy)
   registerPolicyTest(policy)
   registerPolicyHistory(policy)
+
+  const person = admin.command('person').description('the people of a workspace, who sign in to the console: add, list, remove, sign-in links')
+  registerPersonAdd(person)
+  registerPersonList(person)
+  registerPersonRemove(person)
+  registerPersonLink(person)
+  registerAudit(admin)
 
   const secrets = admin.command('secrets').description('the key that seals webhook secrets and workspace keys at rest')
   registerSecretsRotateKey(secrets)

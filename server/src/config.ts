@@ -85,7 +85,32 @@ const Env = z.object({
       return policy
     }),
   WEBHOOK_WORKERS: whole(0, 64, 1),
-})
+  // The console (CONTRACT: People and the console): the public base of its links, and mail.
+  CONSOLE_URL: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined
+      const u = URL.canParse(v) ? new URL(v) : undefined
+      if (!u || !['http:', 'https:'].includes(u.protocol) || u.search || u.hash || u.username || u.password) {
+        ctx.addIssue({ code: 'custom', message: `must be an http or https URL without query, fragment or credentials, such as https://growth.example.com/console (got ${JSON.stringify(v)})` })
+        return z.NEVER
+      }
+      return u.href.replace(/\/+$/, '')
+    }),
+  SMTP_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || (URL.canParse(v) && ['smtp:', 'smtps:'].includes(new URL(v).protocol) && new URL(v).hostname !== ''), {
+      message: 'must be a URL such as smtp://user:pass@host:587 or smtps://user:pass@host:465',
+    }),
+  MAIL_FROM: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(v.trim()), {
+      message: 'must be an address such as growth@example.com or "Growth <growth@example.com>"',
+    }),
+}).refine((e) => !e.SMTP_URL || e.MAIL_FROM, { message: 'must be set when SMTP_URL is (the address mail is sent from)', path: ['MAIL_FROM'] })
 
 /** How webhooks are delivered; every figure has the contract's default. */
 export type WebhookSettings = {
@@ -114,6 +139,21 @@ export type Config = {
   logLevel: LogLevel
   callCountFlushMs: number
   webhooks: WebhookSettings
+  /** The console's public base (CONSOLE_URL), no trailing slash; unset: the server's own address + /console. */
+  consoleUrl: string
+  /** Whether CONSOLE_URL was set (else consoleUrl follows HOST and PORT, see consoleBase). */
+  consoleUrlSet: boolean
+  /** Mail of the console (SMTP_URL, MAIL_FROM); null: no mail, sign-in links only from the CLI. */
+  mail: { smtpUrl: string; from: string } | null
+}
+
+/**
+ * The console's base from HOST and PORT: `http://HOST:PORT/console`; a wildcard address (0.0.0.0,
+ * ::) is not one a browser can open, so it is written `localhost`.
+ */
+export function consoleBase(host: string, port: number): string {
+  const h = ['0.0.0.0', '::', '[::]', ''].includes(host) ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+  return `http://${h}:${port}/console`
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -144,6 +184,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       addresses: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       workers: e.WEBHOOK_WORKERS,
     },
+    consoleUrl: e.CONSOLE_URL ?? consoleBase(e.HOST, e.PORT),
+    consoleUrlSet: e.CONSOLE_URL !== undefined,
+    mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM!.trim() } : null,
   }
 }
 

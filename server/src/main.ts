@@ -7,6 +7,8 @@ import { lastFour } from './core/secret-hint.ts'
 import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
+import { demoOwner } from './demo/owner.ts'
+import { signInLink } from './domain/sign-in.ts'
 import { loadSecretsKeyring } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
@@ -42,6 +44,7 @@ let demo: DemoWorkspace | undefined
 /** Whether this start (or the process it prepared the database in) seeded the demo: its credentials are printed in full then only. */
 let demoSeededNow = false
 let server: RunningServer
+let ownerLink: { owner: { id: string; name: string; email: string }; url: string; expiresAt: string } | undefined
 const demoFile = join(config.dataDir, 'demo.json')
 const prepareOnly = process.env.GROWTH_PREPARE_ONLY === '1'
 try {
@@ -80,6 +83,13 @@ try {
   }
 
   server = await startServer(config, { db, log, secrets })
+  // The demo's owner signs in to the console with a link: single use and valid 15 minutes, so every
+  // start prints a fresh one (docs/console.md, "People and sign-in").
+  if (demo) {
+    const owner = await demoOwner(db.sql, demo.workspace.id)
+    const consoleUrl = config.consoleUrlSet ? config.consoleUrl : `${server.url}/console`
+    ownerLink = { owner, ...(await signInLink(db.sql, { personId: owner.id, consoleUrl })) }
+  }
 } catch (err) {
   console.error(`error: ${explainStartupError(err, config)}`)
   await db?.close().catch(() => {})
@@ -104,6 +114,12 @@ if (demo) {
     `  test token: ${shown(demo.tokens.test)}`,
     ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${shown(a.credential)}`),
     `  fixtures: ${Object.entries(demo.fixtures).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    ...(ownerLink
+      ? [
+          `  console: sign in as ${ownerLink.owner.name} (${ownerLink.owner.email}, owner) with ${ownerLink.url}`,
+          `    (one use, until ${ownerLink.expiresAt}; every start prints a new link, or: growth admin person link ${ownerLink.owner.id})`,
+        ]
+      : []),
     ...(demoSeededNow ? [] : [`  (printed in full on the first start only; read them in ${envFile}, readable only by you)`]),
     '',
     `Try it, in another terminal (${envFile} sets BASE, TOKEN, AGENT and the fixture ids):`,

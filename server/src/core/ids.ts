@@ -39,6 +39,8 @@ export const ID_PREFIXES = {
   order: 'ord',
   switch: 'sw',
   policyChange: 'pch',
+  person: 'per',
+  auditEntry: 'aud',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -10,7 +10,7 @@ import {
 } from '../store/audiences.ts'
 import { type ContactInsert, type DoNotContactInsert, insertContacts, insertDoNotContact } from '../store/contacts.ts'
 import type { DemoContext } from './context.ts'
-import { COMPANIES, COUNTRIES, type Person, personMaker, region } from './people.ts'
+import { COMPANIES, COUNTRIES, type Shopper, personMaker, region } from './people.ts'
 
 /** Email, reason, added (days ago). */
 const DO_NOT_CONTACT: [string, string, number][] = [
@@ -31,7 +31,7 @@ export type DemoAudience = {
   segments: SegmentInsert[]
   doNotContact: DoNotContactInsert[]
   /** More new people, with addresses none of the contacts (nor do-not-contact) has. */
-  makePerson: () => Person
+  makePerson: () => Shopper
 }
 
 /**
@@ -43,7 +43,7 @@ export function buildAudience(ctx: DemoContext): DemoAudience {
   const now = ctx.now.getTime()
   const taken = new Set<string>(DO_NOT_CONTACT.map(([e]) => e))
   const makePerson = personMaker(r, taken)
-  const people: Person[] = [{ country: 'us', first: 'Olivia', last: 'Bennett', email: 'olivia.bennett@gmail.com' }]
+  const people: Shopper[] = [{ country: 'us', first: 'Olivia', last: 'Bennett', email: 'olivia.bennett@gmail.com' }]
   taken.add(people[0].email)
   while (people.length < 200) people.push(makePerson())
   const contacts = people.map((p, i): ContactInsert => {

@@ -109,7 +109,7 @@ export const SHIPPING: Record<string, number> = { USD: 595, EUR: 495, JPY: 600 }
 export const FREE_SHIPPING: Record<string, number> = { USD: 4500, EUR: 4000, JPY: 6000 }
 export const ORIGINS = ['Ethiopia Guji', 'Kenya Kiambu AA', 'Guatemala Huehuetenango', 'Colombia Huila', 'Rwanda Nyamasheke', 'Sumatra Aceh']
 
-export type Person = { country: Country; first: string; last: string; email: string }
+export type Shopper = { country: Country; first: string; last: string; email: string }
 
 const plain = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z]/g, '').toLowerCase()
 
@@ -117,7 +117,7 @@ const plain = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').
  * New people, each with an address not yet in `taken` (which holds the do-not-contact addresses
  * too), from the countries by weight: first the contacts, later the buyers who never became one.
  */
-export function personMaker(r: Rng, taken: Set<string>): () => Person {
+export function personMaker(r: Rng, taken: Set<string>): () => Shopper {
   const countryWeights = Object.entries(COUNTRIES).map(([c, v]) => [c as Country, v.weight] as const)
   return () => {
     for (;;) {

@@ -1,3 +1,4 @@
+import { actorOfDecider } from '../core/actor.ts'
 import type { Sql, Tx } from '../core/db.ts'
 import { type Decider, describeDecider } from '../core/decider.ts'
 import type { ActionStatus } from '../core/enums.ts'
@@ -9,6 +10,7 @@ import { ACTION_KINDS, type Action, type ActionKind, type CreateActionInput } fr
 import * as store from '../store/actions.ts'
 import { appendEvent, appendEvents } from '../store/events.ts'
 import { type EventSpec, type KindContext, kindOf, type Outcome } from './action-kinds.ts'
+import { recordAudit } from './audit.ts'
 import { decisionReason } from './deciders.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits } from './limits.ts'
 
@@ -92,6 +94,8 @@ export async function decideAction(
     if (opts.decision === 'approve' && beingCarriedOut(a)) return a
     if (a.status !== 'proposed') throw new ConflictError(alreadyDecided(a))
     const at = now()
+    const note = opts.decider.kind === 'operator' ? opts.decider.note : undefined
+    await recordAudit(tx, a.workspace_id, actorOfDecider(opts.decider), opts.decision === 'reject' ? 'action.rejected' : 'action.approved', a.id, { kind: a.kind, reason, note }, at)
     if (opts.decision === 'reject') {
       const row = await store.updateAction(tx, a.workspace_id, a.id, { status: 'rejected', decision: { by: opts.decider, at, reason } })
       await appendEvent(tx, a.workspace_id, 'action.rejected', { action: toAction(row) })

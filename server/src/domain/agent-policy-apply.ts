@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../core/db.ts'
+import { actorOfDecider } from '../core/actor.ts'
 import type { Decider } from '../core/decider.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
@@ -9,6 +10,7 @@ import { appendEvents } from '../store/events.ts'
 import { grantDiffers, type PolicyChange, planIdOf, policyChanges, ruleKept } from './agent-policy-changes.ts'
 import { policyInForce, type ResolvedPolicy } from './agent-policy-model.ts'
 import { plannedPolicy } from './agent-policy-plan.ts'
+import { recordAudit } from './audit.ts'
 
 /**
  * `growth admin policy apply`: a planned policy written in one transaction with one new rules
@@ -55,7 +57,9 @@ export async function applyPolicy(
     const rulesVersion = await store.setPolicyVersion(tx, workspaceId, planned.missingFacts)
     // A rule added is named by the id it now has.
     const recorded = changes.map((c) => (c.kind === 'rule' && c.op === 'add' ? { ...c, key: ruleIds.get(c.key) ?? c.key } : c))
-    await store.insertPolicyChange(tx, workspaceId, { id: newId('policyChange', at), rulesVersion, appliedBy: opts.appliedBy, changes: recorded, at })
+    const changeId = newId('policyChange', at)
+    await store.insertPolicyChange(tx, workspaceId, { id: changeId, rulesVersion, appliedBy: opts.appliedBy, changes: recorded, at })
+    await recordAudit(tx, workspaceId, actorOfDecider(opts.appliedBy), 'policy.applied', changeId, { rulesVersion, changes: recorded.length, source: opts.source }, at)
     await appendEvents(tx, workspaceId, [{ type: 'agent.policy.changed', data: { rulesVersion, changes: recorded } }])
     return { rulesVersion, changes: recorded }
   })

@@ -1,3 +1,4 @@
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.ts'
 import type { Db, Sql } from '../core/db.ts'
 import type { AgentOwner, Risk } from '../core/enums.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
@@ -13,6 +14,7 @@ import { inTransaction } from '../store/driver/db.ts'
 import { workspaceExists } from '../store/workspaces.ts'
 import type { AgentProfile, Ceilings } from './agent-decision.ts'
 import { actionVerb } from './agent-tools.ts'
+import { recordAudit } from './audit.ts'
 import { mintToken } from './credentials.ts'
 
 /**
@@ -123,6 +125,8 @@ export async function createAgent(
     dataAccess?: string[]
     /** The highest risk it may take without a person (default medium: high-risk actions wait for one). */
     maxUnattendedRisk?: Risk
+    /** Who registers it, for the audit list. */
+    by?: Actor
   },
 ) {
   if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
@@ -154,6 +158,7 @@ export async function createAgent(
     })
     await store.insertPermissions(tx, opts.workspaceId, id, pairs)
     await insertCredential(tx, { workspaceId: opts.workspaceId, id: credentialId, kind: 'agent', agentId: id, hash: minted.hash, hint: minted.hint, scopes: [], expiresAt: null })
+    await recordAudit(tx, opts.workspaceId, opts.by ?? SYSTEM_ACTOR, 'agent.created', id, { name, allow: pairs.map((p) => `${p.tool}.${p.action}`), credentialId })
   })
   return { id, name, credential: minted.token, credentialId }
 }
@@ -162,10 +167,13 @@ export async function createAgent(
  * Another credential for an existing agent (shown once; only its hash is kept), e.g. to replace one
  * that leaked: issue the new one, give it to the agent, then revoke the old one by its id.
  */
-export async function issueAgentCredential(sql: Db, workspaceId: string, agentId: string) {
+export async function issueAgentCredential(sql: Db, workspaceId: string, agentId: string, by: Actor = SYSTEM_ACTOR) {
   if (!(await store.agentExists(sql, workspaceId, agentId))) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)
   const credentialId = newId('credential')
   const minted = mintToken('agent', workspaceId)
-  await insertCredential(sql, { workspaceId, id: credentialId, kind: 'agent', agentId, hash: minted.hash, hint: minted.hint, scopes: [], expiresAt: null })
+  await inTransaction(sql, async (tx) => {
+    await insertCredential(tx, { workspaceId, id: credentialId, kind: 'agent', agentId, hash: minted.hash, hint: minted.hint, scopes: [], expiresAt: null })
+    await recordAudit(tx, workspaceId, by, 'agent.credential_issued', agentId, { credentialId, hint: minted.hint })
+  })
   return { agentId, credentialId, credential: minted.token }
 }

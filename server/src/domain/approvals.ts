@@ -1,3 +1,4 @@
+import { actorOfDecider } from '../core/actor.ts'
 import type { Sql } from '../core/db.ts'
 import { type Decider, describeDecider } from '../core/decider.ts'
 import type { ApprovalStatus } from '../core/enums.ts'
@@ -8,6 +9,7 @@ import { iso, isoOrNull } from '../core/time.ts'
 import type { Approval } from '../schemas/approvals.ts'
 import * as store from '../store/approvals.ts'
 import { appendEvent } from '../store/events.ts'
+import { recordAudit } from './audit.ts'
 import { decisionReason } from './deciders.ts'
 
 /** An approval as GET /approvals shows it; `expired`: pending past its expiry (not a rejection). */
@@ -71,6 +73,8 @@ export async function decideApproval(sql: Sql, opts: { id: string; approve: bool
     // The same shape GET /approvals shows.
     const approval = toApproval(decided, at)
     await appendEvent(tx, row.workspace_id, opts.approve ? 'approval.approved' : 'approval.rejected', { approval })
+    const note = opts.decider.kind === 'operator' ? opts.decider.note : undefined
+    await recordAudit(tx, row.workspace_id, actorOfDecider(opts.decider), opts.approve ? 'approval.approved' : 'approval.rejected', id, { kind: row.kind, summary: row.summary, reason, note }, at)
     return { workspaceId: row.workspace_id, ...approval }
   })
 }

@@ -1,11 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { z } from 'zod'
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.ts'
 import { SCOPES, type Scope } from '../core/caller.ts'
 import type { Db, Sql } from '../core/db.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import * as store from '../store/credentials.ts'
+import { inTransaction } from '../store/driver/db.ts'
 import { workspaceExists } from '../store/workspaces.ts'
+import { recordAudit } from './audit.ts'
 
 /**
  * Credentials: workspace tokens (live and test, with scopes) and agent credentials.
@@ -63,7 +66,7 @@ const EXPIRES_AT = z.iso.datetime({ offset: true })
  */
 export async function createToken(
   sql: Db,
-  opts: { workspaceId: string; test?: boolean; scopes?: string; expiresAt?: string; /** tests only */ allowPast?: boolean },
+  opts: { workspaceId: string; test?: boolean; scopes?: string; expiresAt?: string; by?: Actor; /** tests only */ allowPast?: boolean },
 ) {
   if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
   const scopes = parseScopes(opts.scopes)
@@ -85,13 +88,20 @@ export async function createToken(
   const mode = opts.test ? 'test' : 'live'
   const minted = mintToken(mode, opts.workspaceId)
   const id = newId('credential')
-  await store.insertCredential(sql, { workspaceId: opts.workspaceId, id, kind: mode, hash: minted.hash, hint: minted.hint, scopes, expiresAt })
+  await inTransaction(sql, async (tx) => {
+    await store.insertCredential(tx, { workspaceId: opts.workspaceId, id, kind: mode, hash: minted.hash, hint: minted.hint, scopes, expiresAt })
+    await recordAudit(tx, opts.workspaceId, opts.by ?? SYSTEM_ACTOR, 'token.created', id, { mode, scopes, expiresAt: expiresAt?.toISOString(), hint: minted.hint })
+  })
   return { id, token: minted.token, mode, scopes, expiresAt: expiresAt ? expiresAt.toISOString() : null }
 }
 
 /** Revoke a token or an agent credential by its id (cred_...). Revoking twice is not an error. */
-export async function revokeToken(sql: Sql, id: string) {
-  const r = await store.revokeCredential(sql, id)
+export async function revokeToken(sql: Sql, id: string, by: Actor = SYSTEM_ACTOR) {
+  const r = await inTransaction(sql, async (tx) => {
+    const r = await store.revokeCredential(tx, id)
+    if (r && !r.alreadyRevoked) await recordAudit(tx, r.workspaceId, by, 'token.revoked', id)
+    return r
+  })
   if (!r) throw new NotFoundError('credential', id, `No credential ${id}.`)
   return { id, revoked: true, alreadyRevoked: r.alreadyRevoked }
 }

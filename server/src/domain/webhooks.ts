@@ -1,3 +1,4 @@
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.ts'
 import type { Db, Sql } from '../core/db.ts'
 import { EVENT_TYPES, type EventType } from '../core/event-types.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
@@ -8,6 +9,7 @@ import { inTransaction } from '../store/driver/db.ts'
 import { appendEvents } from '../store/events.ts'
 import * as store from '../store/webhooks.ts'
 import { workspaceExists } from '../store/workspaces.ts'
+import { recordAudit } from './audit.ts'
 import { type AddressPolicy, checkUrl, type Resolver, systemResolver } from './webhook-addresses.ts'
 import { newSecret } from './webhook-signature.ts'
 
@@ -29,14 +31,17 @@ function parseEventTypes(text: string): EventType[] {
 }
 
 /** A new endpoint, enabled, with its first secret (shown once here; stored sealed; the workers sign with it). */
-export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: string; events: string }, guard: WebhookGuard) {
+export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: string; events: string; by?: Actor }, guard: WebhookGuard) {
   if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
   const events = parseEventTypes(opts.events)
   const checked = await checkUrl(opts.url, guard.addresses, guard.resolve ?? systemResolver)
   if (!checked.ok) throw new RuleError('url.public', `url ${opts.url} is refused: ${checked.reason}.`, 'url')
   const id = newId('webhookEndpoint')
   const secret = newSecret()
-  await inTransaction(sql, (tx) => store.insertEndpoint(tx, { workspaceId: opts.workspaceId, id, url: checked.url.href, events, secretId: newId('webhookSecret'), secret: secretsKeyring().seal(secret) }))
+  await inTransaction(sql, async (tx) => {
+    await store.insertEndpoint(tx, { workspaceId: opts.workspaceId, id, url: checked.url.href, events, secretId: newId('webhookSecret'), secret: secretsKeyring().seal(secret) })
+    await recordAudit(tx, opts.workspaceId, opts.by ?? SYSTEM_ACTOR, 'webhook.created', id, { url: checked.url.href, events })
+  })
   return { id, secret, url: checked.url.href, events }
 }
 
@@ -98,10 +103,13 @@ export async function sendTestEvent(sql: Db, id: string) {
   })
 }
 
-export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean) {
+export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean, by: Actor = SYSTEM_ACTOR) {
   const e = await endpointOf(sql, id)
-  if (enabled) await store.enableEndpoint(sql, e.workspace_id, e.id)
-  else await store.disableEndpoint(sql, e.workspace_id, e.id, 'Disabled by an operator; enable it to resume.')
+  await inTransaction(sql, async (tx) => {
+    if (enabled) await store.enableEndpoint(tx, e.workspace_id, e.id)
+    else await store.disableEndpoint(tx, e.workspace_id, e.id, 'Disabled by an operator; enable it to resume.')
+    await recordAudit(tx, e.workspace_id, by, enabled ? 'webhook.enabled' : 'webhook.disabled', e.id, { url: e.url })
+  })
   return { id: e.id, status: enabled ? 'enabled' : 'disabled' }
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { type Actor, actorLine, actorOfLine } from '../core/actor.ts'
 import type { Db } from '../core/db.ts'
 import { PLANS, type Plan } from '../core/enums.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
@@ -8,6 +9,7 @@ import { inTransaction } from '../store/driver/db.ts'
 import { insertTools } from '../store/agent-tools.ts'
 import * as store from '../store/workspaces.ts'
 import { catalogueTools } from './agent-tools.ts'
+import { recordAudit } from './audit.ts'
 
 /**
  * A new workspace on a plan (default growth), with the tool catalogue its agents can be permitted,
@@ -26,12 +28,20 @@ export async function createWorkspace(sql: Db, opts: { name: string; plan?: stri
   return { id, name, plan: plan as Plan }
 }
 
-/** The stop switch of a workspace's agents. `actor` says who flipped it, for the record (e.g. operator:maya). */
-export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string }) {
+/**
+ * The stop switch of a workspace's agents. `actor` says who flipped it, for the record and the
+ * audit list: an Actor, or a line such as operator:maya.
+ */
+export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string | Actor }) {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
   const reason = opts.reason?.trim() || null
   if (opts.stopped && !reason) throw new RuleError('reason.given', 'A reason is required to stop the agents: say why, for the record.', 'reason')
-  if (!opts.actor.trim()) throw new RuleError('actor_named', 'The actor of a stop or resume must be named.', 'by')
-  await inTransaction(sql, (tx) => store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, opts.actor, reason))
-  return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor: opts.actor }
+  const line = typeof opts.actor === 'string' ? opts.actor.trim() : actorLine(opts.actor)
+  if (!line || (typeof opts.actor !== 'string' && !opts.actor.name.trim())) throw new RuleError('actor_named', 'The actor of a stop or resume must be named.', 'by')
+  const actor = typeof opts.actor === 'string' ? actorOfLine(line) : opts.actor
+  await inTransaction(sql, async (tx) => {
+    await store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, line, reason)
+    await recordAudit(tx, opts.workspaceId, actor, opts.stopped ? 'agents.stopped' : 'agents.resumed', opts.workspaceId, { reason: reason ?? undefined })
+  })
+  return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor: line }
 }

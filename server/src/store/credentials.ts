@@ -62,7 +62,7 @@ export async function insertCredential(
 }
 
 /** Revoke a credential by id, in whichever workspace holds it. Undefined if there is none. */
-export async function revokeCredential(sql: Sql, id: string): Promise<{ workspaceId: string; alreadyRevoked: boolean } | undefined> {
+export async function revokeCredential(sql: Db, id: string): Promise<{ workspaceId: string; alreadyRevoked: boolean } | undefined> {
   const [row] = await sql<{ workspace_id: string; revoked_at: Date | null }[]>`
     SELECT workspace_id, revoked_at FROM credentials WHERE id = ${id}`
   if (!row) return undefined

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { createAgent, RISKS } from '../../../core.ts'
 import { CliError } from '../../../errors.ts'
 import { JSON_FLAG, table } from '../../../output.ts'
@@ -64,6 +64,7 @@ export function registerAgentCreate(agent: Command) {
           records: count('--max-records', opts.maxRecords),
         }
         const a = await createAgent(sql, {
+          by: operatorAuditActor(),
           workspaceId: opts.workspace,
           name: opts.name,
           allow: opts.allow,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { issueAgentCredential, revokeToken } from '../../../core.ts'
 import { CliError } from '../../../errors.ts'
 import { JSON_FLAG } from '../../../output.ts'
@@ -20,7 +20,7 @@ export function registerAgentCredential(agent: Command) {
     .action((opts: CommonOptions & { workspace: string; agent: string }) =>
       withDatabase(opts, async ({ sql, out }) => {
         if (!opts.agent.startsWith('agt_')) throw new CliError(`--agent must be an agent id (agt_...); got ${JSON.stringify(opts.agent)}`)
-        const c = await issueAgentCredential(sql, opts.workspace, opts.agent)
+        const c = await issueAgentCredential(sql, opts.workspace, opts.agent, operatorAuditActor())
         out.result(c, () => [`Issued credential ${c.credentialId} for agent ${c.agentId}: ${c.credential}`])
         out.note(`Warning: this credential will not be shown again. Revoke the one it replaces with growth admin agent credential revoke <id>.`)
       }),
@@ -33,7 +33,7 @@ export function registerAgentCredential(agent: Command) {
     .action((id: string, opts: CommonOptions) =>
       withDatabase(opts, async ({ sql, out }) => {
         if (!id.startsWith('cred_')) throw new CliError(`the credential id starts with cred_; got ${JSON.stringify(id)}`)
-        const r = await revokeToken(sql, id)
+        const r = await revokeToken(sql, id, operatorAuditActor())
         out.result(r, () => (r.alreadyRevoked ? `Credential ${r.id} was already revoked; nothing changed.` : `Revoked credential ${r.id}`))
       }),
     )

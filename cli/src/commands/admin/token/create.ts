@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { createToken, SCOPES } from '../../../core.ts'
 import { JSON_FLAG, table } from '../../../output.ts'
 
@@ -17,7 +17,7 @@ export function registerTokenCreate(token: Command) {
     .option(...JSON_FLAG)
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
-        const t = await createToken(sql, { workspaceId: opts.workspace, test: opts.test, scopes: opts.scopes, expiresAt: opts.expiresAt })
+        const t = await createToken(sql, { workspaceId: opts.workspace, test: opts.test, scopes: opts.scopes, expiresAt: opts.expiresAt, by: operatorAuditActor() })
         const allScopes = t.scopes.length === SCOPES.length && SCOPES.every((s) => t.scopes.includes(s))
         out.result(t, () => [
           `Created ${t.mode} token ${t.id} for workspace ${opts.workspace}`,

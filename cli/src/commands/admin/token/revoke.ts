@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { revokeToken } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
 
@@ -12,7 +12,7 @@ export function registerTokenRevoke(token: Command) {
     .option(...JSON_FLAG)
     .action((id: string, opts: CommonOptions) =>
       withDatabase(opts, async ({ sql, out }) => {
-        const r = await revokeToken(sql, id)
+        const r = await revokeToken(sql, id, operatorAuditActor())
         out.result(r, () => (r.alreadyRevoked ? `Credential ${r.id} was already revoked; nothing changed.` : `Revoked credential ${r.id}`))
       }),
     )

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { createEndpoint } from '../../../core.ts'
 import { JSON_FLAG, table } from '../../../output.ts'
 
@@ -18,7 +18,7 @@ export function registerWebhookCreate(webhook: Command) {
       withDatabase(
         opts,
         async ({ config, sql, out }) => {
-          const e = await createEndpoint(sql, { workspaceId: opts.workspace, url: opts.url, events: opts.events }, { addresses: config.webhooks.addresses })
+          const e = await createEndpoint(sql, { workspaceId: opts.workspace, url: opts.url, events: opts.events, by: operatorAuditActor() }, { addresses: config.webhooks.addresses })
           out.result({ id: e.id, secret: e.secret }, () => [
             `Created webhook endpoint ${e.id} for workspace ${opts.workspace}`,
             ...table([

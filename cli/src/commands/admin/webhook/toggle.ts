@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { setEndpointEnabled } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
 
@@ -15,7 +15,7 @@ export function registerWebhookToggle(webhook: Command, verb: 'enable' | 'disabl
     .option(...JSON_FLAG)
     .action((id: string, opts: CommonOptions) =>
       withDatabase(opts, async ({ sql, out }) => {
-        const r = await setEndpointEnabled(sql, id, verb === 'enable')
+        const r = await setEndpointEnabled(sql, id, verb === 'enable', operatorAuditActor())
         out.result(r, () => (verb === 'enable' ? `Enabled ${id}: its backlog drains at the drain rate.` : `Disabled ${id}: its deliveries wait until it is enabled.`))
       }),
     )

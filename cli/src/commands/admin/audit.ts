@@ -1,0 +1,33 @@
+import type { Command } from 'commander'
+import { withDatabase, type CommonOptions } from '../../context.ts'
+import { listAudit } from '../../core.ts'
+import { CliError } from '../../errors.ts'
+import { JSON_FLAG } from '../../output.ts'
+
+type Options = CommonOptions & { workspace: string; limit?: string }
+
+/** growth admin audit --workspace ID [--limit N] */
+export function registerAudit(admin: Command) {
+  admin
+    .command('audit')
+    .description('who did what in a workspace, newest first: sign-ins, decisions, stops, policy, tokens, agents, webhook endpoints, people')
+    .requiredOption('--workspace <id>', 'the workspace (ws_...)')
+    .option('--limit <n>', 'how many entries, 1 to 1000', '50')
+    .option(...JSON_FLAG)
+    .action((opts: Options) => {
+      const limit = opts.limit ?? '50'
+      if (!/^[1-9][0-9]*$/.test(limit)) throw new CliError(`--limit must be a whole number from 1 to 1000 (got ${limit}).`)
+      return withDatabase(opts, async ({ sql, out }) => {
+        const r = await listAudit(sql, opts.workspace, Number(limit))
+        out.result(r, () =>
+          r.entries.length === 0
+            ? `Nothing recorded yet in workspace ${opts.workspace}.`
+            : r.entries.map((e) => {
+                const who = e.actor.kind === 'person' ? `${e.actor.name} (${e.actor.id})` : `${e.actor.name} (${e.actor.kind})`
+                const detail = Object.entries(e.detail).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')
+                return `${e.at}  ${who}  ${e.action} ${e.subject}${detail ? `  ${detail}` : ''}`
+              }),
+        )
+      })
+    })
+}

@@ -1,0 +1,32 @@
+import type { Actor } from '../core/actor.ts'
+import type { Db, Tx } from '../core/db.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { newId } from '../core/ids.ts'
+import { iso } from '../core/time.ts'
+import * as store from '../store/audit.ts'
+import { workspaceExists } from '../store/workspaces.ts'
+
+/**
+ * The audit list of a workspace (`growth admin audit`): sign-ins, decisions, stops and resumes,
+ * policy, tokens, agents, webhook endpoints and people changes, each recorded in the transaction
+ * of the change it tells, so that there is never one without the other.
+ */
+type AuditEntry = { at: string; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }
+
+export async function recordAudit(tx: Tx | Db, workspaceId: string, actor: Actor, action: string, subject: string, detail: Record<string, unknown> = {}, at = new Date()) {
+  // Only what was given: no undefined members in the stored detail.
+  const clean = Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined))
+  await store.insertAuditEntry(tx, { workspaceId, id: newId('auditEntry', at), at, actor, action, subject, detail: clean })
+}
+
+const AUDIT_LIMIT_MAX = 1000
+
+/** The newest `limit` entries (1 to 1000), newest first. */
+export async function listAudit(sql: Db, workspaceId: string, limit = 50): Promise<{ entries: AuditEntry[] }> {
+  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_LIMIT_MAX) {
+    throw new RuleError('limit', `limit must be a whole number from 1 to ${AUDIT_LIMIT_MAX} (got ${limit}).`, 'limit')
+  }
+  if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
+  const rows = await store.selectAuditEntries(sql, workspaceId, limit)
+  return { entries: rows.map((r) => ({ at: iso(r.at), actor: r.actor, action: r.action, subject: r.subject, detail: r.detail })) }
+}

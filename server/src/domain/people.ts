@@ -1,0 +1,101 @@
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.ts'
+import type { Db } from '../core/db.ts'
+import { NotFoundError, RuleError } from '../core/errors.ts'
+import { idPattern, newId } from '../core/ids.ts'
+import { codePoints } from '../schemas/common.ts'
+import { endSessionsOf } from '../store/console-sessions.ts'
+import { inTransaction } from '../store/driver/db.ts'
+import * as store from '../store/people.ts'
+import { useUpLinksOf } from '../store/sign-in-links.ts'
+import { workspaceExists } from '../store/workspaces.ts'
+import { recordAudit } from './audit.ts'
+
+/**
+ * The people of a workspace (CONTRACT: People and the console): each with an email (one person per
+ * address in a workspace), a name, and a role: owner (everything), approver (decides what waits,
+ * stops and resumes agents, reads everything), viewer (reads).
+ */
+export const ROLES = ['owner', 'approver', 'viewer'] as const
+export type Role = (typeof ROLES)[number]
+
+export type Person = { id: string; email: string; name: string; role: Role }
+
+export const toPerson = (p: store.PersonRow): Person => ({ id: p.id, email: p.email, name: p.name, role: p.role })
+
+// One @, something before it, a dot in the domain, no spaces or angle brackets; at most 254 characters (RFC 5321).
+const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:".]+$/
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/
+
+/** An email as stored: trimmed, lower-cased; refused naming it when it is not an address. */
+function personEmail(input: string): string {
+  const email = input.trim().toLowerCase()
+  if (email.length > 254 || !EMAIL.test(email)) {
+    throw new RuleError('email', `email must be an address such as maya@example.com (got ${JSON.stringify(input)}).`, 'email')
+  }
+  return email
+}
+
+function personName(input: string): string {
+  const name = input.trim()
+  if (!name) throw new RuleError('name.given', 'A person needs a name.', 'name')
+  if (codePoints(name) > 100 || CONTROL.test(name)) {
+    throw new RuleError('name.text', 'name must be at most 100 characters, without control characters.', 'name')
+  }
+  return name
+}
+
+function personRole(input: string): Role {
+  if (!(ROLES as readonly string[]).includes(input)) throw new RuleError('role', `role must be one of ${ROLES.join(', ')} (got ${input}).`, 'role')
+  return input as Role
+}
+
+export async function addPerson(
+  sql: Db,
+  opts: { workspaceId: string; email: string; name: string; role: string; by?: Actor },
+): Promise<Person> {
+  const email = personEmail(opts.email)
+  const name = personName(opts.name)
+  const role = personRole(opts.role)
+  if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
+  const taken = () => new RuleError('email.unique', `${email} is already a person of workspace ${opts.workspaceId}; an address names one person.`, 'email')
+  if (await store.selectPersonByEmail(sql, opts.workspaceId, email)) throw taken()
+  try {
+    return await inTransaction(sql, async (tx) => {
+      const row = await store.insertPerson(tx, { workspaceId: opts.workspaceId, id: newId('person'), email, name, role })
+      await recordAudit(tx, opts.workspaceId, opts.by ?? SYSTEM_ACTOR, 'person.added', row.id, { email, name, role })
+      return toPerson(row)
+    })
+  } catch (err) {
+    // Two adds of one address at once: the unique index refuses the second.
+    if ((err as { code?: string }).code === '23505') throw taken()
+    throw err
+  }
+}
+
+export async function listPeople(sql: Db, workspaceId: string): Promise<{ people: Person[] }> {
+  if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
+  return { people: (await store.selectPeople(sql, workspaceId)).map(toPerson) }
+}
+
+/** A person not removed, by id alone (operator commands); refused naming the id otherwise. */
+export async function currentPerson(sql: Db, id: string): Promise<store.PersonRow> {
+  const trimmed = id.trim()
+  if (!idPattern('person').test(trimmed)) throw new RuleError('id_prefix', `A person id starts with per_ (got ${id}).`, 'id')
+  const row = await store.selectPersonById(sql, trimmed)
+  if (!row) throw new NotFoundError('person', trimmed, `No person ${trimmed}.`)
+  if (row.removed_at) throw new RuleError('person_removed', `${row.name} (${row.id}) was removed from workspace ${row.workspace_id}.`, 'id')
+  return row
+}
+
+/** Removes a person: their sessions end at once and their unused links stop working. */
+export async function removePerson(sql: Db, id: string, opts: { by?: Actor; at?: Date } = {}) {
+  const row = await currentPerson(sql, id)
+  const at = opts.at ?? new Date()
+  return inTransaction(sql, async (tx) => {
+    if (!(await store.markRemoved(tx, row.workspace_id, row.id, at))) throw new RuleError('person_removed', `${row.name} (${row.id}) was already removed.`, 'id')
+    const sessionsEnded = await endSessionsOf(tx, row.workspace_id, row.id, at)
+    await useUpLinksOf(tx, row.workspace_id, row.id, at)
+    await recordAudit(tx, row.workspace_id, opts.by ?? SYSTEM_ACTOR, 'person.removed', row.id, { email: row.email, name: row.name, sessionsEnded }, at)
+    return { ...toPerson(row), workspaceId: row.workspace_id, removed: true, sessionsEnded }
+  })
+}

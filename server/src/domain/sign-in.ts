@@ -1,0 +1,84 @@
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.ts'
+import { consoleTokenWorkspace, hashConsoleToken, mintConsoleToken } from '../core/console-tokens.ts'
+import type { Db } from '../core/db.ts'
+import { RuleError } from '../core/errors.ts'
+import { LINK_VALID_MS } from '../core/session-expiry.ts'
+import { iso } from '../core/time.ts'
+import { inTransaction } from '../store/driver/db.ts'
+import { selectPerson } from '../store/people.ts'
+import * as store from '../store/sign-in-links.ts'
+import { recordAudit } from './audit.ts'
+import { currentPerson, type Person, toPerson } from './people.ts'
+import { openSession, personActor } from './sessions.ts'
+import { checkSignInAttempts, takeSignInAttempt } from './sign-in-limits.ts'
+
+/**
+ * Signing in with a one-time link: `${consoleUrl}/signin/${token}`, valid 15 minutes, used once.
+ * Each refusal of a link has a code of its own (RuleError.rule) that the console words:
+ */
+export const LINK_REFUSALS = {
+  /** No such link (mistyped, cut short, or of another server). */
+  link_unknown: 'This sign-in link is not valid.',
+  /** Used already: a link signs in once. */
+  link_used: 'This sign-in link was already used.',
+  /** Older than 15 minutes. */
+  link_expired: 'This sign-in link has expired.',
+  /** Its person was removed from the workspace. */
+  person_removed: 'This person no longer belongs to the workspace.',
+} as const
+
+const refusal = (code: keyof typeof LINK_REFUSALS) => new RuleError(code, LINK_REFUSALS[code], 'token')
+
+/**
+ * A new sign-in link for a person not removed. `limited`: counts against the person's links of the
+ * hour (the console's "email me a link"); an operator's `growth admin person link` is not limited.
+ */
+export async function signInLink(
+  sql: Db,
+  opts: { personId: string; consoleUrl: string; by?: Actor; at?: Date; limited?: boolean },
+): Promise<{ url: string; expiresAt: string; person: Person; workspaceId: string }> {
+  const person = await currentPerson(sql, opts.personId)
+  const at = opts.at ?? new Date()
+  if (opts.limited) await takeSignInAttempt(sql, 'linksPerPerson', `${person.workspace_id}/${person.id}`, at)
+  const minted = mintConsoleToken('link', person.workspace_id)
+  const expiresAt = new Date(at.getTime() + LINK_VALID_MS)
+  await inTransaction(sql, async (tx) => {
+    await store.insertSignInLink(tx, { workspaceId: person.workspace_id, hash: minted.hash, personId: person.id, at, expiresAt })
+    await recordAudit(tx, person.workspace_id, opts.by ?? SYSTEM_ACTOR, 'person.link_created', person.id, { expiresAt: iso(expiresAt) }, at)
+  })
+  return { url: `${opts.consoleUrl.replace(/\/+$/, '')}/signin/${minted.token}`, expiresAt: iso(expiresAt), person: toPerson(person), workspaceId: person.workspace_id }
+}
+
+/**
+ * Redeems a link: a new session for its person (recorded as their sign-in), and the link used up.
+ * Refused with link_unknown, link_used, link_expired or person_removed; from an `address` with 20
+ * failures in the hour, refused with sign_in_rate_limited before the link is even looked at.
+ */
+export async function redeemLink(sql: Db, token: string, opts: { address?: string; at?: Date } = {}) {
+  const at = opts.at ?? new Date()
+  if (opts.address) await checkSignInAttempts(sql, 'failedRedeemsPerAddress', opts.address, at)
+  try {
+    return await redeem(sql, token.trim(), opts.address, at)
+  } catch (err) {
+    if (opts.address && err instanceof RuleError && err.rule in LINK_REFUSALS) await takeSignInAttempt(sql, 'failedRedeemsPerAddress', opts.address, at).catch(() => {})
+    throw err
+  }
+}
+
+async function redeem(sql: Db, token: string, address: string | undefined, at: Date) {
+  const workspaceId = consoleTokenWorkspace('link', token)
+  if (!workspaceId) throw refusal('link_unknown')
+  const hash = hashConsoleToken(token)
+  return inTransaction(sql, async (tx) => {
+    const link = await store.lockSignInLink(tx, workspaceId, hash)
+    if (!link) throw refusal('link_unknown')
+    const person = await selectPerson(tx, workspaceId, link.person_id)
+    if (!person || person.removed_at) throw refusal('person_removed')
+    if (link.used_at) throw refusal('link_used')
+    if (link.expires_at.getTime() <= at.getTime()) throw refusal('link_expired')
+    await store.markLinkUsed(tx, workspaceId, hash, at)
+    const session = await openSession(tx, person, at)
+    await recordAudit(tx, workspaceId, personActor(person), 'person.signed_in', person.id, { via: 'link', address }, at)
+    return { ...session, person: toPerson(person), workspace: { id: workspaceId } }
+  })
+}

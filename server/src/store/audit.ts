@@ -1,0 +1,15 @@
+import type { Actor } from '../core/actor.ts'
+import type { Db } from '../core/db.ts'
+
+type AuditRow = { workspace_id: string; id: string; at: Date; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }
+
+export async function insertAuditEntry(tx: Db, e: { workspaceId: string; id: string; at: Date; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }) {
+  await tx`
+    INSERT INTO audit_entries (workspace_id, id, at, actor, action, subject, detail)
+    VALUES (${e.workspaceId}, ${e.id}, ${e.at}, ${tx.json(e.actor as never)}, ${e.action}, ${e.subject}, ${tx.json(e.detail as never)})`
+}
+
+/** The workspace's entries, newest first. */
+export async function selectAuditEntries(sql: Db, workspaceId: string, limit: number): Promise<AuditRow[]> {
+  return sql<AuditRow[]>`SELECT * FROM audit_entries WHERE workspace_id = ${workspaceId} ORDER BY at DESC, id DESC LIMIT ${limit}`
+}

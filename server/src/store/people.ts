@@ -1,0 +1,47 @@
+import type { Db } from '../core/db.ts'
+
+export type PersonRow = {
+  workspace_id: string
+  id: string
+  email: string
+  name: string
+  role: 'owner' | 'approver' | 'viewer'
+  created_at: Date
+  removed_at: Date | null
+}
+
+export async function insertPerson(tx: Db, p: { workspaceId: string; id: string; email: string; name: string; role: string }): Promise<PersonRow> {
+  const [row] = await tx<PersonRow[]>`
+    INSERT INTO people (workspace_id, id, email, name, role)
+    VALUES (${p.workspaceId}, ${p.id}, ${p.email}, ${p.name}, ${p.role})
+    RETURNING *`
+  return row!
+}
+
+/** The person of the workspace (not removed) with this email, lower-cased. */
+export async function selectPersonByEmail(sql: Db, workspaceId: string, email: string): Promise<PersonRow | undefined> {
+  const [row] = await sql<PersonRow[]>`SELECT * FROM people WHERE workspace_id = ${workspaceId} AND email = ${email} AND removed_at IS NULL`
+  return row
+}
+
+/** The people of a workspace not removed, oldest first. */
+export async function selectPeople(sql: Db, workspaceId: string): Promise<PersonRow[]> {
+  return sql<PersonRow[]>`SELECT * FROM people WHERE workspace_id = ${workspaceId} AND removed_at IS NULL ORDER BY created_at, id`
+}
+
+/** A person by id, in whichever workspace holds them (operator commands name only the id). */
+export async function selectPersonById(sql: Db, id: string): Promise<PersonRow | undefined> {
+  const [row] = await sql<PersonRow[]>`SELECT * FROM people WHERE id = ${id}`
+  return row
+}
+
+export async function selectPerson(sql: Db, workspaceId: string, id: string): Promise<PersonRow | undefined> {
+  const [row] = await sql<PersonRow[]>`SELECT * FROM people WHERE workspace_id = ${workspaceId} AND id = ${id}`
+  return row
+}
+
+/** Marks the person removed; false when they already were. */
+export async function markRemoved(tx: Db, workspaceId: string, id: string, at: Date): Promise<boolean> {
+  const r = await tx`UPDATE people SET removed_at = ${at} WHERE workspace_id = ${workspaceId} AND id = ${id} AND removed_at IS NULL`
+  return r.count > 0
+}

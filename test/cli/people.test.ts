@@ -1,0 +1,218 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { LINK_REFUSALS, redeemLink } from '../../server/src/domain/sign-in.ts'
+import { endAllSessions, endSession, sessionOf } from '../../server/src/domain/sessions.ts'
+import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
+import { agentIn, authorize, decisionOf } from '../agent-helpers.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf, refusalJson, type Run } from './run.ts'
+
+/**
+ * People, sign-in links, sessions and the audit list (CONTRACT: People and the console), as an
+ * operator uses them: `growth admin person add|list|remove|link` and `growth admin audit` run as
+ * processes on the test server's database; a link is redeemed and a session read through the
+ * domain functions the console calls.
+ */
+const T = CLI_TIMEOUT
+const LOGIN = execFileSync('id', ['-un'], { encoding: 'utf8' }).trim()
+let growth: (args: string[], env?: Record<string, string>) => Promise<Run>
+let sql: Sql
+
+beforeAll(async () => {
+  const h = await getHarness()
+  sql = h.sql
+  growth = growthIn(h.dataDir)
+})
+
+let n = 0
+const add = async (ws: string, role = 'approver', email = `person${++n}@example.com`) =>
+  jsonOf(await growth(['admin', 'person', 'add', '--workspace', ws, '--email', email, '--name', `Person ${n}`, '--role', role, '--json']), 'person add')
+const link = async (id: string, env: Record<string, string> = {}) => jsonOf(await growth(['admin', 'person', 'link', id, '--json'], env), 'person link')
+const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1)
+const ruleOf = (p: Promise<unknown>) => p.then(() => 'redeemed', (err) => (err as { rule?: string }).rule ?? String(err))
+
+describe('growth admin person', () => {
+  test('add, list and link have the contract shapes; the email is stored lower-cased', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'owner', 'Maya.Chen@Example.COM')
+    expect(p).toEqual({ id: expect.stringMatching(/^per_/), email: 'maya.chen@example.com', name: expect.any(String), role: 'owner' })
+    const list = jsonOf(await growth(['admin', 'person', 'list', '--workspace', ws.id, '--json']), 'person list')
+    expect(list).toEqual({ people: [p] })
+    const before = Date.now()
+    const l = await link(p.id, { CONSOLE_URL: 'https://growth.example.com/console/' })
+    expect(Object.keys(l).sort()).toEqual(['expiresAt', 'url'])
+    expect(l.url).toMatch(/^https:\/\/growth\.example\.com\/console\/signin\/gsl_[0-9a-z]{26}_[A-Za-z0-9_-]{43}$/)
+    const valid = Date.parse(l.expiresAt) - before
+    expect(valid).toBeGreaterThan(14 * 60_000)
+    expect(valid).toBeLessThanOrEqual(15 * 60_000 + 60_000)
+    // Without CONSOLE_URL: the server's HOST and PORT.
+    expect((await link(p.id, { HOST: '127.0.0.1', PORT: '4321' })).url).toStartWith('http://127.0.0.1:4321/console/signin/gsl_')
+    // For people: a table, and the link on a line of its own.
+    const human = await growth(['admin', 'person', 'list', '--workspace', ws.id])
+    expect(human.stdout).toMatch(/^ID\s+ROLE\s+EMAIL\s+NAME\n/)
+    expect(human.stdout).toContain(`${p.id}  owner  maya.chen@example.com`)
+  }, T)
+
+  test('a second person of the same address is refused naming it, in any case; other workspaces may have it', async () => {
+    const ws = await makeWorkspace()
+    await add(ws.id, 'viewer', 'kenji@example.com')
+    expectRefused(await growth(['admin', 'person', 'add', '--workspace', ws.id, '--email', 'KENJI@example.com', '--name', 'K', '--role', 'owner']), /kenji@example\.com is already a person/)
+    const other = await makeWorkspace()
+    expect((await add(other.id, 'viewer', 'kenji@example.com')).email).toBe('kenji@example.com')
+  }, T)
+
+  test('bad email, bad role, a blank name and an unknown workspace are refused naming what', async () => {
+    const ws = await makeWorkspace()
+    const base = ['admin', 'person', 'add', '--workspace', ws.id, '--name', 'Sofia', '--json']
+    expect(refusalJson(await growth([...base, '--email', 'sofia-at-example.com', '--role', 'owner'])).message).toMatch(/email must be an address .*sofia-at-example\.com/)
+    expect(refusalJson(await growth([...base, '--email', 'sofia@example.com', '--role', 'admin'])).message).toMatch(/role must be one of owner, approver, viewer \(got admin\)/)
+    expect(refusalJson(await growth(['admin', 'person', 'add', '--workspace', ws.id, '--name', '  ', '--email', 's@example.com', '--role', 'owner', '--json'])).message).toMatch(/needs a name/)
+    const unknown = refusalJson(await growth(['admin', 'person', 'add', '--workspace', 'ws_nothing', '--email', 's@example.com', '--name', 'S', '--role', 'owner', '--json']))
+    expect(unknown).toMatchObject({ code: 'not_found', message: 'No workspace ws_nothing.' })
+    expect(refusalJson(await growth(['admin', 'person', 'list', '--workspace', 'ws_nothing', '--json'])).code).toBe('not_found')
+    expect(refusalJson(await growth(['admin', 'person', 'link', 'per_nothing', '--json'])).code).toBe('not_found')
+    expect(refusalJson(await growth(['admin', 'person', 'link', 'apr_x', '--json'])).message).toMatch(/starts with per_/)
+  }, T)
+
+  test('a link signs in once; its session knows the person, the workspace and a CSRF secret', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'approver')
+    const token = tokenOf((await link(p.id)).url)
+    const signed = await redeemLink(sql, token)
+    expect(signed.person).toEqual(p)
+    const s = await sessionOf(sql, signed.token)
+    expect(s).toMatchObject({ person: p, workspace: { id: ws.id }, csrf: signed.csrf })
+    expect(s!.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    // Stored only as hashes, and the CSRF secret sealed.
+    const [stored] = await sql`SELECT token_hash, csrf_secret FROM console_sessions WHERE workspace_id = ${ws.id} AND person_id = ${p.id}`
+    expect(stored!.token_hash).not.toContain(signed.token)
+    expect(stored!.csrf_secret).toStartWith('enc:')
+    expect(await ruleOf(redeemLink(sql, token))).toBe('link_used')
+    // Unknown tokens, of the right shape or not, and a session token used as a link.
+    expect(await ruleOf(redeemLink(sql, token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')))).toBe('link_unknown')
+    expect(await ruleOf(redeemLink(sql, 'nonsense'))).toBe('link_unknown')
+    expect(await ruleOf(redeemLink(sql, signed.token))).toBe('link_unknown')
+    // Signing out ends the session.
+    expect(await endSession(sql, signed.token)).toBe(true)
+    expect(await sessionOf(sql, signed.token)).toBeNull()
+    expect(await endSession(sql, signed.token)).toBe(false)
+    // Signing out everywhere ends every open session of the person, and only theirs.
+    const [x, y] = [await redeemLink(sql, tokenOf((await link(p.id)).url)), await redeemLink(sql, tokenOf((await link(p.id)).url))]
+    const someoneElse = await redeemLink(sql, tokenOf((await link((await add(ws.id, 'viewer')).id)).url))
+    expect(await endAllSessions(sql, { workspaceId: ws.id, id: p.id }, { by: { kind: 'person', id: p.id, name: p.name } })).toBe(2)
+    expect([await sessionOf(sql, x.token), await sessionOf(sql, y.token)]).toEqual([null, null])
+    expect(await sessionOf(sql, someoneElse.token)).not.toBeNull()
+  }, T)
+
+  test('a link expires after 15 minutes; a session after 12 idle hours or 7 days', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'viewer')
+    const expiring = tokenOf((await link(p.id)).url)
+    expect(await ruleOf(redeemLink(sql, expiring, { at: new Date(Date.now() + 15 * 60_000 + 1000) }))).toBe('link_expired')
+    // Set in the database, as another process would find it.
+    const fresh = tokenOf((await link(p.id)).url)
+    await sql`UPDATE sign_in_links SET expires_at = now() - interval '1 second' WHERE workspace_id = ${ws.id} AND used_at IS NULL`
+    expect(await ruleOf(redeemLink(sql, fresh))).toBe('link_expired')
+
+    const signed = await redeemLink(sql, tokenOf((await link(p.id)).url))
+    const now = Date.now()
+    expect(await sessionOf(sql, signed.token, new Date(now + 11 * 3600_000))).not.toBeNull()
+    // Seen at +11 h (touched): idle counts from then.
+    expect(await sessionOf(sql, signed.token, new Date(now + 22 * 3600_000))).not.toBeNull()
+    expect(await sessionOf(sql, signed.token, new Date(now + 34 * 3600_000 + 60_000))).toBeNull()
+    await sql`UPDATE console_sessions SET created_at = now() - interval '7 days', last_seen_at = now() WHERE workspace_id = ${ws.id}`
+    expect(await sessionOf(sql, signed.token)).toBeNull()
+  }, T)
+
+  test('remove ends the person\'s sessions at once and their links stop working', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'approver')
+    const a = await redeemLink(sql, tokenOf((await link(p.id)).url))
+    const b = await redeemLink(sql, tokenOf((await link(p.id)).url))
+    const unused = tokenOf((await link(p.id)).url)
+    expect(await sessionOf(sql, a.token)).not.toBeNull()
+    const r = await growth(['admin', 'person', 'remove', p.id])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('ended 2 sessions')
+    expect(await sessionOf(sql, a.token)).toBeNull()
+    expect(await sessionOf(sql, b.token)).toBeNull()
+    expect(await ruleOf(redeemLink(sql, unused))).toBe('person_removed')
+    // Every refusal of a link has a code of its own, each seen in these tests, with words for the console.
+    expect(Object.keys(LINK_REFUSALS).sort()).toEqual(['link_expired', 'link_unknown', 'link_used', 'person_removed'])
+    expect(jsonOf(await growth(['admin', 'person', 'list', '--workspace', ws.id, '--json']), 'person list')).toEqual({ people: [] })
+    expectRefused(await growth(['admin', 'person', 'remove', p.id]), /was removed/)
+    expectRefused(await growth(['admin', 'person', 'link', p.id]), /was removed/)
+    // The address may be added again: a new person.
+    expect((await add(ws.id, 'viewer', p.email)).id).not.toBe(p.id)
+  }, T)
+
+  test('failed redemptions are limited per address; a good link from another address still works', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'viewer')
+    const address = `203.0.113.${(Date.now() % 200) + 1}-${n}`
+    for (let i = 0; i < SIGN_IN_LIMITS.failedRedeemsPerAddress; i++) expect(await ruleOf(redeemLink(sql, 'gsl_nothing', { address }))).toBe('link_unknown')
+    const good = tokenOf((await link(p.id)).url)
+    expect(await ruleOf(redeemLink(sql, good, { address }))).toBe('sign_in_rate_limited')
+    expect(await ruleOf(redeemLink(sql, good, { address: `${address}-other` }))).toBe('redeemed')
+  }, T)
+})
+
+describe('growth admin audit', () => {
+  const files = mkdtempSync(join(tmpdir(), 'growth-people-'))
+
+  test('lists decisions, stops, policy, people and sign-ins newest first, with their actors', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'owner')
+    const signed = await redeemLink(sql, tokenOf((await link(p.id)).url))
+    await endSession(sql, signed.token)
+    // An agent's request held for a person, rejected from the CLI.
+    const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+    const a = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', summary: 'Send to 40000', facts: { recipients: 40_000 } })
+    expect(decisionOf(a)).toBe('requires_approval')
+    const approvalId = a.body.data.approvalId as string
+    expect((await growth(['admin', 'approval', 'reject', approvalId, '--reason', 'Too many recipients'])).code).toBe(0)
+    expect((await growth(['admin', 'agents', 'stop', '--workspace', ws.id, '--reason', 'Checking spend'])).code).toBe(0)
+    expect((await growth(['admin', 'agents', 'resume', '--workspace', ws.id])).code).toBe(0)
+    // A policy applied from the CLI: the exported policy with a rule added.
+    const exported = (await growth(['admin', 'policy', 'export', '--workspace', ws.id])).stdout
+    const path = join(files, `${ws.id}.yaml`)
+    writeFileSync(path, exported.replace(/^rules: \[\]\n?$/m, 'rules:\n  - effect: require_approval\n    match: [ { tool: ads, action: pause_campaign } ]\n'))
+    const plan = jsonOf(await growth(['admin', 'policy', 'plan', '--workspace', ws.id, path, '--json']), 'policy plan')
+    expect((await growth(['admin', 'policy', 'apply', '--workspace', ws.id, path, '--plan', plan.planId, '--json'])).code).toBe(0)
+
+    const { entries } = jsonOf(await growth(['admin', 'audit', '--workspace', ws.id, '--json']), 'audit')
+    for (const e of entries) expect(Object.keys(e).sort()).toEqual(['action', 'actor', 'at', 'detail', 'subject'])
+    const ats = entries.map((e: { at: string }) => Date.parse(e.at))
+    expect([...ats].sort((x, y) => y - x)).toEqual(ats)
+    const operator = { kind: 'operator', name: LOGIN }
+    const person = { kind: 'person', id: p.id, name: p.name }
+    const find = (action: string) => entries.find((e: { action: string }) => e.action === action)
+    expect(find('policy.applied')).toMatchObject({ actor: operator, subject: expect.stringMatching(/^pch_/), detail: { rulesVersion: expect.any(Number) } })
+    expect(find('agents.resumed')).toMatchObject({ actor: operator, subject: ws.id })
+    expect(find('agents.stopped')).toMatchObject({ actor: operator, subject: ws.id, detail: { reason: 'Checking spend' } })
+    expect(find('approval.rejected')).toMatchObject({ actor: operator, subject: approvalId, detail: { kind: 'agent_request', reason: 'Too many recipients' } })
+    expect(find('person.signed_out')).toMatchObject({ actor: person, subject: p.id })
+    expect(find('person.signed_in')).toMatchObject({ actor: person, subject: p.id, detail: { via: 'link' } })
+    expect(find('person.link_created')).toMatchObject({ actor: operator, subject: p.id })
+    expect(find('person.added')).toMatchObject({ actor: operator, subject: p.id, detail: { email: p.email, role: 'owner' } })
+    // The order they happened in, newest first.
+    const order = ['policy.applied', 'agents.resumed', 'agents.stopped', 'approval.rejected', 'person.signed_out', 'person.signed_in', 'person.link_created', 'person.added']
+    expect(entries.map((e: { action: string }) => e.action).filter((x: string) => order.includes(x))).toEqual(order)
+
+    // --limit, and one line per entry for people.
+    expect(jsonOf(await growth(['admin', 'audit', '--workspace', ws.id, '--limit', '2', '--json']), 'audit').entries.map((e: { action: string }) => e.action)).toEqual(['policy.applied', 'agents.resumed'])
+    const human = await growth(['admin', 'audit', '--workspace', ws.id, '--limit', '3'])
+    expect(human.stdout.trimEnd().split('\n')).toHaveLength(3)
+    expect(human.stdout).toContain(`${LOGIN} (operator)  policy.applied pch_`)
+    expect(refusalJson(await growth(['admin', 'audit', '--workspace', ws.id, '--limit', '0', '--json'])).message).toMatch(/--limit must be a whole number from 1 to 1000/)
+    expect(refusalJson(await growth(['admin', 'audit', '--workspace', ws.id, '--limit', '1001', '--json'])).message).toMatch(/limit must be a whole number from 1 to 1000/)
+    expect(refusalJson(await growth(['admin', 'audit', '--workspace', 'ws_nothing', '--json'])).code).toBe('not_found')
+    // Another workspace's list holds none of it.
+    const other = await makeWorkspace()
+    expect(jsonOf(await growth(['admin', 'audit', '--workspace', other.id, '--json']), 'audit').entries.filter((e: { subject: string }) => e.subject === p.id)).toEqual([])
+  }, 120_000)
+})
