@@ -18,8 +18,19 @@ type ApprovalItem = Extract<InboxItem, { kind: 'approval' }>
 const decidedBy = (d: Decider) => (d.kind === 'person' ? d.name : `${d.name} (operator)`)
 
 function decision(status: string, by: Decider | null, at: string | null, reason: string | null): Html {
-  return html`<div class="panel notice" role="status"><p class="status">${status}${by ? html` by ${decidedBy(by)}` : null}${at ? html`, ${when(at)}` : null}</p>
+  return html`<div class="panel notice" role="status"><p class="status">${status}</p>
+${by ? html`<p>Decided by ${decidedBy(by)}${at ? html`, ${when(at)}` : null}.</p>` : null}
 ${reason ? html`<p>Reason: ${reason}</p>` : null}</div>`
+}
+
+const ACTION_STATUS: Record<Action['status'], string> = {
+  proposed: 'Proposed',
+  approved: 'Approved; being carried out',
+  applying: 'Approved; being carried out',
+  applied: 'Approved and applied',
+  failed: 'Approved, but carrying it out failed',
+  rejected: 'Rejected',
+  refused: 'Refused by the workspace\u2019s limits',
 }
 
 /** The Approve and Reject forms, posting back to the item's own page with the session's CSRF token. */
@@ -89,7 +100,7 @@ export function actionPage(opts: { session: ConsoleSession; action: Action; erro
 ${factList(figures, 'Planned effect')}
 <h3>Workspace limits</h3><p>${a.limits.allowed ? 'Within the workspace\u2019s limits.' : `Refused: ${a.limits.reason}`}</p>
 </section>
-${open ? null : decision(a.status, a.decidedBy, a.decidedAt, a.decisionReason)}
+${open ? null : decision(ACTION_STATUS[a.status], a.decidedBy, a.decidedAt, a.decisionReason)}
 ${a.outcome ? html`<div class="panel"><p>${a.outcome.ok ? a.outcome.detail : a.outcome.error}</p></div>` : null}
 ${open && mayDecide(opts.session.person.role) ? decideForms(`/console/actions/${a.id}`, opts.session, opts.error ?? null) : null}
 ${open && !mayDecide(opts.session.person.role) ? html`<p class="hint">You can read this; an owner or approver decides it.</p>` : null}`,
