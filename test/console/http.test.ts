@@ -151,7 +151,7 @@ describe('no session', () => {
   test('a page redirects to /console/signin (303), also with an API token in Authorization', async () => {
     const ws = await makeWorkspace()
     for (const path of ['/console/', '/console', '/console/approvals/apr_x', '/console/actions/act_x', '/console/agents', '/console/not-a-page']) {
-      for (const headers of [{}, { Authorization: `Bearer ${ws.live}` }]) {
+      for (const headers of [{}, { Authorization: `Bearer ${ws.live}` }] as Record<string, string>[]) {
         const { res } = await get(path, headers)
         expect({ path, status: res.status, location: res.headers.get('location') }).toEqual({ path, status: 303, location: '/console/signin' })
         expectSecurityHeaders(res)
@@ -162,7 +162,7 @@ describe('no session', () => {
   test('a POST is 401 with a page, API token or not; nothing is decided', async () => {
     const ws = await makeWorkspace()
     for (const path of ['/console/approvals/apr_x', '/console/actions/act_x', '/console/signout']) {
-      for (const headers of [{}, { Authorization: `Bearer ${ws.live}` }]) {
+      for (const headers of [{}, { Authorization: `Bearer ${ws.live}` }] as Record<string, string>[]) {
         const { res, text } = await post(path, { csrf: 'x', decision: 'approve' }, headers)
         expect(res.status).toBe(401)
         expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')

@@ -81,7 +81,7 @@ describe('the inbox', () => {
     expect(await actionIn(sql, other.id, actionId)).toBeNull()
     const decider = personDecider({ id: 'per_x', name: 'Intruder' })
     await expect(decideApproval(sql, { id: approvalId, approve: true, decider, workspaceId: other.id })).rejects.toBeInstanceOf(NotFoundError)
-    await expect(decideAction(sql, { actionId, decision: "approve", decider, workspaceId: other.id })).rejects.toBeInstanceOf(NotFoundError)
+    await expect(decideAction(sql, { actionId, decision: 'approve', decider, workspaceId: other.id })).rejects.toBeInstanceOf(NotFoundError)
     const empty = inboxPage({ session: sessionIn(other), items: [], next: null, now: new Date() }).text
     expect(empty).toContain('Nothing waits for a person')
   })
