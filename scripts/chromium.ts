@@ -7,7 +7,7 @@ import { type BrowserContext, chromium } from 'playwright-core'
  * Debian's Chromium, headless, driven by playwright-core: the browser of the browser tests and of
  * the screenshot script. Where it is not installed, callers skip and say how to install it.
  */
-export const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
 export const NO_CHROMIUM = `needs ${CHROMIUM}; install Debian's chromium package (apt-get install -y chromium) to run it`
 

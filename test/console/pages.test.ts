@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { actionPage, approvalPage } from '../../server/src/console/pages/item.ts'
 import { escapeHtml } from '../../server/src/console/html.ts'
 import { inboxPage } from '../../server/src/console/pages/inbox.ts'
-import type { ConsoleSession } from '../../server/src/console/session-port.ts'
+import type { ConsoleRole, ConsoleSession } from '../../server/src/console/session-port.ts'
 import { NotFoundError } from '../../server/src/core/errors.ts'
 import { decideAction } from '../../server/src/domain/actions.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
@@ -20,7 +20,7 @@ import { call, getHarness, makeWorkspace } from '../harness.ts'
 
 const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString()
 
-function sessionIn(ws: { id: string }, role: ConsoleSession['person']['role'] = 'approver'): ConsoleSession {
+function sessionIn(ws: { id: string }, role: ConsoleRole = 'approver'): ConsoleSession {
   return { person: { id: 'per_01JD0000000000000000000000', name: 'Maya Chen', role, email: 'maya@example.com' }, workspace: { id: ws.id, name: 'Corner Shop <b>' }, csrf: 'csrf-token-1' }
 }
 

@@ -26,7 +26,7 @@ import { type ConsoleSession, type ConsoleSessions, mayDecide, type SignInMeta }
  * nothing; every POST carries a CSRF token (the session's, or before sign-in the form's own, also
  * in a cookie), compared in constant time.
  */
-export type ConsoleDeps = { sql: Sql; sessions: ConsoleSessions; log: Logger }
+type ConsoleDeps = { sql: Sql; sessions: ConsoleSessions; log: Logger }
 
 const INBOX_PAGE = 25
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
  * htmx (for progressive enhancement). Each is read once, when first asked for, and named in pages
  * with a content hash so a new version is fetched at once.
  */
-export const ASSETS_PATH = '/console/assets'
+const ASSETS_PATH = '/console/assets'
 
 const sources: Record<string, { file: () => string; type: string }> = {
   'console.css': { file: () => fileURLToPath(new URL('./assets/console.css', import.meta.url)), type: 'text/css; charset=utf-8' },

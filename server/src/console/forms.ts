@@ -5,7 +5,7 @@
  */
 const MAX_FORM_BYTES = 16 * 1024
 
-export type FormRead = { fields: URLSearchParams } | { refused: string; status: number }
+type FormRead = { fields: URLSearchParams } | { refused: string; status: number }
 
 export async function readForm(request: Request): Promise<FormRead> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()

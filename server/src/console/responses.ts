@@ -6,7 +6,7 @@ import type { Html } from './html.ts'
  * And the cookies: the session's (HttpOnly, SameSite=Lax, Path=/console, Secure over https).
  */
 
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
@@ -22,7 +22,7 @@ const SESSION_MAX_AGE_S = 7 * 24 * 3600
 /** A sign-in form is good for as long as a link is: 15 minutes. */
 const FORM_MAX_AGE_S = 15 * 60
 
-export function securityHeaders(): Record<string, string> {
+function securityHeaders(): Record<string, string> {
   return {
     'Content-Security-Policy': CONSOLE_CSP,
     'X-Frame-Options': 'DENY',

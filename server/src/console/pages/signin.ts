@@ -1,4 +1,5 @@
 import { type Html, html } from '../html.ts'
+import type { LinkRefusal } from '../session-port.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -55,12 +56,12 @@ export function redeemPage(opts: { token: string; formToken: string }): Html {
   })
 }
 
-const REFUSALS = {
+const REFUSALS: Record<LinkRefusal, string> = {
   used: 'This sign-in link was already used. A link works once: ask your workspace\u2019s owner or operator for a new one.',
   expired: 'This sign-in link has expired (a link works for 15 minutes). Ask your workspace\u2019s owner or operator for a new one.',
   unknown: 'This sign-in link is not one we know. Check that the whole link was copied, or ask for a new one.',
   rate_limited: 'Too many sign-in attempts. Wait a few minutes, then try again.',
-} as const
+}
 
 /** Why a link did not sign anyone in. */
-export const refusalMessage = (why: keyof typeof REFUSALS) => REFUSALS[why]
+export const refusalMessage = (why: LinkRefusal) => REFUSALS[why]
