@@ -2,6 +2,8 @@ import type { Config } from './config.ts'
 import { createLogger, type Logger } from './core/log.ts'
 import { installedSecretsKeyring, type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
+import { consoleApp } from './console/app.ts'
+import { type ConsoleSessions, noConsoleSessions } from './console/session-port.ts'
 import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
@@ -40,6 +42,11 @@ type ServerOptions = {
   credentials?: (exact: CredentialCheck) => CredentialCheck
   /** The secrets key; by default the one this process loaded at start, else GROWTH_SECRETS_KEY or the key file. */
   secrets?: SecretsKeyring
+  /**
+   * People's sessions and sign-in links, as the console reads them. Until people exist, none: the
+   * console finds no session and refuses every link.
+   */
+  consoleSessions?: ConsoleSessions
 }
 
 const HOUSEKEEPING_MS = 10 * 60 * 1000
@@ -96,6 +103,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
     credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
   })
+  // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? noConsoleSessions, log }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!

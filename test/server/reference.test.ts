@@ -1,23 +1,14 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium } from 'playwright-core'
 import { ERROR_CODES } from '../../server/src/core/errors.ts'
 import { getHarness } from '../harness.ts'
+import { hasChromium, launchChromium, skipWithoutChromium } from '../support/browser.ts'
 
 /**
  * The API reference page (/api/v1/reference): Scalar, served by this server, rendering the live
  * OpenAPI document. The browser test drives Debian's Chromium; where it is not installed it is
  * skipped, with a message saying how to run it.
  */
-const CHROMIUM = '/usr/bin/chromium'
-const hasChromium = existsSync(CHROMIUM)
-if (!hasChromium) {
-  console.warn(
-    `skipped: the reference page browser test needs ${CHROMIUM}; install Debian's chromium package (apt-get install -y chromium) to run it`,
-  )
-}
+skipWithoutChromium('the reference page browser test')
 
 
 describe('GET /api/v1/reference', () => {
@@ -63,21 +54,7 @@ describe('GET /api/v1/reference', () => {
       expect(summaries.length).toBeGreaterThan(20)
       expect(models).toContain('Mission')
 
-      const userDataDir = mkdtempSync(join(tmpdir(), 'growth-chromium-'))
-      const context = await chromium.launchPersistentContext(userDataDir, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      })
+      const { context, close } = await launchChromium()
       try {
         // Every request the page or the browser context makes, and every one that failed.
         const requested = new Set<string>()
@@ -165,8 +142,7 @@ describe('GET /api/v1/reference', () => {
         // (f) no error on the console, no uncaught exception
         expect(errors).toEqual([])
       } finally {
-        await context.close()
-        rmSync(userDataDir, { recursive: true, force: true })
+        await close()
       }
     },
     60_000,

@@ -80,17 +80,19 @@ export async function listActions(
  * second transaction failed, or its process stopped in between), keeping who decided and when. The
  * second transaction locks the action and carries it out only if it is still approved or applying,
  * so two people approving at once apply it once; the other is refused with what became of it, as
- * is any other decision on an action that is no longer proposed.
+ * is any other decision on an action that is no longer proposed. `workspaceId`, when given (the
+ * console), limits the decision to that workspace's actions.
  */
 export async function decideAction(
   sql: Sql,
-  opts: { actionId: string; decision: 'approve' | 'reject'; decider: Decider; reason?: string | null; now?: () => Date },
+  opts: { actionId: string; decision: 'approve' | 'reject'; decider: Decider; reason?: string | null; now?: () => Date; workspaceId?: string },
 ): Promise<Action> {
   const now = opts.now ?? (() => new Date())
   const reason = decisionReason(opts.reason)
   const decided = await sql.begin(async (tx) => {
     const a = await store.lockActionById(tx, opts.actionId)
-    if (!a) throw new NotFoundError('action', opts.actionId, `No action ${opts.actionId}.`)
+    // A person of the console decides only in their workspace: another's id is not found, alike.
+    if (!a || (opts.workspaceId !== undefined && a.workspace_id !== opts.workspaceId)) throw new NotFoundError('action', opts.actionId, `No action ${opts.actionId}.`)
     if (opts.decision === 'approve' && beingCarriedOut(a)) return a
     if (a.status !== 'proposed') throw new ConflictError(alreadyDecided(a))
     const at = now()

@@ -47,16 +47,21 @@ export async function listApprovals(
  * decided (`decider`: an operator's login, with a note; later a person of the console), when, and
  * the reason if one was given; an expired approval can no longer be decided (the agent may ask again, which
  * asks for a new approval). An approved agent request is then allowed once, within the approval's
- * validity, when the agent asks again the same way.
+ * validity, when the agent asks again the same way. `workspaceId`, when given (the console), limits
+ * the decision to that workspace's approvals.
  */
-export async function decideApproval(sql: Sql, opts: { id: string; approve: boolean; decider: Decider; reason?: string | null; at?: Date }) {
+export async function decideApproval(
+  sql: Sql,
+  opts: { id: string; approve: boolean; decider: Decider; reason?: string | null; at?: Date; workspaceId?: string },
+) {
   const id = opts.id.trim()
   if (!idPattern('approval').test(id)) throw new RuleError('id_prefix', `An approval id starts with apr_ (got ${opts.id}).`, 'id')
   const reason = decisionReason(opts.reason)
   const at = opts.at ?? new Date()
   return sql.begin(async (tx) => {
     const row = await store.lockApproval(tx, id)
-    if (!row) throw new NotFoundError('approval', id, `No approval ${id}.`)
+    // A person of the console decides only in their workspace: another's id is not found, alike.
+    if (!row || (opts.workspaceId !== undefined && row.workspace_id !== opts.workspaceId)) throw new NotFoundError('approval', id, `No approval ${id}.`)
     if (row.status !== 'pending') {
       throw new ConflictError(
         `Approval ${id} was already ${row.status}${row.decided_by ? ` by ${describeDecider(row.decided_by)}` : ''}${row.decided_at ? ` at ${iso(row.decided_at)}` : ''}; a decision is final.`,

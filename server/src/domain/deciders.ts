@@ -43,3 +43,8 @@ export function decisionReason(reason: string | null | undefined): string | null
   }
   return trimmed
 }
+
+/** A person of the console deciding as themselves: their id and name, as the session knows them. */
+export function personDecider(person: { id: string; name: string }): Decider {
+  return { kind: 'person', id: person.id, name: person.name }
+}

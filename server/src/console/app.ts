@@ -1,0 +1,184 @@
+import { Elysia } from 'elysia'
+import type { Sql } from '../core/db.ts'
+import { DomainError } from '../core/errors.ts'
+import type { Logger } from '../core/log.ts'
+import { personDecider } from '../domain/deciders.ts'
+import { decideAction } from '../domain/actions.ts'
+import { decideApproval } from '../domain/approvals.ts'
+import { actionIn, approvalIn, listInbox } from '../domain/inbox.ts'
+import { consoleAsset } from './assets.ts'
+import { newFormToken, sameToken, SIGNIN_COOKIE } from './csrf.ts'
+import { readForm } from './forms.ts'
+import type { Html } from './html.ts'
+import { inboxPage, parsePosition } from './pages/inbox.ts'
+import { actionPage, approvalPage } from './pages/item.ts'
+import { messagePage } from './pages/layout.ts'
+import { linkMailedPage, redeemPage, refusalMessage, signInPage } from './pages/signin.ts'
+import {
+  assetResponse, cookieOf, endFormCookie, endSessionCookie, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE, sessionCookie,
+} from './responses.ts'
+import { type ConsoleSession, type ConsoleSessions, mayDecide, type SignInMeta } from './session-port.ts'
+
+/**
+ * The console: a front door beside the API (/console, outside /api/v1 and its OpenAPI document),
+ * server-rendered pages over the same domain functions as the operator commands. Only the
+ * `growth_session` cookie opens it (an Authorization header is never read here); a GET changes
+ * nothing; every POST carries a CSRF token (the session's, or before sign-in the form's own, also
+ * in a cookie), compared in constant time.
+ */
+type ConsoleDeps = { sql: Sql; sessions: ConsoleSessions; log: Logger }
+
+const INBOX_PAGE = 25
+
+type Server = { requestIP(r: Request): { address: string } | null } | null
+type Ctx = { request: Request; params: Record<string, string>; server: Server; session: ConsoleSession | null; sessionToken: string | null }
+
+export function consoleApp(deps: ConsoleDeps) {
+  const { sql, sessions, log } = deps
+
+  const metaOf = (ctx: Ctx): SignInMeta => ({ address: ctx.server?.requestIP(ctx.request)?.address ?? 'unknown', userAgent: ctx.request.headers.get('user-agent') })
+  const problem = (status: number, title: string, message: string, session: ConsoleSession | null = null) =>
+    pageResponse(messagePage({ title, message, session }), status)
+
+  /** Every handler: its session read from the cookie, and whatever it throws turned into a page, never a stack trace. */
+  const handle =
+    (fn: (ctx: Ctx) => Promise<Response>) =>
+    async ({ request, params, server }: { request: Request; params: Record<string, string>; server: unknown }) => {
+      let session: ConsoleSession | null = null
+      try {
+        const sessionToken = cookieOf(request, SESSION_COOKIE)
+        session = sessionToken ? await sessions.sessionOf(sessionToken) : null
+        return await fn({ request, params: params ?? {}, server: server as Server, session, sessionToken })
+      } catch (error) {
+        if (error instanceof DomainError) {
+          const status = { not_found: 404, rule: 400, conflict: 409, allowance: 409 }[error.kind]
+          return problem(status, status === 404 ? 'Not found' : 'Not done', error.message, session)
+        }
+        log.error('console request failed', { error, path: new URL(request.url).pathname })
+        return problem(500, 'Something went wrong', 'The console could not answer this time; nothing was changed by this page. Try again in a moment.', session)
+      }
+    }
+
+  /** A page that needs a signed-in person: without a session, the sign-in page. */
+  const signedIn = (fn: (ctx: Ctx & { session: ConsoleSession }) => Promise<Response>) =>
+    handle(async (ctx) => (ctx.session ? fn(ctx as Ctx & { session: ConsoleSession }) : redirectTo('/console/signin')))
+
+  /**
+   * A POST of a signed-in person: 401 without a session, 403 without the session's CSRF token, then
+   * the form's fields.
+   */
+  const signedInPost = (fn: (ctx: Ctx & { session: ConsoleSession; sessionToken: string }, fields: URLSearchParams) => Promise<Response>) =>
+    handle(async (ctx) => {
+      if (!ctx.session || !ctx.sessionToken) {
+        return problem(401, 'Not signed in', 'You are not signed in (or your session ended), so nothing was done. Sign in and try again.')
+      }
+      const form = await readForm(ctx.request)
+      if ('refused' in form) return problem(form.status, 'Not done', form.refused, ctx.session)
+      if (!sameToken(form.fields.get('csrf'), ctx.session.csrf)) return csrfRefused(ctx.session)
+      return fn(ctx as Ctx & { session: ConsoleSession; sessionToken: string }, form.fields)
+    })
+
+  const csrfRefused = (session: ConsoleSession | null) =>
+    problem(403, 'Form expired', 'This form was missing its security token or carried a wrong one (a form from an old page or another site), so nothing was done. Go back, reload the page and try again.', session)
+
+  /** A sign-in form's POST: the form's token must match its cookie (double submit), or nothing is done. */
+  const signInPost = (fn: (ctx: Ctx, fields: URLSearchParams) => Promise<Response>) =>
+    handle(async (ctx) => {
+      const form = await readForm(ctx.request)
+      if ('refused' in form) return problem(form.status, 'Not done', form.refused)
+      if (!sameToken(form.fields.get('csrf'), cookieOf(ctx.request, SIGNIN_COOKIE))) return csrfRefused(null)
+      return fn(ctx, form.fields)
+    })
+
+  /** A page with a sign-in form: a fresh form token, in the form and in its cookie. */
+  const withFormToken = (request: Request, page: (token: string) => Html) => {
+    const token = newFormToken()
+    return pageResponse(page(token), 200, [formCookie(SIGNIN_COOKIE, token, overHttps(request))])
+  }
+
+  const decideWith = (kind: 'approval' | 'action') =>
+    signedInPost(async ({ session, params }, fields) => {
+      const id = params.id!
+      if (!mayDecide(session.person.role)) {
+        return problem(403, 'Not allowed', `You are a viewer of ${session.workspace.name}: you can read what waits, and an owner or approver decides it.`, session)
+      }
+      const choice = fields.get('decision')
+      const reason = fields.get('reason')?.trim() ?? ''
+      const again = async (status: number, error: string) => {
+        if (kind === 'approval') {
+          const item = await approvalIn(sql, session.workspace.id, id)
+          return item ? pageResponse(approvalPage({ session, item, now: new Date(), error }), status) : notFound(session)
+        }
+        const action = await actionIn(sql, session.workspace.id, id)
+        return action ? pageResponse(actionPage({ session, action, error }), status) : notFound(session)
+      }
+      if (choice !== 'approve' && choice !== 'reject') return again(400, 'Choose Approve or Reject.')
+      if (choice === 'reject' && !reason) return again(400, 'A rejection needs a reason: the requester sees it.')
+      const decider = personDecider(session.person)
+      // The same domain functions the operator commands call, limited to the person's workspace.
+      if (kind === 'approval') {
+        await decideApproval(sql, { id, approve: choice === 'approve', decider, reason, workspaceId: session.workspace.id })
+      } else {
+        await decideAction(sql, { actionId: id, decision: choice, decider, reason, workspaceId: session.workspace.id })
+      }
+      return redirectTo(`/console/${kind === 'approval' ? 'approvals' : 'actions'}/${encodeURIComponent(id)}`)
+    })
+
+  const notFound = (session: ConsoleSession | null) => problem(404, 'Not found', 'There is no such page in the console, or nothing by that id in your workspace.', session)
+
+  return new Elysia({ name: 'console' })
+    .get('/console/assets/:name', ({ params }) => {
+      const asset = consoleAsset(params.name)
+      return asset ? assetResponse(asset.body, asset.type) : problem(404, 'Not found', 'The console has no such file.')
+    })
+    .get('/console/signin', handle(async ({ request, session }) => {
+      if (session) return redirectTo('/console/')
+      return withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken }))
+    }))
+    .post('/console/signin', signInPost(async (ctx, fields) => {
+      if (!sessions.mailLink) return problem(404, 'Not found', 'Sign-in links are not mailed here: ask your workspace\u2019s owner or operator for one.')
+      const email = fields.get('email')?.trim() ?? ''
+      if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) {
+        return problem(400, 'Not an email address', `Enter the email address you were added with (got ${JSON.stringify(email.slice(0, 80))}).`)
+      }
+      await sessions.mailLink(email, metaOf(ctx))
+      return pageResponse(linkMailedPage())
+    }), { parse: 'none' })
+    .get('/console/signin/:token', handle(async ({ request, params }) => withFormToken(request, (formToken) => redeemPage({ token: params.token!, formToken }))))
+    .post('/console/signin/:token', signInPost(async (ctx) => {
+      const redeemed = await sessions.redeem(ctx.params.token!, metaOf(ctx))
+      const secure = overHttps(ctx.request)
+      if ('refused' in redeemed) {
+        const status = redeemed.refused === 'rate_limited' ? 429 : redeemed.refused === 'unknown' ? 404 : 410
+        return pageResponse(messagePage({ title: 'Not signed in', message: refusalMessage(redeemed.refused) }), status, [endFormCookie(SIGNIN_COOKIE, secure)])
+      }
+      return redirectTo('/console/', [sessionCookie(redeemed.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
+    }), { parse: 'none' })
+    .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
+      await sessions.end(sessionToken)
+      return redirectTo('/console/signin', [endSessionCookie(overHttps(request))])
+    }), { parse: 'none' })
+    .get('/console/', signedIn(async ({ request, session }) => {
+      const raw = new URL(request.url).searchParams.get('after')
+      const after = raw === null ? undefined : parsePosition(raw)
+      if (after === null) return problem(400, 'Not a page of the inbox', `after must be a position this console gave (got ${JSON.stringify(raw!.slice(0, 80))}).`, session)
+      const now = new Date()
+      const page = await listInbox(sql, session.workspace.id, { after, limit: INBOX_PAGE, now })
+      return pageResponse(inboxPage({ session, items: page.items.map((p) => p.item), next: page.next, now }))
+    }))
+    .get('/console/approvals/:id', signedIn(async ({ session, params }) => {
+      const item = await approvalIn(sql, session.workspace.id, params.id!)
+      return item ? pageResponse(approvalPage({ session, item, now: new Date() })) : notFound(session)
+    }))
+    .post('/console/approvals/:id', decideWith('approval'), { parse: 'none' })
+    .get('/console/actions/:id', signedIn(async ({ session, params }) => {
+      const action = await actionIn(sql, session.workspace.id, params.id!)
+      return action ? pageResponse(actionPage({ session, action })) : notFound(session)
+    }))
+    .post('/console/actions/:id', decideWith('action'), { parse: 'none' })
+    .all('/console/*', handle(async ({ request, session }) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
+      if (!session) return redirectTo('/console/signin')
+      return notFound(session)
+    }))
+}

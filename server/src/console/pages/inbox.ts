@@ -1,0 +1,57 @@
+import type { TimePosition } from '../../core/paging.ts'
+import type { InboxItem } from '../../domain/inbox.ts'
+import { type Html, html } from '../html.ts'
+import type { ConsoleSession } from '../session-port.ts'
+import { factList, timeLeft, when } from './describe.ts'
+import { layout } from './layout.ts'
+
+/**
+ * GET /console/: everything waiting for a person in the workspace, oldest first: who asked, what
+ * exactly, the planned effect, the checks that failed, and the time left; each opens its page,
+ * where it is decided.
+ */
+
+/** A paging position as a query value, and back (null for anything that is not one). */
+export const positionParam = (p: TimePosition) => `${p.t}~${p.id}`
+export function parsePosition(value: string): TimePosition | null {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z)~([a-z]+_[A-Za-z0-9_-]{1,64})$/.exec(value)
+  if (!m || Number.isNaN(Date.parse(m[1]!))) return null
+  return { t: m[1]!, id: m[2]! }
+}
+
+function approvalCard(item: Extract<InboxItem, { kind: 'approval' }>, now: Date): Html {
+  const { approval: a, asked } = item
+  const failed = asked?.checks.filter((c) => !c.passed) ?? []
+  const left = timeLeft(a.expiresAt, now)
+  return html`<a class="item" href="/console/approvals/${a.id}"><article class="panel">
+<div class="meta"><span class="kind">${asked ? 'Agent request' : 'Send'}</span><span>${asked ? asked.agentName : a.requestedBy}</span>
+${asked ? html`<span>${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}</span>` : null}
+${left ? html`<span class="expiring">${left}</span>` : null}<span>asked ${when(a.createdAt)}</span></div>
+<h2>${asked?.summary ?? a.summary}</h2>
+${asked ? factList(asked.facts, 'Facts') : null}
+${failed.length ? html`<p class="meta">Needs a person: ${failed.map((c) => c.detail).join(' ')}</p>` : null}
+</article></a>`
+}
+
+function actionCard(a: Extract<InboxItem, { kind: 'action' }>['action']): Html {
+  const { summary, ...figures } = a.plannedEffect
+  return html`<a class="item" href="/console/actions/${a.id}"><article class="panel">
+<div class="meta"><span class="kind">Proposed change</span><span>${a.proposedBy.name}</span><span>${a.kind}</span><span>proposed ${when(a.createdAt)}</span></div>
+<h2>${summary}</h2>
+${factList(figures, 'Planned effect')}
+</article></a>`
+}
+
+export function inboxPage(opts: { session: ConsoleSession; items: InboxItem[]; next: TimePosition | null; now: Date }): Html {
+  const list = opts.items.length
+    ? html`<ol class="inbox">${opts.items.map((i) => html`<li>${i.kind === 'approval' ? approvalCard(i, opts.now) : actionCard(i.action)}</li>`)}</ol>`
+    : html`<div class="panel empty" role="status"><p>Nothing waits for a person. New requests and proposed changes appear here.</p></div>`
+  return layout({
+    title: 'Inbox',
+    session: opts.session,
+    body: html`<h1>Inbox</h1>
+<p class="lead">What waits for a person in ${opts.session.workspace.name}, oldest first.</p>
+${list}
+${opts.next ? html`<nav class="pages" aria-label="Pages"><a href="/console/?after=${encodeURIComponent(positionParam(opts.next))}">Later items</a></nav>` : null}`,
+  })
+}

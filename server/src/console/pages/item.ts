@@ -1,0 +1,108 @@
+import type { Decider } from '../../core/decider.ts'
+import type { InboxItem } from '../../domain/inbox.ts'
+import type { Action } from '../../schemas/actions.ts'
+import { type Html, html } from '../html.ts'
+import { type ConsoleSession, mayDecide } from '../session-port.ts'
+import { factList, timeLeft, when } from './describe.ts'
+import { layout } from './layout.ts'
+
+/**
+ * One waiting item and the decision at hand: /console/approvals/{id} and /console/actions/{id}.
+ * Everything a person needs to decide is on the page; owners and approvers get Approve and Reject
+ * (a rejection needs a reason, which reaches the agent); a viewer reads only. A decided item shows
+ * who decided, when and why.
+ */
+
+type ApprovalItem = Extract<InboxItem, { kind: 'approval' }>
+
+const decidedBy = (d: Decider) => (d.kind === 'person' ? d.name : `${d.name} (operator)`)
+
+function decision(status: string, by: Decider | null, at: string | null, reason: string | null): Html {
+  return html`<div class="panel notice" role="status"><p class="status">${status}</p>
+${by ? html`<p>Decided by ${decidedBy(by)}${at ? html`, ${when(at)}` : null}.</p>` : null}
+${reason ? html`<p>Reason: ${reason}</p>` : null}</div>`
+}
+
+const ACTION_STATUS: Record<Action['status'], string> = {
+  proposed: 'Proposed',
+  approved: 'Approved; being carried out',
+  applying: 'Approved; being carried out',
+  applied: 'Approved and applied',
+  failed: 'Approved, but carrying it out failed',
+  rejected: 'Rejected',
+  refused: 'Refused by the workspace\u2019s limits',
+}
+
+/** The Approve and Reject forms, posting back to the item's own page with the session's CSRF token. */
+function decideForms(action: string, session: ConsoleSession, error: string | null): Html {
+  return html`<section class="panel" aria-labelledby="decide-h">
+<h2 id="decide-h">Decide</h2>
+${error ? html`<p class="failed" role="alert" id="decide-error">${error}</p>` : null}
+<form method="post" action="${action}" class="decide">
+<input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="decision" value="approve">
+<div><label for="approve-reason">Note (optional)</label><input id="approve-reason" name="reason" type="text" maxlength="500"></div>
+<div><button type="submit">Approve</button></div>
+</form>
+<form method="post" action="${action}" class="decide">
+<input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="decision" value="reject">
+<div><label for="reject-reason">Reason for rejecting (required; the requester sees it)</label>
+<textarea id="reject-reason" name="reason" required maxlength="500"${error ? html` aria-describedby="decide-error"` : null}></textarea></div>
+<div><button type="submit" class="danger">Reject</button></div>
+</form>
+</section>`
+}
+
+export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem; now: Date; error?: string | null }): Html {
+  const { approval: a, asked } = opts.item
+  const open = a.status === 'pending' && !a.expired
+  const left = timeLeft(a.expiresAt, opts.now)
+  return layout({
+    title: asked?.summary ?? a.summary,
+    session: opts.session,
+    body: html`<p><a href="/console/">Inbox</a></p>
+<h1>${asked?.summary ?? a.summary}</h1>
+<p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring">${left}</span>` : null}</p>
+${
+  asked
+    ? html`<section class="panel" aria-labelledby="asked-h"><h2 id="asked-h">What exactly</h2>
+<dl class="facts"><dt>agent</dt><dd>${asked.agentName}</dd><dt>tool action</dt><dd>${asked.tool}.${asked.action}</dd><dt>resource</dt><dd>${asked.resource ?? 'none named'}</dd></dl>
+<h3>Facts</h3>${factList(asked.facts, 'Facts') ?? html`<p>None stated.</p>`}
+<h3>Why it waits</h3><p>${asked.reason}</p>
+<h3>Checks</h3><ul class="checks">${asked.checks.map((c) => html`<li><span class="${c.passed ? 'passed' : 'failed'}">${c.passed ? 'Passed' : 'Failed'}</span> ${c.name}: ${c.detail}</li>`)}</ul>
+${asked.rules.length ? html`<h3>Rules that bit (version ${asked.rulesVersion})</h3><ul class="checks">${asked.rules.map((r) => html`<li>${r.sentence} <span class="meta">(${r.effect.replace('_', ' ')})</span></li>`)}</ul>` : null}
+</section>`
+    : html`<section class="panel"><p>${a.summary}</p></section>`
+}
+${
+  a.status !== 'pending'
+    ? decision(a.status === 'approved' ? 'Approved' : 'Rejected', a.decidedBy, a.decidedAt, a.decisionReason)
+    : a.expired
+      ? html`<div class="panel notice" role="status"><p>Expired without a decision; it can no longer be decided.</p></div>`
+      : null
+}
+${open && mayDecide(opts.session.person.role) ? decideForms(`/console/approvals/${a.id}`, opts.session, opts.error ?? null) : null}
+${open && !mayDecide(opts.session.person.role) ? html`<p class="hint">You can read this; an owner or approver decides it.</p>` : null}`,
+  })
+}
+
+export function actionPage(opts: { session: ConsoleSession; action: Action; error?: string | null }): Html {
+  const a = opts.action
+  const { summary, ...figures } = a.plannedEffect
+  const open = a.status === 'proposed'
+  return layout({
+    title: summary,
+    session: opts.session,
+    body: html`<p><a href="/console/">Inbox</a></p>
+<h1>${summary}</h1>
+<p class="lead">${a.proposedBy.name} proposes ${a.kind} · ${when(a.createdAt)}</p>
+<section class="panel" aria-labelledby="effect-h"><h2 id="effect-h">Planned effect</h2>
+<p>${summary}</p>
+${factList(figures, 'Planned effect')}
+<h3>Workspace limits</h3><p>${a.limits.allowed ? 'Within the workspace\u2019s limits.' : `Refused: ${a.limits.reason}`}</p>
+</section>
+${open ? null : decision(ACTION_STATUS[a.status], a.decidedBy, a.decidedAt, a.decisionReason)}
+${a.outcome ? html`<div class="panel"><p>${a.outcome.ok ? a.outcome.detail : a.outcome.error}</p></div>` : null}
+${open && mayDecide(opts.session.person.role) ? decideForms(`/console/actions/${a.id}`, opts.session, opts.error ?? null) : null}
+${open && !mayDecide(opts.session.person.role) ? html`<p class="hint">You can read this; an owner or approver decides it.</p>` : null}`,
+  })
+}

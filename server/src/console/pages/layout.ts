@@ -1,0 +1,49 @@
+import { assetUrl } from '../assets.ts'
+import { type Html, html } from '../html.ts'
+import type { ConsoleSession } from '../session-port.ts'
+
+/**
+ * The page around every console page: the stylesheet and htmx from this server (htmx told not to
+ * add its inline indicator style, which the Content-Security-Policy would refuse), a skip link, the
+ * bar with who is signed in and the sign-out form, and the page's own content in <main>.
+ */
+export function layout(opts: { title: string; session?: ConsoleSession | null; body: Html }): Html {
+  const s = opts.session
+  return html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="htmx-config" content='{"includeIndicatorStyles":false}'>
+<title>${opts.title} · Growth console</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${assetUrl('console.css')}">
+<script src="${assetUrl('htmx.min.js')}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="bar">
+<a class="brand" href="/console/">Growth console</a>
+${
+  s
+    ? html`<div class="who"><span>${s.person.name} · ${s.workspace.name} · ${s.person.role}</span>
+<form method="post" action="/console/signout"><input type="hidden" name="csrf" value="${s.csrf}"><button class="link" type="submit">Sign out</button></form></div>`
+    : null
+}
+</header>
+<main id="main">
+${opts.body}
+</main>
+</body>
+</html>`
+}
+
+/** A page that only says something: an error, a refusal, a confirmation. */
+export function messagePage(opts: { title: string; message: string; session?: ConsoleSession | null; tone?: 'notice' | 'error'; next?: { href: string; text: string } }): Html {
+  return layout({
+    title: opts.title,
+    session: opts.session,
+    body: html`<h1>${opts.title}</h1>
+<div class="panel ${opts.tone ?? 'error'}" role="${opts.tone === 'notice' ? 'status' : 'alert'}"><p>${opts.message}</p></div>
+${opts.next ? html`<p><a href="${opts.next.href}">${opts.next.text}</a></p>` : null}`,
+  })
+}

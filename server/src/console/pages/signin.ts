@@ -1,0 +1,67 @@
+import { type Html, html } from '../html.ts'
+import type { LinkRefusal } from '../session-port.ts'
+import { layout } from './layout.ts'
+
+/**
+ * The sign-in pages. A person signs in with a one-time link from their workspace's owner or
+ * operator (`growth admin person link`), or mailed to them when mail is configured. Opening a link
+ * asks for one click ("Sign in", a POST): mail scanners and link previewers open links, and a GET
+ * never changes anything.
+ */
+
+const WHAT = 'The console is where the people of a workspace see what waits for a person (agents asking for approval, proposed changes) and decide.'
+
+/** GET /console/signin. `formToken`: the sign-in form's CSRF token, when mail is configured. */
+export function signInPage(opts: { mail: boolean; formToken: string }): Html {
+  const how = opts.mail
+    ? html`<form method="post" action="/console/signin" class="decide">
+<input type="hidden" name="csrf" value="${opts.formToken}">
+<div><label for="email">Your email address</label>
+<input id="email" name="email" type="email" autocomplete="email" required>
+<p class="hint">We mail a sign-in link to it if it belongs to a person of a workspace. The link works once, for 15 minutes.</p></div>
+<div><button type="submit">Mail me a sign-in link</button></div>
+</form>`
+    : html`<p>To sign in, ask your workspace's owner or operator for a sign-in link. A link works once, for 15 minutes.</p>`
+  return layout({
+    title: 'Sign in',
+    body: html`<h1>Sign in</h1>
+<p class="lead">${WHAT}</p>
+<div class="panel">${how}</div>`,
+  })
+}
+
+/** After the mail form: the same answer whether or not the address is a person's. */
+export function linkMailedPage(): Html {
+  return layout({
+    title: 'Check your mail',
+    body: html`<h1>Check your mail</h1>
+<div class="panel notice" role="status"><p>If that address belongs to a person of a workspace, a sign-in link is on its way. It works once, for 15 minutes.</p></div>
+<p><a href="/console/signin">Back to sign in</a></p>`,
+  })
+}
+
+/** GET /console/signin/{token}: one button, so that opening the link alone signs no one in. */
+export function redeemPage(opts: { token: string; formToken: string }): Html {
+  return layout({
+    title: 'Sign in',
+    body: html`<h1>Sign in to the console</h1>
+<p class="lead">${WHAT}</p>
+<div class="panel">
+<form method="post" action="/console/signin/${encodeURIComponent(opts.token)}">
+<input type="hidden" name="csrf" value="${opts.formToken}">
+<p>This link signs you in once. Continue on this device?</p>
+<button type="submit">Sign in</button>
+</form>
+</div>`,
+  })
+}
+
+const REFUSALS: Record<LinkRefusal, string> = {
+  used: 'This sign-in link was already used. A link works once: ask your workspace\u2019s owner or operator for a new one.',
+  expired: 'This sign-in link has expired (a link works for 15 minutes). Ask your workspace\u2019s owner or operator for a new one.',
+  unknown: 'This sign-in link is not one we know. Check that the whole link was copied, or ask for a new one.',
+  rate_limited: 'Too many sign-in attempts. Wait a few minutes, then try again.',
+}
+
+/** Why a link did not sign anyone in. */
+export const refusalMessage = (why: LinkRefusal) => REFUSALS[why]

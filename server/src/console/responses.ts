@@ -1,0 +1,72 @@
+import type { Html } from './html.ts'
+
+/**
+ * What every console response carries: a strict Content-Security-Policy (nothing inline, nothing
+ * from elsewhere, no framing), X-Frame-Options, Referrer-Policy and nosniff; pages are never stored.
+ * And the cookies: the session's (HttpOnly, SameSite=Lax, Path=/console, Secure over https).
+ */
+
+const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ')
+
+export const SESSION_COOKIE = 'growth_session'
+/** A session lasts at most 7 days (CONTRACT); the cookie no longer. */
+const SESSION_MAX_AGE_S = 7 * 24 * 3600
+/** A sign-in form is good for as long as a link is: 15 minutes. */
+const FORM_MAX_AGE_S = 15 * 60
+
+function securityHeaders(): Record<string, string> {
+  return {
+    'Content-Security-Policy': CONSOLE_CSP,
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'same-origin',
+    'X-Content-Type-Options': 'nosniff',
+  }
+}
+
+/** A page: HTML, never cached. `cookies` are Set-Cookie values. */
+export function pageResponse(body: Html, status = 200, cookies: string[] = []): Response {
+  const headers = new Headers({ ...securityHeaders(), 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' })
+  for (const c of cookies) headers.append('Set-Cookie', c)
+  return new Response(`<!doctype html>\n${body.text}`, { status, headers })
+}
+
+/** 303 See Other to a path of the console (after a POST, or to the sign-in page). */
+export function redirectTo(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ ...securityHeaders(), Location: location, 'Cache-Control': 'no-store' })
+  for (const c of cookies) headers.append('Set-Cookie', c)
+  return new Response(null, { status: 303, headers })
+}
+
+/** A static file of the console (its stylesheet, htmx). */
+export function assetResponse(body: Uint8Array<ArrayBuffer>, type: string): Response {
+  return new Response(body, { headers: { ...securityHeaders(), 'Content-Type': type, 'Cache-Control': 'public, max-age=3600' } })
+}
+
+/** Served over https: the request's own URL says so (the server knows no trusted proxy). */
+export const overHttps = (request: Request) => new URL(request.url).protocol === 'https:'
+
+function cookie(name: string, value: string, path: string, sameSite: 'Lax' | 'Strict', maxAge: number, secure: boolean): string {
+  return `${name}=${value}; Path=${path}; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAge}${secure ? '; Secure' : ''}`
+}
+
+export const sessionCookie = (token: string, secure: boolean) => cookie(SESSION_COOKIE, token, '/console', 'Lax', SESSION_MAX_AGE_S, secure)
+export const endSessionCookie = (secure: boolean) => cookie(SESSION_COOKIE, '', '/console', 'Lax', 0, secure)
+export const formCookie = (name: string, token: string, secure: boolean) => cookie(name, token, '/console/signin', 'Strict', FORM_MAX_AGE_S, secure)
+export const endFormCookie = (name: string, secure: boolean) => cookie(name, '', '/console/signin', 'Strict', 0, secure)
+
+/** The value of one cookie of the request, or null. */
+export function cookieOf(request: Request, name: string): string | null {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null
+  }
+  return null
+}

@@ -1,0 +1,45 @@
+/**
+ * What the console needs of people and sessions, and nothing more: the one interface between the
+ * console's pages and the domain of people, sign-in links and sessions. server.ts hands an
+ * implementation in when the console is mounted; the console never reads a session table itself.
+ */
+
+/** A person's role in their workspace (CONTRACT: People and the console). */
+export type ConsoleRole = 'owner' | 'approver' | 'viewer'
+
+/** Who is signed in, in which workspace, and the CSRF token bound to their session. */
+export type ConsoleSession = {
+  person: { id: string; name: string; role: ConsoleRole; email: string }
+  workspace: { id: string; name: string }
+  csrf: string
+}
+
+/** Where a sign-in came from, for the audit list and rate limits. */
+export type SignInMeta = { address: string; userAgent: string | null }
+
+/** Why a one-time sign-in link does not sign anyone in. */
+export type LinkRefusal = 'used' | 'expired' | 'unknown' | 'rate_limited'
+
+export type ConsoleSessions = {
+  /** The live session a `growth_session` cookie names, or null (unknown, ended, idle or too old). */
+  sessionOf(token: string): Promise<ConsoleSession | null>
+  /** Redeems a one-time sign-in link: a new session and its CSRF token, or why not. */
+  redeem(linkToken: string, meta: SignInMeta): Promise<{ sessionToken: string; csrf: string } | { refused: LinkRefusal }>
+  /** Ends the session (signing out). */
+  end(token: string): Promise<void>
+  /**
+   * Mails a sign-in link to the address when it is a person's, and does nothing otherwise (the page
+   * answers alike). Absent when mail is not configured: the sign-in page then says to ask for a link.
+   */
+  mailLink?(email: string, meta: SignInMeta): Promise<void>
+}
+
+/** Until people and sessions exist: no session is ever found, and every link is unknown. */
+export const noConsoleSessions: ConsoleSessions = {
+  sessionOf: async () => null,
+  redeem: async () => ({ refused: 'unknown' }),
+  end: async () => {},
+}
+
+/** Owners and approvers decide what waits; a viewer reads. */
+export const mayDecide = (role: ConsoleRole) => role === 'owner' || role === 'approver'
