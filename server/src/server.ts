@@ -3,7 +3,8 @@ import { createLogger, type Logger } from './core/log.ts'
 import { installedSecretsKeyring, type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
 import { consoleApp } from './console/app.ts'
-import { type ConsoleSessions, noConsoleSessions } from './console/session-port.ts'
+import type { ConsoleSessions } from './console/session-port.ts'
+import { consoleSessions } from './console-sessions.ts'
 import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
@@ -104,7 +105,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
   })
   // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? noConsoleSessions, log }))
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql), log }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!

@@ -34,12 +34,6 @@ export type ConsoleSessions = {
   mailLink?(email: string, meta: SignInMeta): Promise<void>
 }
 
-/** Until people and sessions exist: no session is ever found, and every link is unknown. */
-export const noConsoleSessions: ConsoleSessions = {
-  sessionOf: async () => null,
-  redeem: async () => ({ refused: 'unknown' }),
-  end: async () => {},
-}
 
 /** Owners and approvers decide what waits; a viewer reads. */
 export const mayDecide = (role: ConsoleRole) => role === 'owner' || role === 'approver'

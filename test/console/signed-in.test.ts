@@ -1,0 +1,131 @@
+import { describe, expect, test } from 'bun:test'
+import { listAudit } from '../../server/src/domain/audit.ts'
+import { addPerson } from '../../server/src/domain/people.ts'
+import { signInLink } from '../../server/src/domain/sign-in.ts'
+import { agentIn, authorize } from '../agent-helpers.ts'
+import { call, getHarness, makeWorkspace } from '../harness.ts'
+
+/**
+ * The console signed in, over HTTP as a browser would use it (cookies and forms, redirects not
+ * followed): a one-time link redeemed by its one button, the session cookie it sets, decisions made
+ * with the session's CSRF token and recorded with the person and the reason (read back through the
+ * API), and what is refused: a link used twice, a wrong CSRF token, a viewer deciding, another
+ * workspace's item, a session after sign-out.
+ */
+
+async function fetchConsole(path: string, init: { cookie?: string; form?: Record<string, string> } = {}) {
+  const { url } = await getHarness()
+  const res = await fetch(`${url}${path}`, {
+    method: init.form ? 'POST' : 'GET',
+    redirect: 'manual',
+    headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+  })
+  return { res, text: await res.text() }
+}
+
+const cookieValue = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0]
+const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1]
+
+/** A person of the workspace, signed in through a one-time link as the browser does it: the session cookie. */
+async function signedIn(workspaceId: string, role: 'owner' | 'approver' | 'viewer', name = 'Maya Chen') {
+  const { sql, url } = await getHarness()
+  const person = await addPerson(sql, { workspaceId, email: `${role}-${crypto.randomUUID().slice(0, 8)}@example.com`, name, role })
+  const link = await signInLink(sql, { personId: person.id, consoleUrl: `${url}/console` })
+  const path = new URL(link.url).pathname
+  const page = await fetchConsole(path)
+  expect(page.res.status).toBe(200)
+  const form = cookieValue(page.res, 'growth_signin')!
+  const redeemed = await fetchConsole(path, { cookie: form, form: { csrf: csrfOf(page.text)! } })
+  expect(redeemed.res.status).toBe(303)
+  expect(redeemed.res.headers.get('location')).toBe('/console/')
+  const setCookie = redeemed.res.headers.getSetCookie().find((c) => c.startsWith('growth_session='))!
+  expect(setCookie).toMatch(/; Path=\/console/)
+  expect(setCookie).toMatch(/HttpOnly/)
+  expect(setCookie).toMatch(/SameSite=Lax/)
+  return { person, cookie: setCookie.split(';')[0]!, path, formCookie: form, formField: csrfOf(page.text)! }
+}
+
+/** The approval as GET /approvals answers it (there is no read of one by id). */
+async function approvalOf(token: string, id: string) {
+  const r = await call('GET', '/api/v1/approvals?limit=100', { token })
+  expect(r.status).toBe(200)
+  return (r.body.data as { id: string; status: string }[]).find((a) => a.id === id)!
+}
+
+/** A workspace with an agent request waiting for a person (a high-risk send by an agent that may take medium). */
+async function waiting() {
+  const ws = await makeWorkspace()
+  const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+  const asked = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: 'Send the spring newsletter', facts: { recipients: 3200 } })
+  expect(asked.body.data.decision).toBe('requires_approval')
+  return { ws, approvalId: asked.body.data.approvalId as string }
+}
+
+describe('the console, signed in', () => {
+  test('a link signs in once; the inbox lists what waits; a rejection is recorded with the person and the reason', async () => {
+    const { ws, approvalId } = await waiting()
+    const maya = await signedIn(ws.id, 'approver')
+    // The link is used up: the same button again signs nobody in.
+    const again = await fetchConsole(maya.path, { cookie: maya.formCookie, form: { csrf: maya.formField } })
+    expect(again.res.status).toBe(410)
+    expect(cookieValue(again.res, 'growth_session')).toBeUndefined()
+
+    const inbox = await fetchConsole('/console/', { cookie: maya.cookie })
+    expect(inbox.res.status).toBe(200)
+    expect(inbox.text).toContain(`href="/console/approvals/${approvalId}"`)
+    const item = await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie })
+    expect(item.res.status).toBe(200)
+    const csrf = csrfOf(item.text)!
+
+    // A wrong token, or a rejection without a reason, decides nothing.
+    expect((await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie, form: { csrf: 'forged', decision: 'reject', reason: 'no' } })).res.status).toBe(403)
+    expect((await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie, form: { csrf, decision: 'reject', reason: ' ' } })).res.status).toBe(400)
+    expect((await approvalOf(ws.live, approvalId)).status).toBe('pending')
+
+    const decided = await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie, form: { csrf, decision: 'reject', reason: 'Not before the spring catalogue is out.' } })
+    expect(decided.res.status).toBe(303)
+    expect(await approvalOf(ws.live, approvalId)).toMatchObject({
+      status: 'rejected',
+      decidedBy: { kind: 'person', id: maya.person.id, name: 'Maya Chen' },
+      decisionReason: 'Not before the spring catalogue is out.',
+    })
+    // The audit list has the sign-in and the decision, each with the person.
+    const { entries } = await listAudit((await getHarness()).sql, ws.id)
+    const actor = { kind: 'person' as const, id: maya.person.id, name: 'Maya Chen' }
+    expect(entries.filter((e) => e.action === 'person.signed_in' || e.action === 'approval.rejected').map((e) => [e.action, e.actor, e.subject])).toEqual([
+      ['approval.rejected', actor, approvalId],
+      ['person.signed_in', actor, maya.person.id],
+    ])
+    // The inbox no longer lists it.
+    expect((await fetchConsole('/console/', { cookie: maya.cookie })).text).not.toContain(`/console/approvals/${approvalId}"`)
+  })
+
+  test('a viewer reads but cannot decide; another workspace\'s item is not found; signing out ends the session', async () => {
+    const { ws, approvalId } = await waiting()
+    const viewer = await signedIn(ws.id, 'viewer', 'Kenji Sato')
+    const page = await fetchConsole(`/console/approvals/${approvalId}`, { cookie: viewer.cookie })
+    expect(page.res.status).toBe(200)
+    expect(page.text).not.toContain('name="decision"')
+    const csrf = csrfOf(page.text)!
+    expect((await fetchConsole(`/console/approvals/${approvalId}`, { cookie: viewer.cookie, form: { csrf, decision: 'approve' } })).res.status).toBe(403)
+    expect((await approvalOf(ws.live, approvalId)).status).toBe('pending')
+
+    const other = await makeWorkspace()
+    const stranger = await signedIn(other.id, 'owner', 'Ana Lima')
+    expect((await fetchConsole(`/console/approvals/${approvalId}`, { cookie: stranger.cookie })).res.status).toBe(404)
+    const strangerCsrf = csrfOf((await fetchConsole('/console/', { cookie: stranger.cookie })).text)!
+    expect((await fetchConsole(`/console/approvals/${approvalId}`, { cookie: stranger.cookie, form: { csrf: strangerCsrf, decision: 'approve' } })).res.status).toBe(404)
+    expect((await approvalOf(ws.live, approvalId)).status).toBe('pending')
+
+    // The session's cookie opens nothing under /api/v1.
+    expect((await fetchConsole('/api/v1/approvals', { cookie: viewer.cookie })).res.status).toBe(401)
+
+    const out = await fetchConsole('/console/signout', { cookie: viewer.cookie, form: { csrf } })
+    expect(out.res.status).toBe(303)
+    expect(out.res.headers.get('location')).toBe('/console/signin')
+    const gone = await fetchConsole('/console/', { cookie: viewer.cookie })
+    expect(gone.res.status).toBe(303)
+    expect(gone.res.headers.get('location')).toBe('/console/signin')
+  })
+})
