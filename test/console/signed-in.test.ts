@@ -129,3 +129,50 @@ describe('the console, signed in', () => {
     expect(gone.res.headers.get('location')).toBe('/console/signin')
   })
 })
+
+describe('the console, signed in: proposed changes, sign-out and paging', () => {
+  const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString()
+
+  test('a proposed change: a viewer, a wrong CSRF token and another workspace decide nothing; an owner approves it as themselves', async () => {
+    const ws = await makeWorkspace()
+    const proposed = await call('POST', '/api/v1/actions', { token: ws.live, body: { kind: 'create_discount', args: { code: 'SPRING10', percentOff: 10, expiresAt: inAWeek() } } })
+    expect(proposed.status).toBe(201)
+    const id = proposed.body.data.id as string
+    const statusOf = async () => ((await call('GET', '/api/v1/actions?limit=100', { token: ws.live })).body.data as { id: string; status: string }[]).find((a) => a.id === id)!
+
+    const viewer = await signedIn(ws.id, 'viewer', 'Kenji Sato')
+    const viewerCsrf = csrfOf((await fetchConsole(`/console/actions/${id}`, { cookie: viewer.cookie })).text)!
+    expect((await fetchConsole(`/console/actions/${id}`, { cookie: viewer.cookie, form: { csrf: viewerCsrf, decision: 'approve' } })).res.status).toBe(403)
+
+    const stranger = await signedIn((await makeWorkspace()).id, 'owner', 'Ana Lima')
+    expect((await fetchConsole(`/console/actions/${id}`, { cookie: stranger.cookie })).res.status).toBe(404)
+    const strangerCsrf = csrfOf((await fetchConsole('/console/', { cookie: stranger.cookie })).text)!
+    expect((await fetchConsole(`/console/actions/${id}`, { cookie: stranger.cookie, form: { csrf: strangerCsrf, decision: 'approve' } })).res.status).toBe(404)
+
+    const owner = await signedIn(ws.id, 'owner')
+    expect((await fetchConsole(`/console/actions/${id}`, { cookie: owner.cookie, form: { csrf: 'forged', decision: 'approve' } })).res.status).toBe(403)
+    // Another person's token is not this session's.
+    expect((await fetchConsole(`/console/actions/${id}`, { cookie: owner.cookie, form: { csrf: viewerCsrf, decision: 'approve' } })).res.status).toBe(403)
+    expect((await statusOf()).status).toBe('proposed')
+
+    const csrf = csrfOf((await fetchConsole(`/console/actions/${id}`, { cookie: owner.cookie })).text)!
+    expect((await fetchConsole(`/console/actions/${id}`, { cookie: owner.cookie, form: { csrf, decision: 'approve' } })).res.status).toBe(303)
+    // Approved: carried out (or failed, the stand-in store having no connection), and decided by the person.
+    const decided = await statusOf()
+    expect(['applied', 'failed']).toContain(decided.status)
+    expect(decided).toMatchObject({ decidedBy: { kind: 'person', id: owner.person.id, name: 'Maya Chen' } })
+  })
+
+  test('signing out needs the session\'s CSRF token; a page position the console did not give is refused', async () => {
+    const ws = await makeWorkspace()
+    const maya = await signedIn(ws.id, 'approver')
+    const bad = await fetchConsole('/console/?after=not-a-position', { cookie: maya.cookie })
+    expect(bad.res.status).toBe(400)
+    expect(bad.text).toContain('after must be a position this console gave')
+    // A sign-out forged from elsewhere (no or a wrong token) leaves the session open.
+    expect((await fetchConsole('/console/signout', { cookie: maya.cookie, form: { csrf: 'forged' } })).res.status).toBe(403)
+    expect((await fetchConsole('/console/signout', { cookie: maya.cookie, form: {} })).res.status).toBe(403)
+    expect((await fetchConsole('/console/', { cookie: maya.cookie })).res.status).toBe(200)
+  })
+})
+

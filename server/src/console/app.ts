@@ -54,7 +54,8 @@ export function consoleApp(deps: ConsoleDeps) {
           const status = { not_found: 404, rule: 400, conflict: 409, allowance: 409 }[error.kind]
           return problem(status, status === 404 ? 'Not found' : 'Not done', error.message, session)
         }
-        log.error('console request failed', { error, path: new URL(request.url).pathname })
+        // A sign-in link's path is its one-time token: logged as the route, never the token.
+        log.error('console request failed', { error, path: new URL(request.url).pathname.replace(/^\/console\/signin\/[^/]+/, '/console/signin/{token}') })
         return problem(500, 'Something went wrong', 'The console could not answer this time; nothing was changed by this page. Try again in a moment.', session)
       }
     }
