@@ -3,8 +3,9 @@
  * on a fresh embedded database with the demo workspace: `bun scripts/console-screenshots.ts`
  * (npm run console:screenshots). Each page at 1280 px and at 320 px wide, into docs/console/.
  *
- * Until people and sessions are wired in, the pages are those without a session (sign-in, and a
- * sign-in link opened); the signed-in pages join this list when a sign-in link can be made here.
+ * First the pages without a session (sign-in, a sign-in link opened); then, signed in as the demo's
+ * owner through a one-time link (its button clicked, as a person does), the inbox and the first
+ * approval and proposed change waiting in it.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,6 +13,8 @@ import { join } from 'node:path'
 import { loadConfig } from '../server/src/config.ts'
 import { createLogger } from '../server/src/core/log.ts'
 import { createDemoWorkspace } from '../server/src/demo/index.ts'
+import { demoOwner } from '../server/src/demo/owner.ts'
+import { signInLink } from '../server/src/domain/sign-in.ts'
 import { startServer } from '../server/src/server.ts'
 import { openDatabase } from '../server/src/store/driver/db.ts'
 import { hasChromium, launchChromium, NO_CHROMIUM } from './chromium.ts'
@@ -34,7 +37,8 @@ const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEB
 const db = await openDatabase({ dataDir, databaseUrl: undefined })
 const server = await startServer(config, { db, log: createLogger('warn') })
 try {
-  await createDemoWorkspace(db.sql)
+  const demo = await createDemoWorkspace(db.sql)
+  const owner = await demoOwner(db.sql, demo.workspace.id)
   for (const width of WIDTHS) {
     const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 } })
     try {
@@ -46,6 +50,23 @@ try {
         await page.screenshot({ path: file, fullPage: true })
         console.log(`wrote ${file}`)
       }
+      // Signed in: the link's one button, then the inbox and the first item of each kind in it.
+      const link = await signInLink(db.sql, { personId: owner.id, consoleUrl: `${server.url}/console` })
+      await page.goto(link.url, { waitUntil: 'load' })
+      await Promise.all([page.waitForURL(`${server.url}/console/`), page.getByRole('button', { name: 'Sign in' }).click()])
+      const signedIn = [{ name: 'inbox', path: '/console/' }]
+      for (const kind of ['approvals', 'actions']) {
+        const href = await page.locator(`a[href^="/console/${kind}/"]`).first().getAttribute('href')
+        if (href) signedIn.push({ name: kind.slice(0, -1), path: href })
+      }
+      for (const shot of signedIn) {
+        const res = await page.goto(`${server.url}${shot.path}`, { waitUntil: 'load' })
+        if (!res || res.status() !== 200) throw new Error(`${shot.path} answered ${res?.status()}`)
+        const file = join(OUT, `${shot.name}-${width}.png`)
+        await page.screenshot({ path: file, fullPage: true })
+        console.log(`wrote ${file}`)
+      }
+      await context.clearCookies()
     } finally {
       await close()
     }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { sameToken } from '../../server/src/console/csrf.ts'
 import { escapeHtml, html } from '../../server/src/console/html.ts'
-import { timeLeft } from '../../server/src/console/pages/describe.ts'
+import { factList, timeLeft } from '../../server/src/console/pages/describe.ts'
 import { parsePosition, positionParam } from '../../server/src/console/pages/inbox.ts'
 import { endSessionCookie, sessionCookie } from '../../server/src/console/responses.ts'
 
@@ -44,5 +44,15 @@ describe('the console, its pure parts', () => {
     expect(timeLeft('2026-01-01T00:09:30Z', now)).toBe('expires in 10 min')
     expect(timeLeft('2026-01-01T03:12:00Z', now)).toBe('expires in 3 h 12 min')
     expect(timeLeft('2026-01-05T00:00:00Z', now)).toBe('expires in 4 days')
+  })
+
+  test('figures for people: an amount in minor units as money, a named thing by its name, nothing for a value not set', () => {
+    const out = factList({ amountMinor: 14160, currency: 'USD', amountPercent: 18, sendAt: null, campaign: { id: 'cmp_1', name: 'Spring' } }, 'Facts')!.text
+    expect(out).toContain('<dt>amount</dt><dd>141.60 USD</dd>')
+    expect(out).toContain('<dt>amount percent</dt><dd>18</dd>')
+    expect(out).toContain('<dt>campaign</dt><dd>Spring (cmp_1)</dd>')
+    expect(out).not.toContain('amount minor')
+    expect(out).not.toContain('send at')
+    expect(factList({ sendAt: null }, 'Facts')).toBeNull()
   })
 })
