@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../context.ts'
 import { listAudit } from '../../core.ts'
-import { CliError } from '../../errors.ts'
+import { limitOption } from '../../limit-option.ts'
 import { JSON_FLAG } from '../../output.ts'
 
 type Options = CommonOptions & { workspace: string; limit?: string }
@@ -15,10 +15,9 @@ export function registerAudit(admin: Command) {
     .option('--limit <n>', 'how many entries, 1 to 1000', '50')
     .option(...JSON_FLAG)
     .action((opts: Options) => {
-      const limit = opts.limit ?? '50'
-      if (!/^[1-9][0-9]*$/.test(limit)) throw new CliError(`--limit must be a whole number from 1 to 1000 (got ${limit}).`)
+      const limit = limitOption(opts.limit ?? '50')
       return withDatabase(opts, async ({ sql, out }) => {
-        const r = await listAudit(sql, opts.workspace, Number(limit))
+        const r = await listAudit(sql, opts.workspace, limit)
         out.result(r, () =>
           r.entries.length === 0
             ? `Nothing recorded yet in workspace ${opts.workspace}.`

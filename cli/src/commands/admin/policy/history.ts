@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../../context.ts'
 import { describeDecider, policyHistory } from '../../../core.ts'
-import { CliError } from '../../../errors.ts'
+import { limitOption } from '../../../limit-option.ts'
 import { JSON_FLAG } from '../../../output.ts'
 import { changeLine } from './policy-file.ts'
 
@@ -17,8 +17,7 @@ export function registerPolicyHistory(policy: Command) {
     .option(...JSON_FLAG)
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
-        const limit = Number(opts.limit)
-        if (!/^\d+$/.test(opts.limit) || limit < 1 || limit > 1000) throw new CliError(`--limit must be a whole number from 1 to 1000 (got ${opts.limit}).`)
+        const limit = limitOption(opts.limit)
         const history = await policyHistory(sql, opts.workspace, limit)
         const { applied } = history
         out.result(history, () =>

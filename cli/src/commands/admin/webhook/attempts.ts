@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../../context.ts'
-import { CliError } from '../../../errors.ts'
+import { limitOption } from '../../../limit-option.ts'
 import { listAttempts } from '../../../core.ts'
 import { JSON_FLAG, table } from '../../../output.ts'
 
@@ -15,8 +15,7 @@ export function registerWebhookAttempts(webhook: Command) {
     .option(...JSON_FLAG)
     .action((id: string, opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
-        if (!/^\d+$/.test(opts.limit)) throw new CliError(`--limit must be a whole number from 1 to 1000 (got ${opts.limit}).`)
-        const r = await listAttempts(sql, id, Number(opts.limit))
+        const r = await listAttempts(sql, id, limitOption(opts.limit))
         out.result(r, () =>
           r.attempts.length === 0
             ? `No attempts to ${id} yet.`
