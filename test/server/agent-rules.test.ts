@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'bun:test'
-import { judgeRule, parseRuleStructure, ruleBites, ruleSentence, type RuleStructure, windowMs } from '../../server/src/domain/agent-rules.ts'
+import { judgeRule, parseRuleStructure, ruleSentence, type RuleStructure, windowMs } from '../../server/src/domain/agent-rules.ts'
+
+/** Whether the rule bites a request of any agent with these facts, none allowed before it. */
+const ruleBites = (rule: Parameters<typeof judgeRule>[0], tool: string, action: string, facts: Parameters<typeof judgeRule>[1]['facts']) =>
+  judgeRule(rule, { agentId: 'agt_any', tool, action, facts, allowedWithin: () => 0 }).bites
 
 const sentence = (structure: RuleStructure, effect: 'deny' | 'require_approval' = 'require_approval') => ruleSentence({ structure, effect }, { sms: 'SMS' })
 

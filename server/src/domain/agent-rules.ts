@@ -154,10 +154,6 @@ export function judgeRule(rule: GatewayRule, ask: RuleAsk): { bites: boolean; mi
   return { bites: missing.length === 0, missing: [...new Set(missing)] }
 }
 
-/** Whether the rule bites this request (any agent's, with no allowed request counted before it). */
-export function ruleBites(rule: GatewayRule, tool: string, action: string, facts: Facts): boolean {
-  return judgeRule(rule, { agentId: '', tool, action, facts, allowedWithin: () => 0 }).bites && !rule.structure.agents
-}
 
 function conditionWords(c: Condition, percentWord: string): string | null {
   const op = OP_WORDS[c.op]
