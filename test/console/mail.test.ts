@@ -295,6 +295,25 @@ describe('notices of what waits', () => {
   })
 })
 
+test('a mail server that refuses an address for good (5xx) is not asked again', async () => {
+  const { sql } = await getHarness()
+  const { ws, ask } = await waitingWorkspace()
+  const owner = await personIn(ws.id, 'owner', 'Olga Owner')
+  smtp.refuse(owner.email, 5, 550)
+  await ask('cmp_never', 'Send to nobody')
+  const row = await until(async () => {
+    const [r] = await sql<{ status: string; attempts: number; last_error: string }[]>`
+      SELECT status, attempts, last_error FROM mail_outbox WHERE workspace_id = ${ws.id} AND person_id = ${owner.id}`
+    return r?.status === 'failed' ? r : undefined
+  })
+  expect(row.attempts).toBe(1)
+  expect(smtp.attempts.get(owner.email)).toBe(1)
+  expect(row.last_error).toContain('550')
+  // The mail server named the address; what is kept does not.
+  expect(row.last_error).toContain('[address]')
+  expect(row.last_error).not.toContain(owner.email)
+})
+
 describe('a mail server that never answers', () => {
   test('slows no request: the agent is answered while the mail is still trying', async () => {
     const h = await getHarness()

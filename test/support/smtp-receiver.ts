@@ -14,8 +14,8 @@ export type SmtpReceiver = {
   messages: Received[]
   /** Every message attempt to each recipient, refused ones included. */
   attempts: Map<string, number>
-  /** Refuse the next `n` messages to `address` with a 450. */
-  refuse(address: string, n: number): void
+  /** Refuse the next `n` messages to `address` with `code` (450: try again later; 550: never). */
+  refuse(address: string, n: number, code?: number): void
   /** Resolves with the messages to `address` once there are `count` of them. */
   mailTo(address: string, count?: number, timeoutMs?: number): Promise<Received[]>
   close(): Promise<void>
@@ -38,7 +38,7 @@ function parse(raw: string): { subject: string; text: string } {
 export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   const messages: Received[] = []
   const attempts = new Map<string, number>()
-  const refusals = new Map<string, number>()
+  const refusals = new Map<string, { n: number; code: number }>()
   const waiters = new Set<() => void>()
   const server = new SMTPServer({
     authOptional: true,
@@ -51,11 +51,12 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
       stream.on('end', () => {
         const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase())
         for (const t of to) attempts.set(t, (attempts.get(t) ?? 0) + 1)
-        const refused = to.find((t) => (refusals.get(t) ?? 0) > 0)
+        const refused = to.find((t) => (refusals.get(t)?.n ?? 0) > 0)
         if (refused) {
-          refusals.set(refused, refusals.get(refused)! - 1)
-          const err = Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 450 })
-          return callback(err)
+          const r = refusals.get(refused)!
+          r.n--
+          const words = r.code >= 500 ? `No such mailbox <${refused}>` : 'Mailbox busy, try again later'
+          return callback(Object.assign(new Error(words), { responseCode: r.code }))
         }
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
         messages.push({ from, to, ...parse(Buffer.concat(chunks).toString('utf8')), at: Date.now() })
@@ -70,7 +71,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     url: `smtp://127.0.0.1:${port}`,
     messages,
     attempts,
-    refuse: (address, n) => refusals.set(address.toLowerCase(), n),
+    refuse: (address, n, code = 450) => void refusals.set(address.toLowerCase(), { n, code }),
     mailTo(address, count = 1, timeoutMs = 10_000) {
       const mine = () => messages.filter((m) => m.to.includes(address.toLowerCase()))
       return new Promise((resolve, reject) => {
