@@ -198,19 +198,26 @@ describe('sign-in links by mail', () => {
 })
 
 /** A workspace whose agent's high-risk send waits for a person; `ask(resource)` makes one more. */
+const agents = new Map<string, string>()
 async function waitingWorkspace() {
   const ws = await makeWorkspace()
   const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
-  const ask = async (resource: string, summary: string) => {
-    const r = await callAt(server.url, 'POST', '/api/v1/agent/authorize', {
-      token: agent.credential,
+  agents.set(ws.id, agent.credential)
+  const ask = (resource: string, summary: string) => askThrough(server.url, ws.id)(resource, summary)
+  return { ws, ask }
+}
+
+/** The workspace's agent asks, through the server at `url`: it waits for a person. */
+function askThrough(url: string, workspaceId: string) {
+  return async (resource: string, summary: string) => {
+    const r = await callAt(url, 'POST', '/api/v1/agent/authorize', {
+      token: agents.get(workspaceId)!,
       body: { tool: 'email', action: 'send_campaign', resource, summary, facts: { recipients: 3200 } },
     })
     expect(r.status).toBe(201)
     expect(r.body.data.decision).toBe('requires_approval')
     return r.body.data.approvalId as string
   }
-  return { ws, ask }
 }
 
 describe('notices of what waits', () => {
@@ -314,11 +321,50 @@ test('a mail server that refuses an address for good (5xx) is not asked again', 
   expect(row.last_error).not.toContain(owner.email)
 })
 
+describe('several server processes on one database', () => {
+  test('two senders at once send each mail once', async () => {
+    const h = await getHarness()
+    const second = await startServer(configFor(smtp.url), { db: h.db, log: createLogger('silent') })
+    try {
+      const people: string[] = []
+      for (let i = 0; i < 6; i++) {
+        const { ws, ask } = await waitingWorkspace()
+        people.push((await personIn(ws.id, 'owner', 'Olga Owner')).email, (await personIn(ws.id, 'approver', 'Arto Approver')).email)
+        // Half through each server.
+        await (i % 2 ? ask : askThrough(second.url, ws.id))('cmp_both', 'Send it once')
+      }
+      for (const email of people) await smtp.mailTo(email)
+      const last = await makeWorkspace()
+      await afterSentinel(last.id)
+      expect(people.map((e) => smtp.attempts.get(e))).toEqual(people.map(() => 1))
+    } finally {
+      await second.stop()
+    }
+  })
+
+  test('mail queued while no sender runs is sent by the next one to start', async () => {
+    const h = await getHarness()
+    // This file's sender stops (its server still answers requests).
+    await server.mail!.stop()
+    const { ws, ask } = await waitingWorkspace()
+    const owner = await personIn(ws.id, 'owner', 'Olga Owner')
+    const approvalId = await ask('cmp_later', 'Send it later')
+    const [{ status }] = await h.sql<{ status: string }[]>`SELECT status FROM mail_outbox WHERE workspace_id = ${ws.id} AND person_id = ${owner.id}`
+    expect(status).toBe('pending')
+    const next = await startServer(configFor(smtp.url), { db: h.db, log: createLogger('silent') })
+    try {
+      const [mail] = await smtp.mailTo(owner.email)
+      expect(mail!.text).toContain(approvalId)
+    } finally {
+      await next.stop()
+    }
+  })
+})
+
 describe('a mail server that never answers', () => {
   test('slows no request: the agent is answered while the mail is still trying', async () => {
     const h = await getHarness()
-    // This file's sender stops, so the silent one is the only one to take the mail.
-    await server.mail!.stop()
+    // This file's sender has stopped (above): the silent one is the only one to take the mail.
     const silent = await startSilentSmtp()
     const stuck = await startServer(configFor(silent.url), { db: h.db, log: createLogger('silent') })
     try {

@@ -32,8 +32,9 @@ export type ClaimedMail = {
  */
 export async function queueWaitingNotices(tx: Db, workspaceId: string, item: WaitingItem, ids: () => string, at: Date, expiresAt: Date): Promise<number> {
   const deciders = await tx<{ id: string }[]>`
-    SELECT id FROM people WHERE workspace_id = ${workspaceId} AND removed_at IS NULL AND role IN ('owner', 'approver')`
+    SELECT id FROM people WHERE workspace_id = ${workspaceId} AND removed_at IS NULL AND role IN ('owner', 'approver') ORDER BY id`
   if (!deciders.length) return 0
+  // In the order of the people's ids: two requests at once lock their notices in the same order.
   const personIds = deciders.map((d) => d.id)
   const mailIds = personIds.map(() => ids())
   await tx`
