@@ -41,8 +41,8 @@ type DeliverOptions = {
   owner: string
 }
 
-/** What became of one mail: sent, failed for good, dropped (nothing to send), or to go again. */
-type Delivered = { outcome: 'sent' | 'failed' | 'dropped' | 'retry'; error: string | null }
+/** What became of one mail: sent, failed for good, dropped (nothing to send), or to go again (when). */
+type Delivered = { outcome: 'sent' | 'failed' | 'dropped'; error: string | null } | { outcome: 'retry'; error: string; nextAttemptAt: Date }
 
 /** Any address in a mail server's words is hidden: errors are stored and logged, addresses never. */
 export const withoutAddresses = (text: string) => text.replace(/[^\s<>"'@]+@[^\s<>"'@]+/g, '[address]')
@@ -81,7 +81,7 @@ export async function deliverMail(sql: Sql, m: ClaimedMail, o: DeliverOptions): 
       return { outcome: 'failed', error }
     }
     await recordMail(sql, where, { status: 'pending', error, nextAttemptAt: next })
-    return { outcome: 'retry', error }
+    return { outcome: 'retry', error, nextAttemptAt: next }
   }
   await recordMail(sql, where, { status: 'sent' })
   return { outcome: 'sent', error: null }

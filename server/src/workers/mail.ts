@@ -56,7 +56,11 @@ export function startMailSender(opts: SenderOptions): MailSender {
     // What a person reads is never logged: no address, no link, no text; the mail by its id.
     const fields = { mailId: m.id, workspaceId: m.workspace_id, kind: m.kind, attempt: m.attempt }
     if (d.outcome === 'sent') opts.log.info('mail sent', fields)
-    else if (d.outcome === 'retry') opts.log.warn('mail not sent; it goes again', { ...fields, error: d.error })
+    else if (d.outcome === 'retry') {
+      opts.log.warn('mail not sent; it goes again', { ...fields, error: d.error, nextAttemptAt: d.nextAttemptAt.toISOString() })
+      // Looked for again when it is due, not at the next poll after.
+      if (!stopping) setTimeout(wake, Math.max(0, d.nextAttemptAt.getTime() - Date.now()) + 5).unref?.()
+    }
     else if (d.outcome === 'failed') opts.log.error('mail not sent, for good', { ...fields, error: d.error })
     else opts.log.info('mail dropped', { ...fields, why: d.error })
   }
