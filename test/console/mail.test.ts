@@ -9,6 +9,7 @@ import { takeSignInAttempt } from '../../server/src/domain/sign-in-limits.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { agentIn } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
+import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
 import { callAt } from '../support/http-call.ts'
 import { type SmtpReceiver, startSilentSmtp, startSmtpReceiver } from '../support/smtp-receiver.ts'
 
@@ -20,6 +21,8 @@ import { type SmtpReceiver, startSilentSmtp, startSmtpReceiver } from '../suppor
  * interval with what came meanwhile; a refusing mail server retried; and a mail server that never
  * answers slowing no request.
  */
+
+skipWithoutChromium('the mail form in Chromium')
 
 // Short figures so the test does not wait a minute: retries after 200 ms, notices at most every 2 s.
 const NOTICE_INTERVAL_MS = 2000
@@ -189,6 +192,44 @@ describe('sign-in links by mail', () => {
     expect(refused.res.status).toBe(429)
     expect(refused.text).toContain('none was mailed')
   })
+
+  test.skipIf(!hasChromium)('in Chromium at 320 px: the form, its answer and its refusal are accessible; the mailed link signs in', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const kim = await personIn(ws.id, 'owner', 'Kim Park')
+    const { context, close } = await launchChromium({ viewport: { width: 320, height: 720 } })
+    try {
+      const page = context.pages()[0] ?? (await context.newPage())
+      await recordCspViolations(page)
+      const check = async (status: number | undefined, expected: number) => {
+        expect(status).toBe(expected)
+        expect(await cspViolations(page)).toEqual([])
+        expect(await seriousA11yViolations(page)).toEqual([])
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0)
+      }
+      const ask = async (email: string) => {
+        await check((await page.goto(`${server.url}/console/signin`))?.status(), 200)
+        await page.getByLabel('Your email address').fill(email)
+        const [answer] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Mail me a sign-in link' }).click()])
+        return answer?.status()
+      }
+      await check(await ask(kim.email), 200)
+      expect(await page.textContent('h1')).toBe('Check your mail')
+      // An address whose hour's requests are used: the calm refusal.
+      const busy = unique('busy')
+      for (let i = 0; i < 5; i++) await takeSignInAttempt(sql, 'linkRequestsPerEmail', busy)
+      await check(await ask(busy), 429)
+      expect(await page.textContent('h1')).toBe('No link mailed this time')
+
+      // The link from the mail, opened in the browser: one click signs in.
+      const [mail] = await smtp.mailTo(kim.email)
+      await check((await page.goto(linkIn(mail!.text)!))?.status(), 200)
+      await Promise.all([page.waitForURL(`${server.url}/console/`), page.getByRole('button', { name: 'Sign in' }).click()])
+      expect(await page.textContent('body')).toContain('Kim Park')
+    } finally {
+      await close()
+    }
+  }, 60_000)
 
   test('a malformed address is named, not mailed', async () => {
     const r = await askForLink('not-an-address')
