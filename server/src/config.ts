@@ -32,6 +32,20 @@ const whole = (min: number, max: number, fallback: number) =>
       return Number(v)
     })
 
+/** A retry schedule setting: the waits after each failed attempt (`5s,5m,30m`), in ms. */
+const schedule = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const waits = v.split(',').map((d) => parseDuration(d))
+      if (!v.trim() || waits.some((w) => w === undefined || w <= 0)) {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of durations such as 5s,5m,30m (got ${JSON.stringify(v)})` })
+        return z.NEVER
+      }
+      return waits as number[]
+    })
+
 /** Environment -> one typed, validated config object. Bad values stop the process with a clear message. */
 const Env = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -46,17 +60,7 @@ const Env = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   CALL_COUNT_FLUSH_MS: whole(10, 3_600_000, 1000),
   // Webhook delivery (CONTRACT: Events and webhooks).
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .default('5s,5m,30m,2h,5h,10h,10h')
-    .transform((v, ctx) => {
-      const waits = v.split(',').map((d) => parseDuration(d))
-      if (!v.trim() || waits.some((w) => w === undefined || w <= 0)) {
-        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of durations such as 5s,5m,30m (got ${JSON.stringify(v)})` })
-        return z.NEVER
-      }
-      return waits as number[]
-    }),
+  WEBHOOK_RETRY_SCHEDULE: schedule('5s,5m,30m,2h,5h,10h,10h'),
   WEBHOOK_TIMEOUT_MS: whole(1, 300_000, 15_000),
   WEBHOOK_BREAKER_THRESHOLD: whole(1, 10_000, 10),
   WEBHOOK_BREAKER_COOLDOWN: duration('5m'),
@@ -110,6 +114,10 @@ const Env = z.object({
     .refine((v) => v === undefined || /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(v.trim()), {
       message: 'must be an address such as growth@example.com or "Growth <growth@example.com>"',
     }),
+  // The console's mail (docs/console.md, "Mail"): retries of a mail the server did not take, and the
+  // pace of notices (at most one per person this often; what comes meanwhile waits for the next).
+  MAIL_RETRY_SCHEDULE: schedule('10s,1m,5m,15m,1h,3h'),
+  MAIL_NOTICE_INTERVAL: duration('1m'),
 }).refine((e) => !e.SMTP_URL || e.MAIL_FROM, { message: 'must be set when SMTP_URL is (the address mail is sent from)', path: ['MAIL_FROM'] })
 
 /** How webhooks are delivered; every figure has the contract's default. */
@@ -128,6 +136,16 @@ export type WebhookSettings = {
   workers: number
 }
 
+/** How the console's mail is sent (docs/console.md, "Mail"). */
+export type MailSettings = {
+  smtpUrl: string
+  from: string
+  /** The waits after each failed attempt; its length is the number of retries. */
+  retrySchedule: number[]
+  /** At most one notice per person this often. */
+  noticeIntervalMs: number
+}
+
 export type Config = {
   host: string
   port: number
@@ -144,7 +162,7 @@ export type Config = {
   /** Whether CONSOLE_URL was set (else consoleUrl follows HOST and PORT, see consoleBase). */
   consoleUrlSet: boolean
   /** Mail of the console (SMTP_URL, MAIL_FROM); null: no mail, sign-in links only from the CLI. */
-  mail: { smtpUrl: string; from: string } | null
+  mail: MailSettings | null
 }
 
 /**
@@ -186,7 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     consoleUrl: e.CONSOLE_URL ?? consoleBase(e.HOST, e.PORT),
     consoleUrlSet: e.CONSOLE_URL !== undefined,
-    mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM!.trim() } : null,
+    mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM!.trim(), retrySchedule: e.MAIL_RETRY_SCHEDULE, noticeIntervalMs: e.MAIL_NOTICE_INTERVAL } : null,
   }
 }
 

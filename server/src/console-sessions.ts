@@ -1,8 +1,10 @@
-import type { ConsoleSessions, LinkRefusal } from './console/session-port.ts'
+import type { ConsoleSessions, LinkRefusal, SignInMeta } from './console/session-port.ts'
 import type { Db } from './core/db.ts'
 import { RuleError } from './core/errors.ts'
 import { endSession, sessionOf } from './domain/sessions.ts'
 import { redeemLink } from './domain/sign-in.ts'
+import { SignInLimited } from './domain/sign-in-limits.ts'
+import { mailSignInLink } from './domain/sign-in-mail.ts'
 
 /**
  * The console's sessions (console/session-port.ts) on the domain of people, sign-in links and
@@ -18,8 +20,24 @@ const REFUSED: Record<string, LinkRefusal> = {
   sign_in_rate_limited: 'rate_limited',
 }
 
-export function consoleSessions(sql: Db): ConsoleSessions {
+/**
+ * `mail`: when this process sends mail (SMTP_URL), the console's "mail me a sign-in link" queues
+ * one and wakes the sender; without it the sign-in page says to ask an operator for a link.
+ */
+export function consoleSessions(sql: Db, mail?: { wake(): void }): ConsoleSessions {
   return {
+    ...(mail && {
+      async mailLink(email: string, meta: SignInMeta) {
+        try {
+          await mailSignInLink(sql, { email, address: meta.address })
+        } catch (err) {
+          if (err instanceof SignInLimited) return { refused: 'rate_limited' as const, retryAt: err.retryAt.toISOString() }
+          throw err
+        }
+        mail.wake()
+        return { queued: true as const }
+      },
+    }),
     async sessionOf(token) {
       const s = await sessionOf(sql, token)
       return s && { person: s.person, workspace: s.workspace, csrf: s.csrf }

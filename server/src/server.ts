@@ -18,6 +18,8 @@ import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/driver/migrate.ts'
 import { loadSecretsKeyring } from './secrets-key.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
+import { type MailSender, startMailSender } from './workers/mail.ts'
+import { purgeConsoleRows } from './domain/console-housekeeping.ts'
 
 export type RunningServer = {
   url: string
@@ -25,6 +27,8 @@ export type RunningServer = {
   counter: CallCounter
   /** The webhook delivery workers of this process, when it runs any (WEBHOOK_WORKERS). */
   workers: DeliveryWorkers | undefined
+  /** The console's mail sender of this process, when it sends mail (SMTP_URL). */
+  mail: MailSender | undefined
   stop(): Promise<void>
 }
 
@@ -100,18 +104,30 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     batch: counterSql === db.sql ? undefined : new DecisionBatch(counterSql, db.sql),
   })
 
+  // The console's mail sender, started once the server listens (the links need its address).
+  let mail: MailSender | undefined
+  const afterWrite = () => {
+    workers?.wake()
+    mail?.wake()
+  }
   const app = createApp({
-    sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
+    sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite,
     credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
   })
   // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql), log }))
+  const mailWaker = config.mail ? { wake: () => mail?.wake() } : undefined
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, mailWaker), log }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`
+  if (config.mail) {
+    const consoleUrl = config.consoleUrlSet ? config.consoleUrl : `${url}/console`
+    mail = startMailSender({ sql: db.sql, log, settings: config.mail, consoleUrl })
+  }
 
   const housekeeping = setInterval(() => {
-    Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql)]).catch((error) =>
+    Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql), purgeConsoleRows(db.sql)]).catch((error) =>
       log.warn('housekeeping failed', { error }),
     )
   }, HOUSEKEEPING_MS)
@@ -119,16 +135,18 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   let stopping: Promise<void> | undefined
   return {
-    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`,
+    url,
     db,
     counter,
     workers,
+    mail,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(housekeeping)
         // Stop accepting; let requests in flight finish; finish or give back the deliveries out.
         await server.stop(false)
         await workers?.stop().catch((error) => log.warn('webhook workers did not stop cleanly', { error }))
+        await mail?.stop().catch((error) => log.warn('the mail sender did not stop cleanly', { error }))
         await counter.stop().catch((error) => log.warn('final call-count flush failed', { error }))
         if (counterSql !== db.sql) await counterSql.end({ timeout: 5 })
         if (!opts.db) await db.close()

@@ -13,7 +13,7 @@ import type { Html } from './html.ts'
 import { inboxPage, parsePosition } from './pages/inbox.ts'
 import { actionPage, approvalPage } from './pages/item.ts'
 import { messagePage } from './pages/layout.ts'
-import { linkMailedPage, redeemPage, refusalMessage, signInPage } from './pages/signin.ts'
+import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from './pages/signin.ts'
 import {
   assetResponse, cookieOf, endFormCookie, endSessionCookie, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE, sessionCookie,
 } from './responses.ts'
@@ -142,7 +142,12 @@ export function consoleApp(deps: ConsoleDeps) {
       if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) {
         return problem(400, 'Not an email address', `Enter the email address you were added with (got ${JSON.stringify(email.slice(0, 80))}).`)
       }
-      await sessions.mailLink(email, metaOf(ctx))
+      const mailed = await sessions.mailLink(email, metaOf(ctx))
+      if ('refused' in mailed) {
+        const refused = pageResponse(linkNotMailedPage(mailed.retryAt), 429)
+        refused.headers.set('Retry-After', String(Math.max(1, Math.ceil((Date.parse(mailed.retryAt) - Date.now()) / 1000))))
+        return refused
+      }
       return pageResponse(linkMailedPage())
     }), { parse: 'none' })
     .get('/console/signin/:token', handle(async ({ request, params }) => withFormToken(request, (formToken) => redeemPage({ token: params.token!, formToken }))))

@@ -29,9 +29,11 @@ export type ConsoleSessions = {
   end(token: string): Promise<void>
   /**
    * Mails a sign-in link to the address when it is a person's, and does nothing otherwise (the page
-   * answers alike). Absent when mail is not configured: the sign-in page then says to ask for a link.
+   * answers alike): `queued` either way, or refused when too many were asked for (by this network
+   * address, for this email address or for its person), with when to try again; then nothing is
+   * mailed. Absent when mail is not configured: the sign-in page then says to ask for a link.
    */
-  mailLink?(email: string, meta: SignInMeta): Promise<void>
+  mailLink?(email: string, meta: SignInMeta): Promise<{ queued: true } | { refused: 'rate_limited'; retryAt: string }>
 }
 
 

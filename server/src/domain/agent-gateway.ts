@@ -22,6 +22,7 @@ import { ceilingsView, parseCeilings, permissionsView } from './agents.ts'
 import { monthlyAllowanceError, periodOf } from './allowances.ts'
 import { toApproval } from './approvals.ts'
 import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
+import { noticeWaiting } from './notices.ts'
 
 /**
  * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
@@ -153,6 +154,8 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
             })
             approvalId = approval.id
             events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
+            // Its owners and approvers are told by mail (sent later, never awaited here).
+            await noticeWaiting(tx, ws, { kind: 'approval', id: approval.id }, at)
           }
         }
         const r = toRecord(ask, judged, approvalId, events)

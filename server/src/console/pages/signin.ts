@@ -1,5 +1,6 @@
 import { type Html, html } from '../html.ts'
 import type { LinkRefusal } from '../session-port.ts'
+import { when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -36,6 +37,20 @@ export function linkMailedPage(): Html {
     title: 'Check your mail',
     body: html`<h1>Check your mail</h1>
 <div class="panel notice" role="status"><p>If that address belongs to a person of a workspace, a sign-in link is on its way. It works once, for 15 minutes.</p></div>
+<p><a href="/console/signin">Back to sign in</a></p>`,
+  })
+}
+
+/**
+ * After the mail form, when too many links were asked for this hour (from this network address, for
+ * this email address or its person): nothing was mailed. The same whether or not the address is a
+ * person's.
+ */
+export function linkNotMailedPage(retryAt: string): Html {
+  return layout({
+    title: 'Not mailed',
+    body: html`<h1>No link mailed this time</h1>
+<div class="panel notice" role="status"><p>Too many sign-in links were asked for in the last hour, so none was mailed this time. Try again after ${when(retryAt)}, or ask your workspace’s owner or operator for a link.</p></div>
 <p><a href="/console/signin">Back to sign in</a></p>`,
   })
 }
