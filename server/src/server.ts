@@ -88,7 +88,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   counter.start()
   // The request log (GET /logs), written in batches beside the counts, through the same pool.
   const requestLog = config.requestLog ? new RequestLog(counterSql, config.callCountFlushMs) : undefined
-  requestLog?.start()
+  requestLog?.start((error) => log.warn('writing the request log failed; its entries wait for the next flush', { error }))
 
   // Webhook delivery workers, woken by this process's own writes and (on a server) by NOTIFY.
   const workers =

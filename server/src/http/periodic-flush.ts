@@ -16,8 +16,9 @@ export abstract class PeriodicFlush<Batch> {
   /** A batch whose write failed, kept again for the next flush. */
   protected abstract putBack(batch: Batch): void
 
-  start() {
-    this.timer ??= setInterval(() => void this.flush().catch(() => {}), this.flushMs)
+  /** Flushes every `flushMs` from now on; a failed flush is told to `onError` (its batch waits for the next). */
+  start(onError: (error: unknown) => void = () => {}) {
+    this.timer ??= setInterval(() => void this.flush().catch(onError), this.flushMs)
     this.timer.unref?.()
   }
 

@@ -43,14 +43,17 @@ type RequestLogFilter = { status?: [number, number]; operation?: string; credent
 export async function insertRequestLog(sql: Sql, entries: LoggedCall[]): Promise<void> {
   if (!entries.length) return
   const col = <K extends keyof LoggedCall>(k: K) => entries.map((e) => e[k])
+  // postgres.js sends no boolean[]: the replays go as text and are read back as booleans.
   await sql`
     INSERT INTO request_log (workspace_id, id, method, path, operation, status, code, message, duration_ms,
                              credential_id, idempotency_key, replayed, created_at)
-    SELECT * FROM unnest(${col('workspaceId') as string[]}::text[], ${col('id') as string[]}::text[], ${col('method') as string[]}::text[],
-                         ${col('path') as string[]}::text[], ${col('operation') as string[]}::text[], ${col('status') as number[]}::int[],
-                         ${col('code') as string[]}::text[], ${col('message') as string[]}::text[], ${col('durationMs') as number[]}::numeric[],
-                         ${col('credentialId') as string[]}::text[], ${col('idempotencyKey') as string[]}::text[],
-                         ${col('replayed') as boolean[]}::boolean[], ${col('createdAt').map((d) => (d as Date).toISOString())}::timestamptz[])
+    SELECT w, i, m, p, o, s, c, msg, d, cr, k, r::boolean, t
+      FROM unnest(${col('workspaceId') as string[]}::text[], ${col('id') as string[]}::text[], ${col('method') as string[]}::text[],
+                  ${col('path') as string[]}::text[], ${col('operation') as string[]}::text[], ${col('status') as number[]}::int[],
+                  ${col('code') as string[]}::text[], ${col('message') as string[]}::text[], ${col('durationMs') as number[]}::numeric[],
+                  ${col('credentialId') as string[]}::text[], ${col('idempotencyKey') as string[]}::text[],
+                  ${entries.map((e) => (e.replayed ? 'true' : 'false'))}::text[], ${entries.map((e) => e.createdAt.toISOString())}::timestamptz[])
+           AS u(w, i, m, p, o, s, c, msg, d, cr, k, r, t)
     ON CONFLICT (workspace_id, id) DO NOTHING`
 }
 
