@@ -165,7 +165,12 @@ describe('the request log', () => {
     expect(inA.some((e) => e.id === idOf(ofB))).toBe(false)
     expect(inB.some((e) => e.id === idOf(ofA))).toBe(false)
     const credentialOfB = inB.find((e) => e.id === idOf(ofB))!.credential.id
-    expect((await logs(a.live, `credentialId=${credentialOfB}`)).body.data).toEqual([])
+    // Another workspace's credential is no credential of this one: 404, as any id that names nothing here.
+    expectError(await logs(a.live, `credentialId=${credentialOfB}`), 404, 'not_found', credentialOfB)
+    // One of its own that made no call (yet): an empty list.
+    const quiet = await makeWorkspace()
+    const own = (await logHolding(quiet.live, [idOf(await call('GET', '/api/v1/missions', { token: quiet.live }))]))[0]!.credential.id
+    expect((await logs(quiet.live, `credentialId=${own}&status=5xx`)).body.data).toEqual([])
   })
 
   test('needs read:logs: 403 forbidden without it, the log with it', async () => {

@@ -1,6 +1,8 @@
 import type { Sql } from '../core/db.ts'
+import { NotFoundError } from '../core/errors.ts'
 import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
 import type { RequestLogEntry } from '../schemas/request-log.ts'
+import { credentialExists } from '../store/credentials.ts'
 import { type RequestLogRow, selectRequestLog } from '../store/request-log.ts'
 
 /** The request log as the workspace reads it (GET /logs): its calls of the last 7 days, newest first. */
@@ -37,5 +39,7 @@ export async function listRequestLog(
   opts: { status?: string; operation?: string; credentialId?: string; after?: TimePosition; limit: number },
 ): Promise<Positioned<RequestLogEntry, TimePosition>[]> {
   const rows = await selectRequestLog(sql, workspaceId, { ...opts, status: opts.status ? statusRange(opts.status) : undefined })
+  // A credential of no call is asked about: one that is not the workspace's is 404, as any id.
+  if (rows.length === 0 && opts.credentialId && !(await credentialExists(sql, workspaceId, opts.credentialId))) throw new NotFoundError('credential', opts.credentialId)
   return rows.map((r) => ({ position: byCreation(r), item: toEntry(r) }))
 }

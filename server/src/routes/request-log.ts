@@ -12,7 +12,7 @@ export const requestLogOperations = [
     sdk: 'logs.list',
     summary: 'List the request log',
     description:
-      "Every call the workspace's credentials made in the last 7 days, refusals included, newest first: method, path, operation, status, the error's code and message, duration, which credential, the Idempotency-Key and whether the answer was a replay. `id` is the request id the answer carried. Filter by status (2xx, 4xx, 5xx or one status), operation and credentialId; page with meta.nextBefore. A call shows here within about a second.",
+      "Every call the workspace's credentials made in the last 7 days, refusals included, newest first: method, path, operation, status, the error's code and message, duration, which credential, the Idempotency-Key and whether the answer was a replay. `id` is the request id the answer carried. Filter by status (2xx, 4xx, 5xx or one status), operation and credentialId (404 if that credential is not this workspace's); page with meta.nextBefore. A call shows here within about a second.",
     tag: 'Logs',
     auth: { kind: 'workspace', scope: 'read:logs' },
     query: z.strictObject({
