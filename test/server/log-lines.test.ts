@@ -107,19 +107,8 @@ describe('the server log', () => {
       const line = byRequest.get(a.requestId)
       expect(line, `no log line for ${a.operation} ${a.status} ${a.requestId}`).toBeDefined()
       expect(Object.keys(line!).sort()).toEqual(['code', 'credentialId', 'durationMs', 'level', 'msg', 'operation', 'requestId', 'status', 'time', 'traceId', 'workspaceId'].sort())
-      expect({ ...line, time: undefined, durationMs: undefined, msg: undefined, credentialId: undefined, workspaceId: undefined }).toEqual({
-        level: a.status >= 500 ? 'error' : 'info',
-        requestId: a.requestId,
-        traceId: null,
-        operation: a.operation,
-        status: a.status,
-        code: a.code,
-        time: undefined,
-        durationMs: undefined,
-        msg: undefined,
-        credentialId: undefined,
-        workspaceId: undefined,
-      })
+      const { time: _t, durationMs: _d, msg: _m, credentialId: _c, workspaceId: _w, ...rest } = line!
+      expect(rest).toEqual({ level: a.status >= 500 ? 'error' : 'info', requestId: a.requestId, traceId: null, operation: a.operation, status: a.status, code: a.code })
       expect(Date.now() - Date.parse(line!.time as string)).toBeLessThan(180_000)
       expect(line!.durationMs).toBeGreaterThanOrEqual(0)
       expect(line!.msg).toMatch(/^(GET|POST) \S+ \d{3}$/)
