@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
-import { LOG_LEVELS, type LogLevel } from './core/log.ts'
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './core/log.ts'
 import { parseDuration } from './core/time.ts'
 import type { DatabaseTimeouts } from './store/driver/db.ts'
 import { type AddressPolicy, parseAllowList } from './domain/webhook-addresses.ts'
@@ -58,6 +58,10 @@ const Env = z.object({
   DB_CONNECT_TIMEOUT_MS: whole(100, 300_000, 2_000),
   REQUEST_TIMEOUT_MS: whole(100, 3_600_000, 15_000),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  // Unset: readable lines on a terminal, JSON lines otherwise (CONTRACT: Observability).
+  LOG_FORMAT: z.enum(LOG_FORMATS, { message: `must be one of ${LOG_FORMATS.join(', ')}` }).optional(),
+  // The request log (GET /api/v1/logs): on unless turned off here.
+  REQUEST_LOG: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   CALL_COUNT_FLUSH_MS: whole(10, 3_600_000, 1000),
   // Webhook delivery (CONTRACT: Events and webhooks).
   WEBHOOK_RETRY_SCHEDULE: schedule('5s,5m,30m,2h,5h,10h,10h'),
@@ -155,6 +159,11 @@ export type Config = {
   /** Time bounds on the database and on each request, in ms (docs/operations.md). */
   timeouts: DatabaseTimeouts & { requestMs: number }
   logLevel: LogLevel
+  /** undefined: pretty on a terminal, json otherwise. */
+  logFormat: LogFormat | undefined
+  /** Whether every call of a workspace is kept in the request log (REQUEST_LOG). */
+  requestLog: boolean
+  /** How often the call counts and the request log are written, in ms. */
   callCountFlushMs: number
   webhooks: WebhookSettings
   /** The console's public base (CONSOLE_URL), no trailing slash; unset: the server's own address + /console. */
@@ -190,6 +199,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     poolMax: e.DB_POOL_MAX,
     timeouts: { statementMs: e.STATEMENT_TIMEOUT_MS, connectMs: e.DB_CONNECT_TIMEOUT_MS, requestMs: e.REQUEST_TIMEOUT_MS },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    requestLog: e.REQUEST_LOG === 'on',
     callCountFlushMs: e.CALL_COUNT_FLUSH_MS,
     webhooks: {
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,

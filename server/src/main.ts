@@ -37,7 +37,7 @@ try {
   console.error(`error: ${err.message}`)
   process.exit(1)
 }
-const log = createLogger(config.logLevel)
+const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
 // Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.
 let db: Database | undefined
 let demo: DemoWorkspace | undefined

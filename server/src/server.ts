@@ -7,6 +7,7 @@ import type { ConsoleSessions } from './console/session-port.ts'
 import { consoleSessions } from './console-sessions.ts'
 import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
+import { RequestLog } from './http/request-log.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
 import type { CredentialCheck } from './http/credential-batch.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
@@ -15,6 +16,7 @@ import { decisionRecorder } from './store/agent-gateway-recorder.ts'
 import { GatewayViewCache } from './store/agent-gateway-view-cache.ts'
 import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/driver/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
+import { purgeRequestLog } from './store/request-log.ts'
 import { migrate } from './store/driver/migrate.ts'
 import { loadSecretsKeyring } from './secrets-key.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
@@ -66,7 +68,7 @@ export function openConfiguredDatabase(config: Config, log: Logger): Promise<Dat
 
 /** Open the database, migrate, check the secrets key against it, and serve the API; `stop()` drains requests and closes everything. */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? createLogger(config.logLevel)
+  const log = opts.log ?? createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
   const db = opts.db ?? (await openConfiguredDatabase(config, log))
   const secrets = opts.secrets ?? installedSecretsKeyring() ?? loadSecretsKeyring(process.env, config.dataDir)
   useSecretsKeyring(secrets)
@@ -88,6 +90,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       : db.sql
   const counter = new CallCounter(counterSql, config.callCountFlushMs)
   counter.start()
+  // The request log (GET /logs), written in batches beside the counts, through the same pool.
+  const requestLog = config.requestLog ? new RequestLog(counterSql, config.callCountFlushMs) : undefined
+  requestLog?.start((error) => log.warn('writing the request log failed; its entries wait for the next flush', { error }))
 
   // Webhook delivery workers, woken by this process's own writes and (on a server) by NOTIFY.
   const workers =
@@ -112,7 +117,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   }
   const app = createApp({
     sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite,
-    credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
+    credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs, requestLog,
   })
   // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
   const mailWaker = config.mail ? { wake: () => mail?.wake() } : undefined
@@ -127,7 +132,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   }
 
   const housekeeping = setInterval(() => {
-    Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql), purgeConsoleRows(db.sql)]).catch((error) =>
+    Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql), purgeConsoleRows(db.sql), purgeRequestLog(counterSql)]).catch((error) =>
       log.warn('housekeeping failed', { error }),
     )
   }, HOUSEKEEPING_MS)
@@ -148,6 +153,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         await workers?.stop().catch((error) => log.warn('webhook workers did not stop cleanly', { error }))
         await mail?.stop().catch((error) => log.warn('the mail sender did not stop cleanly', { error }))
         await counter.stop().catch((error) => log.warn('final call-count flush failed', { error }))
+        await requestLog?.stop().catch((error) => log.warn('final request-log flush failed', { error }))
         if (counterSql !== db.sql) await counterSql.end({ timeout: 5 })
         if (!opts.db) await db.close()
       })()),

@@ -30,7 +30,7 @@ export function createApp(deps: PipelineDeps) {
     .onRequest(({ request, server }) => (request.url.length > MAX_URL_LENGTH ? pipeline.uriTooLong(request, addressOf(request, server as Server), MAX_URL_LENGTH) : undefined))
     .onError(({ code, error, request, server }) => {
     const address = addressOf(request, server as Server)
-    if (code !== 'NOT_FOUND') return pipeline.crash(error, address)
+    if (code !== 'NOT_FOUND') return pipeline.crash(error, address, request)
     return pipeline.noRoute(request, address, methodsOf.get(new URL(request.url).pathname) ?? [])
   })
   app.get(REFERENCE_PATH, () => referencePage())
