@@ -1,4 +1,4 @@
-import type { Config } from './config.ts'
+import { type Config, consoleBase } from './config.ts'
 import { createLogger, type Logger } from './core/log.ts'
 import { installedSecretsKeyring, type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
@@ -105,10 +105,14 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
   })
   // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql), log }))
+  // Its public address: CONSOLE_URL, else this server's own, known once it listens (PORT=0).
+  let consoleUrl = config.consoleUrl
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl }), log }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`
+  if (!config.consoleUrlSet) consoleUrl = consoleBase(config.host, server.port!)
 
   const housekeeping = setInterval(() => {
     Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql)]).catch((error) =>
@@ -119,7 +123,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   let stopping: Promise<void> | undefined
   return {
-    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`,
+    url,
     db,
     counter,
     workers,
