@@ -53,7 +53,6 @@ const PASSKEY_STATUS: Record<string, number> = {
   passkey_unknown: 401,
   person_removed: 401,
   passkey_not_verified: 401,
-  sign_in_rate_limited: 429,
 }
 
 async function refusedOr<T>(fn: () => Promise<T>): Promise<T | PasskeyRefused> {

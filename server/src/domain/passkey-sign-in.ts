@@ -1,22 +1,19 @@
 import { type AuthenticationResponseJSON, generateAuthenticationOptions, verifyAuthenticationResponse } from '@simplewebauthn/server'
 import type { Db } from '../core/db.ts'
-import { RuleError } from '../core/errors.ts'
 import type { RelyingParty } from '../core/relying-party.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import * as store from '../store/passkeys.ts'
 import { selectPerson } from '../store/people.ts'
-import { keepChallenge, PASSKEY_REFUSALS, passkeyRefusal, readAnswer, takeChallenge } from './passkey-challenges.ts'
+import { keepChallenge, passkeyRefusal, readAnswer, takeChallenge } from './passkey-challenges.ts'
 import { toPerson } from './people.ts'
 import { signInSession } from './sessions.ts'
-import { checkSignInAttempts, takeSignInAttempt } from './sign-in-limits.ts'
 
 /**
  * Signing in with a passkey, from the sign-in page, with no address asked: the browser offers the
  * passkeys it holds for this console. The challenge belongs to the sign-in form that asked for it
  * (no workspace yet); the answer names its person by the user handle (`<workspace>/<person>`), then
  * its passkey, whose signature and counter must check out. The session is made as a link's is
- * (signInSession), recorded as a sign-in `via: 'passkey'`. Failures count against the address as a
- * bad link does.
+ * (signInSession), recorded as a sign-in `via: 'passkey'`.
  */
 type Available = Extract<RelyingParty, { id: string }>
 
@@ -36,17 +33,12 @@ function ownerOf(userHandle: string | undefined): { workspaceId: string; personI
   return m ? { workspaceId: m[1]!, personId: m[2]! } : null
 }
 
+/**
+ * Signs in the person whose passkey answered this sign-in form's challenge. Not limited per address
+ * as links are: there is nothing to guess (each answer is a signature over a challenge used once),
+ * and a failed answer still uses its challenge up.
+ */
 export async function signInWithPasskey(sql: Db, rp: Available, input: { formToken: string; responseText: string | null; address?: string }, at = new Date()) {
-  if (input.address) await checkSignInAttempts(sql, 'failedRedeemsPerAddress', input.address, at)
-  try {
-    return await signIn(sql, rp, input, at)
-  } catch (err) {
-    if (input.address && err instanceof RuleError && err.rule in PASSKEY_REFUSALS) await takeSignInAttempt(sql, 'failedRedeemsPerAddress', input.address, at).catch(() => {})
-    throw err
-  }
-}
-
-async function signIn(sql: Db, rp: Available, input: { formToken: string; responseText: string | null; address?: string }, at: Date) {
   const { answer, challenge } = readAnswer<AuthenticationResponseJSON>(input.responseText)
   await takeChallenge(sql, { workspaceId: '', challenge, purpose: 'sign_in', bound: input.formToken, at })
   const owner = ownerOf(answer.response.userHandle)
