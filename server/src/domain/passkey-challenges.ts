@@ -11,9 +11,9 @@ import * as store from '../store/passkeys.ts'
  * registration, the sign-in form for a sign-in: `bound` is that page's token, only its SHA-256 kept).
  * Each refusal has a code of its own (RuleError.rule), which the console words.
  */
-export const CHALLENGE_VALID_MS = 5 * 60_000
+const CHALLENGE_VALID_MS = 5 * 60_000
 
-export const PASSKEY_REFUSALS = {
+const PASSKEY_REFUSALS = {
   /** Not a WebAuthn answer the browser makes (missing, not JSON, cut short). */
   passkey_response: 'The browser did not send a passkey\u2019s answer.',
   /** No such challenge: never given, or its row long gone. */
@@ -32,7 +32,7 @@ export const PASSKEY_REFUSALS = {
   passkey_not_verified: 'The passkey\u2019s answer did not check out.',
 } as const
 
-export type PasskeyRefusalCode = keyof typeof PASSKEY_REFUSALS
+type PasskeyRefusalCode = keyof typeof PASSKEY_REFUSALS
 
 export const passkeyRefusal = (code: PasskeyRefusalCode, more?: string) =>
   new RuleError(code, more ? `${PASSKEY_REFUSALS[code]} ${more}` : PASSKEY_REFUSALS[code], 'response')

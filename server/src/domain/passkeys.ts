@@ -22,7 +22,7 @@ type Registrant = { workspaceId: string; personId: string; sessionToken: string 
 
 type Available = Extract<RelyingParty, { id: string }>
 
-export const userHandleOf = (workspaceId: string, personId: string) => new TextEncoder().encode(`${workspaceId}/${personId}`)
+const userHandleOf = (workspaceId: string, personId: string) => new TextEncoder().encode(`${workspaceId}/${personId}`)
 
 const NAME_MAX = 60
 // Control characters have no place in a name a page shows.
