@@ -193,11 +193,11 @@ describe('passkeys in Chromium', () => {
   )
 
   test.skipIf(!hasChromium)(
-    'refused over HTTP: a replayed answer, an answer to another page\u2019s or session\u2019s challenge, a removed person\u2019s passkey, a removed passkey, no CSRF token',
+    'refused over HTTP: a replayed answer, an answer to another page\u2019s or session\u2019s challenge, a cloned passkey whose counter went back, a removed passkey, a removed person\u2019s passkey, no CSRF token',
     async () => {
       const ws = await makeWorkspace()
       const { sql } = await getHarness()
-      const { page, close } = await chromiumWithAuthenticator()
+      const { page, cdp, authenticatorId, close } = await chromiumWithAuthenticator()
       try {
         // A page of the console's origin, with its WebAuthn helpers, to ask the authenticator from.
         await page.goto(`${base}/console/signin`)
@@ -241,6 +241,21 @@ describe('passkeys in Chromium', () => {
         expect(replayed.res.status).toBe(400)
         expect(replayed.text).toContain('This passkey answer was already used')
         expect(cookieOf(replayed.res, 'growth_session')).toBeUndefined()
+
+        // A copy of the passkey whose counter went back (a cloned authenticator) is refused.
+        const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+        const original = credentials.find((c) => Buffer.from(c.credentialId, 'base64').toString('base64url') === credentialId)!
+        expect(original.signCount).toBeGreaterThan(0)
+        await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId })
+        const clone = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+          options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+        })
+        await cdp.send('WebAuthn.addCredential', { authenticatorId: clone.authenticatorId, credential: { ...original, signCount: 0 } })
+        const formE = await signInForm()
+        const cloned = await post('/console/signin/passkey', { csrf: formE.csrf, response: await answer(page, 'sign-in', only(await signInOptions(formE))) }, formE.cookie)
+        expect(cloned.res.status).toBe(401)
+        expect(cloned.text).toContain('did not check out')
+        expect(cloned.text).toContain('counter')
 
         // A removed passkey signs no one in; nor does the passkey of a removed person.
         const other = await personOf(ws.id, 'Kofi Mensah')
