@@ -178,6 +178,11 @@ describe('passkeys in Chromium', () => {
         expect(after.credentials[0]!.signCount).toBeGreaterThan(0)
         await page.goto(`${base}/console/account`)
         expect(await page.locator('main').innerText()).toContain('last used')
+        // The browser is told which passkeys the person has (with their transports): this device's is not made twice.
+        await passkeyFormReady(page)
+        await page.getByRole('button', { name: 'Add a passkey' }).click()
+        await page.getByText('This device already holds a passkey for you here').waitFor()
+        expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1)
 
         const { entries } = await listAudit(sql, ws.id, 20)
         const signIns = entries.filter((e) => e.action === 'person.signed_in' && e.subject === person.id).map((e) => e.detail.via)

@@ -18,7 +18,7 @@ type PasskeyInsert = { workspaceId: string; credentialId: string; personId: stri
 export async function insertPasskey(tx: Db, p: PasskeyInsert): Promise<boolean> {
   const r = await tx`
     INSERT INTO passkeys (workspace_id, credential_id, person_id, name, public_key, counter, transports, created_at)
-    VALUES (${p.workspaceId}, ${p.credentialId}, ${p.personId}, ${p.name}, ${Buffer.from(p.publicKey)}, ${p.counter}, ${JSON.stringify(p.transports)}::jsonb, ${p.at})
+    VALUES (${p.workspaceId}, ${p.credentialId}, ${p.personId}, ${p.name}, ${Buffer.from(p.publicKey)}, ${p.counter}, ${tx.json(p.transports)}, ${p.at})
     ON CONFLICT (workspace_id, credential_id) DO NOTHING`
   return r.count > 0
 }
