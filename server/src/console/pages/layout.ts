@@ -28,7 +28,7 @@ ${opts.passkeys ? html`<script src="${assetUrl('webauthn.min.js')}" defer></scri
 <a class="brand" href="/console/">Growth console</a>
 ${
   s
-    ? html`<div class="who"><a href="/console/account">${s.person.name}</a><span>${s.workspace.name} · ${s.person.role}</span>
+    ? html`<div class="who"><span><a href="/console/account" title="Your account and passkeys">${s.person.name}</a> · ${s.workspace.name} · ${s.person.role}</span>
 <form method="post" action="/console/signout"><input type="hidden" name="csrf" value="${s.csrf}"><button class="link" type="submit">Sign out</button></form></div>`
     : null
 }
