@@ -268,6 +268,9 @@ describe('passkeys in Chromium', () => {
         const kofiMade = await answer(page, 'register', await registrationOptions(kofi))
         expect((await post('/console/account/passkeys', { csrf: kofi.csrf, response: kofiMade }, kofi.cookie)).res.status).toBe(303)
         const kofiId = (JSON.parse(kofiMade) as { id: string }).id
+        // A person removes only their own passkeys: another's id is not found, and stays.
+        expect((await post(`/console/account/passkeys/${credentialId}/remove`, { csrf: kofi.csrf }, kofi.cookie)).res.status).toBe(404)
+        expect((await get('/console/account', s1.cookie)).text).toContain('Phone')
         expect((await post(`/console/account/passkeys/${kofiId}/remove`, {}, kofi.cookie)).res.status).toBe(403)
         const removed = await post(`/console/account/passkeys/${kofiId}/remove`, { csrf: kofi.csrf }, kofi.cookie)
         expect(removed.res.status).toBe(303)
@@ -312,7 +315,7 @@ describe('passkeys over HTTP', () => {
 
   test('an answer that is not one is a clear 400, never a crash; without a session the account page asks to sign in', async () => {
     const form = await signInForm()
-    for (const response of ['', 'not json', '{"id":"x","response":{"clientDataJSON":"%%%"}}', '[1]']) {
+    for (const response of ['', 'not json', '{"id":"x","response":{"clientDataJSON":"%%%"}}', '[1]', '{"response":{}}']) {
       const r = await post('/console/signin/passkey', { csrf: form.csrf, response }, form.cookie)
       expect({ response, status: r.res.status }).toEqual({ response, status: 400 })
       expect(r.text).toContain('The browser did not send a passkey\u2019s answer')
@@ -323,6 +326,14 @@ describe('passkeys over HTTP', () => {
     }, form.cookie)
     expect(unknown.res.status).toBe(400)
     expect(unknown.text).toContain('a question the console did not ask')
+    // An answer to a real challenge whose user handle is not one (a number, another shape): no such passkey, never a crash.
+    for (const userHandle of [42, 'bm90LWEtaGFuZGxl']) {
+      const challenge = ((await signInOptions(form)) as { challenge: string }).challenge
+      const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: base })).toString('base64url')
+      const r = await post('/console/signin/passkey', { csrf: form.csrf, response: JSON.stringify({ id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON, userHandle } }) }, form.cookie)
+      expect({ userHandle, status: r.res.status }).toEqual({ userHandle, status: 401 })
+      expect(r.text).toContain('This passkey is not registered with the console')
+    }
     const account = await get('/console/account')
     expect(account.res.status).toBe(303)
     expect(account.res.headers.get('location')).toBe('/console/signin')

@@ -27,8 +27,8 @@ export async function signInOptions(sql: Db, rp: Available, formToken: string, a
 const HANDLE = /^(ws_[0-9A-Za-z_-]{1,100})\/(per_[0-9A-Za-z_-]{1,100})$/
 
 /** The workspace and person a user handle (base64url) names, or null. */
-function ownerOf(userHandle: string | undefined): { workspaceId: string; personId: string } | null {
-  if (!userHandle) return null
+function ownerOf(userHandle: unknown): { workspaceId: string; personId: string } | null {
+  if (typeof userHandle !== 'string' || !userHandle) return null
   const m = HANDLE.exec(Buffer.from(userHandle, 'base64url').toString('utf8'))
   return m ? { workspaceId: m[1]!, personId: m[2]! } : null
 }
