@@ -16,8 +16,9 @@ import { freePort } from '../support/ports.ts'
  * relying party). In headless Chromium with its virtual authenticator (CDP WebAuthn): a person
  * signs in with a link, adds a passkey, signs out, signs in with the passkey and lands in the inbox.
  * Over HTTP, with answers the virtual authenticator signed: a replayed answer, an answer to another
- * session's or sign-in page's challenge, a removed person's passkey, a removed passkey and a missing
- * CSRF token are refused. Without Chromium, what needs no authenticator still runs: the
+ * session's or sign-in page's challenge, a cloned passkey whose counter went back, a removed
+ * person's passkey, a removed passkey, another person's passkey and a missing CSRF token are
+ * refused; a browser without WebAuthn is told. Without Chromium, what needs no authenticator runs: the
  * harness's server at 127.0.0.1 says why it has no passkeys, and a malformed answer is a clear 400.
  */
 skipWithoutChromium('the passkey browser tests')
@@ -198,11 +199,11 @@ describe('passkeys in Chromium', () => {
   )
 
   test.skipIf(!hasChromium)(
-    'refused over HTTP: a replayed answer, an answer to another page\u2019s or session\u2019s challenge, a cloned passkey whose counter went back, a removed passkey, a removed person\u2019s passkey, no CSRF token',
+    'refused over HTTP: a replayed answer, an answer to another page\u2019s or session\u2019s challenge, a cloned passkey whose counter went back, a removed passkey, a removed person\u2019s passkey, no CSRF token; a browser without WebAuthn is told',
     async () => {
       const ws = await makeWorkspace()
       const { sql } = await getHarness()
-      const { page, cdp, authenticatorId, close } = await chromiumWithAuthenticator()
+      const { context, page, cdp, authenticatorId, close } = await chromiumWithAuthenticator()
       try {
         // A page of the console's origin, with its WebAuthn helpers, to ask the authenticator from.
         await page.goto(`${base}/console/signin`)
@@ -287,6 +288,13 @@ describe('passkeys in Chromium', () => {
         expect(byRemovedPerson.res.status).toBe(401)
         expect(byRemovedPerson.text).toContain('no longer belongs to the workspace')
         expect(cookieOf(byRemovedPerson.res, 'growth_session')).toBeUndefined()
+
+        // A browser without WebAuthn: the button stays disabled and the page says why, and what to do instead.
+        const bare = await context.newPage()
+        await bare.addInitScript(() => Object.defineProperty(window, 'PublicKeyCredential', { value: undefined, configurable: true }))
+        await bare.goto(`${base}/console/signin`)
+        await bare.getByText('This browser cannot use passkeys (it has no WebAuthn). Use a current browser, or sign in with a link.').waitFor()
+        expect(await bare.getByRole('button', { name: 'Sign in with a passkey' }).isDisabled()).toBe(true)
       } finally {
         await close()
       }
