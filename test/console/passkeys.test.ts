@@ -220,6 +220,8 @@ describe('passkeys in Chromium', () => {
         const elsewhere = await post('/console/account/passkeys', { csrf: s2.csrf, response: made, name: 'Phone' }, s2.cookie)
         expect(elsewhere.res.status).toBe(400)
         expect(elsewhere.text).toContain('asked for by another page or session')
+        // ...as is the answer posted without the session's CSRF token...
+        expect((await post('/console/account/passkeys', { response: made, name: 'Phone' }, s1.cookie)).res.status).toBe(403)
         // ...and the session that asked adds it; once.
         const added = await post('/console/account/passkeys', { csrf: s1.csrf, response: made, name: 'Phone' }, s1.cookie)
         expect(added.res.status).toBe(303)
@@ -237,6 +239,7 @@ describe('passkeys in Chromium', () => {
         expect(otherPage.res.status).toBe(400)
         expect(otherPage.text).toContain('asked for by another page or session')
         expect(cookieOf(otherPage.res, 'growth_session')).toBeUndefined()
+        expect((await post('/console/signin/passkey', { response: signed }, formA.cookie)).res.status).toBe(403)
         const signedIn = await post('/console/signin/passkey', { csrf: formA.csrf, response: signed }, formA.cookie)
         expect(signedIn.res.status).toBe(303)
         expect(signedIn.res.headers.get('location')).toBe('/console/')

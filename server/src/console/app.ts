@@ -201,7 +201,7 @@ export function consoleApp(deps: ConsoleDeps) {
     // The person's own page: their passkeys, added and removed with the session's CSRF token.
     .get('/console/account', signedIn(async ({ request, session }) => {
       const done = new URL(request.url).searchParams.get('done')
-      return pageResponse(await account(session, { notice: done ? DONE[done] : undefined }))
+      return pageResponse(await account(session, { notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
     }))
     .post('/console/account/passkeys/options', signedInPost(async ({ session, sessionToken }) => {
       const no = noPasskeys()
