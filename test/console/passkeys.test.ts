@@ -90,16 +90,24 @@ async function sessionOf(personId: string): Promise<{ cookie: string; csrf: stri
   return { cookie, csrf: csrfOf(account.text) }
 }
 
-/** Chromium with a virtual authenticator: a platform passkey holder that verifies its user at once. */
+/** One Chromium for the file; each test has its own page, with its own virtual authenticator. */
+let browser: Promise<{ context: BrowserContext; close(): Promise<void> }> | undefined
+afterAll(async () => {
+  await (await browser)?.close()
+})
+
+/** A page with a virtual authenticator: a platform passkey holder that verifies its user at once. `close` closes the page. */
 async function chromiumWithAuthenticator(): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string; close(): Promise<void> }> {
-  const { context, close } = await launchChromium()
-  const page = context.pages()[0] ?? (await context.newPage())
+  browser ??= launchChromium()
+  const { context } = await browser
+  await context.clearCookies()
+  const page = await context.newPage()
   const cdp = await context.newCDPSession(page)
   await cdp.send('WebAuthn.enable')
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
   })
-  return { context, page, cdp, authenticatorId, close }
+  return { context, page, cdp, authenticatorId, close: () => page.close() }
 }
 
 /** The passkeys' script enables its form's button once it finds WebAuthn in the browser. */
