@@ -3,6 +3,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
+import { relyingPartyOf } from './core/relying-party.ts'
 import { lastFour } from './core/secret-hint.ts'
 import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
@@ -95,6 +96,12 @@ try {
   await db?.close().catch(() => {})
   process.exit(1)
 }
+/** At an IP address the console has no passkeys (docs/console.md, "Passkeys"): say what to set. */
+function passkeysNote(linkUrl: string): string[] {
+  const url = new URL(linkUrl)
+  if (!('unavailable' in relyingPartyOf(url.href))) return []
+  return [`    (passkeys need a host name, not ${url.hostname}: start with CONSOLE_URL=http://localhost:${url.port}/console to add one)`]
+}
 const base = `${server.url}/api/v1`
 const lines = [
   '',
@@ -118,6 +125,7 @@ if (demo) {
       ? [
           `  console: sign in as ${ownerLink.owner.name} (${ownerLink.owner.email}, owner) with ${ownerLink.url}`,
           `    (one use, until ${ownerLink.expiresAt}; every start prints a new link, or: growth admin person link ${ownerLink.owner.id})`,
+          ...passkeysNote(ownerLink.url),
         ]
       : []),
     ...(demoSeededNow ? [] : [`  (printed in full on the first start only; read them in ${envFile}, readable only by you)`]),

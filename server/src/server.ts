@@ -1,4 +1,4 @@
-import type { Config } from './config.ts'
+import { type Config, consoleBase } from './config.ts'
 import { createLogger, type Logger } from './core/log.ts'
 import { installedSecretsKeyring, type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
@@ -120,16 +120,16 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs, requestLog,
   })
   // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
+  // Its public address: CONSOLE_URL, else this server's own, known once it listens (PORT=0).
+  let consoleUrl = config.consoleUrl
   const mailWaker = config.mail ? { wake: () => mail?.wake() } : undefined
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, mailWaker), log }))
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`
-  if (config.mail) {
-    const consoleUrl = config.consoleUrlSet ? config.consoleUrl : `${url}/console`
-    mail = startMailSender({ sql: db.sql, log, settings: config.mail, consoleUrl })
-  }
+  if (!config.consoleUrlSet) consoleUrl = consoleBase(config.host, server.port!)
+  if (config.mail) mail = startMailSender({ sql: db.sql, log, settings: config.mail, consoleUrl })
 
   const housekeeping = setInterval(() => {
     Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql), purgeConsoleRows(db.sql), purgeRequestLog(counterSql)]).catch((error) =>

@@ -14,8 +14,9 @@ import { inboxPage, parsePosition } from './pages/inbox.ts'
 import { actionPage, approvalPage } from './pages/item.ts'
 import { messagePage } from './pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from './pages/signin.ts'
+import { accountPage } from './pages/account.ts'
 import {
-  assetResponse, cookieOf, endFormCookie, endSessionCookie, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE, sessionCookie,
+  assetResponse, cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, overHttps, pageResponse, redirectTo, SESSION_COOKIE, sessionCookie,
 } from './responses.ts'
 import { type ConsoleSession, type ConsoleSessions, mayDecide, type SignInMeta } from './session-port.ts'
 
@@ -125,6 +126,29 @@ export function consoleApp(deps: ConsoleDeps) {
       return redirectTo(`/console/${kind === 'approval' ? 'approvals' : 'actions'}/${encodeURIComponent(id)}`)
     })
 
+  const { passkeys } = sessions
+  /** Passkeys' state for a page: absent when not wired, else why they cannot work (null: they do). */
+  const passkeyState = () => (passkeys ? { unavailable: passkeys.unavailable() } : undefined)
+  /** Why a passkey's options cannot be given (as JSON for the script), or null. */
+  const noPasskeys = () => {
+    if (!passkeys) return jsonResponse({ message: 'This server has no passkeys.' }, 404)
+    const why = passkeys.unavailable()
+    return why ? jsonResponse({ message: why }, 409) : null
+  }
+  const signInAgain = (request: Request, status: number, error: string) => {
+    const token = newFormToken()
+    const page = signInPage({ mail: Boolean(sessions.mailLink), formToken: token, passkeys: passkeyState(), error })
+    return pageResponse(page, status, [formCookie(SIGNIN_COOKIE, token, overHttps(request))])
+  }
+  const DONE: Record<string, string> = { added: 'Passkey added: next time, sign in with it from the sign-in page.', removed: 'Passkey removed: it signs no one in any more.' }
+  const account = async (session: ConsoleSession, extra: { notice?: string; error?: string } = {}) =>
+    accountPage({
+      session,
+      passkeys: passkeys ? await passkeys.list(session) : [],
+      unavailable: passkeys ? passkeys.unavailable() : 'Passkeys are not set up on this server.',
+      ...extra,
+    })
+
   const notFound = (session: ConsoleSession | null) => problem(404, 'Not found', 'There is no such page in the console, or nothing by that id in your workspace.', session)
 
   return new Elysia({ name: 'console' })
@@ -134,8 +158,23 @@ export function consoleApp(deps: ConsoleDeps) {
     })
     .get('/console/signin', handle(async ({ request, session }) => {
       if (session) return redirectTo('/console/')
-      return withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken }))
+      return withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken, passkeys: passkeyState() }))
     }))
+    // Signing in with a passkey: the options for this sign-in form (JSON), then the browser's answer.
+    .post('/console/signin/passkey/options', signInPost(async ({ request }) => {
+      const no = noPasskeys()
+      if (no) return no
+      return jsonResponse({ options: await passkeys!.signInOptions(cookieOf(request, SIGNIN_COOKIE)!) })
+    }), { parse: 'none' })
+    .post('/console/signin/passkey', signInPost(async (ctx, fields) => {
+      if (!passkeys) return problem(404, 'Not found', 'This server has no passkeys: sign in with a link.')
+      const why = passkeys.unavailable()
+      if (why) return signInAgain(ctx.request, 409, why)
+      const secure = overHttps(ctx.request)
+      const signedIn = await passkeys.signIn(cookieOf(ctx.request, SIGNIN_COOKIE)!, fields.get('response'), metaOf(ctx))
+      if ('refused' in signedIn) return signInAgain(ctx.request, signedIn.status, `Not signed in. ${signedIn.refused} Try again, or sign in with a link.`)
+      return redirectTo('/console/', [sessionCookie(signedIn.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
+    }), { parse: 'none' })
     .post('/console/signin', signInPost(async (ctx, fields) => {
       if (!sessions.mailLink) return problem(404, 'Not found', 'Sign-in links are not mailed here: ask your workspace\u2019s owner or operator for one.')
       const email = fields.get('email')?.trim() ?? ''
@@ -163,6 +202,26 @@ export function consoleApp(deps: ConsoleDeps) {
     .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
       await sessions.end(sessionToken)
       return redirectTo('/console/signin', [endSessionCookie(overHttps(request))])
+    }), { parse: 'none' })
+    // The person's own page: their passkeys, added and removed with the session's CSRF token.
+    .get('/console/account', signedIn(async ({ request, session }) => {
+      const done = new URL(request.url).searchParams.get('done')
+      return pageResponse(await account(session, { notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
+    }))
+    .post('/console/account/passkeys/options', signedInPost(async ({ session, sessionToken }) => {
+      const no = noPasskeys()
+      if (no) return no
+      return jsonResponse({ options: await passkeys!.registrationOptions(session, sessionToken) })
+    }), { parse: 'none' })
+    .post('/console/account/passkeys', signedInPost(async ({ session, sessionToken }, fields) => {
+      if (!passkeys || passkeys.unavailable()) return pageResponse(await account(session), 409)
+      const added = await passkeys.register(session, sessionToken, { response: fields.get('response'), name: fields.get('name') })
+      if ('refused' in added) return pageResponse(await account(session, { error: `The passkey was not added. ${added.refused}` }), added.status)
+      return redirectTo('/console/account?done=added')
+    }), { parse: 'none' })
+    .post('/console/account/passkeys/:id/remove', signedInPost(async ({ session, params }) => {
+      if (!passkeys || !(await passkeys.remove(session, params.id!))) return notFound(session)
+      return redirectTo('/console/account?done=removed')
     }), { parse: 'none' })
     .get('/console/', signedIn(async ({ request, session }) => {
       const raw = new URL(request.url).searchParams.get('after')

@@ -38,6 +38,11 @@ export function pageResponse(body: Html, status = 200, cookies: string[] = []): 
   return new Response(`<!doctype html>\n${body.text}`, { status, headers })
 }
 
+/** JSON for the console's own scripts (a passkey's options, or why not: `{ message }`), never cached. */
+export function jsonResponse(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...securityHeaders(), 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } })
+}
+
 /** 303 See Other to a path of the console (after a POST, or to the sign-in page). */
 export function redirectTo(location: string, cookies: string[] = []): Response {
   const headers = new Headers({ ...securityHeaders(), Location: location, 'Cache-Control': 'no-store' })

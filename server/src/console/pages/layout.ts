@@ -7,7 +7,8 @@ import type { ConsoleSession } from '../session-port.ts'
  * add its inline indicator style, which the Content-Security-Policy would refuse), a skip link, the
  * bar with who is signed in and the sign-out form, and the page's own content in <main>.
  */
-export function layout(opts: { title: string; session?: ConsoleSession | null; body: Html }): Html {
+/** `passkeys`: the page has a passkey form, so it loads the passkeys' scripts. */
+export function layout(opts: { title: string; session?: ConsoleSession | null; body: Html; passkeys?: boolean }): Html {
   const s = opts.session
   return html`<html lang="en">
 <head>
@@ -18,14 +19,16 @@ export function layout(opts: { title: string; session?: ConsoleSession | null; b
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('console.css')}">
 <script src="${assetUrl('htmx.min.js')}" defer></script>
-</head>
+${opts.passkeys ? html`<script src="${assetUrl('webauthn.min.js')}" defer></script>
+<script src="${assetUrl('passkeys.js')}" defer></script>
+` : null}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="bar">
 <a class="brand" href="/console/">Growth console</a>
 ${
   s
-    ? html`<div class="who"><span>${s.person.name} · ${s.workspace.name} · ${s.person.role}</span>
+    ? html`<div class="who"><span><a href="/console/account" title="Your account and passkeys">${s.person.name}</a> · ${s.workspace.name} · ${s.person.role}</span>
 <form method="post" action="/console/signout"><input type="hidden" name="csrf" value="${s.csrf}"><button class="link" type="submit">Sign out</button></form></div>`
     : null
 }
