@@ -111,7 +111,7 @@ const lines = [
 ]
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')
-  writeSecret(envFile, demoEnv(base, demo))
+  writeSecret(envFile, demoEnv(base, demo, ownerLink))
   // In full on the first start only: a later start's output (often a captured log) shows the last four.
   const shown = demoSeededNow ? (secret: string) => secret : lastFour
   lines.push(
@@ -196,7 +196,7 @@ function writeSecret(path: string, text: string) {
 }
 
 /** Shell variables for the README's tour: the base URL of this run, the demo's credentials and its fixture ids. */
-function demoEnv(base: string, d: DemoWorkspace): string {
+function demoEnv(base: string, d: DemoWorkspace, owner: typeof ownerLink): string {
   const f = d.fixtures
   const vars: [string, string][] = [
     ['BASE', base],
@@ -218,6 +218,8 @@ function demoEnv(base: string, d: DemoWorkspace): string {
     ['CONTACT', f.contactEmail],
     ['DO_NOT_CONTACT', f.doNotContactEmail],
     ['EVENT', f.trackedEvent],
+    // The console and its owner, for the tour's step in the browser.
+    ...(owner ? ([['CONSOLE', owner.url.slice(0, owner.url.indexOf('/signin/'))], ['OWNER', owner.owner.id]] as [string, string][]) : []),
   ]
   return `# The demo workspace of this embedded database, written by npm start (readable only by you).\n${vars.map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join('\n')}\n`
 }
