@@ -49,6 +49,8 @@ export function inboxPage(opts: { session: ConsoleSession; items: InboxItem[]; n
   return layout({
     title: 'Inbox',
     session: opts.session,
+    section: 'inbox',
+    live: 'all',
     body: html`<h1>Inbox</h1>
 <p class="lead">What waits for a person in ${opts.session.workspace.name}, oldest first.</p>
 ${list}
