@@ -4,7 +4,7 @@
 // updates: a page whose <main> has data-live listens to /console/live (server-sent events) and,
 // when something it shows changes, fetches itself again and puts the new <main> in place.
 ;(() => {
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZoneName: 'short' })
+  const format = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
   function localTimes(root) {
     for (const t of root.querySelectorAll('time[datetime]')) {
       const at = new Date(t.getAttribute('datetime'))
