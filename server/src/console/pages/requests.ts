@@ -14,7 +14,7 @@ import { layout } from './layout.ts'
  * position (`after`), as GET /agents/requests is.
  */
 
-export const DECISION_WORDS: Record<GatewayDecision, string> = { allowed: 'Allowed', denied: 'Denied', requires_approval: 'Needs a person' }
+const DECISION_WORDS: Record<GatewayDecision, string> = { allowed: 'Allowed', denied: 'Denied', requires_approval: 'Needs a person' }
 
 const decidedBy = (d: NonNullable<AgentRequest['decidedBy']>) => (d.kind === 'person' ? d.name : `${d.name} (operator)`)
 
@@ -40,7 +40,7 @@ ${r.result ? html`<p>Result: ${r.result.status}${r.result.summary ? html`, ${r.r
 export type RequestFilter = { decision?: GatewayDecision; agentId?: string }
 
 /** The query of a requests page with this filter and position. */
-export function requestsQuery(filter: RequestFilter, after?: TimePosition): string {
+function requestsQuery(filter: RequestFilter, after?: TimePosition): string {
   const q = new URLSearchParams()
   if (filter.decision) q.set('decision', filter.decision)
   if (filter.agentId) q.set('agent', filter.agentId)
