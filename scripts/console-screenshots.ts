@@ -5,7 +5,8 @@
  *
  * First the pages without a session (sign-in, a sign-in link opened); then, signed in as the demo's
  * owner through a one-time link (its button clicked, as a person does), the inbox and the first
- * approval and proposed change waiting in it.
+ * approval and proposed change waiting in it, the agents and the first agent's page, and the
+ * requests. The browser is set to New York's time zone, so the times show in a person's own zone.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -40,7 +41,7 @@ try {
   const demo = await createDemoWorkspace(db.sql)
   const owner = await demoOwner(db.sql, demo.workspace.id)
   for (const width of WIDTHS) {
-    const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 } })
+    const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 }, timezoneId: 'America/New_York', locale: 'en-US' })
     try {
       const page = context.pages()[0] ?? (await context.newPage())
       for (const shot of CONSOLE_SCREENSHOTS) {
@@ -59,6 +60,11 @@ try {
         const href = await page.locator(`a[href^="/console/${kind}/"]`).first().getAttribute('href')
         if (href) signedIn.push({ name: kind.slice(0, -1), path: href })
       }
+      await page.goto(`${server.url}/console/agents`, { waitUntil: 'load' })
+      signedIn.push({ name: 'agents', path: '/console/agents' })
+      const agent = await page.locator('a[href^="/console/agents/agt_"]').first().getAttribute('href')
+      if (agent) signedIn.push({ name: 'agent', path: agent })
+      signedIn.push({ name: 'requests', path: '/console/requests' })
       for (const shot of signedIn) {
         const res = await page.goto(`${server.url}${shot.path}`, { waitUntil: 'load' })
         if (!res || res.status() !== 200) throw new Error(`${shot.path} answered ${res?.status()}`)
