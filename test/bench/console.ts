@@ -128,7 +128,7 @@ async function main(): Promise<number> {
     const res = await fetch(`${server.url}/console/live`, { headers: { Cookie: bigCookie, Accept: 'text/event-stream' }, signal: abort.signal })
     if (res.status !== 200 || !res.body) throw new Error(`live page ${i}: ${res.status}`)
     const reader = res.body.getReader()
-    await reader.read() // the stream's first lines: it is open
+    await reader.read() // the stream's first event, `ready`: it is open and placed
     aborts.push(abort)
     readers.push(reader)
   }

@@ -48,8 +48,8 @@ async function waitingSend(credential: string, summary: string) {
   return asked.body.data.approvalId as string
 }
 
-/** The page's live connection is open (its events now reach it). */
-const liveOpen = (p: Page) => p.waitForFunction(() => (window as unknown as { __consoleLive?: EventSource }).__consoleLive?.readyState === 1, null, { timeout: 10_000 })
+/** The page's live connection is open and placed (every event from now on reaches it). */
+const liveOpen = (p: Page) => p.locator('main[data-live-ready="yes"]').waitFor({ timeout: 10_000 })
 
 describe('the console, live', () => {
   test.skipIf(!hasChromium)(

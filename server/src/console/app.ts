@@ -191,7 +191,10 @@ export function consoleApp(deps: ConsoleDeps) {
       return action ? pageResponse(actionPage({ session, action })) : notFound(session)
     }))
     .post('/console/actions/:id', decideWith('action'), { parse: 'none' })
-    .get('/console/live', signedIn(async ({ request, session }) => liveResponse(watcher, session.workspace.id, request.signal, securityHeaders())))
+    // Without a session, 401 (not the sign-in page): an EventSource stops on it instead of reconnecting.
+    .get('/console/live', handle(async ({ request, session }) =>
+      session ? liveResponse(watcher, session.workspace.id, request.signal, securityHeaders()) : problem(401, 'Not signed in', 'Live updates need a signed-in session.'),
+    ))
     .get('/console/agents', signedIn(async ({ session }) => {
       const [agents, state] = await Promise.all([agentsOf(session.workspace.id), agentsSwitch(sql, session.workspace.id)])
       return pageResponse(agentsPage({ session, agents, state }))

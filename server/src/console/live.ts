@@ -2,7 +2,7 @@ import type { EventWatcher, WatchedChange } from '../domain/event-watch.ts'
 
 /**
  * GET /console/live: the server-sent events an open console page listens to (assets/console.js).
- * Each event `change` carries { types, ids } of what was decided or started waiting in the
+ * First an event `ready` (from then on nothing is missed); then each event `change` carries { types, ids } of what was decided or started waiting in the
  * person's workspace; the page then fetches itself again. A comment every 5 seconds keeps the
  * connection open through Bun's idle timeout and proxies, and tells the server a page has gone.
  * What a page costs the server: a stream, a timer and a callback; the polling is shared
@@ -31,7 +31,8 @@ export function liveResponse(watcher: EventWatcher, workspaceId: string, signal:
           stop()
         }
       }
-      const unwatch = watcher.watch(workspaceId, (c: WatchedChange) => send(encoder.encode(`event: change\ndata: ${JSON.stringify(c)}\n\n`)))
+      const watch = watcher.watch(workspaceId, (c: WatchedChange) => send(encoder.encode(`event: change\ndata: ${JSON.stringify(c)}\n\n`)))
+      const unwatch = watch.stop
       const timer = setInterval(() => send(KEEPALIVE), KEEPALIVE_MS)
       let stopped = false
       stop = () => {
@@ -44,7 +45,8 @@ export function liveResponse(watcher: EventWatcher, workspaceId: string, signal:
         } catch {}
       }
       signal.addEventListener('abort', () => stop(), { once: true })
-      send(encoder.encode('retry: 2000\n: watching\n\n'))
+      // `ready` once the watch knows where the stream stands: nothing committed after it is missed.
+      void watch.started.then(() => send(encoder.encode('retry: 2000\nevent: ready\ndata: {}\n\n')))
     },
     cancel() {
       stop()

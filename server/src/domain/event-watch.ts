@@ -12,7 +12,7 @@ import { selectEventSeq, selectEvents } from '../store/events.ts'
 /** What changed: the event types and the ids of the things they name (approvals, actions, agent requests). */
 export type WatchedChange = { types: string[]; ids: string[] }
 
-type Watch = { seq: number | null; listeners: Set<(c: WatchedChange) => void>; timer: ReturnType<typeof setInterval>; busy: boolean }
+type Watch = { seq: number | null; listeners: Set<(c: WatchedChange) => void>; timer: ReturnType<typeof setInterval>; busy: boolean; started: Promise<void> }
 
 const BATCH = 500
 
@@ -35,25 +35,36 @@ export class EventWatcher {
     private readonly opts: { everyMs: number; types: (type: string) => boolean; onError?: (error: unknown) => void },
   ) {}
 
-  /** Calls `listener` with each batch of matching events committed from now on; returns the unsubscribe. */
-  watch(workspaceId: string, listener: (c: WatchedChange) => void): () => void {
+  /**
+   * Calls `listener` with each batch of matching events committed after the watch started; returns
+   * the unsubscribe, and `started`, which resolves once the starting position is known (an event
+   * committed after that is never missed).
+   */
+  watch(workspaceId: string, listener: (c: WatchedChange) => void): { stop: () => void; started: Promise<void> } {
     let w = this.watches.get(workspaceId)
     if (!w) {
-      const created: Watch = { seq: null, listeners: new Set(), busy: false, timer: setInterval(() => void this.poll(workspaceId, created), this.opts.everyMs) }
+      const created: Watch = {
+        seq: null,
+        listeners: new Set(),
+        busy: false,
+        started: Promise.resolve(),
+        timer: setInterval(() => void this.poll(workspaceId, created), this.opts.everyMs),
+      }
       created.timer.unref?.()
+      created.started = this.poll(workspaceId, created)
       w = created
       this.watches.set(workspaceId, w)
-      void this.poll(workspaceId, w)
     }
     w.listeners.add(listener)
     const watch = w
-    return () => {
+    const stop = () => {
       watch.listeners.delete(listener)
       if (watch.listeners.size === 0 && this.watches.get(workspaceId) === watch) {
         clearInterval(watch.timer)
         this.watches.delete(workspaceId)
       }
     }
+    return { stop, started: watch.started }
   }
 
   /** How many pages watch, over all workspaces. */

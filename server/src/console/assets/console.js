@@ -55,14 +55,14 @@
   main.prepend(status)
   let opened = false
   const source = new EventSource('/console/live')
-  source.addEventListener('open', () => {
+  source.addEventListener('ready', () => {
     // After a reconnect, whatever happened meanwhile is fetched once.
     if (opened) void refresh()
     opened = true
+    main.dataset.liveReady = 'yes'
   })
   source.addEventListener('change', (e) => {
     const change = JSON.parse(e.data)
     if (watching === 'all' || change.ids.includes(watching)) void refresh()
   })
-  window.__consoleLive = source
 })()
