@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { listAudit } from '../../server/src/domain/audit.ts'
-import { agentIn, authorize } from '../agent-helpers.ts'
+import { agentIn, authorize, report } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
 
@@ -43,6 +43,9 @@ describe('the console: agents and requests', () => {
     expect(one.text).not.toContain(`Request ${deniedId}`)
     expect(one.text).toContain('Allowed')
     expect(one.text).toContain('No result reported yet.')
+    // The result the agent reports, in one sentence.
+    expect((await report(writer.credential, { authorizationId: allowedId, status: 'completed', summary: 'Sent to 10 contacts.' })).status).toBe(201)
+    expect((await fetchConsole(`/console/agents/${writer.id}`, { cookie: me.cookie })).text).toContain('<p>Result: completed, Sent to 10 contacts.</p>')
     const theirs = await fetchConsole(`/console/agents/${pauser.id}`, { cookie: me.cookie })
     expect(theirs.text).toContain('Denied')
     expect(theirs.text).toMatch(/Failed: [^<]*email\.send_campaign/)

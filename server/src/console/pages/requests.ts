@@ -18,6 +18,12 @@ const DECISION_WORDS: Record<GatewayDecision, string> = { allowed: 'Allowed', de
 
 const decidedBy = (d: NonNullable<AgentRequest['decidedBy']>) => (d.kind === 'person' ? d.name : `${d.name} (operator)`)
 
+/** What the agent reported, as one sentence with one full stop. */
+function resultLine(r: NonNullable<AgentRequest['result']>): string {
+  const line = `Result: ${r.status}${r.summary ? `, ${r.summary}` : ''}${r.error ? ` (${r.error})` : ''}`
+  return /[.!?]\)?$/.test(line) ? line : `${line}.`
+}
+
 /** One request: what was asked, the decision and its checks, the person's decision when it waited, the result. */
 export function requestCard(r: AgentRequest, opts: { agentLink: boolean }): Html {
   const failed = r.checks.filter((c) => !c.passed)
@@ -33,7 +39,7 @@ ${factList(r.facts, 'Facts')}
 ${r.rules.length ? html`<p>Rules that bit (version ${r.rulesVersion}):</p><ul>${r.rules.map((rule) => html`<li>${rule.sentence}</li>`)}</ul>` : null}
 </details>
 ${r.approvalId ? html`<p>${r.decidedBy ? html`Decided by ${decidedBy(r.decidedBy)}${r.decidedAt ? html`, ${when(r.decidedAt)}` : null}${r.decisionReason ? html`: ${r.decisionReason}` : null}.` : html`<a href="/console/approvals/${r.approvalId}">Waiting for a person</a>.`}</p>` : null}
-${r.result ? html`<p>Result: ${r.result.status}${r.result.summary ? html`, ${r.result.summary}` : null}${r.result.error ? html` (${r.result.error})` : null}.</p>` : r.decision === 'allowed' ? html`<p class="meta">No result reported yet.</p>` : null}
+${r.result ? html`<p>${resultLine(r.result)}</p>` : r.decision === 'allowed' ? html`<p class="meta">No result reported yet.</p>` : null}
 </article>`
 }
 
