@@ -9,7 +9,7 @@ import { signInAs } from '../support/console-session.ts'
 /**
  * The console live, in headless Chromium (one browser for the file): an open inbox loses an item
  * decided from the CLI and gains a new one without reloading; an open item page shows a decision
- * made elsewhere; the stop switch pressed in the browser denies the next authorize and resuming
+ * made elsewhere; an item that expires leaves it; the stop switch pressed in the browser denies the next authorize and resuming
  * allows it again; times are shown in the browser's zone; and axe-core finds no serious or
  * critical violation on any signed-in page, at 320 px and at desktop width.
  */
@@ -99,6 +99,18 @@ describe('the console, live', () => {
     expect(approved.code).toBe(0)
     await page.locator('main', { hasText: 'Decided by' }).waitFor({ timeout: 2_000 })
     expect(await page.locator('button', { hasText: 'Approve' }).count()).toBe(0)
+  }, 60_000)
+
+  test.skipIf(!hasChromium)('an item that expires leaves the open inbox by itself (expiry is no event)', async () => {
+    const { ws, agent, url } = await setUp()
+    const id = await waitingSend(agent.credential, 'Send the expiring newsletter')
+    const { sql } = await getHarness()
+    await sql`UPDATE approvals SET expires_at = now() + interval '3 seconds' WHERE workspace_id = ${ws.id} AND id = ${id}`
+    await page.goto(`${url}/console/`, { waitUntil: 'load' })
+    const item = page.locator(`a[href="/console/approvals/${id}"]`)
+    expect(await item.count()).toBe(1)
+    await item.waitFor({ state: 'detached', timeout: 10_000 })
+    expect(await page.locator('main').innerText()).toContain('Nothing waits for a person')
   }, 60_000)
 
   test.skipIf(!hasChromium)('the stop switch pressed in the browser denies the next authorize; resuming allows again', async () => {

@@ -34,6 +34,7 @@
       const status = document.getElementById('live-status')
       main.replaceChildren(...fresh.childNodes)
       localTimes(main)
+      watchExpiry()
       if (status) {
         main.prepend(status)
         status.textContent = `Updated ${format.format(new Date())}`
@@ -48,6 +49,17 @@
       }
     }
   }
+  // What expires is no event: the page fetches itself again when the first thing it shows expires.
+  let expiry = null
+  function watchExpiry() {
+    clearTimeout(expiry)
+    const times = [...main.querySelectorAll('[data-expires]')].map((e) => Date.parse(e.dataset.expires)).filter((t) => t > 0)
+    if (!times.length) return
+    const wait = Math.min(Math.max(Math.min(...times) - Date.now() + 1000, 1000), 2 ** 31 - 1)
+    expiry = setTimeout(() => void refresh(), wait)
+  }
+  watchExpiry()
+
   const status = document.createElement('p')
   status.id = 'live-status'
   status.className = 'visually-hidden'

@@ -63,7 +63,7 @@ export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem
     live: a.id,
     body: html`<p><a href="/console/">Inbox</a></p>
 <h1>${asked?.summary ?? a.summary}</h1>
-<p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring">${left}</span>` : null}</p>
+<p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring"${open && a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}</p>
 ${
   asked
     ? html`<section class="panel" aria-labelledby="asked-h"><h2 id="asked-h">What exactly</h2>
