@@ -39,6 +39,7 @@ type ConsoleDeps = { sql: Sql; sessions: ConsoleSessions; log: Logger; watcher?:
 const INBOX_PAGE = 25
 const REQUESTS_PAGE = 25
 const AGENT_REQUESTS = 10
+const AGENTS_SHOWN = 200
 /** How often an open live page's workspace is looked at for new events (one query per workspace, shared by its pages). */
 const LIVE_POLL_MS = 500
 
@@ -48,7 +49,8 @@ type Ctx = { request: Request; params: Record<string, string>; server: Server; s
 export function consoleApp(deps: ConsoleDeps) {
   const { sql, sessions, log } = deps
   const watcher = deps.watcher ?? new EventWatcher(sql, { everyMs: LIVE_POLL_MS, types: LIVE_TYPES, onError: (error) => log.warn('console live updates could not read events', { error }) })
-  const agentsOf = async (workspaceId: string) => (await listAgents(sql, workspaceId, { limit: 200 })).map((p) => p.item)
+  /** The workspace's agents, oldest first: the agents page and the requests filter show the first AGENTS_SHOWN. */
+  const agentsOf = async (workspaceId: string) => (await listAgents(sql, workspaceId, { limit: AGENTS_SHOWN })).map((p) => p.item)
 
   const metaOf = (ctx: Ctx): SignInMeta => ({ address: ctx.server?.requestIP(ctx.request)?.address ?? 'unknown', userAgent: ctx.request.headers.get('user-agent') })
   const problem = (status: number, title: string, message: string, session: ConsoleSession | null = null) =>
@@ -234,7 +236,7 @@ export function consoleApp(deps: ConsoleDeps) {
         return problem(400, 'Not a decision', `decision must be one of ${GATEWAY_DECISIONS.join(', ')} (got ${JSON.stringify(decision.slice(0, 80))}).`, session)
       }
       const agents = await agentsOf(session.workspace.id)
-      if (agentId !== undefined && !agents.some((a) => a.id === agentId)) {
+      if (agentId !== undefined && !agents.some((a) => a.id === agentId) && !(await agentOf(sql, session.workspace.id, agentId))) {
         return problem(404, 'Not found', `There is no agent ${JSON.stringify(agentId.slice(0, 80))} in ${session.workspace.name}.`, session)
       }
       const filter: RequestFilter = { decision: decision as GatewayDecision | undefined, agentId }
