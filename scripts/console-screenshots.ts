@@ -5,9 +5,10 @@
  *
  * First the pages without a session (sign-in, a sign-in link opened); then, signed in as the demo's
  * owner through a one-time link (its button clicked, as a person does), the inbox and the first
- * approval and proposed change waiting in it; last, their account page with a passkey added through
- * Chromium's virtual authenticator. Served at http://localhost:PORT (CONSOLE_URL): passkeys need a
- * host name.
+ * approval and proposed change waiting in it, the agents and the first agent's page, and the
+ * requests; last, their account page with a passkey added through Chromium's virtual authenticator.
+ * Served at http://localhost:PORT (CONSOLE_URL): passkeys need a host name. The browser is set to
+ * New York's time zone, so the times show in a person's own zone.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -52,7 +53,7 @@ try {
   const demo = await createDemoWorkspace(db.sql)
   const owner = await demoOwner(db.sql, demo.workspace.id)
   for (const width of WIDTHS) {
-    const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 } })
+    const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 }, timezoneId: 'America/New_York', locale: 'en-US' })
     try {
       const page = context.pages()[0] ?? (await context.newPage())
       for (const shot of CONSOLE_SCREENSHOTS) {
@@ -71,6 +72,11 @@ try {
         const href = await page.locator(`a[href^="/console/${kind}/"]`).first().getAttribute('href')
         if (href) signedIn.push({ name: kind.slice(0, -1), path: href })
       }
+      await page.goto(`${server.url}/console/agents`, { waitUntil: 'load' })
+      signedIn.push({ name: 'agents', path: '/console/agents' })
+      const agent = await page.locator('a[href^="/console/agents/agt_"]').first().getAttribute('href')
+      if (agent) signedIn.push({ name: 'agent', path: agent })
+      signedIn.push({ name: 'requests', path: '/console/requests' })
       for (const shot of signedIn) {
         const res = await page.goto(`${base}${shot.path}`, { waitUntil: 'load' })
         if (!res || res.status() !== 200) throw new Error(`${shot.path} answered ${res?.status()}`)

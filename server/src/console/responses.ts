@@ -22,7 +22,8 @@ const SESSION_MAX_AGE_S = 7 * 24 * 3600
 /** A sign-in form is good for as long as a link is: 15 minutes. */
 const FORM_MAX_AGE_S = 15 * 60
 
-function securityHeaders(): Record<string, string> {
+/** The headers every console response carries (pages, files, the live stream). */
+export function securityHeaders(): Record<string, string> {
   return {
     'Content-Security-Policy': CONSOLE_CSP,
     'X-Frame-Options': 'DENY',

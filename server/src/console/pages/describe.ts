@@ -3,7 +3,7 @@ import { type Html, html } from '../html.ts'
 
 /** Small pieces the inbox and item pages share: times, time left, facts and figures. */
 
-/** A time as a <time> element (UTC text; the person's own zone comes with live updates). */
+/** A time as a <time> element: UTC text, which assets/console.js rewrites in the person's own zone. */
 export function when(iso: string): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
 }

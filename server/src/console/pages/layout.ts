@@ -5,10 +5,23 @@ import type { ConsoleSession } from '../session-port.ts'
 /**
  * The page around every console page: the stylesheet and htmx from this server (htmx told not to
  * add its inline indicator style, which the Content-Security-Policy would refuse), a skip link, the
- * bar with who is signed in and the sign-out form, and the page's own content in <main>.
+ * bar with who is signed in and the sign-out form, the sections, and the page's own content in
+ * <main>. `live` marks a page that updates itself (assets/console.js): 'all' for any change in the
+ * workspace, or the id of the one item it shows.
  */
-/** `passkeys`: the page has a passkey form, so it loads the passkeys' scripts. */
-export function layout(opts: { title: string; session?: ConsoleSession | null; body: Html; passkeys?: boolean }): Html {
+type Section = 'inbox' | 'agents' | 'requests'
+
+const SECTIONS: [Section, string, string][] = [
+  ['inbox', '/console/', 'Inbox'],
+  ['agents', '/console/agents', 'Agents'],
+  ['requests', '/console/requests', 'Requests'],
+]
+
+function sections(current: Section | undefined): Html {
+  return html`<nav class="sections" aria-label="Sections">${SECTIONS.map(([key, href, text]) => html`<a href="${href}"${key === current ? html` aria-current="page"` : null}>${text}</a>`)}</nav>`
+}
+
+export function layout(opts: { title: string; session?: ConsoleSession | null; body: Html; live?: string; section?: Section; /** The page has a passkey form, so it loads the passkeys' scripts. */ passkeys?: boolean }): Html {
   const s = opts.session
   return html`<html lang="en">
 <head>
@@ -19,6 +32,7 @@ export function layout(opts: { title: string; session?: ConsoleSession | null; b
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('console.css')}">
 <script src="${assetUrl('htmx.min.js')}" defer></script>
+<script src="${assetUrl('console.js')}" defer></script>
 ${opts.passkeys ? html`<script src="${assetUrl('webauthn.min.js')}" defer></script>
 <script src="${assetUrl('passkeys.js')}" defer></script>
 ` : null}</head>
@@ -33,7 +47,8 @@ ${
     : null
 }
 </header>
-<main id="main">
+${s ? sections(opts.section) : null}
+<main id="main"${opts.live ? html` data-live="${opts.live}"` : null}>
 ${opts.body}
 </main>
 </body>
