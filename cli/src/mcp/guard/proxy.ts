@@ -183,7 +183,7 @@ async function guardedCall(
 
 /** A person (or an operator) rejected this very call: the model reads who, and the reason they gave. */
 function rejectedRefusal(name: string, err: ApprovalRejectedError): CallToolResult {
-  const said = err.decisionReason ? ` Their reason: ${err.decisionReason}` : ' They gave no reason.'
+  const said = err.decisionReason ? ` Their reason: ${JSON.stringify(err.decisionReason)}.` : ' They gave no reason.'
   return refusal(
     `${name} was not run: ${decidedByName(err.decidedBy)} rejected it (approval ${err.approvalId}).${said} Do not make the same call again; the rejection stands until the approval would have expired.`,
     {
