@@ -254,7 +254,7 @@ describe('a call that needs a person', () => {
       expect(`${rejected.code} ${rejected.stderr}`).toBe('0 ')
       const result = await pending
       expect(result.isError).toBe(true)
-      expect(textOf(result)).toEndWith(` rejected it (approval ${waiting.approvalId}). Their reason: ${JSON.stringify(reason)}. Do not make the same call again; the rejection stands until the approval would have expired.`)
+      expect(textOf(result)).toEndWith(` rejected it (approval ${waiting.approvalId}). Their reason: ${JSON.stringify(reason)}. Do not make the same call again: it stays refused until the approval would have expired, 24 hours after it was asked. Tell the user, or ask for something else.`)
       expect(textOf(result)).toMatch(/^send_email was not run: \S+ \(operator\) rejected it/)
       expect(meta(result)).toMatchObject({ decision: 'denied', rejected: true, approvalId: waiting.approvalId, decisionReason: reason, decidedBy: { kind: 'operator' } })
       expect(upstreamCalls(logFile)).toEqual([])

@@ -185,7 +185,7 @@ async function guardedCall(
 function rejectedRefusal(name: string, err: ApprovalRejectedError): CallToolResult {
   const said = err.decisionReason ? ` Their reason: ${JSON.stringify(err.decisionReason)}.` : ' They gave no reason.'
   return refusal(
-    `${name} was not run: ${decidedByName(err.decidedBy)} rejected it (approval ${err.approvalId}).${said} Do not make the same call again; the rejection stands until the approval would have expired.`,
+    `${name} was not run: ${decidedByName(err.decidedBy)} rejected it (approval ${err.approvalId}).${said} Do not make the same call again: it stays refused until the approval would have expired, 24 hours after it was asked. Tell the user, or ask for something else.`,
     {
       decision: 'denied', authorizationId: err.authorizationId, approvalId: err.approvalId, rejected: true,
       decidedBy: err.decidedBy, decidedAt: err.decidedAt, decisionReason: err.decisionReason, reason: err.gatewayReason,
