@@ -1,6 +1,6 @@
 import type { APIPromise } from './api-promise.ts'
 import { GrowthError } from './errors.ts'
-import type { AgentAuthorization, AgentResult, AuthorizeAgentActionRequest, ReportAgentResultRequest } from './generated/models.ts'
+import type { AgentAuthorization, AgentResult, AuthorizeAgentActionRequest, DecidedBy, ReportAgentResultRequest } from './generated/models.ts'
 import type { RequestOptions } from './request-options.ts'
 import { clip, oneLine } from './one-line.ts'
 
@@ -47,13 +47,43 @@ export class AgentDeniedError extends GrowthError {
   readonly reason: string
   readonly checks: AgentAuthorization['checks']
   readonly rules: AgentAuthorization['rules']
-  constructor(authorization: AgentAuthorization) {
+  constructor(authorization: AgentAuthorization, detail?: { message?: string; reason?: string; requestId?: string }) {
     // The gateway's reason is a whole sentence that already says it is a denial.
-    super(authorization.reason, {})
+    super(detail?.message ?? authorization.reason, { requestId: detail?.requestId })
     this.authorizationId = authorization.authorizationId
-    this.reason = authorization.reason
+    this.reason = detail?.reason ?? authorization.reason
     this.checks = authorization.checks
     this.rules = authorization.rules
+  }
+}
+
+/**
+ * A person (or an operator) rejected this very request. A denial like any other, so it extends
+ * AgentDeniedError: code that catches AgentDeniedError keeps catching it, and may look closer.
+ * `reason` is the reason the person gave (`decisionReason`), or the gateway's sentence when they gave
+ * none; `decisionReason` is exactly what they gave (null for none); `decidedBy` says who.
+ */
+export class ApprovalRejectedError extends AgentDeniedError {
+  readonly approvalId: string
+  readonly decidedBy: DecidedBy
+  readonly decidedAt: string
+  readonly decisionReason: string | null
+  /** The gateway's own sentence on the denial (which names the rejection). */
+  readonly gatewayReason: string
+  constructor(authorization: AgentAuthorization, decision: NonNullable<AgentAuthorization['approvalDecision']>, requestId?: string) {
+    const who = decidedByName(decision.decidedBy)
+    super(authorization, {
+      requestId,
+      reason: decision.reason ?? authorization.reason,
+      message: decision.reason
+        ? `${who} rejected approval ${decision.approvalId}: ${decision.reason}`
+        : `${who} rejected approval ${decision.approvalId} without giving a reason.`,
+    })
+    this.approvalId = decision.approvalId
+    this.decidedBy = decision.decidedBy
+    this.decidedAt = decision.decidedAt
+    this.decisionReason = decision.reason
+    this.gatewayReason = authorization.reason
   }
 }
 
@@ -63,12 +93,12 @@ export class ApprovalRequiredError extends GrowthError {
   readonly approvalId: string
   readonly reason: string
   readonly checks: AgentAuthorization['checks']
-  /** True when the guard waited and the approval expired undecided (`approvalId` is then the new one the request waits on). */
+  /** True when the guard waited and the approval expired undecided (then an ApprovalExpiredError, and `approvalId` is the new one the request waits on). */
   readonly expired: boolean
   /** True when the guard gave up waiting after `timeoutMs`: the approval is still pending and may yet be decided. */
   readonly timedOut: boolean
-  constructor(authorization: AgentAuthorization, detail?: { expired?: boolean; timedOut?: boolean; message?: string }) {
-    super(detail?.message ?? `Waiting for a person to decide approval ${authorization.approvalId}: ${authorization.reason}`, {})
+  constructor(authorization: AgentAuthorization, detail?: { expired?: boolean; timedOut?: boolean; message?: string; requestId?: string }) {
+    super(detail?.message ?? `Waiting for a person to decide approval ${authorization.approvalId}: ${authorization.reason}`, { requestId: detail?.requestId })
     this.authorizationId = authorization.authorizationId
     this.approvalId = authorization.approvalId ?? ''
     this.reason = authorization.reason
@@ -76,6 +106,34 @@ export class ApprovalRequiredError extends GrowthError {
     this.expired = detail?.expired ?? false
     this.timedOut = detail?.timedOut ?? false
   }
+}
+
+/**
+ * The approval the guard waited on expired with nobody deciding it. Still an ApprovalRequiredError
+ * (with `expired` true), since the request needs a person as before: `approvalId` is the new approval
+ * it now waits on, `expiredApprovalId` the one that ran out.
+ */
+export class ApprovalExpiredError extends ApprovalRequiredError {
+  readonly expiredApprovalId: string
+  constructor(authorization: AgentAuthorization, expiredApprovalId: string, requestId?: string) {
+    super(authorization, {
+      expired: true,
+      requestId,
+      message: `Approval ${expiredApprovalId} expired with nobody deciding it; the request now waits on approval ${authorization.approvalId}.`,
+    })
+    this.expiredApprovalId = expiredApprovalId
+  }
+}
+
+/** The error for a denial: ApprovalRejectedError when a person's rejection of this same request denies it, else AgentDeniedError. */
+export function deniedError(authorization: AgentAuthorization, requestId?: string): AgentDeniedError {
+  const decision = authorization.approvalDecision
+  return decision?.status === 'rejected' ? new ApprovalRejectedError(authorization, decision, requestId) : new AgentDeniedError(authorization, { requestId })
+}
+
+/** A decider as people read it: `Maya Chen`, `dokafor (operator)`. */
+export function decidedByName(by: DecidedBy): string {
+  return by.kind === 'person' ? by.name : `${by.name} (operator)`
 }
 
 type AgentCalls = {
@@ -91,13 +149,14 @@ const ERROR_MAX = 2000
  * `agent.guard(request, fn, options)`: asks the gateway; runs `fn` only when it may proceed; reports
  * what became of it against the same authorizationId (`completed` with what fn returned, `failed`
  * with what it threw, then rethrows it, `cancelled` when it was aborted). A denial throws
- * AgentDeniedError; a request that needs a person throws ApprovalRequiredError, or with
- * `waitForApproval` waits for the person's decision.
+ * AgentDeniedError (ApprovalRejectedError, a kind of it, when a person rejected this very request);
+ * a request that needs a person throws ApprovalRequiredError, or with `waitForApproval` waits for
+ * the person's decision (ApprovalExpiredError, a kind of ApprovalRequiredError, when it expired).
  */
 export function createGuard(agent: AgentCalls): AgentGuard {
   return async function guard<T>(request: AuthorizeAgentActionRequest, fn: (context: GuardContext) => T | Promise<T>, options: GuardOptions = {}): Promise<T> {
-    const authorization = await decide(agent, request, options)
-    if (!authorization.mayProceed) throw new AgentDeniedError(authorization)
+    const { authorization, requestId } = await decided(agent, request, options)
+    if (!authorization.mayProceed) throw deniedError(authorization, requestId)
 
     const report = (status: 'completed' | 'failed' | 'cancelled', detail: { summary?: string; error?: string }) =>
       agent.result({ authorizationId: authorization.authorizationId, status, ...detail }, options.requestOptions)
@@ -130,53 +189,68 @@ export function createGuard(agent: AgentCalls): AgentGuard {
 }
 
 /**
- * The gateway's decision on a request: `allowed` or `denied` (returned), or ApprovalRequiredError
- * when a person must decide (at once, or with `waitForApproval` after waiting at a bounded pace). The
- * first half of the guard, for callers that run and report the action their own way (the MCP guard).
+ * The gateway's decision on a request: `allowed` or `denied` (returned; `deniedError` makes the error
+ * for a denial), or ApprovalRequiredError when a person must decide (at once, or with
+ * `waitForApproval` after waiting at a bounded pace; ApprovalExpiredError when the approval waited on
+ * expired). The first half of the guard, for callers that run and report the action their own way
+ * (the MCP guard).
  */
 export async function decide(
   agent: Pick<AgentCalls, 'authorize'>,
   request: AuthorizeAgentActionRequest,
   options: Pick<GuardOptions, 'waitForApproval' | 'signal' | 'requestOptions'> = {},
 ): Promise<AgentAuthorization> {
-  const callOptions = { ...options.requestOptions, signal: options.signal }
-  const authorization = await authorizeOnce(agent, request, callOptions)
-  if (authorization.decision !== 'requires_approval') return authorization
-  if (!options.waitForApproval) throw new ApprovalRequiredError(authorization)
-  return waitForDecision(agent, request, authorization, options.waitForApproval === true ? {} : options.waitForApproval, callOptions)
+  return (await decided(agent, request, options)).authorization
 }
 
-async function authorizeOnce(agent: Pick<AgentCalls, 'authorize'>, request: AuthorizeAgentActionRequest, options: RequestOptions): Promise<AgentAuthorization> {
-  const answer = await agent.authorize(request, options)
-  if ('simulated' in answer) throw new GrowthError('agent.guard needs an agent credential (svc_agt_...): a test token only simulates the request.')
-  return answer
+/** An answer of the gateway with the id of the HTTP request that carried it (X-Request-Id). */
+type Answer = { authorization: AgentAuthorization; requestId: string | undefined }
+
+async function decided(
+  agent: Pick<AgentCalls, 'authorize'>,
+  request: AuthorizeAgentActionRequest,
+  options: Pick<GuardOptions, 'waitForApproval' | 'signal' | 'requestOptions'>,
+): Promise<Answer> {
+  const callOptions = { ...options.requestOptions, signal: options.signal }
+  const first = await authorizeOnce(agent, request, callOptions)
+  if (first.authorization.decision !== 'requires_approval') return first
+  if (!options.waitForApproval) throw new ApprovalRequiredError(first.authorization, { requestId: first.requestId })
+  return waitForDecision(agent, request, first, options.waitForApproval === true ? {} : options.waitForApproval, callOptions)
+}
+
+async function authorizeOnce(agent: Pick<AgentCalls, 'authorize'>, request: AuthorizeAgentActionRequest, options: RequestOptions): Promise<Answer> {
+  const { data, requestId } = await agent.authorize(request, options).withResponse()
+  if ('simulated' in data) throw new GrowthError('agent.guard needs an agent credential (svc_agt_...): a test token only simulates the request.')
+  return { authorization: data, requestId }
 }
 
 /**
  * Asks again until the person decides: the gateway answers the same pending approval while it
- * waits, `allowed` once approved (once), `denied` once rejected. A new approvalId means the first
- * one expired undecided.
+ * waits, `allowed` once approved (once), `denied` once rejected (with who rejected it and why, in
+ * `approvalDecision`). A new approvalId means the first one expired undecided.
  */
 async function waitForDecision(
   agent: Pick<AgentCalls, 'authorize'>,
   request: AuthorizeAgentActionRequest,
-  first: AgentAuthorization,
+  first: Answer,
   wait: WaitForApproval,
   options: RequestOptions,
-): Promise<AgentAuthorization> {
+): Promise<Answer> {
+  const waitingOn = first.authorization.approvalId
   let interval = Math.max(250, wait.intervalMs ?? 2000)
   const maxInterval = Math.max(interval, wait.maxIntervalMs ?? 30_000)
   const deadline = wait.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + wait.timeoutMs
+  let last = first
   for (;;) {
     const left = deadline - Date.now()
-    if (left <= 0) throw new ApprovalRequiredError(first, { timedOut: true, message: `No decision on approval ${first.approvalId} within ${wait.timeoutMs} ms; it is still pending.` })
+    if (left <= 0) {
+      throw new ApprovalRequiredError(last.authorization, { timedOut: true, requestId: last.requestId, message: `No decision on approval ${waitingOn} within ${wait.timeoutMs} ms; it is still pending.` })
+    }
     await sleep(Math.min(interval, left), options.signal)
     interval = Math.min(maxInterval, interval * 1.5)
-    const next = await authorizeOnce(agent, request, options)
-    if (next.decision !== 'requires_approval') return next
-    if (next.approvalId !== first.approvalId) {
-      throw new ApprovalRequiredError(next, { expired: true, message: `Approval ${first.approvalId} expired undecided; the request now waits on approval ${next.approvalId}.` })
-    }
+    last = await authorizeOnce(agent, request, options)
+    if (last.authorization.decision !== 'requires_approval') return last
+    if (last.authorization.approvalId !== waitingOn) throw new ApprovalExpiredError(last.authorization, waitingOn ?? '', last.requestId)
   }
 }
 

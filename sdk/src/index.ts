@@ -25,7 +25,19 @@ export {
 export type * from './generated/models.ts'
 export { type OperationId, OPERATIONS, type OperationSpec } from './generated/operations.ts'
 export type { Resources } from './generated/resources.ts'
-export { AgentDeniedError, type AgentGuard, ApprovalRequiredError, decide, type GuardContext, type GuardOptions, type WaitForApproval } from './guard.ts'
+export {
+  AgentDeniedError,
+  type AgentGuard,
+  ApprovalExpiredError,
+  ApprovalRejectedError,
+  ApprovalRequiredError,
+  decide,
+  decidedByName,
+  deniedError,
+  type GuardContext,
+  type GuardOptions,
+  type WaitForApproval,
+} from './guard.ts'
 export { clip, oneLine } from './one-line.ts'
 export { isSimulated, type Mode, type ModeOf, type Simulated, type Written } from './mode.ts'
 export type { Body, Data, Item, Query } from './operation-types.ts'

@@ -690,6 +690,21 @@ export interface components {
         };
         /** @description The gateway's decision on one request of an agent. */
         AgentAuthorization: {
+            /** @description The decision a person (or an operator) made on this same request that settled this answer: the rejection it was denied by, or the approval it used; null when none did. */
+            approvalDecision: {
+                /** @description apr_...: the approval that was decided. */
+                approvalId: string;
+                /** @description When it was decided. */
+                decidedAt: string;
+                decidedBy: components["schemas"]["DecidedBy"];
+                /** @description The reason given with the decision, or null when none was given (a rejection in the console always has one). */
+                reason: string | null;
+                /**
+                 * @description approved: this request used it (allowed once); rejected: this request is denied by it.
+                 * @enum {string}
+                 */
+                status: "approved" | "rejected";
+            } | null;
             /** @description apr_...: the approval waiting for a person (requires_approval), or the one this used (allowed). */
             approvalId: string | null;
             /** @description auth_...; echo it in POST /agent/result. */

@@ -84,6 +84,17 @@ for (const transport of TRANSPORTS) {
       const sendAuth = again.structuredContent.authorizationId
       expect(again.structuredContent).toMatchObject({ decision: 'allowed', mayProceed: true, approvalId })
 
+      // Another send, rejected with a reason: asked again, the model reads who rejected it and why.
+      const spring = { ...send, resource: 'spring-newsletter', summary: 'Send the spring newsletter.' }
+      const springApproval = (await callTool(mcp, 'request_permission', spring)).structuredContent.approvalId
+      const rejected = await growthIn(dataDir)(['admin', 'approval', 'reject', springApproval, '--reason', 'The spring list is still being cleaned.'])
+      expect(`${rejected.code} ${rejected.stderr}`).toBe('0 ')
+      const refused = await callTool(mcp, 'request_permission', spring)
+      expect(refused.isError).toBeFalsy()
+      expect(refused.structuredContent).toMatchObject({ decision: 'denied', approvalDecision: { approvalId: springApproval, status: 'rejected', reason: 'The spring list is still being cleaned.' } })
+      expect(textOf(refused)).toMatch(new RegExp(`^\\S+ \\(operator\\) rejected this request \\(approval ${springApproval}\\) with the reason "The spring list is still being cleaned\\."\\.\n`))
+      expect(textOf(refused)).toContain('Do not do this action.')
+
       // The agent reports what became of both allowed actions.
       const r1 = await callTool(mcp, 'report_result', { authorizationId: allowedAuth, status: 'completed', summary: 'Paused until 06:00.' })
       expect(r1.isError).toBeFalsy()

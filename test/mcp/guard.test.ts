@@ -240,6 +240,41 @@ describe('a call that needs a person', () => {
       await g.close()
     }
   }, 60_000)
+
+  test("with --wait-for-approval: a rejection comes back as a tool error with who rejected it and their reason; an expiry says it expired", async () => {
+    const { dataDir, sql } = await getHarness()
+    const logFile = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
+    const g = await startGuard({ credential: cautious.credential, baseUrl: base, logFile, flags: ['--wait-for-approval', '--approval-interval', '250'] })
+    try {
+      // Rejected by an operator with a reason: the model reads the reason and who gave it.
+      const pending = g.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'Rejected send' } }, undefined, { timeout: 60_000 })
+      const waiting = await eventually('the pending request', async () => (await requestsOf(cautious.id)).find((r) => r.resource === 'Rejected send' && r.approvalId))
+      const reason = 'The list was not cleaned after the bounce storm; wait for Monday.'
+      const rejected = await growthIn(dataDir)(['admin', 'approval', 'reject', waiting.approvalId!, '--reason', reason])
+      expect(`${rejected.code} ${rejected.stderr}`).toBe('0 ')
+      const result = await pending
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toEndWith(` rejected it (approval ${waiting.approvalId}). Their reason: ${JSON.stringify(reason)}. Do not make the same call again: it stays refused until the approval would have expired, 24 hours after it was asked. Tell the user, or ask for something else.`)
+      expect(textOf(result)).toMatch(/^send_email was not run: \S+ \(operator\) rejected it/)
+      expect(meta(result)).toMatchObject({ decision: 'denied', rejected: true, approvalId: waiting.approvalId, decisionReason: reason, decidedBy: { kind: 'operator' } })
+      expect(upstreamCalls(logFile)).toEqual([])
+
+      // Nobody decides, and the approval runs out: the model is told it expired and what waits now.
+      const later = g.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'Expiring send' } }, undefined, { timeout: 60_000 })
+      const first = await eventually('the pending request', async () => (await requestsOf(cautious.id)).find((r) => r.resource === 'Expiring send' && r.approvalId))
+      // An approval is valid for a fixed 24 hours: its expiry is moved into the past, as 24 hours would.
+      await sql`UPDATE approvals SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${first.approvalId}`
+      const expired = await later
+      expect(expired.isError).toBe(true)
+      const next = meta(expired).approvalId
+      expect(next).not.toBe(first.approvalId)
+      expect(textOf(expired)).toBe(`send_email was not run: Approval ${first.approvalId} expired with nobody deciding it; the request now waits on approval ${next}. Ask again to keep waiting for a person.`)
+      expect(meta(expired)).toMatchObject({ expired: true, timedOut: false, expiredApprovalId: first.approvalId })
+      expect(upstreamCalls(logFile)).toEqual([])
+    } finally {
+      await g.close()
+    }
+  }, 60_000)
 })
 
 describe('refused at start', () => {

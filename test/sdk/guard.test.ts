@@ -27,13 +27,15 @@ const SAFETY = 15_000
 
 /** What every scenario script starts with: the client from GROWTH_TOKEN and GROWTH_BASE_URL. */
 const PRELUDE = `
-import { AgentDeniedError, ApprovalRequiredError, Growth, GrowthError } from '@growth-service/sdk'
+import { AgentDeniedError, ApprovalExpiredError, ApprovalRejectedError, ApprovalRequiredError, Growth, GrowthError } from '@growth-service/sdk'
 const growth = new Growth()
 const print = (value) => console.log(JSON.stringify(value))
 const described = (e) => e === null || typeof e !== 'object' ? { value: String(e) } : {
   name: e.name, message: e.message,
   growthError: e instanceof GrowthError, agentDenied: e instanceof AgentDeniedError, approvalRequired: e instanceof ApprovalRequiredError,
+  approvalRejected: e instanceof ApprovalRejectedError, approvalExpired: e instanceof ApprovalExpiredError,
   authorizationId: e.authorizationId, approvalId: e.approvalId, reason: e.reason, checks: e.checks, rules: e.rules, expired: e.expired, timedOut: e.timedOut,
+  decidedBy: e.decidedBy, decidedAt: e.decidedAt, decisionReason: e.decisionReason, gatewayReason: e.gatewayReason, expiredApprovalId: e.expiredApprovalId, requestId: e.requestId,
 }
 /** The last error attempt() caught, for a script to compare by identity. */
 let lastError
@@ -342,6 +344,8 @@ describe('agent.guard: waitForApproval', () => {
       expect(asks.slice(0, -1).map((a) => [a.decision, a.approvalId, a.result])).toEqual(asks.slice(0, -1).map(() => ['requires_approval', approval.id, null]))
       expect(last).toMatchObject({ decision: 'allowed', approvalId: approval.id })
       expect(out.contexts[0].authorization).toMatchObject({ authorizationId: last.authorizationId, decision: 'allowed', approvalId: approval.id })
+      // the authorization fn acts under says whose approval it used
+      expect(out.contexts[0].authorization.approvalDecision).toMatchObject({ approvalId: approval.id, status: 'approved', decidedBy: { kind: 'operator', note: 'Maya Chen' }, reason: null })
       expect(last.result).toMatchObject({ status: 'completed', summary: json(out.value) })
       expectPace(asks, PACE)
     },
@@ -349,31 +353,62 @@ describe('agent.guard: waitForApproval', () => {
   )
 
   test(
-    'rejected by a person (growth admin approval reject): the gateway then denies, so the guard throws AgentDeniedError',
+    'rejected with a reason (growth admin approval reject --reason): ApprovalRejectedError, still an AgentDeniedError, with the reason, who decided and the approval',
     async () => {
       const { ws, agent } = await setup()
       const running = scenario('reject', `print(await attempt(${json(SEND)}, { waitForApproval: ${json({ ...PACE, timeoutMs: SAFETY })} }))`, agent.credential)
       const approval = await pendingApproval(ws, running)
-      const decided = await growth(['admin', 'approval', 'reject', approval.id, '--json'])
+      const reason = 'Not before the spring catalogue is printed.'
+      const decided = await growth(['admin', 'approval', 'reject', approval.id, '--reason', reason, '--by', 'Maya Chen', '--json'])
       expect({ code: decided.code, stderr: decided.stderr }).toEqual({ code: 0, stderr: '' })
-      expect(JSON.parse(decided.stdout)).toMatchObject({ id: approval.id, status: 'rejected' })
+      const rejected = JSON.parse(decided.stdout)
+      expect(rejected).toMatchObject({ id: approval.id, status: 'rejected', decisionReason: reason })
       const out = await running
       expect(out.contexts).toEqual([])
       const asks = await requestsOf(ws, agent.id)
       const last = asks.at(-1)
       expect(asks.slice(0, -1).map((a) => a.decision)).toEqual(asks.slice(0, -1).map(() => 'requires_approval'))
       expect(last.decision).toBe('denied')
-      expect(out.error).toMatchObject({ name: 'AgentDeniedError', agentDenied: true, growthError: true, authorizationId: last.authorizationId, reason: last.reason, checks: last.checks })
-      // the denial says it is this approval's rejection
-      expect(out.error.reason).toContain(approval.id)
+      // A denial like any other (catch AgentDeniedError keeps catching it), and more precisely a rejection.
+      expect(out.error).toMatchObject({
+        name: 'ApprovalRejectedError', approvalRejected: true, agentDenied: true, growthError: true, approvalRequired: false,
+        authorizationId: last.authorizationId, approvalId: approval.id, checks: last.checks,
+        reason, decisionReason: reason, gatewayReason: last.reason, decidedBy: rejected.decidedBy, decidedAt: rejected.decidedAt,
+      })
+      expect(out.error.decidedBy).toMatchObject({ kind: 'operator', note: 'Maya Chen' })
+      expect(out.error.message).toBe(`${rejected.decidedBy.name} (operator) rejected approval ${approval.id}: ${reason}`)
+      expect(out.error.requestId).toMatch(/\S/)
+      // the gateway's own sentence names the rejection and quotes the reason
+      expect(out.error.gatewayReason).toContain(approval.id)
+      expect(out.error.gatewayReason).toContain(JSON.stringify(reason))
       expect(failing(out.error.checks)).toEqual(['risk'])
       expect(asks.every((a) => a.result === null)).toBe(true)
       expectPace(asks, PACE)
+
+      // Asked again later without waiting, the same request meets the same rejection, and says so the same way.
+      const again = await scenario('reject-again', `print(await attempt(${json(SEND)}))`, agent.credential)
+      expect(again.error).toMatchObject({ name: 'ApprovalRejectedError', approvalId: approval.id, reason, decidedBy: rejected.decidedBy })
     },
     CLI_TIMEOUT,
   )
 
-  test('an approval that expires undecided: ApprovalRequiredError with expired, naming the approval now waiting', async () => {
+  test(
+    'rejected without a reason (the CLI allows it): decisionReason is null and reason is the gateway sentence',
+    async () => {
+      const { ws, agent } = await setup()
+      const running = scenario('reject-bare', `print(await attempt(${json(SEND)}, { waitForApproval: ${json({ ...PACE, timeoutMs: SAFETY })} }))`, agent.credential)
+      const approval = await pendingApproval(ws, running)
+      const decided = await growth(['admin', 'approval', 'reject', approval.id, '--json'])
+      expect({ code: decided.code, stderr: decided.stderr }).toEqual({ code: 0, stderr: '' })
+      const out = await running
+      const last = (await requestsOf(ws, agent.id)).at(-1)
+      expect(out.error).toMatchObject({ name: 'ApprovalRejectedError', agentDenied: true, approvalId: approval.id, decisionReason: null, reason: last.reason, gatewayReason: last.reason })
+      expect(out.error.message).toEndWith(`rejected approval ${approval.id} without giving a reason.`)
+    },
+    CLI_TIMEOUT,
+  )
+
+  test('an approval that expires undecided: ApprovalExpiredError (an ApprovalRequiredError with expired), naming the approval now waiting', async () => {
     const { ws, agent } = await setup()
     const running = scenario('expires', `print(await attempt(${json(SEND)}, { waitForApproval: ${json({ ...PACE, timeoutMs: SAFETY })} }))`, agent.credential)
     const first = await pendingApproval(ws, running)
@@ -387,8 +422,11 @@ describe('agent.guard: waitForApproval', () => {
     const next = pending.find((a) => a.id !== first.id)
     expect(pending.find((a) => a.id === first.id)).toMatchObject({ expired: true })
     expect(next).toMatchObject({ expired: false })
-    expect(out.error).toMatchObject({ name: 'ApprovalRequiredError', approvalRequired: true, growthError: true, expired: true, timedOut: false, approvalId: next.id })
-    expect(out.error.message).toContain(first.id)
+    expect(out.error).toMatchObject({
+      name: 'ApprovalExpiredError', approvalExpired: true, approvalRequired: true, agentDenied: false, growthError: true, expired: true, timedOut: false,
+      approvalId: next.id, expiredApprovalId: first.id,
+    })
+    expect(out.error.message).toBe(`Approval ${first.id} expired with nobody deciding it; the request now waits on approval ${next.id}.`)
     const asks = await requestsOf(ws, agent.id)
     expect(asks.map((a) => a.decision)).toEqual(asks.map(() => 'requires_approval'))
     expect(asks.at(-1).approvalId).toBe(next.id)
@@ -405,7 +443,7 @@ describe('agent.guard: waitForApproval', () => {
     const [approval, ...others] = await approvalsOf(ws)
     expect(others).toEqual([])
     expect(out.contexts).toEqual([])
-    expect(out.error).toMatchObject({ name: 'ApprovalRequiredError', approvalRequired: true, expired: false, timedOut: true, approvalId: approval.id })
+    expect(out.error).toMatchObject({ name: 'ApprovalRequiredError', approvalRequired: true, approvalExpired: false, expired: false, timedOut: true, approvalId: approval.id })
     expect(out.elapsedMs).toBeGreaterThanOrEqual(wait.timeoutMs)
     const asks = await requestsOf(ws, agent.id)
     expect(asks.map((a) => [a.decision, a.approvalId])).toEqual(asks.map(() => ['requires_approval', approval.id]))

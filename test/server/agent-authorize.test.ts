@@ -275,6 +275,7 @@ describe('approvals of agent requests', () => {
     expect(used.body.data.mayProceed).toBe(true)
     expect(used.body.data.approvalId).toBe(approvalId)
     expect(used.body.data.reason).toContain('Allowed once: mchen approved')
+    expect(used.body.data.approvalDecision).toMatchObject({ approvalId, status: 'approved', decidedBy: MAYA, reason: null })
     expect(checkOf(used, 'risk')).toMatchObject({ passed: true })
     expect(checkOf(used, 'risk').detail).toContain(`Approved by mchen (${approvalId})`)
     const [row] = await sql<any[]>`SELECT used_at FROM approvals WHERE workspace_id = ${ws.id} AND id = ${approvalId}`
@@ -282,6 +283,7 @@ describe('approvals of agent requests', () => {
     const third = await authorize(agent.credential, send)
     expect(decisionOf(third)).toBe('requires_approval')
     expect(third.body.data.approvalId).not.toBe(approvalId)
+    expect(third.body.data.approvalDecision).toBeNull()
     expect(checkOf(third, 'risk').detail).toContain('was used at')
   })
 
@@ -293,14 +295,22 @@ describe('approvals of agent requests', () => {
     expect(answers.map(decisionOf).sort()).toEqual(['allowed', 'requires_approval', 'requires_approval'])
   })
 
-  test('rejected: the same request is denied, never allowed', async () => {
-    const { agent, approvalId } = await pending()
+  test('rejected: the same request is denied, never allowed; the answer says who rejected it, when and why, to this agent only', async () => {
+    const { ws, agent, approvalId } = await pending()
     const { sql } = await getHarness()
-    await decideApproval(sql, { id: approvalId, approve: false, decider: DANIEL })
+    const reason = 'Not before the spring catalogue is printed.'
+    const decided = await decideApproval(sql, { id: approvalId, approve: false, decider: DANIEL, reason })
     const a = await authorize(agent.credential, send)
     expect(decisionOf(a)).toBe('denied')
     expect(checkOf(a, 'risk').passed).toBe(false)
     expect(a.body.data.reason).toContain(`dokafor rejected this same request (${approvalId})`)
+    expect(a.body.data.reason).toContain(`saying: ${JSON.stringify(reason)}`)
+    expect(a.body.data.approvalDecision).toEqual({ approvalId, status: 'rejected', decidedBy: DANIEL, decidedAt: decided.decidedAt, reason })
+    // Another agent asking the same learns nothing of this agent's approval: it waits on its own.
+    const twin = await agentIn(ws.id, PACER)
+    const other = await authorize(twin.credential, send)
+    expect(decisionOf(other)).toBe('requires_approval')
+    expect(other.body.data.approvalDecision).toBeNull()
     expect(decisionOf(await authorize(agent.credential, send))).toBe('denied')
     await expect(decideApproval(sql, { id: approvalId, approve: true, decider: MAYA })).rejects.toThrow(/already rejected by dokafor \(operator\)/)
   })

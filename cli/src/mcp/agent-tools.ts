@@ -1,4 +1,4 @@
-import { type AgentAuthorization, type AgentResult, type AgentSelf, AuthenticationError, ConnectionError, type Growth, GrowthError } from '@growth-service/sdk'
+import { type AgentAuthorization, type AgentResult, type AgentSelf, AuthenticationError, ConnectionError, decidedByName, type Growth, GrowthError } from '@growth-service/sdk'
 import { type Credentials, tokenOf } from '../api/credentials.ts'
 import { noAnswerMessage } from '../api/refusal.ts'
 import { CliError } from '../errors.ts'
@@ -39,7 +39,10 @@ function authorizationText(a: AgentAuthorization): string {
     ])
   }
   if (a.decision === 'denied') {
+    const rejected = a.approvalDecision?.status === 'rejected' ? a.approvalDecision : undefined
     return text([
+      rejected &&
+        `${decidedByName(rejected.decidedBy)} rejected this request (approval ${rejected.approvalId}) ${rejected.reason ? `with the reason ${JSON.stringify(rejected.reason)}` : 'without giving a reason'}.`,
       a.reason,
       failed.length > 0 && ['Checks that failed:', ...failed.map((c) => `- ${c.name}: ${c.detail}`)],
       a.rules.length > 0 && ['Rules that applied:', ...a.rules.map((r) => `- ${r.sentence} (${r.effect}, ${r.id})`)],

@@ -16,7 +16,7 @@ import { Growth } from '../client.ts'
 import type { AuthorizeAgentActionRequest } from '../generated/models.ts'
 import type { GuardOptions } from '../guard.ts'
 
-export { AgentDeniedError, ApprovalRequiredError, type WaitForApproval } from '../guard.ts'
+export { AgentDeniedError, ApprovalExpiredError, ApprovalRejectedError, ApprovalRequiredError, type WaitForApproval } from '../guard.ts'
 
 /** What the gateway judges, in the contract's terms: amountMinor + currency, amountPercent, increase, recipients, records. */
 export type Facts = NonNullable<AuthorizeAgentActionRequest['facts']>

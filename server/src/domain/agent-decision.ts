@@ -42,7 +42,7 @@ export type ActionDef = { tool: string; key: string; name: string; risk: Risk; d
 export type PriorApproval =
   | { state: 'approved'; id: string; decidedBy: string; expiresAt: Date }
   | { state: 'pending'; id: string; expiresAt: Date }
-  | { state: 'rejected'; id: string; decidedBy: string; decidedAt: Date; expiresAt: Date }
+  | { state: 'rejected'; id: string; decidedBy: string; decidedAt: Date; expiresAt: Date; reason?: string | null }
   | { state: 'expired'; id: string; expiresAt: Date }
   | { state: 'used'; id: string; usedAt: Date }
 
@@ -324,7 +324,7 @@ function afterApproval(c: { name: CheckName; detail: string }, prior: PriorAppro
       return {
         name: c.name,
         outcome: 'deny',
-        detail: `${c.detail} ${prior.decidedBy} rejected this same request (${prior.id}) at ${iso(prior.decidedAt)}; the rejection stands until ${iso(prior.expiresAt)}.`,
+        detail: `${c.detail} ${prior.decidedBy} rejected this same request (${prior.id}) at ${iso(prior.decidedAt)}${prior.reason ? `, saying: ${JSON.stringify(prior.reason)}` : ''}; the rejection stands until ${iso(prior.expiresAt)}.`,
       }
     case 'pending':
       return { name: c.name, outcome: 'person', detail: `${c.detail} Approval ${prior.id} is waiting for a person until ${iso(prior.expiresAt)}.` }

@@ -72,12 +72,26 @@ function priorOf(row: requests.PriorApprovalRow | undefined, at: Date): PriorApp
   if (row.used_at) return { state: 'used', id: row.id, usedAt: row.used_at }
   const live = row.expires_at.getTime() > at.getTime()
   if (row.status === 'rejected') {
-    return live ? { state: 'rejected', id: row.id, decidedBy: row.decided_by?.name ?? 'a person', decidedAt: row.decided_at ?? row.expires_at, expiresAt: row.expires_at } : null
+    return live
+      ? { state: 'rejected', id: row.id, decidedBy: row.decided_by?.name ?? 'a person', decidedAt: row.decided_at ?? row.expires_at, expiresAt: row.expires_at, reason: row.decision_reason }
+      : null
   }
   if (!live) return { state: 'expired', id: row.id, expiresAt: row.expires_at }
   return row.status === 'approved'
     ? { state: 'approved', id: row.id, decidedBy: row.decided_by?.name ?? 'a person', expiresAt: row.expires_at }
     : { state: 'pending', id: row.id, expiresAt: row.expires_at }
+}
+
+/**
+ * The decision a person (or an operator) made on this same request's approval, when it settled the
+ * answer: the approval the request used (allowed once), or the rejection that denies it. This is how
+ * a waiting agent learns who decided and why, through the one call it already makes.
+ */
+function approvalDecisionOf(row: requests.PriorApprovalRow | undefined, prior: PriorApproval | null, judged: Verdict): AgentAuthorization['approvalDecision'] {
+  if (!row?.decided_by || !row.decided_at) return null
+  const settled = judged.approvalUsed === row.id ? 'approved' : prior?.state === 'rejected' && judged.decision === 'denied' ? 'rejected' : null
+  if (!settled) return null
+  return { approvalId: row.id, status: settled, decidedBy: row.decided_by, decidedAt: iso(row.decided_at), reason: row.decision_reason }
 }
 
 /** The line a person reads on the approval when the agent gave no summary. */
@@ -133,7 +147,8 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
     withPerson: () =>
       inTransaction(db, async (tx) => {
         await requests.lockSameRequest(tx, ws, [agentId, body.tool, body.action, resource ?? '', canonicalJson(facts), digest].join('\u0001'))
-        const prior = priorOf(await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest }), at)
+        const priorRow = await requests.lockPriorApproval(tx, ws, { agentId, tool: body.tool, action: body.action, resource, facts, paramsDigest: digest })
+        const prior = priorOf(priorRow, at)
         const judged = prior ? decide({ ...input, prior }) : verdict
         const events: EventAppend[] = []
         let approvalId: string | null = null
@@ -158,7 +173,7 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
             await noticeWaiting(tx, ws, { kind: 'approval', id: approval.id }, at)
           }
         }
-        const r = toRecord(ask, judged, approvalId, events)
+        const r = toRecord(ask, judged, approvalId, events, approvalDecisionOf(priorRow, prior, judged))
         const outcome = await gateway.recordDecisions(tx, ws, r.periodStart, [{ ...r.decision, viewDigest: null }])
         if (!outcome.recorded && outcome.stale) throw new Error('a decision recorded without a view digest was refused as stale')
         return r.answer(outcome)
@@ -176,7 +191,13 @@ type Ask = {
  * recorded. Past the agentRequests allowance the statement writes nothing and `answer` throws an
  * AllowanceError (in a transaction, which then rolls back, approval included).
  */
-function toRecord(ask: Ask, verdict: Verdict, approvalId: string | null, events: EventAppend[]): Extract<Ruling<AgentAuthorization>, { decision: unknown }> {
+function toRecord(
+  ask: Ask,
+  verdict: Verdict,
+  approvalId: string | null,
+  events: EventAppend[],
+  approvalDecision: AgentAuthorization['approvalDecision'] = null,
+): Extract<Ruling<AgentAuthorization>, { decision: unknown }> {
   const { id, at, body } = ask
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
   const answer: AgentAuthorization = {
@@ -190,6 +211,7 @@ function toRecord(ask: Ask, verdict: Verdict, approvalId: string | null, events:
     rulesVersion: ask.rulesVersion,
     approvalId,
     expiresAt: expiresAt ? iso(expiresAt) : null,
+    approvalDecision,
     createdAt: iso(at),
   }
   events.push({

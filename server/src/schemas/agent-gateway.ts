@@ -3,6 +3,8 @@ import { CHECK_NAMES, GATEWAY_DECISIONS, RESULT_STATUSES } from '../core/enums.t
 import { Currency, idOf, text, Timestamp } from './common.ts'
 import { AgentOwnerSchema, Ceilings, DataAccess, MaxRisk, Permissions } from './agents.ts'
 import { RuleEffectSchema } from './agent-rules.ts'
+import { DecidedBy } from './decided-by.ts'
+import { DECISION_REASON_MAX } from '../core/decider.ts'
 
 /** What became of an action, as the agent says. */
 export const ResultStatusSchema = z.enum(RESULT_STATUSES).describe('What became of the action, as the agent says.')
@@ -66,6 +68,17 @@ export type ResultInput = z.output<typeof ResultRequest>
 
 // --- Response models --------------------------------------------------------------------------------
 
+/** A person's decision on an approval of this same request, as the agent reads it in its own answer. */
+const ApprovalDecision = z
+  .object({
+    approvalId: z.string().describe('apr_...: the approval that was decided.'),
+    status: z.enum(['approved', 'rejected']).describe('approved: this request used it (allowed once); rejected: this request is denied by it.'),
+    decidedBy: DecidedBy,
+    decidedAt: Timestamp.describe('When it was decided.'),
+    reason: z.string().max(DECISION_REASON_MAX).nullable().describe('The reason given with the decision, or null when none was given (a rejection in the console always has one).'),
+  })
+  .describe("Who decided this same request's approval, when and why.")
+
 export const AgentAuthorization = z
   .object({
     id: z.string().describe('auth_... (the same as authorizationId)'),
@@ -78,6 +91,9 @@ export const AgentAuthorization = z
     rulesVersion: z.number().int().describe("The version of the workspace's rules this was decided under."),
     approvalId: z.string().nullable().describe('apr_...: the approval waiting for a person (requires_approval), or the one this used (allowed).'),
     expiresAt: Timestamp.nullable().describe('An allowed authorization is valid until then (15 minutes); null otherwise.'),
+    approvalDecision: ApprovalDecision.nullable().describe(
+      "The decision a person (or an operator) made on this same request that settled this answer: the rejection it was denied by, or the approval it used; null when none did.",
+    ),
     createdAt: Timestamp,
   })
   .describe("The gateway's decision on one request of an agent.")

@@ -7,7 +7,7 @@ import { insertRows, olderThan } from './keyset.ts'
 /** The agent gateway's record: every request an agent made and what was decided, and the results reported. */
 
 /** An approval of an agent request: it always has an expiry. */
-export type PriorApprovalRow = Pick<ApprovalRow, 'id' | 'status' | 'decided_by' | 'decided_at' | 'used_at'> & { expires_at: Date }
+export type PriorApprovalRow = Pick<ApprovalRow, 'id' | 'status' | 'decided_by' | 'decided_at' | 'decision_reason' | 'used_at'> & { expires_at: Date }
 
 /**
  * Serialises requests that are the same request (same agent, tool, action, resource, facts and
@@ -27,7 +27,7 @@ export async function lockPriorApproval(
   q: { agentId: string; tool: string; action: string; resource: string | null; facts: unknown; paramsDigest: string },
 ): Promise<PriorApprovalRow | undefined> {
   const [row] = await tx<PriorApprovalRow[]>`
-    SELECT ap.id, ap.status, ap.decided_by, ap.decided_at, ap.expires_at, ap.used_at
+    SELECT ap.id, ap.status, ap.decided_by, ap.decided_at, ap.decision_reason, ap.expires_at, ap.used_at
     FROM agent_requests r
     JOIN approvals ap ON ap.workspace_id = r.workspace_id AND ap.id = r.approval_id
     WHERE r.workspace_id = ${workspaceId} AND r.agent_id = ${q.agentId} AND r.tool = ${q.tool} AND r.action = ${q.action}

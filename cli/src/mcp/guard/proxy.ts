@@ -4,7 +4,20 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { type CallToolResult, CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
-import { type AgentAuthorization, ApprovalRequiredError, clip, decide, type Growth, GrowthError, oneLine, type WaitForApproval } from '@growth-service/sdk'
+import {
+  type AgentAuthorization,
+  ApprovalExpiredError,
+  ApprovalRejectedError,
+  ApprovalRequiredError,
+  clip,
+  decide,
+  decidedByName,
+  deniedError,
+  type Growth,
+  GrowthError,
+  oneLine,
+  type WaitForApproval,
+} from '@growth-service/sdk'
 import { type GuardConfig, mappingOf, MissingArgument, requestFor } from './config.ts'
 import { reportQueue } from './reports.ts'
 
@@ -146,6 +159,8 @@ async function guardedCall(
   }
   const facts = { decision: authorization.decision, authorizationId: authorization.authorizationId, reason: authorization.reason }
   if (!authorization.mayProceed) {
+    const denial = deniedError(authorization)
+    if (denial instanceof ApprovalRejectedError) return rejectedRefusal(name, denial)
     const failed = authorization.checks.filter((c) => !c.passed).map((c) => `- ${c.name}: ${c.detail}`)
     return refusal([`The agent gateway denied ${name}; it was not run. ${authorization.reason}`, ...(failed.length ? ['Checks that failed:', ...failed] : [])].join('\n'), { ...facts, checks: authorization.checks })
   }
@@ -166,8 +181,23 @@ async function guardedCall(
   return result
 }
 
+/** A person (or an operator) rejected this very call: the model reads who, and the reason they gave. */
+function rejectedRefusal(name: string, err: ApprovalRejectedError): CallToolResult {
+  const said = err.decisionReason ? ` Their reason: ${JSON.stringify(err.decisionReason)}.` : ' They gave no reason.'
+  return refusal(
+    `${name} was not run: ${decidedByName(err.decidedBy)} rejected it (approval ${err.approvalId}).${said} Do not make the same call again: it stays refused until the approval would have expired, 24 hours after it was asked. Tell the user, or ask for something else.`,
+    {
+      decision: 'denied', authorizationId: err.authorizationId, approvalId: err.approvalId, rejected: true,
+      decidedBy: err.decidedBy, decidedAt: err.decidedAt, decisionReason: err.decisionReason, reason: err.gatewayReason,
+    },
+  )
+}
+
 function waitingRefusal(name: string, err: ApprovalRequiredError): CallToolResult {
   const facts = { decision: 'requires_approval', authorizationId: err.authorizationId, approvalId: err.approvalId, reason: err.reason }
+  if (err instanceof ApprovalExpiredError) {
+    return refusal(`${name} was not run: ${err.message} Ask again to keep waiting for a person.`, { ...facts, timedOut: false, expired: true, expiredApprovalId: err.expiredApprovalId })
+  }
   if (err.timedOut || err.expired) return refusal(`${name} was not run: ${err.message} Ask again to keep waiting.`, { ...facts, timedOut: err.timedOut, expired: err.expired })
   return refusal(
     `${name} was not run: a person must approve it first (approval ${err.approvalId}). ${err.reason} Once it is approved, make the same call again and it runs once.`,
