@@ -17,6 +17,7 @@ import { openDatabase, openPool, type Database, type Sql, type StatementTrace } 
 import { purgeExpiredKeys } from './store/idempotency.ts'
 import { migrate } from './store/driver/migrate.ts'
 import { loadSecretsKeyring } from './secrets-key.ts'
+import { type MetricsListener, startMetricsListener } from './metrics-listener.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
 
 export type RunningServer = {
@@ -25,6 +26,8 @@ export type RunningServer = {
   counter: CallCounter
   /** The webhook delivery workers of this process, when it runs any (WEBHOOK_WORKERS). */
   workers: DeliveryWorkers | undefined
+  /** Where the Prometheus metrics are served (METRICS_PORT set), else undefined. */
+  metricsUrl: string | undefined
   stop(): Promise<void>
 }
 
@@ -110,6 +113,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!
 
+  // The Prometheus listener, on a port of its own (docs/operations.md, "Metrics").
+  let metrics: MetricsListener | undefined
+  if (config.metrics) {
+    try {
+      metrics = startMetricsListener({ ...config.metrics, sql: db.sql, log })
+    } catch (err) {
+      await server.stop(true)
+      throw err
+    }
+  }
+
   const housekeeping = setInterval(() => {
     Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql)]).catch((error) =>
       log.warn('housekeeping failed', { error }),
@@ -123,11 +137,13 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     db,
     counter,
     workers,
+    metricsUrl: metrics?.url,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(housekeeping)
         // Stop accepting; let requests in flight finish; finish or give back the deliveries out.
         await server.stop(false)
+        await metrics?.stop()
         await workers?.stop().catch((error) => log.warn('webhook workers did not stop cleanly', { error }))
         await counter.stop().catch((error) => log.warn('final call-count flush failed', { error }))
         if (counterSql !== db.sql) await counterSql.end({ timeout: 5 })

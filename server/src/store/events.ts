@@ -1,6 +1,7 @@
 import type { Db, Sql, Tx } from '../core/db.ts'
 import type { EventType } from '../core/event-types.ts'
 import { newId } from '../core/ids.ts'
+import { activeTraceparent } from '../core/tracing.ts'
 
 /** A piece of SQL to put inside another statement. */
 type Fragment = ReturnType<Db['unsafe']>
@@ -50,8 +51,8 @@ export function eventCtes(tx: Db, workspaceId: string, events: EventAppend[], op
   const ctes = tx`
     s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} ${opts.when ?? tx``} RETURNING event_seq),
     e AS (
-      INSERT INTO events (workspace_id, seq, id, type, data, created_at)
-      SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now())
+      INSERT INTO events (workspace_id, seq, id, type, data, created_at, traceparent)
+      SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now()), ${activeTraceparent()}::text
       FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb, at timestamptz)
       RETURNING seq, id, type
     ), d AS (
