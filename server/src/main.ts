@@ -15,6 +15,7 @@ import { openConfiguredDatabase, type RunningServer, startServer } from './serve
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
 import { migrate } from './store/driver/migrate.ts'
 import { startTracing } from './tracing-setup.ts'
+import { metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 
 /**
@@ -52,6 +53,7 @@ const demoFile = join(config.dataDir, 'demo.json')
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
+  if (config.metrics) await portIsFree(config.metrics.host, config.metrics.port).catch((err) => Promise.reject(metricsListenError(config.metrics!, err)))
   if (!config.databaseUrl && !prepareOnly() && !embeddedDatabaseExists(config.dataDir)) {
     await prepareInAProcessOfItsOwn()
     // It made the database, so it seeded the demo: this is the first start.

@@ -12,12 +12,23 @@ export type MetricsListener = { url: string; stop(): Promise<void> }
  * it need not be exposed where the API is. It turns recording on for the whole process.
  */
 export function startMetricsListener(opts: { host: string; port: number; sql: Sql; log: Logger }): MetricsListener {
+  let server: ReturnType<typeof Bun.serve>
+  try {
+    server = serve(opts)
+  } catch (err) {
+    throw metricsListenError(opts, err)
+  }
   enableMetrics()
   trackPoolUse()
   gaugeSources.backlog(() => webhookBacklog(opts.sql))
   gaugeSources.circuitsOpen(() => openCircuits(opts.sql))
   gaugeSources.dbPool(async () => poolUse())
-  const server = Bun.serve({
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
+  return { url: `http://${host}:${server.port}/metrics`, stop: () => server.stop(true) }
+}
+
+function serve(opts: { host: string; port: number; log: Logger }) {
+  return Bun.serve({
     hostname: opts.host,
     port: opts.port,
     reusePort: false,
@@ -33,6 +44,23 @@ export function startMetricsListener(opts: { host: string; port: number; sql: Sq
       }
     },
   })
-  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
-  return { url: `http://${host}:${server.port}/metrics`, stop: () => server.stop(true) }
+}
+
+/** The metrics listener could not listen: said as one line naming the setting to change. */
+export function metricsListenError(at: { host: string; port: number }, err: unknown): Error {
+  return new MetricsListenError(at, err)
+}
+
+class MetricsListenError extends Error {
+  readonly code = 'METRICS_LISTEN'
+  constructor(at: { host: string; port: number }, err: unknown) {
+    const code = (err as { code?: string }).code
+    super(
+      code === 'EADDRINUSE'
+        ? `Port ${at.port} on ${at.host} (METRICS_PORT) is already in use. Stop that process, or set METRICS_PORT to a free port.`
+        : code === 'EADDRNOTAVAIL'
+          ? `METRICS_HOST ${at.host} is not an address of this machine. Set it to one of its addresses, e.g. 127.0.0.1.`
+          : `The metrics listener cannot listen on ${at.host}:${at.port} (METRICS_HOST, METRICS_PORT): ${(err as Error).message ?? err}.`,
+    )
+  }
 }

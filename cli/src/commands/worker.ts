@@ -25,7 +25,7 @@ export function registerWorker(program: Command) {
           const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info')
           // Its own metrics and traces, with the server's settings (docs/operations.md).
           const tracing = startTracing(config.tracing)
-          const metrics = config.metrics ? startMetricsListener({ ...config.metrics, sql, log }) : undefined
+          const metrics = config.metrics ? listen({ ...config.metrics, sql, log }) : undefined
           const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
           out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
           if (metrics) out.note(`metrics: ${metrics.url}`)
@@ -42,4 +42,13 @@ export function registerWorker(program: Command) {
         { webhooks: true, observability: true, reportMigration: true, poolMax: 4 },
       ),
     )
+}
+
+/** The metrics listener, or a refusal saying why it cannot listen (the port taken, the address not this machine's). */
+function listen(opts: Parameters<typeof startMetricsListener>[0]) {
+  try {
+    return startMetricsListener(opts)
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
 }
