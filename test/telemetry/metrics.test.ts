@@ -75,7 +75,12 @@ describe('the server’s metrics listener', () => {
 
   test('requests are counted by operationId and status, exactly as sent; unknown paths under one name', async () => {
     const before = (await scrape(metricsUrl)).samples
-    for (let i = 0; i < 3; i++) expect((await api('/missions', { token })).status).toBe(200)
+    for (let i = 0; i < 3; i++) {
+      const res = await api('/missions', { token })
+      expect(res.status).toBe(200)
+      // Tracing is off here (no OTEL_EXPORTER_OTLP_ENDPOINT): answers carry no traceparent.
+      expect(res.headers.get('traceparent')).toBeNull()
+    }
     for (let i = 0; i < 2; i++) expect((await api('/missions', { token: 'gsk_live_nope' })).status).toBe(401)
     expect((await api('/no/such/thing', { token })).status).toBe(404)
     expect((await api('/no/such/thing/either/42', { token })).status).toBe(404)

@@ -74,10 +74,16 @@ export function noteOnSpan(attributes: Attributes): void {
 }
 
 /** Runs `fn` in a span `name` (internal unless told), a child of the one active (a trace of its own with `root`); `fn` may add attributes to it. */
-export async function inSpan<T>(name: string, fn: (span: Span | undefined) => Promise<T>, opts: { attributes?: Attributes; links?: Link[]; kind?: SpanKind; root?: boolean } = {}): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  fn: (span: Span | undefined) => Promise<T>,
+  opts: { attributes?: Attributes; links?: Link[]; kind?: SpanKind; root?: boolean; parent?: string } = {},
+): Promise<T> {
   if (!on) return fn(undefined)
   const span = { attributes: opts.attributes, links: opts.links, kind: opts.kind ?? SpanKind.INTERNAL, root: opts.root }
-  return tracer().startActiveSpan(name, span, async (span) => {
+  // A `traceparent` given (a tool call's, from its MCP _meta) is the parent; else the span active now.
+  const parent = opts.parent ? propagation.extract(ROOT_CONTEXT, { traceparent: opts.parent }) : context.active()
+  return tracer().startActiveSpan(name, span, parent, async (span) => {
     try {
       return await fn(span)
     } catch (err) {

@@ -23,7 +23,7 @@ import { monthlyAllowanceError, periodOf } from './allowances.ts'
 import { toApproval } from './approvals.ts'
 import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
 import { observeDecision } from '../core/metrics.ts'
-import { inSpan } from '../core/tracing.ts'
+import { activeTraceparent, inSpan } from '../core/tracing.ts'
 
 /**
  * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
@@ -198,6 +198,8 @@ function toRecord(ask: Ask, verdict: Verdict, approvalId: string | null, events:
     createdAt: iso(at),
   }
   events.push({
+    // Recorded in a batch with other requests' decisions: the trace is this request's, taken now.
+    traceparent: activeTraceparent(),
     type: 'agent.request.decided',
     data: {
       request: {

@@ -18,7 +18,7 @@ function observer(q: ObservedQuery) {
   const span = startSpan(operationOf(text), { 'db.system.name': 'postgresql', 'db.system': 'postgresql' }, SpanKind.CLIENT)
   if (!span) return undefined
   return (sent: ObservedQuery, error?: unknown) => {
-    const statement = sent.string ?? text
+    const statement = (sent.string ?? text).trim()
     span.updateName(operationOf(statement))
     span.setAttributes({ 'db.query.text': statement, 'db.operation.name': operationOf(statement) })
     if (error !== undefined) {
