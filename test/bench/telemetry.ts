@@ -118,7 +118,10 @@ async function main(): Promise<number> {
         await sql`DELETE FROM rate_limit_counters`
         const r = await load(targets[target], tokenFile, phase === 'warm-up' ? WARMUP : SECONDS)
         console.log(`  round ${round} ${target.padEnd(9)} ${phase.padEnd(8)} ${fmt(r.rps, 8)} req/s  p50 ${fmt(r.p50ms, 6, 2)} ms  p99 ${fmt(r.p99ms, 6, 2)} ms  ${r.requests} requests, ${r.errors} errors`)
-        if (r.errors) throw new Error(`${target}: ${r.errors} requests failed: ${r.errorSamples.join('; ')}`)
+        if (r.errors) {
+          const server = servers[TARGETS.indexOf(target)]!
+          throw new Error(`${target}: ${r.errors} requests failed: ${r.errorSamples.join('; ')}\nits log:\n${server.stderr().slice(-3000)}`)
+        }
         if (phase === 'measured') measured[target] = r
       }
     }
