@@ -12,6 +12,7 @@ import { growthIn } from '../cli/run.ts'
 import { makeWorkspace } from '../harness.ts'
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
+import { startGuard, tempDir } from '../mcp/support/guard.ts'
 
 /**
  * Traces end to end (issue 29, CONTRACT: Observability), with real processes: a real OTLP/HTTP
@@ -154,6 +155,36 @@ describe('traceparent over HTTP', () => {
     await receiver.until((all) => all.some((s) => s.spanId === id))
     expect(receiver.spans.find((s) => s.spanId === id)!.attributes).toMatchObject({ 'http.response.status_code': 401, 'growth.operation': 'listMissions' })
   }, 30_000)
+})
+
+describe('growth mcp guard', () => {
+  test('carries the trace of a tool call (its _meta.traceparent) through the SDK to the gateway', async () => {
+    // The guard reads the OpenTelemetry variables of its environment, which it takes from this process's.
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url
+    const guard = await startGuard({
+      credential: agent, baseUrl: server.base, logFile: join(tempDir('growth-guard-trace-'), 'calls.jsonl'),
+      config: { tools: { send_email: { tool: 'ads', action: 'pause_campaign', resource: '$.subject' } } },
+    }).finally(() => delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT)
+    try {
+      const caller = { traceId: crypto.randomUUID().replaceAll('-', ''), spanId: crypto.randomUUID().replaceAll('-', '').slice(0, 16) }
+      await guard.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'Traced' }, _meta: { traceparent: `00-${caller.traceId}-${caller.spanId}-01` } })
+      // The guard's spans and the server's come in their own exports: all of them.
+      const spans = await receiver.until((all) => {
+        const t = inTrace(all, caller.traceId)
+        return t.some((s) => s.name === 'tools/call send_email') && t.some((s) => s.service === 'growth-mcp-guard' && s.kind === 3) && t.some((s) => s.name === 'authorize')
+      }, 20_000)
+      const t = inTrace(spans, caller.traceId)
+      const tool = t.find((s) => s.name === 'tools/call send_email')!
+      expect(tool).toMatchObject({ service: 'growth-mcp-guard', parentSpanId: caller.spanId })
+      const sdk = t.find((s) => s.service === 'growth-mcp-guard' && s.name === 'POST /agent/authorize')!
+      expect(sdk.parentSpanId).toBe(tool.spanId)
+      const srv = t.find((s) => s.service === 'growth-api' && s.name === 'POST /api/v1/agent/authorize')!
+      expect(srv.parentSpanId).toBe(sdk.spanId)
+      expect(t.find((s) => s.name === 'authorize')!.parentSpanId).toBe(srv.spanId)
+    } finally {
+      await guard.close()
+    }
+  }, 60_000)
 })
 
 describe('the SDK in an application with OpenTelemetry', () => {
