@@ -54,7 +54,7 @@ beforeAll(async () => {
     workspaceId = demo.workspace.id
     agent = demo.agents[0].credential
   }
-  const created = await growthIn(dataDir)(['admin', 'webhook', 'create', '--workspace', workspaceId, '--url', `http://127.0.0.1:${hooks.port}/hook`, '--events', 'agent.request.decided'], { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' })
+  const created = await growthIn(dataDir)(['admin', 'webhook', 'create', '--workspace', workspaceId, '--url', `http://127.0.0.1:${hooks.port}/hook?token=receiver-secret`, '--events', 'agent.request.decided'], { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' })
   expect(created.code, created.stderr).toBe(0)
 }, 120_000)
 
@@ -118,6 +118,8 @@ describe('one SDK write that causes a webhook', () => {
     expect(delivery.kind).toBe(4)
     expect(t.map((s) => s.spanId)).toContain(delivery.links[0]!.spanId)
     expect(delivery.attributes).toMatchObject({ 'growth.event_type': 'agent.request.decided', 'growth.workspace_id': workspaceId, 'http.response.status_code': 200 })
+    // The endpoint's URL without its query, where a receiver may keep a token.
+    expect(delivery.attributes['url.full']).toBe(`http://127.0.0.1:${hooks.port}/hook`)
     expect(delivered.some((body) => body.includes(answer.authorizationId))).toBe(true)
     // The exporter spoke protobuf (OTEL_EXPORTER_OTLP_PROTOCOL's default).
     expect(receiver.contentTypes).toContain('application/x-protobuf')

@@ -95,7 +95,7 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       workspaceId: d.workspace_id, deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type,
       attempt: d.attempt, url: d.url, address: r.address, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs,
     }
-    span?.setAttributes({ 'url.full': d.url, ...(r.statusCode ? { 'http.response.status_code': r.statusCode } : {}) })
+    if (span) span.setAttributes({ 'url.full': withoutCredentials(d.url), ...(r.statusCode ? { 'http.response.status_code': r.statusCode } : {}) })
     if (r.ok) {
       observeDelivery('delivered', (Date.now() - d.event_created_at.getTime()) / 1000)
       // The slot is free once the answer is in; the success is recorded with others (its lease
@@ -187,6 +187,15 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       await releaseLeases(opts.sql, owner).catch(() => {})
     },
   }
+}
+
+/** An endpoint's URL as a span may show it: no user, password or query (a receiver may keep a token there). */
+function withoutCredentials(url: string): string {
+  const u = new URL(url)
+  u.username = ''
+  u.password = ''
+  u.search = ''
+  return u.href
 }
 
 /**
