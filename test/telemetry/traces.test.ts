@@ -161,12 +161,17 @@ describe('traceparent over HTTP', () => {
 
 describe('growth mcp guard', () => {
   test('carries the trace of a tool call (its _meta.traceparent) through the SDK to the gateway', async () => {
-    // The guard reads the OpenTelemetry variables of its environment, which it takes from this process's.
+    // The guard reads the OpenTelemetry variables of its environment, which it takes from this
+    // process's; it exports in JSON (the server in protobuf), so both protocols are taken here.
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json'
     const guard = await startGuard({
       credential: agent, baseUrl: server.base, logFile: join(tempDir('growth-guard-trace-'), 'calls.jsonl'),
       config: { tools: { send_email: { tool: 'ads', action: 'pause_campaign', resource: '$.subject' } } },
-    }).finally(() => delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT)
+    }).finally(() => {
+      delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+      delete process.env.OTEL_EXPORTER_OTLP_PROTOCOL
+    })
     try {
       const caller = { traceId: crypto.randomUUID().replaceAll('-', ''), spanId: crypto.randomUUID().replaceAll('-', '').slice(0, 16) }
       await guard.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'Traced' }, _meta: { traceparent: `00-${caller.traceId}-${caller.spanId}-01` } })
@@ -183,6 +188,7 @@ describe('growth mcp guard', () => {
       const srv = t.find((s) => s.service === 'growth-api' && s.name === 'POST /api/v1/agent/authorize')!
       expect(srv.parentSpanId).toBe(sdk.spanId)
       expect(t.find((s) => s.name === 'authorize')!.parentSpanId).toBe(srv.spanId)
+      expect(receiver.contentTypes).toContain('application/json')
     } finally {
       await guard.close()
     }
