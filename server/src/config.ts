@@ -174,7 +174,7 @@ export type Config = {
    * Tracing, when an OTLP endpoint is set: its protocol and the service's name (the exporter and the
    * sampler read the standard variables themselves, checked here); null: off.
    */
-  tracing: { protocol: (typeof OTLP_PROTOCOLS)[number]; serviceName: string } | null
+  tracing: { endpoint: string; protocol: (typeof OTLP_PROTOCOLS)[number]; serviceName: string } | null
   /** The Prometheus listener (METRICS_PORT, METRICS_HOST); null: none. */
   metrics: { host: string; port: number } | null
 }
@@ -221,7 +221,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM!.trim() } : null,
     tracing:
       e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
-        ? { protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL, serviceName: e.OTEL_SERVICE_NAME ?? 'growth-api' }
+        ? {
+            // Where the spans go, as the exporter reads it: the traces endpoint as given, else the endpoint's /v1/traces.
+            endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${e.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`,
+            protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL,
+            serviceName: e.OTEL_SERVICE_NAME ?? 'growth-api',
+          }
         : null,
     metrics: e.METRICS_PORT === undefined ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
   }

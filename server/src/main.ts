@@ -106,7 +106,7 @@ const lines = [
   `  database: ${db!.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
   `  reference: ${base}/reference`,
   ...(server.metricsUrl ? [`  metrics: ${server.metricsUrl}`] : []),
-  ...(config.tracing ? [`  traces: OTLP ${config.tracing.protocol} as ${config.tracing.serviceName}`] : []),
+  ...(config.tracing ? [`  traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`] : []),
 ]
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')

@@ -121,6 +121,7 @@ describe('one SDK write that causes a webhook', () => {
     // The endpoint's URL without its query, where a receiver may keep a token.
     expect(delivery.attributes['url.full']).toBe(`http://127.0.0.1:${hooks.port}/hook`)
     expect(delivered.some((body) => body.includes(answer.authorizationId))).toBe(true)
+    expect(server.out).toContain(`  traces: ${receiver.url}/v1/traces (OTLP http/protobuf), as growth-api\n`)
     // The exporter spoke protobuf (OTEL_EXPORTER_OTLP_PROTOCOL's default).
     expect(receiver.contentTypes).toContain('application/x-protobuf')
   }, 60_000)

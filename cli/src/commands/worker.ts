@@ -29,6 +29,7 @@ export function registerWorker(program: Command) {
           const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
           out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
           if (metrics) out.note(`metrics: ${metrics.url}`)
+          if (config.tracing) out.note(`traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`)
           const signal = await new Promise<string>((resolve) => {
             process.once('SIGTERM', () => resolve('SIGTERM'))
             process.once('SIGINT', () => resolve('SIGINT'))
