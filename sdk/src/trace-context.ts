@@ -1,9 +1,10 @@
 /**
- * OpenTelemetry, when the caller has it: a call made while the caller has an active span is a
+ * OpenTelemetry, when the application has it: a call made while the caller has an active span is a
  * client span of its own (`METHOD /route`) and sends its W3C `traceparent`, so the server's spans
- * join the caller's trace. `@opentelemetry/api` is loaded once, optionally: without it installed
- * (or with no active span) the SDK sends nothing more and works unchanged. Its name is not written
- * as a literal import, so that bundlers of the SDK neither need nor pull it.
+ * join the caller's trace. The SDK imports nothing for it: it reads what `@opentelemetry/api` (1.x)
+ * registers on globalThis when an application sets OpenTelemetry up (its context manager and tracer
+ * provider, under `Symbol.for('opentelemetry.js.api.1')`, the API's own cross-copy registry). Without
+ * OpenTelemetry, or with no active span, the SDK sends nothing more and works unchanged.
  */
 
 type SpanContext = { traceId: string; spanId: string; traceFlags: number }
@@ -13,36 +14,32 @@ type Span = {
   setStatus(status: { code: number }): unknown
   end(): void
 }
-type OtelApi = {
-  trace: {
-    getActiveSpan(): Span | undefined
-    getTracer(name: string, version?: string): { startSpan(name: string, options: { kind: number; attributes: Record<string, string> }): Span }
-  }
+type Context = { getValue(key: symbol): unknown }
+type Registered = {
+  version?: string
+  context?: { active(): Context }
+  trace?: { getTracer(name: string): { startSpan(name: string, options: { kind: number; attributes: Record<string, string> }, context: Context): Span } }
 }
 
-const API_PACKAGE = '@opentelemetry/api'
+const API_KEY = Symbol.for('opentelemetry.js.api.1')
+/** The API's key of the active span in a context (its createContextKey is Symbol.for of this). */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN')
 const SPAN_KIND_CLIENT = 2
 const STATUS_ERROR = 2
-let api: Promise<OtelApi | null> | undefined
-
-function otel(): Promise<OtelApi | null> {
-  api ??= import(/* @vite-ignore */ /* webpackIgnore: true */ API_PACKAGE as string).then(
-    (m: { trace?: OtelApi['trace']; default?: OtelApi }) => (m.trace ? (m as OtelApi) : (m.default ?? null)),
-    () => null,
-  )
-  return api
-}
 
 /** The span of one call, or undefined when the caller has no active span (or no OpenTelemetry). */
 export type CallSpan = { traceparent: string; end(status: number | undefined): void }
 
-export async function callSpan(method: string, route: string, url: string): Promise<CallSpan | undefined> {
-  const o = await otel()
-  if (!o?.trace.getActiveSpan()) return undefined
-  const span = o.trace.getTracer('@growth-service/sdk').startSpan(`${method} ${route}`, {
-    kind: SPAN_KIND_CLIENT,
-    attributes: { 'http.request.method': method, 'url.full': url.split('?')[0]!, 'url.template': route },
-  })
+export function callSpan(method: string, route: string, url: string): CallSpan | undefined {
+  const api = (globalThis as { [API_KEY]?: Registered })[API_KEY]
+  if (!api?.context || !api.trace) return undefined
+  const active = api.context.active()
+  if (!(active?.getValue(SPAN_KEY) as Span | undefined)?.spanContext) return undefined
+  const span = api.trace.getTracer('@growth-service/sdk').startSpan(
+    `${method} ${route}`,
+    { kind: SPAN_KIND_CLIENT, attributes: { 'http.request.method': method, 'url.full': url.split('?')[0]!, 'url.template': route } },
+    active,
+  )
   const c = span.spanContext()
   return {
     traceparent: `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 0xff).toString(16).padStart(2, '0')}`,

@@ -85,7 +85,7 @@ export async function call(settings: TransportSettings, input: CallInput, option
   }
 
   // In the caller's trace, when it has one (trace-context.ts): one client span for the call, its retries included.
-  const span = await callSpan(input.method, input.path, url)
+  const span = callSpan(input.method, input.path, url)
   if (span) headers.traceparent = span.traceparent
   let status: number | undefined
   try {
