@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import postgres from 'postgres'
 import { makeWorkspace } from '../harness.ts'
 import { promtool, runPromtool, type Samples, scrape, value } from '../support/prometheus.ts'
 import { ROOT, runToExit, type ServerProcess, startServerProcess } from '../support/server-process.ts'
@@ -134,6 +135,36 @@ describe('the server’s metrics listener', () => {
     expect(samples.get('nodejs_eventloop_lag_p99_seconds')).toBeGreaterThan(0)
   })
 })
+
+// A statement held by a lock another session keeps: on a PostgreSQL server only (the embedded
+// database serves one session at a time, so a held lock would stop every session).
+test.skipIf(!process.env.DATABASE_URL)('growth_db_pool_connections counts a statement on a connection while it runs, and not after', async () => {
+  const admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
+  const reserved = await admin.reserve()
+  try {
+    await reserved`BEGIN`
+    await reserved`LOCK TABLE missions IN ACCESS EXCLUSIVE MODE`
+    const held = api('/missions', { token })
+    const pool = async (state: string) => value((await scrape(metricsUrl)).samples, 'growth_db_pool_connections', { state })
+    const inUse = () => pool('in_use')
+    const deadline = Date.now() + 10_000
+    while ((await inUse()) < 1) {
+      if (Date.now() > deadline) throw new Error('the statement waiting for the lock was never counted in use')
+      await Bun.sleep(50)
+    }
+    await reserved`ROLLBACK`
+    expect((await held).status).toBe(200)
+    // Settled, it is no longer counted; nor are the scrape's own statements (the pool is read before them).
+    for (let i = 0; i < 3; i++) {
+      expect(await inUse()).toBe(0)
+      expect(await pool('waiting')).toBe(0)
+    }
+  } finally {
+    await reserved`ROLLBACK`.catch(() => {})
+    reserved.release()
+    await admin.end({ timeout: 5 })
+  }
+}, 30_000)
 
 describe('settings', () => {
   test('a bad METRICS_PORT or METRICS_HOST stops the start with one line naming it', async () => {

@@ -51,10 +51,15 @@ export function trackQueries(sql: Sql, opts: { cancelRunning: boolean }): void {
 
 /** Tells the statement observers of `q` now, and each that asks of its end. */
 function observe(q: Query) {
-  const ends = statementObservers.map((o) => o(q as unknown as ObservedQuery)).filter((e) => e !== undefined)
-  if (!ends.length) return
   const query = q as unknown as ObservedQuery
-  Promise.prototype.then.call(q, () => ends.forEach((end) => end(query)), (error) => ends.forEach((end) => end(query, error)))
+  // One observer (metrics or tracing alone) is the common case: no arrays per statement then.
+  if (statementObservers.length === 1) {
+    const end = statementObservers[0]!(query)
+    if (end) Promise.prototype.then.call(q, () => end(query), (error) => end(query, error))
+    return
+  }
+  const ends = statementObservers.map((o) => o(query)).filter((e) => e !== undefined)
+  if (ends.length) Promise.prototype.then.call(q, () => ends.forEach((end) => end(query)), (error) => ends.forEach((end) => end(query, error)))
 }
 
 /** Cancel what the scope still has outstanding. */
