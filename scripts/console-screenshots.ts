@@ -5,9 +5,13 @@
  *
  * First the pages without a session (sign-in, a sign-in link opened); then, signed in as the demo's
  * owner through a one-time link (its button clicked, as a person does), the inbox and the first
- * approval and proposed change waiting in it.
+ * approval and proposed change waiting in it, the agents and the first agent's page, and the
+ * requests; last, their account page with a passkey added through Chromium's virtual authenticator.
+ * Served at http://localhost:PORT (CONSOLE_URL): passkeys need a host name. The browser is set to
+ * New York's time zone, so the times show in a person's own zone.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../server/src/config.ts'
@@ -33,39 +37,68 @@ if (!hasChromium) {
 
 mkdirSync(OUT, { recursive: true })
 const dataDir = mkdtempSync(join(tmpdir(), 'growth-screenshots-'))
-const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0' })
+// A port free a moment ago: the console's address (CONSOLE_URL) must be known before the server starts.
+const port = await new Promise<number>((resolve, reject) => {
+  const probe = createServer().once('error', reject)
+  probe.listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as { port: number }
+    probe.close(() => resolve(port))
+  })
+})
+const base = `http://localhost:${port}`
+const config = loadConfig({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', CONSOLE_URL: `${base}/console`, WEBHOOK_WORKERS: '0' })
 const db = await openDatabase({ dataDir, databaseUrl: undefined })
 const server = await startServer(config, { db, log: createLogger('warn') })
 try {
   const demo = await createDemoWorkspace(db.sql)
   const owner = await demoOwner(db.sql, demo.workspace.id)
   for (const width of WIDTHS) {
-    const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 } })
+    const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 }, timezoneId: 'America/New_York', locale: 'en-US' })
     try {
       const page = context.pages()[0] ?? (await context.newPage())
       for (const shot of CONSOLE_SCREENSHOTS) {
-        const res = await page.goto(`${server.url}${shot.path}`, { waitUntil: 'load' })
+        const res = await page.goto(`${base}${shot.path}`, { waitUntil: 'load' })
         if (!res || res.status() !== 200) throw new Error(`${shot.path} answered ${res?.status()}`)
         const file = join(OUT, `${shot.name}-${width}.png`)
         await page.screenshot({ path: file, fullPage: true })
         console.log(`wrote ${file}`)
       }
       // Signed in: the link's one button, then the inbox and the first item of each kind in it.
-      const link = await signInLink(db.sql, { personId: owner.id, consoleUrl: `${server.url}/console` })
+      const link = await signInLink(db.sql, { personId: owner.id, consoleUrl: `${base}/console` })
       await page.goto(link.url, { waitUntil: 'load' })
-      await Promise.all([page.waitForURL(`${server.url}/console/`), page.getByRole('button', { name: 'Sign in' }).click()])
+      await Promise.all([page.waitForURL(`${base}/console/`), page.getByRole('button', { name: 'Sign in' }).click()])
       const signedIn = [{ name: 'inbox', path: '/console/' }]
       for (const kind of ['approvals', 'actions']) {
         const href = await page.locator(`a[href^="/console/${kind}/"]`).first().getAttribute('href')
         if (href) signedIn.push({ name: kind.slice(0, -1), path: href })
       }
+      await page.goto(`${server.url}/console/agents`, { waitUntil: 'load' })
+      signedIn.push({ name: 'agents', path: '/console/agents' })
+      const agent = await page.locator('a[href^="/console/agents/agt_"]').first().getAttribute('href')
+      if (agent) signedIn.push({ name: 'agent', path: agent })
+      signedIn.push({ name: 'requests', path: '/console/requests' })
       for (const shot of signedIn) {
-        const res = await page.goto(`${server.url}${shot.path}`, { waitUntil: 'load' })
+        const res = await page.goto(`${base}${shot.path}`, { waitUntil: 'load' })
         if (!res || res.status() !== 200) throw new Error(`${shot.path} answered ${res?.status()}`)
         const file = join(OUT, `${shot.name}-${width}.png`)
         await page.screenshot({ path: file, fullPage: true })
         console.log(`wrote ${file}`)
       }
+      // The account page, with a passkey added as a person adds one (a virtual authenticator here).
+      const cdp = await context.newCDPSession(page)
+      await cdp.send('WebAuthn.enable')
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      })
+      await page.goto(`${base}/console/account`, { waitUntil: 'load' })
+      await page.waitForFunction(() => (document.querySelector('form[data-passkey] button[type=submit]') as HTMLButtonElement | null)?.disabled === false)
+      await page.getByLabel('Name for the new passkey').fill(width === 320 ? 'Phone' : 'Work laptop')
+      await Promise.all([page.waitForURL(`${base}/console/account?done=added`, { timeout: 10_000 }), page.getByRole('button', { name: 'Add a passkey' }).click()]).catch(async (err) => {
+        throw new Error(`adding a passkey failed: ${await page.locator('main').innerText()}`, { cause: err })
+      })
+      const file = join(OUT, `account-${width}.png`)
+      await page.screenshot({ path: file, fullPage: true })
+      console.log(`wrote ${file}`)
       await context.clearCookies()
     } finally {
       await close()

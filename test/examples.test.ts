@@ -601,14 +601,14 @@ describe('examples/', () => {
       // What each growth mcp wrote to stderr, shown under its name: which credential, how many tools.
       expect(r.stderr).toMatch(
         new RegExp(
-          `^${esc('[growth] growth mcp: 21 tools for a live workspace token (scopes: ')}[^)]+\\); ${esc(`svc_live_…${demo.tokens.live.slice(-4)} from profile 'default', API at ${base}; serving MCP over stdio`)}\n` +
+          `^${esc('[growth] growth mcp: 22 tools for a live workspace token (scopes: ')}[^)]+\\); ${esc(`svc_live_…${demo.tokens.live.slice(-4)} from profile 'default', API at ${base}; serving MCP over stdio`)}\n` +
             `${esc(`[growth-agent] growth mcp: 3 agent tools for Budget Pacer (${pacer.id}); svc_agt_…${pacer.credential.slice(-4)} from profile 'agent', API at ${base}; serving MCP over stdio`)}\n$`,
         ),
       )
       const out = r.stdout
 
       // The workspace token's tools: every one of them, a list paged with its cursor, money in its format.
-      expect(out).toMatch(/^growth: 21 tools \(listMissions, listDecisions, listSignals, listOpportunities, \.\.\.\)\n> listDecisions \{"limit":2\}\n {2}2 items:\n {2}- id: dec_/)
+      expect(out).toMatch(/^growth: 22 tools \(listMissions, listDecisions, listSignals, listOpportunities, \.\.\.\)\n> listDecisions \{"limit":2\}\n {2}2 items:\n {2}- id: dec_/)
       // The second page: the first answer's nextCursor, which the API pages with.
       const cursor = /\n> listDecisions \{"limit":2,"cursor":"([^"]+)"\}\n {2}2 items:\n/.exec(out)?.[1]
       expect(cursor).toBeDefined()
@@ -656,8 +656,8 @@ describe('examples/', () => {
       const demo = await createDemoWorkspace(sql, { name: 'Examples: MCP environment' })
       const env = await run(scriptCommand('mcp', 'start'), projects.mcp, { ...shell, GROWTH_TOKEN: demo.tokens.live, GROWTH_BASE_URL: base })
       expect(env.code).toBe(1)
-      expect(env.stdout).toStartWith('growth: 21 tools (')
-      expect(env.stderr).toContain(`[growth] growth mcp: 21 tools for a live workspace token`)
+      expect(env.stdout).toStartWith('growth: 22 tools (')
+      expect(env.stderr).toContain(`[growth] growth mcp: 22 tools for a live workspace token`)
       expect(env.stderr).toContain(`[growth-agent] error: no profile 'agent' in ${join(home, '.config')}`)
       expect(env.stderr).toMatch(/\ngrowth-agent: growth mcp --profile agent did not start \(.*\); what it said is above\.\n$/)
     },

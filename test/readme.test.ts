@@ -39,7 +39,7 @@ test('the README says the two commands word for word, and links only to files of
 
 test('the tour of the README, and the shell examples of the docs, run as written against npm start', async () => {
   const clone = mkdtempSync(join(tmpdir(), 'growth-readme-'))
-  for (const entry of ['package.json', 'package-lock.json', 'node_modules', 'server', 'cli', 'sdk', 'scripts', 'docs', 'README.md']) {
+  for (const entry of ['package.json', 'package-lock.json', 'node_modules', 'server', 'cli', 'sdk', 'scripts', 'docs', 'examples', 'README.md']) {
     symlinkSync(join(ROOT, entry), join(clone, entry))
   }
   // As the tour says to start it for its webhook part: receivers on this machine allowed.
@@ -74,6 +74,8 @@ test('the tour of the README, and the shell examples of the docs, run as written
     expect(out).toContain('"data"')
     // the tour's receiver got the test event, signed
     expect(out).toMatch(/t=\d+,v1=[0-9a-f]{64} \{"id":"evt_\w+","event":"webhook.test"/)
+    // docs/webhooks.md's plain-Python receiver verified a real delivery's Standard Webhooks signature
+    expect(out).toMatch(/\{"verified": true, "webhookId": "evt_\w+", "id": "evt_\w+", "event": "webhook.test"\}/)
     expect(out).not.toContain('"error":{"code"')
   } finally {
     // The whole group (npm, its shell, the server), and the clone removed only once the server has

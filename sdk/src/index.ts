@@ -35,11 +35,14 @@ export type { components, operations, paths } from './schema.ts'
 export {
   type WebhookEvent,
   type WebhookEventType,
+  type WebhookHeaders,
   type WebhookRawBody,
   type WebhookSignatureHeader,
   type WebhookSignOptions,
+  type WebhookStandardSignOptions,
   WebhookVerificationError,
   type WebhookVerificationReason,
+  type WebhookVerifyHeaders,
   type WebhookVerifyOptions,
   Webhooks,
 } from './webhooks.ts'

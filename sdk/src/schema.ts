@@ -375,6 +375,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the request log
+         * @description Every call the workspace's credentials made in the last 7 days, refusals included, newest first: method, path, operation, status, the error's code and message, duration, which credential, the Idempotency-Key and whether the answer was a replay. `id` is the request id the answer carried. Filter by status (2xx, 4xx, 5xx or one status), operation and credentialId (404 if that credential is not this workspace's); page with meta.nextBefore. A call shows here within about a second.
+         *
+         *     Rules the schema cannot state (each refused with 400 naming it):
+         *     - before is a meta.nextBefore this API issued for this list, with the same filter, in this workspace.
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/missions": {
         parameters: {
             query?: never;
@@ -922,7 +945,7 @@ export interface components {
                 /** @description Full path, e.g. /api/v1/missions. */
                 path: string;
                 /** @description The scope a workspace token needs; null otherwise. */
-                scope: ("read:growth" | "write:experiments" | "write:actions" | "write:contacts" | "write:events" | "read:contacts" | "read:analytics" | "read:events" | "read:agents") | null;
+                scope: ("read:growth" | "write:experiments" | "write:actions" | "write:contacts" | "write:events" | "read:contacts" | "read:analytics" | "read:events" | "read:agents" | "read:logs") | null;
                 /** @description What it does, in a line. */
                 summary: string;
             }[];
@@ -1651,6 +1674,40 @@ export interface components {
             status: "completed" | "failed" | "cancelled";
             /** @description One line on what happened. */
             summary?: string;
+        };
+        /** @description One call of the workspace's credentials, as answered; kept 7 days. */
+        RequestLogEntry: {
+            /** @description The error's code; null on a success. */
+            code: ("invalid_parameter" | "invalid_body" | "invalid_request" | "unauthorized" | "plan_required" | "forbidden" | "not_found" | "conflict" | "idempotency_key_reused" | "rate_limited" | "internal") | null;
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description The credential that called. */
+            credential: {
+                /** @description cred_... */
+                id: string;
+                /** @description The kind of credential; null if it no longer exists. */
+                kind: ("live" | "test" | "agent") | null;
+                /** @description Its last four characters, to tell credentials apart; null if it no longer exists. */
+                last4: string | null;
+            };
+            /** @description From the request reaching the pipeline to its answer, in milliseconds. */
+            durationMs: number;
+            /** @description req_..., the request id the answer carried (X-Request-Id, and error.requestId on a refusal). */
+            id: string;
+            /** @description The Idempotency-Key sent with a write; null otherwise. */
+            idempotencyKey: string | null;
+            /** @description The refusal's message, as the caller read it; null on a success. */
+            message: string | null;
+            /** @description The HTTP method. */
+            method: string;
+            /** @description The operationId, e.g. createDecision. */
+            operation: string;
+            /** @description The path called, without its query string. */
+            path: string;
+            /** @description True when the answer was a replay of the first answer kept under that key. */
+            replayed: boolean;
+            /** @description The status answered. */
+            status: number;
         };
         /** @description Order-ledger revenue per currency over a span, with the share traced to marketing. */
         Revenue: {
@@ -4522,6 +4579,149 @@ export interface operations {
             };
             /** @description idempotency_key_reused: the key was used in the last 24 hours with a different request. */
             422: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests; Retry-After says when to retry. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal: failure on the service side, recorded with the request id. */
+            500: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description The meta.nextBefore of the previous page: the page after it. A cursor is bound to its list, filter and workspace. */
+                before?: string;
+                /** @description Only calls made with this credential (cred_...). */
+                credentialId?: string;
+                /**
+                 * @description How many items to return, 1 to 100 (default 20).
+                 * @example 5
+                 */
+                limit?: number;
+                /** @description Only calls of this operation (its operationId, e.g. createDecision). */
+                operation?: string;
+                /**
+                 * @description Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.
+                 * @example 4xx
+                 */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RequestLogEntry"][];
+                        meta?: components["schemas"]["AgentRequestsPageMeta"];
+                    };
+                };
+            };
+            /** @description Bad request: invalid_parameter, invalid_body or invalid_request; the message names what was wrong. */
+            400: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no credential, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description plan_required: the plan does not include this, or an allowance ran out. */
+            402: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token lacks the scope this endpoint needs (named in the message). */
+            403: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: nothing with that id in this workspace. */
+            404: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

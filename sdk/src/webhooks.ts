@@ -1,5 +1,8 @@
 import type { components } from './schema.ts'
-import { fromHex, nativeSigner, subtleSigner, syncSigner, timingSafeEqual, toHex } from './webhooks/hmac.ts'
+import { fromHex, type HmacKey, nativeSigner, subtleSigner, syncSigner, timingSafeEqual, toHex } from './webhooks/hmac.ts'
+import { headerOf, parseStandard, standardKey, toBase64, type WebhookHeaders } from './webhooks/standard.ts'
+
+export type { WebhookHeaders } from './webhooks/standard.ts'
 
 /**
  * Webhook verification, for receivers (CONTRACT: Events and webhooks, The SDK).
@@ -10,8 +13,13 @@ import { fromHex, nativeSigner, subtleSigner, syncSigner, timingSafeEqual, toHex
  * timestamp is within `tolerance` seconds of now, either way, and any one `v1=` matches any one of the
  * secrets given; it then returns the event the body holds.
  *
+ * Every delivery also carries the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`, ./webhooks/standard.ts). Given the request's headers whole (fetch's Headers or
+ * node:http's object) instead of one header's value, `verify` checks `webhook-signature` when it is
+ * there, else `X-Service-Signature`: either scheme, the same secret.
+ *
  * ```ts
- * const event = Webhooks.verify(await req.text(), req.headers.get('X-Service-Signature'), secret)
+ * const event = Webhooks.verify(await req.text(), req.headers, secret)   // or req.headers.get('X-Service-Signature')
  * if (event.event === 'contact.created') ...
  * ```
  */
@@ -58,7 +66,7 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-const SIGNATURE_HEADER = 'X-Service-Signature'
+const SIGNATURE_HEADER = 'X-Service-Signature' as const
 const DEFAULT_TOLERANCE = 300
 
 const RAW_BODY_HOWTO =
@@ -68,15 +76,32 @@ const RAW_BODY_HOWTO =
   "in node:http, collect the request's chunks and pass Buffer.concat(chunks); " +
   'in Hono, pass await c.req.text().'
 
-type Parsed = { prefix: string; timestamp: number; signatures: Uint8Array[] }
+type Parsed = { prefix: string; timestamp: number; signatures: Uint8Array[]; scheme: 'X-Service-Signature' | 'webhook-signature' }
 
-/** Checks everything that needs no HMAC: the body's kind, the secrets, the header and the timestamp. */
-function prepare(rawBody: unknown, header: WebhookSignatureHeader, secret: string | readonly string[], options: WebhookVerifyOptions) {
+/** One header's value (X-Service-Signature), or the request's headers whole (either scheme). */
+export type WebhookVerifyHeaders = WebhookSignatureHeader | WebhookHeaders
+
+/** Checks everything that needs no HMAC: the body's kind, the secrets, the header and the timestamp; and the keys to sign with. */
+function prepare(rawBody: unknown, header: WebhookVerifyHeaders, secret: string | readonly string[], options: WebhookVerifyOptions) {
   const body = rawInput(rawBody, 'verify')
   const secrets = secretList(secret)
-  const parsed = parseHeader(header)
+  const parsed = parseAny(header)
   checkTimestamp(parsed.timestamp, options)
-  return { body, secrets, parsed }
+  // X-Service-Signature keys with the whole secret string, Standard Webhooks with the bytes it spells.
+  const keys: HmacKey[] = parsed.scheme === 'X-Service-Signature' ? [...secrets] : secrets.flatMap((s) => standardKey(s) ?? [])
+  return { body, secrets, parsed, keys }
+}
+
+/** A header value is X-Service-Signature; headers whole are read for webhook-signature first. */
+function parseAny(header: WebhookVerifyHeaders): Parsed {
+  if (header === null || header === undefined || typeof header === 'string' || Array.isArray(header)) return parseHeader(header as WebhookSignatureHeader)
+  const headers = header as WebhookHeaders
+  if (headerOf(headers, 'webhook-signature').trim() === '' && headerOf(headers, SIGNATURE_HEADER).trim() !== '') return parseHeader(headerOf(headers, SIGNATURE_HEADER))
+  if (headerOf(headers, 'webhook-signature').trim() === '' && headerOf(headers, 'webhook-id').trim() === '')
+    throw new WebhookVerificationError('missing_header', `Neither ${SIGNATURE_HEADER} nor webhook-signature is among the headers: the request was not signed by the service, or its headers were not passed on.`)
+  const standard = parseStandard(headers)
+  if ('reason' in standard) throw new WebhookVerificationError(standard.reason, standard.message)
+  return { ...standard, scheme: 'webhook-signature' }
 }
 
 /** Whether any secret's HMAC equals any `v1=` of the header. Every pair is compared in full. */
@@ -91,10 +116,10 @@ function anyMatch(macs: Uint8Array[], parsed: Parsed): boolean {
  * Uses the runtime's native HMAC where it has one (Bun, node:crypto on Node.js >= 20.16 and Deno),
  * a plain JavaScript HMAC-SHA256 elsewhere.
  */
-function verify(rawBody: WebhookRawBody, header: WebhookSignatureHeader, secret: string | readonly string[], options: WebhookVerifyOptions = {}): WebhookEvent {
-  const { body, secrets, parsed } = prepare(rawBody, header, secret, options)
+function verify(rawBody: WebhookRawBody, header: WebhookVerifyHeaders, secret: string | readonly string[], options: WebhookVerifyOptions = {}): WebhookEvent {
+  const { body, secrets, parsed, keys } = prepare(rawBody, header, secret, options)
   const sign = syncSigner(parsed.prefix, body)
-  if (!anyMatch(secrets.map(sign), parsed)) throw noMatch(secrets)
+  if (!anyMatch(keys.map(sign), parsed)) throw noMatch(secrets, parsed.scheme)
   return parseEvent(body)
 }
 
@@ -104,11 +129,11 @@ function verify(rawBody: WebhookRawBody, header: WebhookSignatureHeader, secret:
  * uses that instead: the same result, without crypto.subtle's hop to another thread, which costs
  * more than hashing a body of a few kilobytes (test/bench/sdk-verify.ts).
  */
-async function verifyAsync(rawBody: WebhookRawBody, header: WebhookSignatureHeader, secret: string | readonly string[], options: WebhookVerifyOptions = {}): Promise<WebhookEvent> {
-  const { body, secrets, parsed } = prepare(rawBody, header, secret, options)
+async function verifyAsync(rawBody: WebhookRawBody, header: WebhookVerifyHeaders, secret: string | readonly string[], options: WebhookVerifyOptions = {}): Promise<WebhookEvent> {
+  const { body, secrets, parsed, keys } = prepare(rawBody, header, secret, options)
   const native = nativeSigner(parsed.prefix, body)
-  const macs = native ? secrets.map(native) : await Promise.all(secrets.map(subtleSigner(parsed.prefix, body)))
-  if (!anyMatch(macs, parsed)) throw noMatch(secrets)
+  const macs = native ? keys.map(native) : await Promise.all(keys.map(subtleSigner(parsed.prefix, body)))
+  if (!anyMatch(macs, parsed)) throw noMatch(secrets, parsed.scheme)
   return parseEvent(body)
 }
 
@@ -126,7 +151,34 @@ async function signAsync(rawBody: string | Uint8Array | ArrayBuffer, secret: str
   return header(t, await Promise.all(secretList(secret).map(signer)))
 }
 
-export const Webhooks = { verify, verifyAsync, sign, signAsync } as const
+export type WebhookStandardSignOptions = WebhookSignOptions & {
+  /** The webhook-id (default: the body's event id, as the service sends it). */
+  id?: string
+}
+
+/** The Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) for this body, as the service makes them: for tests. */
+function signStandard(rawBody: string | Uint8Array | ArrayBuffer, secret: string | readonly string[], options: WebhookStandardSignOptions = {}) {
+  const t = signTimestamp(options)
+  const body = rawInput(rawBody, 'sign')
+  const id = options.id ?? eventIdOf(body)
+  const signer = syncSigner(`${id}.${t}.`, body)
+  const keys = secretList(secret).map((s) => {
+    const key = standardKey(s)
+    if (!key) throw new TypeError('A Standard Webhooks secret is whsec_ and then base64: this one is not base64')
+    return key
+  })
+  return { 'webhook-id': id, 'webhook-timestamp': String(t), 'webhook-signature': keys.map((k) => `v1,${toBase64(signer(k))}`).join(' ') }
+}
+
+function eventIdOf(body: string | Uint8Array): string {
+  try {
+    const id = (JSON.parse(typeof body === 'string' ? body : decoder.decode(body)) as { id?: unknown }).id
+    if (typeof id === 'string' && id !== '') return id
+  } catch {}
+  throw new TypeError('signStandard needs options.id when the body is not an event with an id')
+}
+
+export const Webhooks = { verify, verifyAsync, sign, signAsync, signStandard } as const
 
 function header(t: number, macs: Uint8Array[]): string {
   return [`t=${t}`, ...macs.map((m) => `v1=${toHex(m)}`)].join(',')
@@ -185,7 +237,7 @@ function parseHeader(value: WebhookSignatureHeader): Parsed {
   }
   if (t === undefined) throw malformed('no t=')
   if (signatures.length === 0) throw malformed('no v1=')
-  return { prefix: `${t}.`, timestamp: Number(t), signatures }
+  return { prefix: `${t}.`, timestamp: Number(t), signatures, scheme: SIGNATURE_HEADER }
 }
 
 function checkTimestamp(timestamp: number, options: WebhookVerifyOptions) {
@@ -198,11 +250,11 @@ function checkTimestamp(timestamp: number, options: WebhookVerifyOptions) {
   if (-age > tolerance) throw new WebhookVerificationError('timestamp_in_future', `The signature is dated ${-age} seconds in the future, more than the tolerance of ${tolerance}: a clock that is wrong.`)
 }
 
-function noMatch(secrets: readonly string[]) {
+function noMatch(secrets: readonly string[], scheme: Parsed['scheme']) {
   const spaced = secrets.some((s) => s.trim() !== s) ? ' One of the secrets given starts or ends with whitespace: trim it.' : ''
   return new WebhookVerificationError(
     'no_matching_signature',
-    `No v1 signature in ${SIGNATURE_HEADER} matches this body with the secret${secrets.length > 1 ? 's' : ''} given: check that it is this endpoint's whsec_... secret and that the body is passed exactly as received.${spaced}`,
+    `No v1 signature in ${scheme} matches this body with the secret${secrets.length > 1 ? 's' : ''} given: check that it is this endpoint's whsec_... secret and that the body is passed exactly as received.${spaced}`,
   )
 }
 

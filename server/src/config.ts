@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
-import { LOG_LEVELS, type LogLevel } from './core/log.ts'
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './core/log.ts'
 import { parseDuration } from './core/time.ts'
 import type { DatabaseTimeouts } from './store/driver/db.ts'
 import { type AddressPolicy, parseAllowList } from './domain/webhook-addresses.ts'
@@ -32,6 +32,20 @@ const whole = (min: number, max: number, fallback: number) =>
       return Number(v)
     })
 
+/** A retry schedule setting: the waits after each failed attempt (`5s,5m,30m`), in ms. */
+const schedule = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const waits = v.split(',').map((d) => parseDuration(d))
+      if (!v.trim() || waits.some((w) => w === undefined || w <= 0)) {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of durations such as 5s,5m,30m (got ${JSON.stringify(v)})` })
+        return z.NEVER
+      }
+      return waits as number[]
+    })
+
 const httpUrl = (v: string) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)
 const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
@@ -48,19 +62,13 @@ const Env = z.object({
   DB_CONNECT_TIMEOUT_MS: whole(100, 300_000, 2_000),
   REQUEST_TIMEOUT_MS: whole(100, 3_600_000, 15_000),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  // Unset: readable lines on a terminal, JSON lines otherwise (CONTRACT: Observability).
+  LOG_FORMAT: z.enum(LOG_FORMATS, { message: `must be one of ${LOG_FORMATS.join(', ')}` }).optional(),
+  // The request log (GET /api/v1/logs): on unless turned off here.
+  REQUEST_LOG: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   CALL_COUNT_FLUSH_MS: whole(10, 3_600_000, 1000),
   // Webhook delivery (CONTRACT: Events and webhooks).
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .default('5s,5m,30m,2h,5h,10h,10h')
-    .transform((v, ctx) => {
-      const waits = v.split(',').map((d) => parseDuration(d))
-      if (!v.trim() || waits.some((w) => w === undefined || w <= 0)) {
-        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of durations such as 5s,5m,30m (got ${JSON.stringify(v)})` })
-        return z.NEVER
-      }
-      return waits as number[]
-    }),
+  WEBHOOK_RETRY_SCHEDULE: schedule('5s,5m,30m,2h,5h,10h,10h'),
   WEBHOOK_TIMEOUT_MS: whole(1, 300_000, 15_000),
   WEBHOOK_BREAKER_THRESHOLD: whole(1, 10_000, 10),
   WEBHOOK_BREAKER_COOLDOWN: duration('5m'),
@@ -135,6 +143,10 @@ const Env = z.object({
     .refine((v) => v === undefined || /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(v.trim()), {
       message: 'must be an address such as growth@example.com or "Growth <growth@example.com>"',
     }),
+  // The console's mail (docs/console.md, "Mail"): retries of a mail the server did not take, and the
+  // pace of notices (at most one per person this often; what comes meanwhile waits for the next).
+  MAIL_RETRY_SCHEDULE: schedule('10s,1m,5m,15m,1h,3h'),
+  MAIL_NOTICE_INTERVAL: duration('1m'),
 }).refine((e) => !e.SMTP_URL || e.MAIL_FROM, { message: 'must be set when SMTP_URL is (the address mail is sent from)', path: ['MAIL_FROM'] })
 
 /** How webhooks are delivered; every figure has the contract's default. */
@@ -153,6 +165,16 @@ export type WebhookSettings = {
   workers: number
 }
 
+/** How the console's mail is sent (docs/console.md, "Mail"). */
+export type MailSettings = {
+  smtpUrl: string
+  from: string
+  /** The waits after each failed attempt; its length is the number of retries. */
+  retrySchedule: number[]
+  /** At most one notice per person this often. */
+  noticeIntervalMs: number
+}
+
 export type Config = {
   host: string
   port: number
@@ -162,6 +184,11 @@ export type Config = {
   /** Time bounds on the database and on each request, in ms (docs/operations.md). */
   timeouts: DatabaseTimeouts & { requestMs: number }
   logLevel: LogLevel
+  /** undefined: pretty on a terminal, json otherwise. */
+  logFormat: LogFormat | undefined
+  /** Whether every call of a workspace is kept in the request log (REQUEST_LOG). */
+  requestLog: boolean
+  /** How often the call counts and the request log are written, in ms. */
   callCountFlushMs: number
   webhooks: WebhookSettings
   /** The console's public base (CONSOLE_URL), no trailing slash; unset: the server's own address + /console. */
@@ -169,7 +196,7 @@ export type Config = {
   /** Whether CONSOLE_URL was set (else consoleUrl follows HOST and PORT, see consoleBase). */
   consoleUrlSet: boolean
   /** Mail of the console (SMTP_URL, MAIL_FROM); null: no mail, sign-in links only from the CLI. */
-  mail: { smtpUrl: string; from: string } | null
+  mail: MailSettings | null
   /**
    * Tracing, when an OTLP endpoint is set: its protocol and the service's name (the exporter and the
    * sampler read the standard variables themselves, checked here); null: off.
@@ -204,6 +231,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     poolMax: e.DB_POOL_MAX,
     timeouts: { statementMs: e.STATEMENT_TIMEOUT_MS, connectMs: e.DB_CONNECT_TIMEOUT_MS, requestMs: e.REQUEST_TIMEOUT_MS },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    requestLog: e.REQUEST_LOG === 'on',
     callCountFlushMs: e.CALL_COUNT_FLUSH_MS,
     webhooks: {
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
@@ -218,7 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     consoleUrl: e.CONSOLE_URL ?? consoleBase(e.HOST, e.PORT),
     consoleUrlSet: e.CONSOLE_URL !== undefined,
-    mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM!.trim() } : null,
+    mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM!.trim(), retrySchedule: e.MAIL_RETRY_SCHEDULE, noticeIntervalMs: e.MAIL_NOTICE_INTERVAL } : null,
     tracing:
       e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
         ? {

@@ -3,6 +3,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger } from './core/log.ts'
+import { relyingPartyOf } from './core/relying-party.ts'
 import { lastFour } from './core/secret-hint.ts'
 import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
@@ -39,7 +40,7 @@ try {
   console.error(`error: ${err.message}`)
   process.exit(1)
 }
-const log = createLogger(config.logLevel)
+const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
 // Traces, when an OTLP endpoint is set (docs/operations.md, "Traces"); flushed at shutdown.
 const tracing = prepareOnly() ? null : startTracing(config.tracing)
 // Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.
@@ -99,6 +100,12 @@ try {
   await db?.close().catch(() => {})
   process.exit(1)
 }
+/** At an IP address the console has no passkeys (docs/console.md, "Passkeys"): say what to set. */
+function passkeysNote(linkUrl: string): string[] {
+  const url = new URL(linkUrl)
+  if (!('unavailable' in relyingPartyOf(url.href))) return []
+  return [`    (passkeys need a host name, not ${url.hostname}: start with CONSOLE_URL=http://localhost:${url.port}/console to add one)`]
+}
 const base = `${server.url}/api/v1`
 const lines = [
   '',
@@ -110,7 +117,7 @@ const lines = [
 ]
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')
-  writeSecret(envFile, demoEnv(base, demo))
+  writeSecret(envFile, demoEnv(base, demo, ownerLink))
   // In full on the first start only: a later start's output (often a captured log) shows the last four.
   const shown = demoSeededNow ? (secret: string) => secret : lastFour
   lines.push(
@@ -124,6 +131,7 @@ if (demo) {
       ? [
           `  console: sign in as ${ownerLink.owner.name} (${ownerLink.owner.email}, owner) with ${ownerLink.url}`,
           `    (one use, until ${ownerLink.expiresAt}; every start prints a new link, or: growth admin person link ${ownerLink.owner.id})`,
+          ...passkeysNote(ownerLink.url),
         ]
       : []),
     ...(demoSeededNow ? [] : [`  (printed in full on the first start only; read them in ${envFile}, readable only by you)`]),
@@ -195,7 +203,7 @@ function writeSecret(path: string, text: string) {
 }
 
 /** Shell variables for the README's tour: the base URL of this run, the demo's credentials and its fixture ids. */
-function demoEnv(base: string, d: DemoWorkspace): string {
+function demoEnv(base: string, d: DemoWorkspace, owner: typeof ownerLink): string {
   const f = d.fixtures
   const vars: [string, string][] = [
     ['BASE', base],
@@ -217,6 +225,8 @@ function demoEnv(base: string, d: DemoWorkspace): string {
     ['CONTACT', f.contactEmail],
     ['DO_NOT_CONTACT', f.doNotContactEmail],
     ['EVENT', f.trackedEvent],
+    // The console and its owner, for the tour's step in the browser.
+    ...(owner ? ([['CONSOLE', owner.url.slice(0, owner.url.indexOf('/signin/'))], ['OWNER', owner.owner.id]] as [string, string][]) : []),
   ]
   return `# The demo workspace of this embedded database, written by npm start (readable only by you).\n${vars.map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join('\n')}\n`
 }

@@ -1,4 +1,4 @@
-import type { Config } from './config.ts'
+import { type Config, consoleBase } from './config.ts'
 import { createLogger, type Logger } from './core/log.ts'
 import { installedSecretsKeyring, type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
@@ -7,6 +7,7 @@ import type { ConsoleSessions } from './console/session-port.ts'
 import { consoleSessions } from './console-sessions.ts'
 import { createApp } from './http/app.ts'
 import { CallCounter } from './http/count.ts'
+import { RequestLog } from './http/request-log.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
 import type { CredentialCheck } from './http/credential-batch.ts'
 import { purgeRateLimitWindows } from './store/credentials.ts'
@@ -15,10 +16,14 @@ import { decisionRecorder } from './store/agent-gateway-recorder.ts'
 import { GatewayViewCache } from './store/agent-gateway-view-cache.ts'
 import { openDatabase, openPool, type Database, type Sql, type StatementTrace } from './store/driver/db.ts'
 import { purgeExpiredKeys } from './store/idempotency.ts'
+import { purgeRequestLog } from './store/request-log.ts'
 import { migrate } from './store/driver/migrate.ts'
 import { loadSecretsKeyring } from './secrets-key.ts'
 import { type MetricsListener, startMetricsListener } from './metrics-listener.ts'
+import { activeTraceId } from './core/tracing.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
+import { type MailSender, startMailSender } from './workers/mail.ts'
+import { purgeConsoleRows } from './domain/console-housekeeping.ts'
 
 export type RunningServer = {
   url: string
@@ -28,6 +33,8 @@ export type RunningServer = {
   workers: DeliveryWorkers | undefined
   /** Where the Prometheus metrics are served (METRICS_PORT set), else undefined. */
   metricsUrl: string | undefined
+  /** The console's mail sender of this process, when it sends mail (SMTP_URL). */
+  mail: MailSender | undefined
   stop(): Promise<void>
 }
 
@@ -65,7 +72,7 @@ export function openConfiguredDatabase(config: Config, log: Logger): Promise<Dat
 
 /** Open the database, migrate, check the secrets key against it, and serve the API; `stop()` drains requests and closes everything. */
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? createLogger(config.logLevel)
+  const log = opts.log ?? createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
   const db = opts.db ?? (await openConfiguredDatabase(config, log))
   const secrets = opts.secrets ?? installedSecretsKeyring() ?? loadSecretsKeyring(process.env, config.dataDir)
   useSecretsKeyring(secrets)
@@ -87,6 +94,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       : db.sql
   const counter = new CallCounter(counterSql, config.callCountFlushMs)
   counter.start()
+  // The request log (GET /logs), written in batches beside the counts, through the same pool.
+  const requestLog = config.requestLog ? new RequestLog(counterSql, config.callCountFlushMs) : undefined
+  requestLog?.start((error) => log.warn('writing the request log failed; its entries wait for the next flush', { error }))
 
   // Webhook delivery workers, woken by this process's own writes and (on a server) by NOTIFY.
   const workers =
@@ -103,15 +113,29 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     batch: counterSql === db.sql ? undefined : new DecisionBatch(counterSql, db.sql),
   })
 
+  // The console's mail sender, started once the server listens (the links need its address).
+  let mail: MailSender | undefined
+  const afterWrite = () => {
+    workers?.wake()
+    mail?.wake()
+  }
   const app = createApp({
-    sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite: workers?.wake,
-    credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs,
+    sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite,
+    credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs, requestLog,
+    // Each request's log line names its trace (tracing on: the server span's, core/tracing.ts).
+    traceId: activeTraceId,
   })
   // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql), log }))
+  // Its public address: CONSOLE_URL, else this server's own, known once it listens (PORT=0).
+  let consoleUrl = config.consoleUrl
+  const mailWaker = config.mail ? { wake: () => mail?.wake() } : undefined
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`
+  if (!config.consoleUrlSet) consoleUrl = consoleBase(config.host, server.port!)
+  if (config.mail) mail = startMailSender({ sql: db.sql, log, settings: config.mail, consoleUrl })
 
   // The Prometheus listener, on a port of its own (docs/operations.md, "Metrics").
   let metrics: MetricsListener | undefined
@@ -125,7 +149,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   }
 
   const housekeeping = setInterval(() => {
-    Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql)]).catch((error) =>
+    Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql), purgeConsoleRows(db.sql), purgeRequestLog(counterSql)]).catch((error) =>
       log.warn('housekeeping failed', { error }),
     )
   }, HOUSEKEEPING_MS)
@@ -133,11 +157,12 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   let stopping: Promise<void> | undefined
   return {
-    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`,
+    url,
     db,
     counter,
     workers,
     metricsUrl: metrics?.url,
+    mail,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(housekeeping)
@@ -145,7 +170,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         await server.stop(false)
         await metrics?.stop()
         await workers?.stop().catch((error) => log.warn('webhook workers did not stop cleanly', { error }))
+        await mail?.stop().catch((error) => log.warn('the mail sender did not stop cleanly', { error }))
         await counter.stop().catch((error) => log.warn('final call-count flush failed', { error }))
+        await requestLog?.stop().catch((error) => log.warn('final request-log flush failed', { error }))
         if (counterSql !== db.sql) await counterSql.end({ timeout: 5 })
         if (!opts.db) await db.close()
       })()),

@@ -9,7 +9,9 @@
  * - "uncounted": the same pipeline in a second server whose credentials are checked once per token
  *   and then answered from memory, never counted: not a design the server may use (a revoked token
  *   would still pass, the rate limit would not hold), but the difference to "pipeline" is what the
- *   exact credential and rate-limit statement costs.
+ *   exact credential and rate-limit statement costs;
+ * - "unlogged": the same pipeline in a server with REQUEST_LOG=off, so the difference to "pipeline"
+ *   (which keeps the request log, as a server does by default) is what writing the request log costs.
  * Load comes from test/bench/load.ts in a separate process, the same for both. Each target is warmed
  * up, then measured, once per round. The order turns each round (bare first, then pipeline first,
  * then uncounted first, ...), because whichever target runs first in a round measured faster on
@@ -45,6 +47,8 @@ const MISSIONS = 5
 const AUTOMATIONS_PER_MISSION = 2
 /** The aim: the pipeline keeps at least this share of the bare handler's throughput. */
 const AIM = 0.8
+/** The aim of the request log: the pipeline with it keeps at least this share of its throughput without it. */
+const REQUEST_LOG_AIM = 0.95
 /**
  * A throughput no run on the bench machine will reach; the token pool is sized so that even at
  * this rate no token passes its hourly limit within one load run (the counters are cleared before
@@ -55,7 +59,7 @@ const TOKEN_BUDGET = Math.floor(LIMITS.workspace * 0.75)
 
 
 type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
-type Target = 'bare' | 'pipeline' | 'uncounted'
+type Target = 'bare' | 'pipeline' | 'uncounted' | 'unlogged'
 
 const SECONDS = envNumber('BENCH_SECONDS', 8)
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 32, true)
@@ -79,6 +83,7 @@ let admin: postgres.Sql | undefined
 let created = false
 let server: RunningServer | undefined
 let uncounted: RunningServer | undefined
+let unlogged: RunningServer | undefined
 let bare: ReturnType<typeof Bun.serve> | undefined
 let bareSql: postgres.Sql | undefined
 let benchSql: postgres.Sql | undefined
@@ -93,6 +98,7 @@ function cleanup(): Promise<void> {
     if (child && child.exitCode === null) await step('stopping the load generator', () => child!.kill())
     if (server) await step('stopping the server', () => server!.stop())
     if (uncounted) await step('stopping the uncounted server', () => uncounted!.stop())
+    if (unlogged) await step('stopping the unlogged server', () => unlogged!.stop())
     if (bare) await step('stopping the bare server', () => bare!.stop(true))
     if (bareSql) await step('closing the bare pool', () => bareSql!.end({ timeout: 5 }))
     if (benchSql) await step('closing the bench connection', () => benchSql!.end({ timeout: 5 }))
@@ -215,10 +221,14 @@ async function main(): Promise<number> {
     },
   })
 
+  // 3c. The same pipeline without the request log (REQUEST_LOG=off): what writing it costs.
+  unlogged = await startServer({ ...config, requestLog: false }, { log: createLogger('silent') })
+
   const targets: Record<Target, { label: string; url: string; tokenArg: string }> = {
     bare: { label: 'bare handler', url: `http://127.0.0.1:${bare.port}${ROUTE}`, tokenArg: '-' },
     pipeline: { label: 'pipeline', url: `${server.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
     uncounted: { label: 'uncounted', url: `${uncounted.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
+    unlogged: { label: 'unlogged', url: `${unlogged.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
   }
 
   // 4. Each round runs every target once, the order turned by one each round; keep every measured run.
@@ -229,7 +239,7 @@ async function main(): Promise<number> {
   const best: Partial<Record<Target, Result>> = {}
   const rounds: Record<Target, Result>[] = []
   const failures: string[] = []
-  const order = ['bare', 'pipeline', 'uncounted'] as const
+  const order = ['bare', 'pipeline', 'uncounted', 'unlogged'] as const
   for (let round = 1; round <= ROUNDS; round++) {
     const measured: Partial<Record<Target, Result>> = {}
     for (let i = 0; i < order.length; i++) {
@@ -268,22 +278,24 @@ async function main(): Promise<number> {
     pipeline: r.pipeline.rps / r.bare.rps,
     uncounted: r.uncounted.rps / r.bare.rps,
     p99: r.pipeline.p99ms / r.bare.p99ms,
+    logged: r.pipeline.rps / r.unlogged.rps,
   }))
   console.log('')
   console.log('Each round (runs of one round are minutes apart; the order turns each round):')
   perRound.forEach((r, i) =>
-    console.log(`  round ${i + 1} (${r.first} first): pipeline / bare ${pct(r.pipeline)}, uncounted / bare ${pct(r.uncounted)}, p99 pipeline / bare ${r.p99.toFixed(2)}`),
+    console.log(`  round ${i + 1} (${r.first} first): pipeline / bare ${pct(r.pipeline)}, uncounted / bare ${pct(r.uncounted)}, p99 pipeline / bare ${r.p99.toFixed(2)}, request log on / off ${pct(r.logged)}`),
   )
   const ratio = median(perRound.map((r) => r.pipeline))
   const uncountedRatio = median(perRound.map((r) => r.uncounted))
   const p99Ratio = median(perRound.map((r) => r.p99))
+  const loggedRatio = median(perRound.map((r) => r.logged))
   const b = best.bare!
   const p = best.pipeline!
   console.log('')
   console.log(`GET ${ROUTE} on PostgreSQL, ${CONCURRENCY} concurrent, ${SECONDS} s each (best of ${ROUNDS})`)
   console.log(`${''.padEnd(20)}${'req/s'.padEnd(10)}${'p50 ms'.padEnd(9)}${'p99 ms'.padEnd(9)}errors`)
   const u = best.uncounted!
-  for (const [label, r] of [['bare handler', b], ['pipeline', p], ['uncounted', u]] as const) {
+  for (const [label, r] of [['bare handler', b], ['pipeline', p], ['uncounted', u], ['unlogged', best.unlogged!]] as const) {
     console.log(`${label.padEnd(20)}${fmt(r.rps, 10)}${fmt(r.p50ms, 9)}${fmt(r.p99ms, 9)}${r.errors}`)
   }
   const invalid = failures.length > 0 ? '   (INVALID: some requests failed, see below)' : ''
@@ -292,6 +304,7 @@ async function main(): Promise<number> {
   console.log(`Median of ${ROUNDS} rounds:`)
   console.log(`${'pipeline / bare'.padEnd(20)}${pct(ratio)} of throughput, p99 ${p99Ratio.toFixed(2)} times${invalid}`)
   console.log(`${'uncounted / bare'.padEnd(20)}${pct(uncountedRatio)} of throughput (the same pipeline without the exact credential statement: what it costs)`)
+  console.log(`${'pipeline / unlogged'.padEnd(20)}${pct(loggedRatio)} of throughput (the request log on, beside REQUEST_LOG=off: what writing it costs)`)
   console.log('')
 
   if (failures.length) {
@@ -302,6 +315,10 @@ async function main(): Promise<number> {
   console.log(
     `Aim ${ratio >= AIM ? 'met' : 'NOT met'}: the pipeline keeps ${pct(ratio)} of the bare handler's throughput, ` +
       `the median of ${ROUNDS} rounds (aim: at least ${AIM * 100}%).`,
+  )
+  console.log(
+    `Request log aim ${loggedRatio >= REQUEST_LOG_AIM ? 'met' : 'NOT met'}: with it the pipeline keeps ${pct(loggedRatio)} of its throughput without it, ` +
+      `the median of ${ROUNDS} rounds (aim: at least ${REQUEST_LOG_AIM * 100}%).`,
   )
   return 0
 }

@@ -22,6 +22,8 @@ const receiver = Bun.serve({
     const body = await req.text()
     try {
       const event = Webhooks.verify(body, req.headers.get('X-Service-Signature'), secret)
+      // The Standard Webhooks headers too, with the same secret: webhook-id is the event's id.
+      if (Webhooks.verify(body, req.headers, secret).id !== event.id || req.headers.get('webhook-id') !== event.id) throw new Error('webhook-id')
       received.push({ event: event.event, email: (event.data as any).contact?.email, verified: true, eventId: req.headers.get('X-Service-Event-Id') })
       return new Response('ok')
     } catch {

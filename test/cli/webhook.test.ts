@@ -26,7 +26,7 @@ const NO_ALLOW = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '' }
 
 const growthJson = async (args: string[], env: Record<string, string> = ALLOW) => jsonOf(await growth([...args, '--json'], env), args.join(' '))
 
-const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
 type Got = { headers: Record<string, string>; body: string; path: string }

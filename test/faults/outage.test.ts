@@ -118,8 +118,8 @@ test.skipIf(Boolean(reason))(
       const recovered = Math.min(Date.now(), ...firstLoad) - back
       recoveries.push(recovered)
       if (recovered > 1_000) {
-        // What the server logged meanwhile (with OUTAGE_LOG=info), to tell why.
-        const logged = server.stderr().split('\n').filter((l) => {
+        // What the server logged meanwhile (with OUTAGE_LOG=info; its log is on stdout), to tell why.
+        const logged = `${server.stdout()}\n${server.stderr()}`.split('\n').filter((l) => {
           const t = Date.parse(/"time":"([^"]+)"/.exec(l)?.[1] ?? '')
           return t >= back - 200 && t <= back + 2_000
         })

@@ -51,7 +51,7 @@ for (const transport of TRANSPORTS) {
       expect(live.client.getServerVersion()?.name).toBe('growth')
       expect(live.client.getInstructions()).toContain('live workspace token')
       expect(testToken.client.getInstructions()).toContain('This is a test token: reads are real, writes are checked and then only simulated')
-      expect(live.stderr()).toMatch(/growth mcp: 21 tools for a live workspace token \(scopes: read:agents, .*write:experiments\); svc_live_…\w{4} from GROWTH_TOKEN, API at http:\/\/127\.0\.0\.1:\d+\/api\/v1/)
+      expect(live.stderr()).toMatch(/growth mcp: 22 tools for a live workspace token \(scopes: read:agents, .*write:experiments\); svc_live_…\w{4} from GROWTH_TOKEN, API at http:\/\/127\.0\.0\.1:\d+\/api\/v1/)
       expect(live.stderr()).not.toContain(demo.tokens.live)
       if (transport === 'http') expect(live.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
     })

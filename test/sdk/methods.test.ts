@@ -30,6 +30,7 @@ const CONTRACT: Record<string, string> = {
   listAgentTools: 'agents.tools',
   listAgentRules: 'agents.rules',
   listAgentRequests: 'agents.requests',
+  listRequestLogs: 'logs.list',
   authorizeAgentAction: 'agent.authorize',
   reportAgentResult: 'agent.result',
   getAgentSelf: 'agent.me',

@@ -169,6 +169,8 @@ describe.each(RUNTIMES)('the packed SDK under %s, against the test server', (run
       expect(new Set(reads['agents.requests'].data.map((s: Json) => s.decision))).toEqual(new Set(['allowed']))
       expect(reads['agents.requests'].data).toHaveLength(4)
       expect(reads['agents.requests'].meta.nextBefore).toEqual(expect.any(String))
+      expect(reads['logs.list'].data).toHaveLength(3)
+      expect(new Set(reads['logs.list'].data.map((e: Json) => `${e.operation} ${e.status}`))).toEqual(new Set(['listMissions 200']))
       expect(reads['revenue.get'].data.from).toBe('2026-01-01T00:00:00.000Z')
       expect(reads['agent.me'].data.agent).toEqual({ id: demo.agents[0]!.id, name: demo.agents[0]!.name, owner: 'workspace' })
 
@@ -232,6 +234,7 @@ describe.each(RUNTIMES)('the packed SDK under %s, against the test server', (run
         'agent.authorize': bad('invalid_request', 'facts.colour'),
         'agent.result': missing('auth_doesnotexist'),
         'agent.me': denied('agent credential'),
+        'logs.list': bad('invalid_parameter', 'status', '2xx, 4xx, 5xx'),
       }
       for (const [method, e] of Object.entries<Json>(r)) expectRefusal(method, e, expected[method]!)
     },

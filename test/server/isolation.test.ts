@@ -173,7 +173,7 @@ describe('workspace isolation', () => {
 /** The id kind of a prefix (core/ids.ts), for an id that names nothing. */
 function prefixKind(prefix: string): Parameters<typeof newId>[0] {
   const kinds: Record<string, Parameters<typeof newId>[0]> = {
-    msn: 'mission', agt: 'agent', abt: 'abTest', snd: 'emailSend', dec: 'decision', cmp: 'campaign', lst: 'list', seg: 'segment',
+    msn: 'mission', agt: 'agent', abt: 'abTest', snd: 'emailSend', dec: 'decision', cmp: 'campaign', lst: 'list', seg: 'segment', cred: 'credential',
   }
   return kinds[prefix]!
 }

@@ -153,6 +153,12 @@ const TABLE: Record<string, (c: Ctx) => Case[]> = {
     { why: 'agent that is not there', token: c.live, query: '?agentId=agt_doesnotexist', status: 404 },
     { why: 'agentId with another prefix', token: c.live, query: '?agentId=ws_x', status: 400 },
   ],
+  listRequestLogs: (c) => [
+    { why: 'the refusals', token: c.live, query: '?status=4xx&limit=5', status: 200 },
+    { why: 'credential that is not there', token: c.live, query: '?credentialId=cred_doesnotexist', status: 404 },
+    { why: 'a status class that does not exist', token: c.live, query: '?status=6xx', status: 400 },
+    { why: 'token without read:logs', token: c.scoped, status: 403 },
+  ],
   authorizeAgentAction: (c) => [
     { why: 'decided', token: c.agent, body: ask(c.activeCampaign), status: 201 },
     { why: 'workspace token', token: c.live, body: ask(c.activeCampaign), status: 403 },

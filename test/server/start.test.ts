@@ -43,6 +43,9 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
       const live = /live token: (\S+)/.exec(first.out)![1]!
       const test = /test token: (\S+)/.exec(first.out)![1]!
       expect(first.out).toMatch(/agent Budget Pacer \(agt_\w+\): svc_agt_/)
+      // At 127.0.0.1 the console has no passkeys: the banner says what to set (docs/console.md, "Passkeys").
+      const port = new URL(first.base).port
+      expect(first.out).toContain(`(passkeys need a host name, not 127.0.0.1: start with CONSOLE_URL=http://localhost:${port}/console to add one)`)
       expect(first.out).toContain(`curl -s ${first.base}/missions -H "Authorization: Bearer ${live}"`)
       const missions = await fetch(`${first.base}/missions`, { headers: { Authorization: `Bearer ${live}` } })
       expect(missions.status).toBe(200)

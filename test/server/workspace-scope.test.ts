@@ -8,6 +8,7 @@ import { purgeRateLimitWindows } from '../../server/src/store/credentials.ts'
 import { type Database, openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
 import { type ScratchDatabase, scratchDatabase } from '../support/scratch-database.ts'
 import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
+import { purgeRequestLog } from '../../server/src/store/request-log.ts'
 import { decideAction } from '../../server/src/domain/actions.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
 import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
@@ -50,6 +51,14 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
     why: 'the call counter flushes the counts of every workspace that made calls since the last flush in one statement; on Citus a multi-shard INSERT ... SELECT from arrays (the coordinator splits the rows by workspace), or one statement per workspace',
   },
   {
+    statement: /^INSERT INTO request_log \(workspace_id, id, method, path, operation, status, code, message, duration_ms, credential_id, idempotency_key, replayed, created_at\) SELECT .* FROM unnest\(/,
+    why: 'the request log flushes the calls of every workspace since the last flush in one statement, as the call counter does; on Citus a multi-shard INSERT ... SELECT from arrays, or one statement per workspace',
+  },
+  {
+    statement: /^DELETE FROM request_log WHERE \(workspace_id, id\) IN \( SELECT workspace_id, id FROM request_log WHERE created_at <= now\(\) - interval '7 days' LIMIT \$1\)$/,
+    why: 'housekeeping: deletes the request log of every workspace past its 7 days, a bounded batch at a time; on Citus it runs on every shard in parallel',
+  },
+  {
     statement: /^DELETE FROM idempotency_keys WHERE expires_at <= now\(\)$/,
     why: 'housekeeping: purges the expired idempotency records of every workspace; on Citus it runs on every shard in parallel',
   },
@@ -90,6 +99,7 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
  */
 const CROSS_WORKSPACE_INDEXES: { index: string; why: string }[] = [
   { index: 'idempotency_keys_expiry', why: 'the purge of expired idempotency records of every workspace (migration 0013)' },
+  { index: 'request_log_age', why: 'the sweep of the request log past its 7 days, in every workspace (migration 0021)' },
   { index: 'rate_limit_counters_window', why: 'the purge of ended rate-limit windows of every workspace (migration 0013)' },
   { index: 'webhook_deliveries_leases', why: "the webhook workers' reaping of expired leases in every workspace" },
   { index: 'webhook_endpoints_failing', why: "the webhook workers' disabling of endpoints failing too long, in every workspace (migration 0012)" },
@@ -229,6 +239,7 @@ describe('every statement keeps to one workspace (ready to shard by workspace_id
     await recorder.during('housekeeping', async () => {
       await purgeExpiredKeys(db.sql)
       await purgeRateLimitWindows(db.sql)
+      await purgeRequestLog(db.sql)
     })
     await recorder.during('webhook workers', async () => {
       const claimed = await claimDeliveries(db.sql, { owner: 'scope-test', leaseMs: 30_000, perEndpoint: 4, endpoints: 64, paceMs: 100, limit: 10 })

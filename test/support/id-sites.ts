@@ -27,6 +27,7 @@ const action = (kind: string, args: Record<string, unknown>) => ({ body: { kind,
 export const ID_SITES: IdSite[] = [
   { operationId: 'listDecisions', input: 'missionId', prefix: 'msn', credential: 'live', request: (id) => ({ query: { missionId: id } }) },
   { operationId: 'listAgentRequests', input: 'agentId', prefix: 'agt', credential: 'live', request: (id) => ({ query: { agentId: id } }) },
+  { operationId: 'listRequestLogs', input: 'credentialId', prefix: 'cred', credential: 'live', request: (id) => ({ query: { credentialId: id } }) },
   {
     operationId: 'createExperiment', input: 'subjectId', prefix: 'abt', credential: 'live',
     request: (id) => ({ body: { hypothesis: 'A subject line naming the roast will win on opens.', kind: 'email_ab_test', subjectId: id, expectation: 'a_better' } }),

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 /** Server processes for tests that need a real process: `bun server/src/main.ts`, what npm start runs. */
 export const ROOT = join(import.meta.dir, '../..')
 
-export type ServerProcess = { proc: ReturnType<typeof Bun.spawn>; out: string; base: string; stderr: () => string }
+export type ServerProcess = { proc: ReturnType<typeof Bun.spawn>; out: string; base: string; stdout: () => string; stderr: () => string }
 
 /** How a server process is started: `umask` (e.g. '000') is set in a shell that then becomes the server. */
 export type SpawnOptions = { umask?: string }
@@ -47,7 +47,7 @@ export async function startServerProcess(env: Record<string, string | undefined>
     await Bun.sleep(50)
   }
   const base = /listening on (\S+)/.exec(stdout())![1]!
-  return { proc, out: stdout(), base, stderr }
+  return { proc, out: stdout(), base, stdout, stderr }
 }
 
 /** Runs a server that is expected to stop by itself; its exit code and what it printed. */

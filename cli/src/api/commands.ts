@@ -5,6 +5,7 @@ import { type CommandSpec, commandSpecs, type FlagSpec } from './flags.ts'
 import { addCredentialOptions, type CredentialOptions, resolveCredentials } from './credentials.ts'
 import { registerContactsImport } from './contacts-import.ts'
 import { registerEventsTail } from './events-tail.ts'
+import { registerLogsTail } from './logs-tail.ts'
 import { refusalOf } from './refusal.ts'
 import { renderItem, renderList, useColor } from './render.ts'
 import { setAt, valueOf } from './values.ts'
@@ -129,4 +130,5 @@ export function registerApiCommands(program: Command) {
   }
   // Commands that do more than one call: beside the generated ones of their resource.
   registerEventsTail(groups.get('events')!)
+  registerLogsTail(groups.get('logs')!)
 }

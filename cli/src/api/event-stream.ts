@@ -60,7 +60,8 @@ export async function untilInterrupted<T>(run: (signal: AbortSignal) => Promise<
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less if the signal aborts meanwhile. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve()
     const timer = setTimeout(done, ms)

@@ -21,7 +21,8 @@ const FORWARD_TIMEOUT_MS = 15_000
  * growth listen --forward-to URL: local webhook development without a public address, as
  * `stripe listen` does. It follows the workspace's event stream through the API and posts each new
  * event to the local URL exactly as a delivery is made (the same body, X-Service-Signature over it
- * with a local whsec_ secret, X-Service-Event-Id, X-Service-Delivery-Id), so the receiver's own
+ * with a local whsec_ secret, X-Service-Event-Id, X-Service-Delivery-Id, and the Standard Webhooks
+ * headers webhook-id, webhook-timestamp, webhook-signature), so the receiver's own
  * Webhooks.verify code runs. One status line per event; no retries (run it again to resend from a
  * position with --after). The secret and the stream's position are kept in the config folder, per
  * base URL and token, so a restart forwards only what is new.
@@ -58,7 +59,7 @@ function statePath() {
 /** The kept state, and whether its secret was made just now (no state yet): then it is shown in full. */
 function readState(): { state: State; secretMade: boolean } {
   const path = statePath()
-  if (!existsSync(path)) return { state: { secret: `whsec_${randomBytes(32).toString('base64url')}`, positions: {} }, secretMade: true }
+  if (!existsSync(path)) return { state: { secret: `whsec_${randomBytes(32).toString('base64')}`, positions: {} }, secretMade: true }
   try {
     return { state: JSON.parse(readFileSync(path, 'utf8')) as State, secretMade: false }
   } catch (err) {
@@ -100,7 +101,8 @@ async function listen(opts: ListenOptions, credentials: Credentials) {
   }
   const interval = Number(opts.interval)
   if (!Number.isInteger(interval) || interval < 100) throw new CliError(`--interval must be whole milliseconds >= 100; got ${JSON.stringify(opts.interval)}`)
-  if (opts.secret !== undefined && !/^whsec_\S{8,}$/.test(opts.secret)) throw new CliError('--secret must be a whsec_... secret')
+  if (opts.secret !== undefined && !/^whsec_[A-Za-z0-9+/_-]{8,}={0,2}$/.test(opts.secret))
+    throw new CliError('--secret must be a whsec_... secret: whsec_ and then base64 (the Standard Webhooks headers are keyed with the bytes it spells)')
   const types = opts.events ? opts.events.split(',').map((t) => t.trim()).filter(Boolean) : undefined
   const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl })
@@ -154,6 +156,7 @@ async function forward(event: Event, target: URL, secret: string, json: boolean)
         'X-Service-Signature': Webhooks.sign(body, secret),
         'X-Service-Event-Id': event.id,
         'X-Service-Delivery-Id': deliveryId,
+        ...Webhooks.signStandard(body, secret, { id: event.id }),
       },
       body,
       redirect: 'manual',

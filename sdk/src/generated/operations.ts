@@ -40,6 +40,7 @@ export const OPERATIONS = {
   authorizeAgentAction: { method: 'POST', path: '/agent/authorize', sdk: ['agent','authorize'], kind: 'write' },
   reportAgentResult: { method: 'POST', path: '/agent/result', sdk: ['agent','result'], kind: 'write' },
   getAgentSelf: { method: 'GET', path: '/agent/me', sdk: ['agent','me'], kind: 'item' },
+  listRequestLogs: { method: 'GET', path: '/logs', sdk: ['logs','list'], kind: 'list', paging: { param: 'before', next: 'nextBefore', stream: false, defaultLimit: 20 } },
 } as const satisfies Record<string, OperationSpec>
 
 export type OperationId = keyof typeof OPERATIONS

@@ -293,4 +293,17 @@ export interface Resources<M extends Mode> {
      */
     me(query?: Query<'getAgentSelf'>, options?: RequestOptions): APIPromise<Data<'getAgentSelf'>>
   }
+  logs: {
+    /**
+     * List the request log.
+     *
+     * Every call the workspace's credentials made in the last 7 days, refusals included, newest first: method, path, operation, status, the error's code and message, duration, which credential, the Idempotency-Key and whether the answer was a replay. `id` is the request id the answer carried. Filter by status (2xx, 4xx, 5xx or one status), operation and credentialId (404 if that credential is not this workspace's); page with meta.nextBefore. A call shows here within about a second.
+     *
+     * Rules the schema cannot state (each refused with 400 naming it):
+     * - before is a meta.nextBefore this API issued for this list, with the same filter, in this workspace.
+     *
+     * `GET /api/v1/logs` (listRequestLogs)
+     */
+    list(query?: Query<'listRequestLogs'>, options?: RequestOptions): PagePromise<Item<'listRequestLogs'>>
+  }
 }

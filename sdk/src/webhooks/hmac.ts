@@ -1,7 +1,8 @@
 import { hmacSha256 } from './sha256.ts'
 
 /**
- * The HMAC-SHA256 engines behind webhook signatures, each computing HMAC(secret, `<t>.` + body):
+ * The HMAC-SHA256 engines behind webhook signatures, each computing HMAC(key, prefix + body), the prefix `<t>.` (X-Service-Signature) or
+ * `<id>.<t>.` (Standard Webhooks):
  *
  * - Bun's own `Bun.CryptoHasher`, on Bun (a third faster than its node:crypto for a small body);
  *   used only once it has reproduced a known HMAC, since a Bun too old to take a key would
@@ -18,8 +19,8 @@ import { hmacSha256 } from './sha256.ts'
  */
 
 type Hmac = { update(data: string | Uint8Array): Hmac; digest(): Uint8Array }
-type NodeCrypto = { createHmac(algorithm: 'sha256', key: string): Hmac }
-type BunHasher = new (algorithm: 'sha256', key: string) => Hmac
+type NodeCrypto = { createHmac(algorithm: 'sha256', key: HmacKey): Hmac }
+type BunHasher = new (algorithm: 'sha256', key: HmacKey) => Hmac
 type Runtime = { process?: { getBuiltinModule?: (id: string) => unknown }; Bun?: { CryptoHasher?: unknown } }
 
 const encoder = new TextEncoder()
@@ -53,8 +54,10 @@ function bunHasher(): BunHasher | undefined {
   return vettedOk ? (H as BunHasher) : undefined
 }
 
-export type SyncSigner = (secret: string) => Uint8Array
-export type AsyncSigner = (secret: string) => Promise<Uint8Array>
+/** An HMAC key: a secret string (its UTF-8 bytes, the X-Service scheme) or key bytes (the Standard Webhooks scheme). */
+export type HmacKey = string | Uint8Array
+export type SyncSigner = (secret: HmacKey) => Uint8Array
+export type AsyncSigner = (secret: HmacKey) => Promise<Uint8Array>
 
 /** HMACs of `prefix + body` by the runtime's native code on this thread (Bun, node:crypto), if it has any. */
 export function nativeSigner(prefix: string, body: string | Uint8Array): SyncSigner | undefined {
@@ -68,7 +71,7 @@ export function nativeSigner(prefix: string, body: string | Uint8Array): SyncSig
 /** HMACs of `prefix + body` in plain JavaScript. */
 export function jsSigner(prefix: string, body: string | Uint8Array): SyncSigner {
   const parts = [encoder.encode(prefix), typeof body === 'string' ? encoder.encode(body) : body]
-  return (secret) => hmacSha256(encoder.encode(secret), parts)
+  return (secret) => hmacSha256(typeof secret === 'string' ? encoder.encode(secret) : secret, parts)
 }
 
 /** HMACs of `prefix + body` computed on this thread: native where present, else plain JavaScript. */
@@ -86,9 +89,10 @@ export function subtleSigner(prefix: string, body: string | Uint8Array): AsyncSi
   let message: Uint8Array<ArrayBuffer>
   if (typeof body === 'string') message = encoder.encode(prefix + body)
   else {
-    message = new Uint8Array(prefix.length + body.length) // the prefix is ASCII digits and '.'
-    encoder.encodeInto(prefix, message)
-    message.set(body, prefix.length)
+    const head = encoder.encode(prefix)
+    message = new Uint8Array(head.length + body.length)
+    message.set(head)
+    message.set(body, head.length)
   }
   return async (secret) => new Uint8Array(await subtle.sign('HMAC', await subtleKey(subtle, secret), message))
 }
@@ -97,13 +101,15 @@ export function subtleSigner(prefix: string, body: string | Uint8Array): AsyncSi
 const keys = new Map<string, Promise<CryptoKey>>()
 const MAX_KEYS = 16
 
-function subtleKey(subtle: SubtleCrypto, secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret)
+function subtleKey(subtle: SubtleCrypto, secret: HmacKey): Promise<CryptoKey> {
+  const id = typeof secret === 'string' ? `s:${secret}` : `b:${toHex(secret)}`
+  let key = keys.get(id)
   if (!key) {
     if (keys.size >= MAX_KEYS) keys.clear()
-    key = subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-    keys.set(secret, key)
-    key.catch(() => keys.delete(secret))
+    const bytes = typeof secret === 'string' ? encoder.encode(secret) : new Uint8Array(secret)
+    key = subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+    keys.set(id, key)
+    key.catch(() => keys.delete(id))
   }
   return key
 }

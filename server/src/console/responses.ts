@@ -22,7 +22,8 @@ const SESSION_MAX_AGE_S = 7 * 24 * 3600
 /** A sign-in form is good for as long as a link is: 15 minutes. */
 const FORM_MAX_AGE_S = 15 * 60
 
-function securityHeaders(): Record<string, string> {
+/** The headers every console response carries (pages, files, the live stream). */
+export function securityHeaders(): Record<string, string> {
   return {
     'Content-Security-Policy': CONSOLE_CSP,
     'X-Frame-Options': 'DENY',
@@ -36,6 +37,11 @@ export function pageResponse(body: Html, status = 200, cookies: string[] = []): 
   const headers = new Headers({ ...securityHeaders(), 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' })
   for (const c of cookies) headers.append('Set-Cookie', c)
   return new Response(`<!doctype html>\n${body.text}`, { status, headers })
+}
+
+/** JSON for the console's own scripts (a passkey's options, or why not: `{ message }`), never cached. */
+export function jsonResponse(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...securityHeaders(), 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } })
 }
 
 /** 303 See Other to a path of the console (after a POST, or to the sign-in page). */

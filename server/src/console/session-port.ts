@@ -29,9 +29,36 @@ export type ConsoleSessions = {
   end(token: string): Promise<void>
   /**
    * Mails a sign-in link to the address when it is a person's, and does nothing otherwise (the page
-   * answers alike). Absent when mail is not configured: the sign-in page then says to ask for a link.
+   * answers alike): `queued` either way, or refused when too many were asked for (by this network
+   * address, for this email address or for its person), with when to try again; then nothing is
+   * mailed. Absent when mail is not configured: the sign-in page then says to ask for a link.
    */
-  mailLink?(email: string, meta: SignInMeta): Promise<void>
+  mailLink?(email: string, meta: SignInMeta): Promise<{ queued: true } | { refused: 'rate_limited'; retryAt: string }>
+  /** A person's passkeys, when this server has them wired; absent: the console offers none. */
+  passkeys?: ConsolePasskeys
+}
+
+/** A passkey as the console lists it. */
+export type ConsolePasskey = { id: string; name: string; createdAt: string; lastUsedAt: string | null }
+
+/** Why a passkey did not register or sign in, in words for the person, and the page's status. */
+export type PasskeyRefused = { refused: string; status: number }
+
+/**
+ * Passkeys (WebAuthn): options for the browser (JSON, their challenge kept for the page that asked:
+ * the session's token, or before sign-in the sign-in form's token), then its answer (the JSON text
+ * the page posts) verified.
+ */
+export type ConsolePasskeys = {
+  /** Why passkeys cannot work on this server (its public address is an IP address), or null. */
+  unavailable(): string | null
+  list(session: ConsoleSession): Promise<ConsolePasskey[]>
+  registrationOptions(session: ConsoleSession, sessionToken: string): Promise<unknown>
+  register(session: ConsoleSession, sessionToken: string, input: { response: string | null; name: string | null }): Promise<ConsolePasskey | PasskeyRefused>
+  /** Removes one of the person's passkeys; false when they have none by that id. */
+  remove(session: ConsoleSession, id: string): Promise<boolean>
+  signInOptions(formToken: string): Promise<unknown>
+  signIn(formToken: string, response: string | null, meta: SignInMeta): Promise<{ sessionToken: string; csrf: string } | PasskeyRefused>
 }
 
 

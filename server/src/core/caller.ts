@@ -9,6 +9,7 @@ export const SCOPES = [
   'read:analytics',
   'read:events',
   'read:agents',
+  'read:logs',
 ] as const
 export type Scope = (typeof SCOPES)[number]
 

@@ -41,6 +41,7 @@ export const ID_PREFIXES = {
   policyChange: 'pch',
   person: 'per',
   auditEntry: 'aud',
+  mail: 'mail',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -1,27 +1,64 @@
-/** JSON-lines logger on stderr. Nothing secret is ever passed to it (tokens are never logged). */
+import pino from 'pino'
+import pretty from 'pino-pretty'
+
+/**
+ * The process's logger, backed by pino: one JSON line per entry (`time`, `level`, `msg`, then the
+ * fields), or readable lines for a person (pino-pretty). Nothing secret is ever passed to it: no
+ * token, secret, body, email or fact value (test/observability/log-scan.test.ts looks for them);
+ * fields named like one are censored besides, should one slip in.
+ */
 export type Logger = {
   info(msg: string, fields?: Record<string, unknown>): void
   warn(msg: string, fields?: Record<string, unknown>): void
   error(msg: string, fields?: Record<string, unknown>): void
 }
 
-export const LOG_LEVELS = ['info', 'warn', 'error', 'silent'] as const
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
-const RANK: Record<LogLevel, number> = { info: 20, warn: 30, error: 40, silent: 99 }
+export const LOG_FORMATS = ['json', 'pretty'] as const
+export type LogFormat = (typeof LOG_FORMATS)[number]
 
-export function createLogger(level: LogLevel = 'info'): Logger {
-  const min = RANK[level]
-  const write = (lvl: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}) => {
-    if (RANK[lvl] < min) return
-    const out: Record<string, unknown> = { time: new Date().toISOString(), level: lvl, msg }
-    for (const [k, v] of Object.entries(fields)) {
-      out[k] = v instanceof Error ? { message: v.message, stack: v.stack } : v
+type LoggerOptions = {
+  /** json: one JSON line per entry; pretty: a readable line. Default: pretty on a terminal, else json. */
+  format?: LogFormat
+  /** The server logs on stdout (CONTRACT: Observability); the CLI's commands on stderr, beside their messages. */
+  to?: 'stdout' | 'stderr'
+}
+
+const CENSORED = ['token', 'secret', 'authorization', 'email', 'body', 'facts', 'password']
+
+/** An Error as its message and stack (pino's own serializer reads only the `err` key). */
+function plain(fields: Record<string, unknown>): Record<string, unknown> {
+  let out = fields
+  for (const [k, v] of Object.entries(fields)) {
+    if (v instanceof Error) {
+      if (out === fields) out = { ...fields }
+      out[k] = { message: v.message, stack: v.stack }
     }
-    process.stderr.write(`${JSON.stringify(out)}\n`)
   }
+  return out
+}
+
+export function createLogger(level: LogLevel = 'info', opts: LoggerOptions = {}): Logger {
+  const fd = opts.to === 'stdout' ? 1 : 2
+  const format = opts.format ?? ((fd === 1 ? process.stdout : process.stderr).isTTY ? 'pretty' : 'json')
+  const destination =
+    format === 'pretty'
+      ? pretty({ destination: fd, sync: true, colorize: Boolean((fd === 1 ? process.stdout : process.stderr).isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
+      : pino.destination({ dest: fd, sync: true })
+  const logger = pino(
+    {
+      level,
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...CENSORED, ...CENSORED.map((k) => `*.${k}`)], censor: '[censored]' },
+    },
+    destination,
+  )
   return {
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
+    info: (msg, fields) => (fields ? logger.info(plain(fields), msg) : logger.info(msg)),
+    warn: (msg, fields) => (fields ? logger.warn(plain(fields), msg) : logger.warn(msg)),
+    error: (msg, fields) => (fields ? logger.error(plain(fields), msg) : logger.error(msg)),
   }
 }

@@ -102,6 +102,11 @@ export function startSpan(name: string, attributes: Attributes, kind: SpanKind =
   return tracer().startSpan(name, { kind, attributes })
 }
 
+/** The id of the trace of the work under way (a request's, for its log line); undefined when none or tracing is off. */
+export function activeTraceId(): string | undefined {
+  return on ? trace.getActiveSpan()?.spanContext().traceId : undefined
+}
+
 /** The `traceparent` of the span active now, to keep with what it causes (an event); null when none or tracing is off. */
 export function activeTraceparent(): string | null {
   if (!on) return null

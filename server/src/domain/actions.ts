@@ -13,6 +13,7 @@ import { type EventSpec, type KindContext, kindOf, type Outcome } from './action
 import { recordAudit } from './audit.ts'
 import { decisionReason } from './deciders.ts'
 import { checkWorkspaceLimits, loadWorkspaceLimits } from './limits.ts'
+import { noticeWaiting } from './notices.ts'
 
 export function toAction(a: store.ActionRow): Action {
   return {
@@ -56,6 +57,8 @@ export async function proposeAction(tx: Tx, workspaceId: string, input: CreateAc
   })
   const action = toAction(row)
   await appendEvent(tx, workspaceId, verdict.passed ? 'action.proposed' : 'action.refused', { action })
+  // A change waiting for a person: its owners and approvers are told by mail (sent later).
+  if (verdict.passed) await noticeWaiting(tx, workspaceId, { kind: 'action', id: action.id }, now)
   return action
 }
 

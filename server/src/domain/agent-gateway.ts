@@ -24,6 +24,7 @@ import { toApproval } from './approvals.ts'
 import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
 import { observeDecision } from '../core/metrics.ts'
 import { activeTraceparent, inSpan } from '../core/tracing.ts'
+import { noticeWaiting } from './notices.ts'
 
 /**
  * The agent gateway (POST /agent/authorize, POST /agent/result, GET /agent/me). The product's own
@@ -161,6 +162,8 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
             })
             approvalId = approval.id
             events.push({ type: 'approval.requested', data: { approval: toApproval(approval, at) } })
+            // Its owners and approvers are told by mail (sent later, never awaited here).
+            await noticeWaiting(tx, ws, { kind: 'approval', id: approval.id }, at)
           }
         }
         const r = toRecord(ask, judged, approvalId, events)

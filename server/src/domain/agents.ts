@@ -93,6 +93,12 @@ export async function listAgents(sql: Sql, workspaceId: string, page: { after?: 
   return (await store.selectAgents(sql, workspaceId, page)).map((a) => ({ position: byCreation(a), item: toAgent(a) }))
 }
 
+/** One agent of the workspace, as GET /agents lists it, or null. */
+export async function agentOf(sql: Sql, workspaceId: string, agentId: string): Promise<Agent | null> {
+  const row = await store.selectAgent(sql, workspaceId, agentId)
+  return row ? toAgent(row) : null
+}
+
 /** `tool.action` pairs, comma-separated (e.g. ads.pause_campaign,ads.adjust_budget). */
 function parseAllow(input: string | undefined): { tool: string; action: string }[] {
   if (!input) return []

@@ -25,11 +25,21 @@ type ConsoleSession = {
 
 export const personActor = (p: Person | PersonRow): Actor => ({ kind: 'person', id: p.id, name: p.name })
 
-/** A new session of the person (after a sign-in): its token, for the cookie, and its CSRF secret. */
-export async function openSession(tx: Tx, person: PersonRow, at: Date): Promise<{ token: string; csrf: string }> {
+/**
+ * The one way a person is signed in, whatever proved who they are (a link, a passkey): a new
+ * session (its token, for the cookie, and its CSRF secret), recorded in the audit list as their
+ * sign-in with the method (`via`) and where from. Called in the transaction that used up the proof.
+ */
+export async function signInSession(
+  tx: Tx,
+  person: PersonRow,
+  how: { via: 'link' | 'passkey'; address?: string; detail?: Record<string, unknown> },
+  at: Date,
+): Promise<{ token: string; csrf: string }> {
   const minted = mintConsoleToken('session', person.workspace_id)
   const csrf = randomBytes(32).toString('base64url')
   await store.insertSession(tx, { workspaceId: person.workspace_id, hash: minted.hash, personId: person.id, csrfSecret: secretsKeyring().seal(csrf), at })
+  await recordAudit(tx, person.workspace_id, personActor(person), 'person.signed_in', person.id, { via: how.via, ...how.detail, address: how.address }, at)
   return { token: minted.token, csrf }
 }
 

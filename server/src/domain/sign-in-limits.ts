@@ -1,13 +1,15 @@
+import { createHash } from 'node:crypto'
 import type { Db } from '../core/db.ts'
 import { RuleError } from '../core/errors.ts'
 import { addAttempts, attemptsIn } from '../store/attempt-counters.ts'
 
 /**
  * How often the console's sign-in may be tried, per hour, counted in the database so that every
- * server process counts together: links made for one person, links asked for from one network
- * address, and failed redemptions from one address (a guessed or stale link).
+ * server process counts together: links mailed to one person, links asked for from one network
+ * address, links asked for one email address (whether or not it is a person's, so the limit tells
+ * nothing about who has an account), and failed redemptions from one address (a guessed or stale link).
  */
-export const SIGN_IN_LIMITS = { linksPerPerson: 5, linkRequestsPerAddress: 20, failedRedeemsPerAddress: 20 } as const
+export const SIGN_IN_LIMITS = { linksPerPerson: 5, linkRequestsPerAddress: 20, linkRequestsPerEmail: 5, failedRedeemsPerAddress: 20 } as const
 type SignInLimit = keyof typeof SIGN_IN_LIMITS
 
 const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3600_000) * 3600_000)
@@ -18,14 +20,22 @@ function counterOf(limit: SignInLimit, key: string): { workspaceId: string; key:
     const [workspaceId, personId] = key.split('/') as [string, string]
     return { workspaceId, key: `signin:link:${personId}` }
   }
+  // An email address is counted by its digest: the counters table never holds the address.
+  if (limit === 'linkRequestsPerEmail') return { workspaceId: '', key: `signin:mail:${createHash('sha256').update(key.trim().toLowerCase()).digest('hex').slice(0, 32)}` }
   return { workspaceId: '', key: `signin:${limit === 'linkRequestsPerAddress' ? 'ask' : 'fail'}:${key}` }
 }
 
-/** The refusal when a limit is reached: code sign_in_rate_limited, saying when to try again. */
-function refused(limit: SignInLimit, at: Date): RuleError {
-  const next = new Date(hourOf(at).getTime() + 3600_000)
-  return new RuleError('sign_in_rate_limited', `Too many sign-in attempts (at most ${SIGN_IN_LIMITS[limit]} an hour); try again after ${next.toISOString()}.`)
+/** The refusal when a limit is reached: code sign_in_rate_limited, saying when to try again (retryAt). */
+export class SignInLimited extends RuleError {
+  constructor(
+    readonly limit: SignInLimit,
+    readonly retryAt: Date,
+  ) {
+    super('sign_in_rate_limited', `Too many sign-in attempts (at most ${SIGN_IN_LIMITS[limit]} an hour); try again after ${retryAt.toISOString()}.`)
+  }
 }
+
+const refused = (limit: SignInLimit, at: Date) => new SignInLimited(limit, new Date(hourOf(at).getTime() + 3600_000))
 
 /**
  * Takes one attempt of `limit` for `key` (`<workspace>/<person>` for linksPerPerson, else the

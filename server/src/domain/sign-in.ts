@@ -9,7 +9,7 @@ import { selectPerson } from '../store/people.ts'
 import * as store from '../store/sign-in-links.ts'
 import { recordAudit } from './audit.ts'
 import { currentPerson, type Person, toPerson } from './people.ts'
-import { openSession, personActor } from './sessions.ts'
+import { signInSession } from './sessions.ts'
 import { checkSignInAttempts, takeSignInAttempt } from './sign-in-limits.ts'
 
 /**
@@ -77,8 +77,7 @@ async function redeem(sql: Db, token: string, address: string | undefined, at: D
     if (link.used_at) throw refusal('link_used')
     if (link.expires_at.getTime() <= at.getTime()) throw refusal('link_expired')
     await store.markLinkUsed(tx, workspaceId, hash, at)
-    const session = await openSession(tx, person, at)
-    await recordAudit(tx, workspaceId, personActor(person), 'person.signed_in', person.id, { via: 'link', address }, at)
+    const session = await signInSession(tx, person, { via: 'link', address }, at)
     return { ...session, person: toPerson(person), workspace: { id: workspaceId } }
   })
 }

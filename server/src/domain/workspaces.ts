@@ -7,6 +7,7 @@ import { newId } from '../core/ids.ts'
 import { secretsKeyring } from '../core/secrets.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { insertTools } from '../store/agent-tools.ts'
+import { selectPerson } from '../store/people.ts'
 import * as store from '../store/workspaces.ts'
 import { catalogueTools } from './agent-tools.ts'
 import { recordAudit } from './audit.ts'
@@ -44,4 +45,18 @@ export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; sto
     await recordAudit(tx, opts.workspaceId, actor, opts.stopped ? 'agents.stopped' : 'agents.resumed', opts.workspaceId, { reason: reason ?? undefined })
   })
   return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor: line }
+}
+
+/** The stop switch as a person reads it (the console): on or off, and when on since when, by whom (a name) and why. */
+export type AgentsSwitch = { stopped: false } | { stopped: true; at: Date | null; by: string | null; reason: string | null }
+
+export async function agentsSwitch(sql: Db, workspaceId: string): Promise<AgentsSwitch> {
+  const gate = await store.selectWorkspaceGate(sql, workspaceId)
+  if (!gate) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
+  if (!gate.agents_stopped) return { stopped: false }
+  let by = gate.stopped_by
+  const person = by?.startsWith('person:') ? await selectPerson(sql, workspaceId, by.slice('person:'.length)) : undefined
+  if (person) by = person.name
+  else if (by) by = actorOfLine(by).name
+  return { stopped: true, at: gate.stopped_at, by, reason: gate.stopped_reason }
 }

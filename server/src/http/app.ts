@@ -33,7 +33,7 @@ export function createApp(deps: PipelineDeps) {
     )
     .onError(({ code, error, request, server }) => {
     const address = addressOf(request, server as Server)
-    if (code !== 'NOT_FOUND') return observedOutside('unknown_route', pipeline.crash(error, address))
+    if (code !== 'NOT_FOUND') return observedOutside('unknown_route', pipeline.crash(error, address, request))
     const allowed = methodsOf.get(new URL(request.url).pathname) ?? []
     return observedOutside(allowed.length ? 'method_not_allowed' : 'unknown_route', pipeline.noRoute(request, address, allowed))
   })

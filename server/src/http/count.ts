@@ -1,5 +1,6 @@
 import type { Sql } from '../core/db.ts'
 import { addCallCounts, type CallCount } from '../store/call-counts.ts'
+import { PeriodicFlush } from './periodic-flush.ts'
 
 const DAY_MS = 86_400_000
 
@@ -7,24 +8,19 @@ const DAY_MS = 86_400_000
  * The last step of every request: it is counted where it was answered (spec: Errors, rule 3), per
  * workspace, day, credential, operation and status, in memory, and the counts are written to the
  * database in one statement every `flushMs` (and on shutdown), so no request waits on a round trip
- * for it. Counts of the last interval are lost if the process dies without shutting down; a flush
- * that fails keeps its counts for the next one.
+ * for it (periodic-flush.ts). Counts of the last interval are lost if the process dies without
+ * shutting down; a flush that fails keeps its counts for the next one.
  */
-export class CallCounter {
+export class CallCounter extends PeriodicFlush<Map<string, CallCount>> {
   private counts = new Map<string, CallCount>()
-  private timer: ReturnType<typeof setInterval> | undefined
-  private flushing: Promise<void> | undefined
   /** The UTC day (YYYY-MM-DD) of the current day's span, computed once a day rather than per call. */
   private day = { start: 0, end: 0, text: '' }
 
   constructor(
     private readonly sql: Sql,
-    private readonly flushMs: number,
-  ) {}
-
-  start() {
-    this.timer ??= setInterval(() => void this.flush().catch(() => {}), this.flushMs)
-    this.timer.unref?.()
+    flushMs: number,
+  ) {
+    super(flushMs)
   }
 
   count(workspaceId: string, credentialId: string, operation: string, status: number, now = Date.now()) {
@@ -43,31 +39,22 @@ export class CallCounter {
     return this.day.text
   }
 
-  async flush(): Promise<void> {
-    if (this.flushing) await this.flushing
-    if (this.counts.size === 0) return
+  protected take() {
+    if (this.counts.size === 0) return undefined
     const batch = this.counts
     this.counts = new Map()
-    this.flushing = (async () => {
-      try {
-        await addCallCounts(this.sql, [...batch.values()])
-      } catch (err) {
-        for (const [key, c] of batch) {
-          const now = this.counts.get(key)
-          if (now) now.count += c.count
-          else this.counts.set(key, c)
-        }
-        throw err
-      } finally {
-        this.flushing = undefined
-      }
-    })()
-    await this.flushing
+    return batch
   }
 
-  async stop() {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = undefined
-    await this.flush()
+  protected write(batch: Map<string, CallCount>) {
+    return addCallCounts(this.sql, [...batch.values()])
+  }
+
+  protected putBack(batch: Map<string, CallCount>) {
+    for (const [key, c] of batch) {
+      const now = this.counts.get(key)
+      if (now) now.count += c.count
+      else this.counts.set(key, c)
+    }
   }
 }

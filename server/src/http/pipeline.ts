@@ -9,6 +9,8 @@ import { CredentialBatch, type CredentialCheck } from './credential-batch.ts'
 import { noteOnSpan } from '../core/tracing.ts'
 import { isOver, MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 import { read } from './read.ts'
+import type { RequestLog } from './request-log.ts'
+import { requestObserver } from './request-observer.ts'
 import { withRequestScope } from '../store/driver/request-scope.ts'
 import { searchOf } from './validation.ts'
 import { write } from './write.ts'
@@ -32,6 +34,10 @@ export type PipelineDeps = {
   credentials?: (exact: CredentialCheck) => CredentialCheck
   /** The longest a request may take: past it, its queries are cancelled and it answers 500 internal. */
   requestTimeoutMs?: number
+  /** The request log's writer (REQUEST_LOG, on by default); none: calls are not kept. */
+  requestLog?: RequestLog
+  /** The id of the current request's trace, for its log line, when tracing is on (the tracing's seam). */
+  traceId?: () => string | undefined
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000
@@ -47,6 +53,8 @@ export function createPipeline(deps: PipelineDeps) {
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
   const exact = new CredentialBatch(deps.counterSql)
   const credentials = deps.credentials ? deps.credentials(exact) : exact
+  // Each answered request's log line and request-log entry (request-observer.ts).
+  const observe = requestObserver(deps)
   const abandonedLog: Logger = { ...deps.log, error: (_msg, fields) => deps.log.info('request abandoned by its client', { ...fields, error: undefined }) }
 
   /** A call without a credential: limited per client address. */
@@ -58,10 +66,17 @@ export function createPipeline(deps: PipelineDeps) {
     }
   }
 
+  /** An answer outside any operation, logged as such (no workspace: nothing for a request log). */
+  function answered(request: Request, requestId: string, operation: string, answer: Answer, headers: Record<string, string>): Response {
+    observe({ requestId, request, operation, route: `${request.method} ${operation}`, answer, startedAt: performance.now(), workspaceId: '', credentialId: '' })
+    return respond(answer, headers)
+  }
+
   return {
     /** Answer one request for `op`, whatever happens, in the envelope. */
     /** `address` gives the client's address: asked for only when a limit per address applies. */
     async handle(op: Operation, request: Request, address: () => string): Promise<Response> {
+      const startedAt = performance.now()
       const requestId = newId('request')
       const headers: Record<string, string> = { 'X-Request-Id': requestId }
       let workspaceId = ''
@@ -89,6 +104,7 @@ export function createPipeline(deps: PipelineDeps) {
       }
       if (op.kind === 'write' && answer.status === 201) deps.afterWrite?.()
       deps.counter.count(workspaceId, credentialId, op.operationId, answer.status)
+      observe({ requestId, request, operation: op.operationId, route: `${op.method} /api/v1${op.path}`, answer, startedAt, workspaceId, credentialId })
       return respond(answer, headers)
     },
 
@@ -100,8 +116,9 @@ export function createPipeline(deps: PipelineDeps) {
       const err = allowed.length
         ? new HttpError('invalid_request', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`, { Allow: allowed.join(', ') }, 405)
         : new HttpError('not_found', `No endpoint ${request.method} ${path}. GET /api/v1 lists every endpoint.`)
-      deps.counter.count('', '', allowed.length ? 'method_not_allowed' : 'unknown_route', err.status)
-      return respond(failure(err, requestId, 'read', deps.log, 'unknown'), headers)
+      const operation = allowed.length ? 'method_not_allowed' : 'unknown_route'
+      deps.counter.count('', '', operation, err.status)
+      return answered(request, requestId, operation, failure(err, requestId, 'read', deps.log, 'unknown'), headers)
     },
 
     /** A URL longer than the API reads (`max` characters): 414, in the envelope, before it is parsed. */
@@ -110,15 +127,16 @@ export function createPipeline(deps: PipelineDeps) {
       const headers = { 'X-Request-Id': requestId, ...rateHeaders(anonymous.hit(address)) }
       const err = new HttpError('invalid_request', `The URL is ${request.url.length} characters long; this API reads URLs of at most ${max} characters.`, {}, 414)
       deps.counter.count('', '', 'unknown_route', err.status)
-      return respond(failure(err, requestId, 'read', deps.log, 'unknown'), headers)
+      return answered(request, requestId, 'unknown_route', failure(err, requestId, 'read', deps.log, 'unknown'), headers)
     },
 
     /** A failure outside any operation (the framework itself): 500 internal, recorded. */
-    crash(err: unknown, address: string): Response {
+    crash(err: unknown, address: string, request: Request): Response {
       const requestId = newId('request')
       const headers = { 'X-Request-Id': requestId, ...rateHeaders(anonymous.peek(address)) }
       deps.counter.count('', '', 'unknown_route', 500)
-      return respond(failure(err, requestId, 'read', deps.log, 'unknown'), headers)
+      const answer = failure(err, requestId, 'read', deps.log, 'unknown')
+      return answered(request, requestId, 'unknown_route', answer, headers)
     },
   }
 }

@@ -15,6 +15,7 @@ import { missionOperations } from './missions.ts'
 import type { Operation } from './operation.ts'
 import { opportunityOperations } from './opportunities.ts'
 import { outcomeOperations } from './outcomes.ts'
+import { requestLogOperations } from './request-log.ts'
 import { revenueOperations } from './revenue.ts'
 import { signalOperations } from './signals.ts'
 import { trackingOperations } from './tracking.ts'
@@ -45,4 +46,5 @@ export const API_OPERATIONS: Operation[] = [
   ...agentRuleOperations,
   ...agentRequestOperations,
   ...agentGatewayOperations,
+  ...requestLogOperations,
 ]

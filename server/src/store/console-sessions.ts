@@ -50,3 +50,14 @@ export async function endSessionsOf(tx: Db, workspaceId: string, personId: strin
   const r = await tx`UPDATE console_sessions SET ended_at = ${at} WHERE workspace_id = ${workspaceId} AND person_id = ${personId} AND ended_at IS NULL`
   return r.count
 }
+
+/**
+ * Housekeeping: sessions that stopped working before the given times (ended, idle since, or begun
+ * before) are deleted; how many.
+ */
+export async function purgeSessions(sql: Db, c: { endedBefore: Date; seenBefore: Date; createdBefore: Date }): Promise<number> {
+  const r = await sql`
+    DELETE FROM console_sessions
+    WHERE ended_at < ${c.endedBefore} OR last_seen_at < ${c.seenBefore} OR created_at < ${c.createdBefore}`
+  return r.count
+}

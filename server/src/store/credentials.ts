@@ -71,3 +71,8 @@ export async function revokeCredential(sql: Db, id: string): Promise<{ workspace
   }
   return { workspaceId: row.workspace_id, alreadyRevoked: row.revoked_at !== null }
 }
+
+/** Whether the workspace has (or had: revoked ones count) this credential. */
+export async function credentialExists(sql: Db, workspaceId: string, id: string): Promise<boolean> {
+  return (await sql`SELECT 1 FROM credentials WHERE workspace_id = ${workspaceId} AND id = ${id}`).length > 0
+}

@@ -88,3 +88,9 @@ export async function selectEvents(sql: Sql, workspaceId: string, opts: { type?:
     ORDER BY seq
     LIMIT ${opts.limit}`
 }
+
+/** The workspace's last event position (0 before any event), where a watcher starts. */
+export async function selectEventSeq(sql: Sql, workspaceId: string): Promise<number> {
+  const [row] = await sql<{ event_seq: number }[]>`SELECT event_seq FROM workspaces WHERE workspace_id = ${workspaceId}`
+  return Number(row?.event_seq ?? 0)
+}

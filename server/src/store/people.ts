@@ -45,3 +45,11 @@ export async function markRemoved(tx: Db, workspaceId: string, id: string, at: D
   const r = await tx`UPDATE people SET removed_at = ${at} WHERE workspace_id = ${workspaceId} AND id = ${id} AND removed_at IS NULL`
   return r.count > 0
 }
+
+/**
+ * The people (not removed) with this email, lower-cased, in every workspace: the one read across
+ * workspaces, for the console's "mail me a sign-in link", where no workspace is known yet.
+ */
+export async function selectPeopleWithEmail(sql: Db, email: string): Promise<PersonRow[]> {
+  return sql<PersonRow[]>`SELECT * FROM people WHERE email = ${email} AND removed_at IS NULL ORDER BY workspace_id, id`
+}

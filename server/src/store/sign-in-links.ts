@@ -23,3 +23,9 @@ export async function markLinkUsed(tx: Db, workspaceId: string, hash: string, at
 export async function useUpLinksOf(tx: Db, workspaceId: string, personId: string, at: Date) {
   await tx`UPDATE sign_in_links SET used_at = ${at} WHERE workspace_id = ${workspaceId} AND person_id = ${personId} AND used_at IS NULL`
 }
+
+/** Housekeeping: links that expired before `before` (used or not) are deleted; how many. */
+export async function purgeSignInLinks(sql: Db, before: Date): Promise<number> {
+  const r = await sql`DELETE FROM sign_in_links WHERE expires_at < ${before}`
+  return r.count
+}

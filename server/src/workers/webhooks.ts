@@ -6,7 +6,7 @@ import type { WebhookSettings } from '../config.ts'
 import { toEvent } from '../domain/events.ts'
 import type { Resolver } from '../domain/webhook-addresses.ts'
 import { nextAttemptAt, retryAfterMs } from '../domain/webhook-schedule.ts'
-import { signatureHeader } from '../domain/webhook-signature.ts'
+import { signatureHeader, standardHeaders } from '../domain/webhook-signature.ts'
 import { DELIVERIES_CHANNEL } from '../store/events.ts'
 import { type AttemptRecord, type ClaimedDelivery, claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccesses, releaseLeases } from '../store/webhook-deliveries.ts'
 import { send } from './send.ts'
@@ -83,12 +83,15 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     const body = JSON.stringify(event)
     // Stored sealed; each is opened once per process (then a Map lookup).
     const secrets = d.secrets.map((sealed) => keyring.open(sealed))
+    const now = Math.floor(Date.now() / 1000)
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,
-      'X-Service-Signature': signatureHeader(body, secrets, Math.floor(Date.now() / 1000)),
+      'X-Service-Signature': signatureHeader(body, secrets, now),
       'X-Service-Event-Id': d.event_id,
       'X-Service-Delivery-Id': d.id,
+      // Standard Webhooks: webhook-id is the event id, so every attempt (and endpoint) carries the same.
+      ...standardHeaders(d.event_id, body, secrets, now),
     }
     const r = await send(d.url, body, headers, { timeoutMs: s.timeoutMs, addresses: s.addresses, resolve: opts.resolve, ca: opts.ca })
     const record = {

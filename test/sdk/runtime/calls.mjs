@@ -97,6 +97,8 @@ const LISTS = {
   'agents.tools': { call: (q) => growth.agents.tools(q), path: '/agents/tools', max: 500 },
   'agents.rules': { call: (q) => growth.agents.rules(q), path: '/agents/rules', max: 500 },
   'agents.requests': { call: (q) => growth.agents.requests(q), path: '/agents/requests', max: 100 },
+  // The request log grows with every call, this walk's own too: walked over the missions calls made above.
+  'logs.list': { call: (q) => growth.logs.list(q), path: '/logs', max: 100, query: { operation: 'listMissions' } },
 }
 
 async function walk({ call, path, max, query = {} }) {
@@ -193,6 +195,7 @@ const READS = {
   'agents.rules': [() => growth.agents.rules(), '/agents/rules'],
   'agents.requests': [() => growth.agents.requests({ status: 'allowed', limit: 4 }), '/agents/requests', { status: 'allowed', limit: 4 }],
   'agent.me': [() => agentGrowth.agent.me(), '/agent/me', {}, S.agent],
+  'logs.list': [() => growth.logs.list({ operation: 'listMissions', status: '2xx', limit: 3 }), '/logs', { operation: 'listMissions', status: '2xx', limit: 3 }],
 }
 out.reads = {}
 for (const [name, [fn, path, query, token]] of Object.entries(READS)) {
@@ -260,6 +263,7 @@ out.refusals = {
   'agent.authorize': await refusal(() => agentGrowth.agent.authorize({ tool: 'ads', action: 'pause_campaign', facts: { colour: 'red' } })),
   'agent.result': await refusal(() => agentGrowth.agent.result({ authorizationId: 'auth_doesnotexist', status: 'completed' })),
   'agent.me': await refusal(() => growth.agent.me()),
+  'logs.list': await refusal(() => growth.logs.list({ status: '6xx' })),
 }
 
 // ---------------------------------------------------------------------------------------------

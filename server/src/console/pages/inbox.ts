@@ -26,7 +26,7 @@ function approvalCard(item: Extract<InboxItem, { kind: 'approval' }>, now: Date)
   return html`<a class="item" href="/console/approvals/${a.id}"><article class="panel">
 <div class="meta"><span class="kind">${asked ? 'Agent request' : 'Send'}</span><span>${asked ? asked.agentName : a.requestedBy}</span>
 ${asked ? html`<span>${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}</span>` : null}
-${left ? html`<span class="expiring">${left}</span>` : null}<span>asked ${when(a.createdAt)}</span></div>
+${left ? html`<span class="expiring"${a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}<span>asked ${when(a.createdAt)}</span></div>
 <h2>${asked?.summary ?? a.summary}</h2>
 ${asked ? factList(asked.facts, 'Facts') : null}
 ${failed.length ? html`<p class="meta">Needs a person: ${failed.map((c) => c.detail).join(' ')}</p>` : null}
@@ -49,6 +49,8 @@ export function inboxPage(opts: { session: ConsoleSession; items: InboxItem[]; n
   return layout({
     title: 'Inbox',
     session: opts.session,
+    section: 'inbox',
+    live: 'all',
     body: html`<h1>Inbox</h1>
 <p class="lead">What waits for a person in ${opts.session.workspace.name}, oldest first.</p>
 ${list}

@@ -59,9 +59,11 @@ export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem
   return layout({
     title: asked?.summary ?? a.summary,
     session: opts.session,
+    section: 'inbox',
+    live: a.id,
     body: html`<p><a href="/console/">Inbox</a></p>
 <h1>${asked?.summary ?? a.summary}</h1>
-<p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring">${left}</span>` : null}</p>
+<p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring"${open && a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}</p>
 ${
   asked
     ? html`<section class="panel" aria-labelledby="asked-h"><h2 id="asked-h">What exactly</h2>
@@ -92,6 +94,8 @@ export function actionPage(opts: { session: ConsoleSession; action: Action; erro
   return layout({
     title: summary,
     session: opts.session,
+    section: 'inbox',
+    live: opts.action.id,
     body: html`<p><a href="/console/">Inbox</a></p>
 <h1>${summary}</h1>
 <p class="lead">${a.proposedBy.name} proposes ${a.kind} · ${when(a.createdAt)}</p>

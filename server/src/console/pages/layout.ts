@@ -5,9 +5,23 @@ import type { ConsoleSession } from '../session-port.ts'
 /**
  * The page around every console page: the stylesheet and htmx from this server (htmx told not to
  * add its inline indicator style, which the Content-Security-Policy would refuse), a skip link, the
- * bar with who is signed in and the sign-out form, and the page's own content in <main>.
+ * bar with who is signed in and the sign-out form, the sections, and the page's own content in
+ * <main>. `live` marks a page that updates itself (assets/console.js): 'all' for any change in the
+ * workspace, or the id of the one item it shows.
  */
-export function layout(opts: { title: string; session?: ConsoleSession | null; body: Html }): Html {
+type Section = 'inbox' | 'agents' | 'requests'
+
+const SECTIONS: [Section, string, string][] = [
+  ['inbox', '/console/', 'Inbox'],
+  ['agents', '/console/agents', 'Agents'],
+  ['requests', '/console/requests', 'Requests'],
+]
+
+function sections(current: Section | undefined): Html {
+  return html`<nav class="sections" aria-label="Sections">${SECTIONS.map(([key, href, text]) => html`<a href="${href}"${key === current ? html` aria-current="page"` : null}>${text}</a>`)}</nav>`
+}
+
+export function layout(opts: { title: string; session?: ConsoleSession | null; body: Html; live?: string; section?: Section; /** The page has a passkey form, so it loads the passkeys' scripts. */ passkeys?: boolean }): Html {
   const s = opts.session
   return html`<html lang="en">
 <head>
@@ -18,19 +32,23 @@ export function layout(opts: { title: string; session?: ConsoleSession | null; b
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('console.css')}">
 <script src="${assetUrl('htmx.min.js')}" defer></script>
-</head>
+<script src="${assetUrl('console.js')}" defer></script>
+${opts.passkeys ? html`<script src="${assetUrl('webauthn.min.js')}" defer></script>
+<script src="${assetUrl('passkeys.js')}" defer></script>
+` : null}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="bar">
 <a class="brand" href="/console/">Growth console</a>
 ${
   s
-    ? html`<div class="who"><span>${s.person.name} · ${s.workspace.name} · ${s.person.role}</span>
+    ? html`<div class="who"><span><a href="/console/account" title="Your account and passkeys">${s.person.name}</a> · ${s.workspace.name} · ${s.person.role}</span>
 <form method="post" action="/console/signout"><input type="hidden" name="csrf" value="${s.csrf}"><button class="link" type="submit">Sign out</button></form></div>`
     : null
 }
 </header>
-<main id="main">
+${s ? sections(opts.section) : null}
+<main id="main"${opts.live ? html` data-live="${opts.live}"` : null}>
 ${opts.body}
 </main>
 </body>

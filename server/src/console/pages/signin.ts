@@ -1,5 +1,6 @@
 import { type Html, html } from '../html.ts'
 import type { LinkRefusal } from '../session-port.ts'
+import { when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -11,8 +12,28 @@ import { layout } from './layout.ts'
 
 const WHAT = 'The console is where the people of a workspace see what waits for a person (agents asking for approval, proposed changes) and decide.'
 
-/** GET /console/signin. `formToken`: the sign-in form's CSRF token, when mail is configured. */
-export function signInPage(opts: { mail: boolean; formToken: string }): Html {
+/**
+ * The sign-in page's passkey form: the passkeys' script asks the browser for a passkey of this
+ * console (no address needed), then posts its answer. `unavailable`: why this server has none.
+ */
+function passkeyForm(formToken: string, unavailable: string | null): Html {
+  if (unavailable) return html`<p class="hint" role="note">${unavailable}</p>`
+  return html`<form method="post" action="/console/signin/passkey" class="decide" data-passkey="sign-in" data-options="/console/signin/passkey/options" data-status="passkey-status">
+<input type="hidden" name="csrf" value="${formToken}">
+<input type="hidden" name="response" value="">
+<p>Added a passkey to your account? Sign in with it, no link needed.</p>
+<div><button type="submit" disabled>Sign in with a passkey</button></div>
+<p class="hint" id="passkey-status" role="status" aria-live="polite"></p>
+<noscript><p>Signing in with a passkey needs JavaScript.</p></noscript>
+</form>`
+}
+
+/**
+ * GET /console/signin. `formToken`: the sign-in forms' CSRF token; `passkeys`: whether the server
+ * has passkeys wired, and why not when it cannot (null: they work); `error`: why a passkey did not
+ * sign in.
+ */
+export function signInPage(opts: { mail: boolean; formToken: string; passkeys?: { unavailable: string | null }; error?: string }): Html {
   const how = opts.mail
     ? html`<form method="post" action="/console/signin" class="decide">
 <input type="hidden" name="csrf" value="${opts.formToken}">
@@ -24,9 +45,12 @@ export function signInPage(opts: { mail: boolean; formToken: string }): Html {
     : html`<p>To sign in, ask your workspace's owner or operator for a sign-in link. A link works once, for 15 minutes.</p>`
   return layout({
     title: 'Sign in',
+    passkeys: Boolean(opts.passkeys && !opts.passkeys.unavailable),
     body: html`<h1>Sign in</h1>
 <p class="lead">${WHAT}</p>
-<div class="panel">${how}</div>`,
+${opts.error ? html`<div class="panel error" role="alert"><p>${opts.error}</p></div>` : null}
+<div class="panel">${how}</div>
+${opts.passkeys ? html`<div class="panel">${passkeyForm(opts.formToken, opts.passkeys.unavailable)}</div>` : null}`,
   })
 }
 
@@ -36,6 +60,20 @@ export function linkMailedPage(): Html {
     title: 'Check your mail',
     body: html`<h1>Check your mail</h1>
 <div class="panel notice" role="status"><p>If that address belongs to a person of a workspace, a sign-in link is on its way. It works once, for 15 minutes.</p></div>
+<p><a href="/console/signin">Back to sign in</a></p>`,
+  })
+}
+
+/**
+ * After the mail form, when too many links were asked for this hour (from this network address, for
+ * this email address or its person): nothing was mailed. The same whether or not the address is a
+ * person's.
+ */
+export function linkNotMailedPage(retryAt: string): Html {
+  return layout({
+    title: 'Not mailed',
+    body: html`<h1>No link mailed this time</h1>
+<div class="panel notice" role="status"><p>Too many sign-in links were asked for in the last hour, so none was mailed this time. Try again after ${when(retryAt)}, or ask your workspace’s owner or operator for a link.</p></div>
 <p><a href="/console/signin">Back to sign in</a></p>`,
   })
 }

@@ -20,7 +20,7 @@ export const API_DESCRIPTION = [
   '- a **test workspace token**, `svc_test_...`, which reads the same records and whose writes are simulated (see Test mode);',
   '- an **agent credential**, `svc_agt_...`, which belongs to one agent, carries no scopes and opens only the `/api/v1/agent/` endpoints; the gateway decides each request.',
   '',
-  'Each workspace-token endpoint needs exactly the scope shown on it (`read:growth`, `write:experiments`, `write:actions`, `write:contacts`, `write:events`, `read:contacts`, `read:analytics`, `read:events`, `read:agents`); without it, or with the wrong kind of credential, the answer is 403 `forbidden` and the message names what is needed. A missing, unknown, revoked or expired credential gets 401 `unauthorized`, worded the same in all four cases. A workspace whose plan lacks API access gets 402 `plan_required`, and so does a request past a plan allowance, with a message saying what remains. `GET /api/v1` and `GET /api/v1/openapi.json` need no credential.',
+  'Each workspace-token endpoint needs exactly the scope shown on it (`read:growth`, `write:experiments`, `write:actions`, `write:contacts`, `write:events`, `read:contacts`, `read:analytics`, `read:events`, `read:agents`, `read:logs`); without it, or with the wrong kind of credential, the answer is 403 `forbidden` and the message names what is needed. A missing, unknown, revoked or expired credential gets 401 `unauthorized`, worded the same in all four cases. A workspace whose plan lacks API access gets 402 `plan_required`, and so does a request past a plan allowance, with a message saying what remains. `GET /api/v1` and `GET /api/v1/openapi.json` need no credential.',
   '',
   '## Test mode',
   '',

@@ -144,4 +144,5 @@ const TAGS = [
   { name: 'Events', description: 'The events a webhook can subscribe to, as a stream to poll.' },
   { name: 'Agents', description: "The workspace's view of its agents: agents, tools, rules and every gateway decision." },
   { name: 'Agent gateway', description: 'An agent asking whether it may act, reporting what became of it, and reading its own profile, on its own credential.' },
+  { name: 'Logs', description: "The request log: every call of the workspace's credentials in the last 7 days, refusals included, with the request id each answer carried." },
 ]

@@ -1,0 +1,80 @@
+// The console's own few lines (served under its strict Content-Security-Policy; the pages work
+// without them). 1. Times in the person's time zone: every <time datetime> is rewritten with the
+// browser's zone and language (the server writes UTC, which stays without JavaScript). 2. Live
+// updates: a page whose <main> has data-live listens to /console/live (server-sent events) and,
+// when something it shows changes, fetches itself again and puts the new <main> in place.
+;(() => {
+  const format = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
+  function localTimes(root) {
+    for (const t of root.querySelectorAll('time[datetime]')) {
+      const at = new Date(t.getAttribute('datetime'))
+      if (Number.isNaN(at.getTime())) continue
+      t.textContent = format.format(at)
+      t.title = `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+    }
+  }
+  localTimes(document)
+
+  const main = document.querySelector('main[data-live]')
+  if (!main || !window.EventSource || !window.fetch) return
+  const watching = main.dataset.live
+  let busy = false
+  let again = false
+  async function refresh() {
+    if (busy) {
+      again = true
+      return
+    }
+    busy = true
+    try {
+      const res = await fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
+      if (!res.ok || res.redirected) return
+      const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('main')
+      if (!fresh) return
+      const status = document.getElementById('live-status')
+      main.replaceChildren(...fresh.childNodes)
+      localTimes(main)
+      watchExpiry()
+      if (status) {
+        main.prepend(status)
+        status.textContent = `Updated ${format.format(new Date())}`
+      }
+    } catch {
+      // The page stays as it is; the next change tries again.
+    } finally {
+      busy = false
+      if (again) {
+        again = false
+        void refresh()
+      }
+    }
+  }
+  // What expires is no event: the page fetches itself again when the first thing it shows expires.
+  let expiry = null
+  function watchExpiry() {
+    clearTimeout(expiry)
+    const times = [...main.querySelectorAll('[data-expires]')].map((e) => Date.parse(e.dataset.expires)).filter((t) => t > 0)
+    if (!times.length) return
+    const wait = Math.min(Math.max(Math.min(...times) - Date.now() + 1000, 1000), 2 ** 31 - 1)
+    expiry = setTimeout(() => void refresh(), wait)
+  }
+  watchExpiry()
+
+  const status = document.createElement('p')
+  status.id = 'live-status'
+  status.className = 'visually-hidden'
+  status.setAttribute('role', 'status')
+  main.prepend(status)
+  let opened = false
+  const source = new EventSource('/console/live')
+  source.addEventListener('ready', () => {
+    // After a reconnect, whatever happened meanwhile is fetched once.
+    if (opened) void refresh()
+    opened = true
+    main.dataset.liveReady = 'yes'
+  })
+  source.addEventListener('change', (e) => {
+    const change = JSON.parse(e.data)
+    if (watching === 'all' || change.ids.includes(watching)) void refresh()
+  })
+})()

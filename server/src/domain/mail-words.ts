@@ -1,0 +1,94 @@
+import { readableFacts } from '../core/figures.ts'
+import type { Action } from '../schemas/actions.ts'
+import type { InboxItem } from './inbox.ts'
+
+/**
+ * The console's mail in words, plain text: a sign-in link a person asked for, and a notice of what
+ * waits for them. A mail's links open console pages; none decides anything (link previewers and
+ * mail scanners open links): deciding takes a signed-in person's click on the page.
+ */
+
+type Written = { subject: string; text: string }
+type Recipient = { name: string; workspaceName: string }
+
+const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
+
+export function signInLinkMail(to: Recipient, link: { url: string; expiresAt: string }): Written {
+  return {
+    subject: `Your sign-in link for ${to.workspaceName}`,
+    text: [
+      `Hello ${to.name},`,
+      '',
+      `Here is your link to sign in to the console of ${to.workspaceName}:`,
+      '',
+      link.url,
+      '',
+      `It works once, until ${minute(link.expiresAt)} (15 minutes). Opening it asks you to confirm with one click.`,
+      '',
+      'If you did not ask for it, ignore this mail: nobody signs in without the link, and it expires by itself.',
+    ].join('\n'),
+  }
+}
+
+export type WaitingEntry = Extract<InboxItem, { kind: 'approval' }> | { kind: 'action'; action: Action }
+
+function approvalLines(item: Extract<InboxItem, { kind: 'approval' }>, url: string): string[] {
+  const { approval: a, asked } = item
+  const facts = asked ? readableFacts(asked.facts) : []
+  return [
+    asked?.summary ?? a.summary,
+    asked
+      ? `   ${asked.agentName} (an agent) asks to ${asked.tool}.${asked.action}${asked.resource ? ` on ${asked.resource}` : ''}.`
+      : `   Requested by ${a.requestedBy}.`,
+    ...(facts.length ? [`   Facts: ${facts.map(([k, v]) => `${k} ${v}`).join(', ')}.`] : []),
+    ...(asked ? [`   Why it waits: ${asked.reason}`] : []),
+    ...(a.expiresAt ? [`   Expires ${minute(a.expiresAt)}.`] : []),
+    `   See it and decide: ${url}`,
+  ]
+}
+
+function actionLines(a: Action, url: string): string[] {
+  const { summary, ...figures } = a.plannedEffect
+  const effect = readableFacts(figures)
+  return [
+    summary,
+    `   ${a.proposedBy.name} proposes ${a.kind}.`,
+    ...(effect.length ? [`   Planned effect: ${effect.map(([k, v]) => `${k} ${v}`).join(', ')}.`] : []),
+    `   See it and decide: ${url}`,
+  ]
+}
+
+/** The notice of what waits for a person: each item with who asked, what, its planned effect and its page. */
+export function waitingMail(to: Recipient & { role: string }, entries: WaitingEntry[], opts: { consoleUrl: string; paceMs: number }): Written {
+  const consoleUrl = opts.consoleUrl
+  const base = consoleUrl.replace(/\/+$/, '')
+  const first = entries[0]!
+  const one = entries.length === 1
+  const subject = one
+    ? `Waiting for you: ${first.kind === 'approval' ? (first.asked?.summary ?? first.approval.summary) : first.action.plannedEffect.summary}`
+    : `${entries.length} things wait for you in ${to.workspaceName}`
+  const listed = entries.flatMap((e, n) => {
+    const lines = e.kind === 'approval' ? approvalLines(e, `${base}/approvals/${e.approval.id}`) : actionLines(e.action, `${base}/actions/${e.action.id}`)
+    return [`${n + 1}. ${lines[0]}`, ...lines.slice(1), '']
+  })
+  return {
+    subject: subject.length > 150 ? `${subject.slice(0, 149)}\u2026` : subject,
+    text: [
+      `Hello ${to.name},`,
+      '',
+      `${one ? 'This waits' : 'These wait'} for a person in ${to.workspaceName}:`,
+      '',
+      ...listed,
+      'Opening a link decides nothing: you approve or reject on its page, signed in.',
+      `You get this mail as ${to.role === 'owner' ? 'an owner' : 'an approver'} of ${to.workspaceName}; at most one ${paceWords(opts.paceMs)}, and what comes meanwhile is in the next.`,
+      `Everything that waits: ${base}/`,
+    ].join('\n'),
+  }
+}
+
+/** The pace of notices in words: "a minute", "every 5 minutes", "every 2 seconds". */
+function paceWords(ms: number): string {
+  if (ms === 60_000) return 'a minute'
+  if (ms % 60_000 === 0) return `every ${ms / 60_000} minutes`
+  return `every ${Math.round(ms / 100) / 10} seconds`
+}

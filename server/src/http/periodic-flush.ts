@@ -1,0 +1,47 @@
+/**
+ * What the pipeline keeps in memory and writes to the database in one statement every `flushMs`
+ * (and on shutdown), so no request waits on a round trip for it: the call counts (count.ts) and the
+ * request log (request-log.ts). What was kept since the last flush is lost if the process dies
+ * without shutting down; a flush that fails gives its batch back for the next one.
+ */
+export abstract class PeriodicFlush<Batch> {
+  private timer: ReturnType<typeof setInterval> | undefined
+  private flushing: Promise<void> | undefined
+
+  constructor(private readonly flushMs: number) {}
+
+  /** What was kept since the last flush, handed over (and forgotten here); undefined when nothing was. */
+  protected abstract take(): Batch | undefined
+  protected abstract write(batch: Batch): Promise<void>
+  /** A batch whose write failed, kept again for the next flush. */
+  protected abstract putBack(batch: Batch): void
+
+  /** Flushes every `flushMs` from now on; a failed flush is told to `onError` (its batch waits for the next). */
+  start(onError: (error: unknown) => void = () => {}) {
+    this.timer ??= setInterval(() => void this.flush().catch(onError), this.flushMs)
+    this.timer.unref?.()
+  }
+
+  async flush(): Promise<void> {
+    if (this.flushing) await this.flushing
+    const batch = this.take()
+    if (batch === undefined) return
+    this.flushing = (async () => {
+      try {
+        await this.write(batch)
+      } catch (err) {
+        this.putBack(batch)
+        throw err
+      } finally {
+        this.flushing = undefined
+      }
+    })()
+    await this.flushing
+  }
+
+  async stop() {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    await this.flush()
+  }
+}

@@ -1,0 +1,84 @@
+import type { Logger } from '../core/log.ts'
+import type { Answer } from './answer.ts'
+import type { RequestLog } from './request-log.ts'
+
+/** One answered request, as the pipeline saw it. */
+export type SeenRequest = {
+  requestId: string
+  request: Request
+  /** The operationId, or unknown_route and the like for what no operation answered. */
+  operation: string
+  /** The route as declared (`GET /api/v1/decisions/{id}`): the log line's message, never a value of the call. */
+  route: string
+  answer: Answer
+  /** performance.now() when the pipeline got the request. */
+  startedAt: number
+  /** '' when no credential was established. */
+  workspaceId: string
+  credentialId: string
+}
+
+const MAX_KEY = 255
+
+/** The path of a URL, without its query string (which can carry a value of the caller's). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const q = url.indexOf('?', start)
+  return url.slice(start, q < 0 ? undefined : q)
+}
+
+/** The error's code and message of a refusal's body (the envelope's own, made in answer.ts). */
+function errorOf(answer: Answer): { code: string | null; message: string | null } {
+  if (answer.status < 400) return { code: null, message: null }
+  try {
+    const { error } = JSON.parse(answer.body) as { error?: { code?: string; message?: string } }
+    return { code: error?.code ?? null, message: error?.message ?? null }
+  } catch {
+    return { code: null, message: null }
+  }
+}
+
+/**
+ * What every answered request leaves behind besides its answer and its count: one log line (time,
+ * level, msg, requestId, traceId, operation, status, code, durationMs, workspaceId, credentialId;
+ * nothing of the request's values) and, for a call of a workspace, an entry of its request log,
+ * written in the next batch. `traceId` is the tracing's seam: it names the request's trace when
+ * tracing is on (undefined until then, logged as null).
+ */
+export function requestObserver(deps: { log: Logger; requestLog?: RequestLog; traceId?: () => string | undefined }) {
+  return (seen: SeenRequest) => {
+    const durationMs = Math.round((performance.now() - seen.startedAt) * 1000) / 1000
+    const { code, message } = errorOf(seen.answer)
+    const { status } = seen.answer
+    const fields = {
+      requestId: seen.requestId,
+      traceId: deps.traceId?.() ?? null,
+      operation: seen.operation,
+      status,
+      code,
+      durationMs,
+      workspaceId: seen.workspaceId || null,
+      credentialId: seen.credentialId || null,
+    }
+    if (status >= 500) deps.log.error(`${seen.route} ${status}`, fields)
+    else deps.log.info(`${seen.route} ${status}`, fields)
+    if (!deps.requestLog || !seen.workspaceId) return
+    const key = seen.request.method === 'POST' ? seen.request.headers.get('idempotency-key') : null
+    deps.requestLog.add({
+      workspaceId: seen.workspaceId,
+      id: seen.requestId,
+      method: seen.request.method,
+      path: pathOf(seen.request.url),
+      operation: seen.operation,
+      status,
+      code,
+      message,
+      durationMs,
+      credentialId: seen.credentialId,
+      idempotencyKey: key === null ? null : key.slice(0, MAX_KEY),
+      replayed: seen.answer.headers?.['Idempotent-Replayed'] === 'true',
+      createdAt: new Date(),
+    })
+  }
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod'
+import { listRequestLog } from '../domain/request-log.ts'
+import { idOf } from '../schemas/common.ts'
+import { RequestLogEntry, StatusFilter } from '../schemas/request-log.ts'
+import { defineList, model } from './operation.ts'
+
+export const requestLogOperations = [
+  defineList({
+    method: 'GET',
+    path: '/logs',
+    operationId: 'listRequestLogs',
+    sdk: 'logs.list',
+    summary: 'List the request log',
+    description:
+      "Every call the workspace's credentials made in the last 7 days, refusals included, newest first: method, path, operation, status, the error's code and message, duration, which credential, the Idempotency-Key and whether the answer was a replay. `id` is the request id the answer carried. Filter by status (2xx, 4xx, 5xx or one status), operation and credentialId (404 if that credential is not this workspace's); page with meta.nextBefore. A call shows here within about a second.",
+    tag: 'Logs',
+    auth: { kind: 'workspace', scope: 'read:logs' },
+    query: z.strictObject({
+      status: StatusFilter.optional().describe('Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.'),
+      operation: z.string().regex(/^[a-zA-Z]{1,64}$/, { message: 'must be an operationId such as createDecision' }).optional().describe('Only calls of this operation (its operationId, e.g. createDecision).'),
+      credentialId: idOf('credential', 'a credential').optional().describe('Only calls made with this credential (cred_...).'),
+    }),
+    paging: { style: 'before', defaultLimit: 20, maxLimit: 100 },
+    response: model('RequestLogEntry', RequestLogEntry),
+    example: { query: { status: '4xx', limit: '5' } },
+    handler: ({ sql, caller, query, page }) => listRequestLog(sql, caller.workspaceId, { ...query, ...page }),
+  }),
+]

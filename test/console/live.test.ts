@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { agentIn, authorize } from '../agent-helpers.ts'
+import { growthIn } from '../cli/run.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { signInAs } from '../support/console-session.ts'
+
+/**
+ * The console live, in headless Chromium (one browser for the file): an open inbox loses an item
+ * decided from the CLI and gains a new one without reloading; an open item page shows a decision
+ * made elsewhere; an item that expires leaves it; the stop switch pressed in the browser denies the next authorize and resuming
+ * allows it again; times are shown in the browser's zone; and axe-core finds no serious or
+ * critical violation on any signed-in page, at 320 px and at desktop width.
+ */
+skipWithoutChromium('the console live-update tests')
+
+const ZONE = 'America/New_York'
+let browser: { context: BrowserContext; close(): Promise<void> } | undefined
+let page: Page
+const errors: string[] = []
+
+beforeAll(async () => {
+  if (!hasChromium) return
+  browser = await launchChromium({ timezoneId: ZONE, locale: 'en-US' })
+  page = browser.context.pages()[0] ?? (await browser.context.newPage())
+  await recordCspViolations(page)
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+/** A workspace with an agent whose sends need a person, and a person of it signed in in the browser. */
+async function setUp(role: 'owner' | 'approver' | 'viewer' = 'approver') {
+  const { url } = await getHarness()
+  const ws = await makeWorkspace()
+  const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+  const person = await signInAs(ws.id, role, role === 'viewer' ? 'Kenji Sato' : 'Maya Chen')
+  await browser!.context.clearCookies()
+  await browser!.context.addCookies([{ name: 'growth_session', value: person.token, url: `${url}/console` }])
+  return { ws, agent, person, url }
+}
+
+async function waitingSend(credential: string, summary: string) {
+  const asked = await authorize(credential, { tool: 'email', action: 'send_campaign', resource: `cmp_${crypto.randomUUID().slice(0, 8)}`, summary, facts: { recipients: 3200 } })
+  expect(asked.body.data.decision).toBe('requires_approval')
+  return asked.body.data.approvalId as string
+}
+
+/** The page's live connection is open and placed (every event from now on reaches it). */
+const liveOpen = (p: Page) => p.locator('main[data-live-ready="yes"]').waitFor({ timeout: 10_000 })
+
+describe('the console, live', () => {
+  test.skipIf(!hasChromium)(
+    'an open inbox: an item rejected from the CLI disappears within 2 seconds, a new one appears, without reloading; times in the browser\'s zone',
+    async () => {
+      const { agent, url } = await setUp()
+      const first = await waitingSend(agent.credential, 'Send the spring newsletter')
+      await page.goto(`${url}/console/`, { waitUntil: 'load' })
+      await liveOpen(page)
+      // Marked, to prove later that the page was never reloaded.
+      await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true))
+      const item = page.locator(`a[href="/console/approvals/${first}"]`)
+      expect(await item.count()).toBe(1)
+
+      // Times: the browser's zone, not the server's UTC.
+      const time = page.locator('time[datetime]').first()
+      const iso = (await time.getAttribute('datetime'))!
+      const expected = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short', timeZone: ZONE }).format(new Date(iso))
+      expect(await time.innerText()).toBe(expected)
+      expect(await time.getAttribute('title')).toBe(`${iso.slice(0, 16).replace('T', ' ')} UTC`)
+
+      const rejected = await growthIn((await getHarness()).dataDir)(['admin', 'approval', 'reject', first, '--reason', 'Not this week', '--json'])
+      expect({ code: rejected.code, stderr: rejected.stderr }).toEqual({ code: 0, stderr: '' })
+      const decidedAt = Date.now()
+      await item.waitFor({ state: 'detached', timeout: 2_000 })
+      expect(Date.now() - decidedAt).toBeLessThan(2_000)
+      expect(await page.locator('main').innerText()).toContain('Nothing waits for a person')
+
+      const second = await waitingSend(agent.credential, 'Send the summer newsletter')
+      await page.locator(`a[href="/console/approvals/${second}"]`).waitFor({ timeout: 2_000 })
+      expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true)
+      // The new item's time is in the browser's zone too.
+      expect(await page.locator('main time[datetime]').first().innerText()).toMatch(/ [AP]M E[SD]T$/)
+      expect(await cspViolations(page)).toEqual([])
+      expect(errors).toEqual([])
+    },
+    90_000,
+  )
+
+  test.skipIf(!hasChromium)('an open item page shows the decision made elsewhere, without reloading', async () => {
+    const { agent, url } = await setUp()
+    const id = await waitingSend(agent.credential, 'Send the autumn newsletter')
+    await page.goto(`${url}/console/approvals/${id}`, { waitUntil: 'load' })
+    await liveOpen(page)
+    expect(await page.locator('button', { hasText: 'Approve' }).count()).toBe(1)
+    const approved = await growthIn((await getHarness()).dataDir)(['admin', 'approval', 'approve', id, '--json'])
+    expect(approved.code).toBe(0)
+    await page.locator('main', { hasText: 'Decided by' }).waitFor({ timeout: 2_000 })
+    expect(await page.locator('button', { hasText: 'Approve' }).count()).toBe(0)
+  }, 60_000)
+
+  test.skipIf(!hasChromium)('an item that expires leaves the open inbox by itself (expiry is no event)', async () => {
+    const { ws, agent, url } = await setUp()
+    const id = await waitingSend(agent.credential, 'Send the expiring newsletter')
+    const { sql } = await getHarness()
+    await sql`UPDATE approvals SET expires_at = now() + interval '3 seconds' WHERE workspace_id = ${ws.id} AND id = ${id}`
+    await page.goto(`${url}/console/`, { waitUntil: 'load' })
+    const item = page.locator(`a[href="/console/approvals/${id}"]`)
+    expect(await item.count()).toBe(1)
+    await item.waitFor({ state: 'detached', timeout: 10_000 })
+    expect(await page.locator('main').innerText()).toContain('Nothing waits for a person')
+  }, 60_000)
+
+  test.skipIf(!hasChromium)('the stop switch pressed in the browser denies the next authorize; resuming allows again', async () => {
+    const { agent, url } = await setUp('owner')
+    const allowedAgent = await agentIn((await agentOfWorkspace(agent)).workspaceId, { allow: 'ads.pause_campaign', name: 'Ad Pauser' })
+    const pause = () => authorize(allowedAgent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_spring', summary: 'Pause the spring ads' })
+    expect((await pause()).body.data.decision).toBe('allowed')
+    await page.goto(`${url}/console/agents`, { waitUntil: 'load' })
+    await page.getByLabel('Why stop them').fill('The spring ads overspent.')
+    await Promise.all([page.waitForURL(`${url}/console/agents`), page.getByRole('button', { name: 'Stop all agents' }).click()])
+    expect(await page.locator('.switch').innerText()).toContain('Agents are stopped')
+    const denied = await pause()
+    expect(denied.body.data.decision).toBe('denied')
+    expect(denied.body.data.checks[0].detail).toContain('The spring ads overspent.')
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Resume the agents' }).click()])
+    expect(await page.locator('.switch').innerText()).toContain('Agents are running')
+    expect((await pause()).body.data.decision).toBe('allowed')
+  }, 60_000)
+
+  test.skipIf(!hasChromium)('a viewer sees the switch\'s state and no button', async () => {
+    const { url } = await setUp('viewer')
+    await page.goto(`${url}/console/agents`, { waitUntil: 'load' })
+    expect(await page.locator('.switch').innerText()).toContain('an owner or approver stops and resumes the agents')
+    expect(await page.locator('.switch button').count()).toBe(0)
+  }, 60_000)
+
+  test.skipIf(!hasChromium)('every signed-in page: no serious or critical accessibility violation, nothing sideways, at 320 px and 1280 px', async () => {
+    const { agent, url } = await setUp()
+    const id = await waitingSend(agent.credential, 'Send the winter newsletter')
+    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests']
+    for (const width of [320, 1280]) {
+      await page.setViewportSize({ width, height: 800 })
+      for (const path of paths) {
+        const res = await page.goto(`${url}${path}`, { waitUntil: 'load' })
+        expect({ path, status: res?.status() }).toEqual({ path, status: 200 })
+        // With every request's details open, as a person reading them would.
+        await page.evaluate(() => document.querySelectorAll('details').forEach((d) => d.setAttribute('open', '')))
+        expect({ path, width, violations: await seriousA11yViolations(page) }).toEqual({ path, width, violations: [] })
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+        expect({ path, width, overflow }).toEqual({ path, width, overflow: 0 })
+      }
+    }
+    expect(await cspViolations(page)).toEqual([])
+    expect(errors).toEqual([])
+  }, 90_000)
+})
+
+async function agentOfWorkspace(agent: { id: string }) {
+  const { sql } = await getHarness()
+  const [row] = await sql<{ workspace_id: string }[]>`SELECT workspace_id FROM agents WHERE id = ${agent.id}`
+  return { workspaceId: row!.workspace_id }
+}

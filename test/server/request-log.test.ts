@@ -1,0 +1,216 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../../server/src/config.ts'
+import { purgeRequestLog } from '../../server/src/store/request-log.ts'
+import { insertAbTest } from '../fixtures.ts'
+import { type Answer, call, expectError, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+
+/**
+ * The request log (CONTRACT: Observability): GET /api/v1/logs, over HTTP against the shared server,
+ * whose request log is flushed every 100 ms (CALL_COUNT_FLUSH_MS in the harness).
+ */
+
+type Entry = {
+  id: string
+  method: string
+  path: string
+  operation: string
+  status: number
+  code: string | null
+  message: string | null
+  durationMs: number
+  credential: { id: string; kind: string | null; last4: string | null }
+  idempotencyKey: string | null
+  replayed: boolean
+  createdAt: string
+}
+
+const logs = (token: string, query = '') => call('GET', `/api/v1/logs${query ? `?${query}` : ''}`, { token })
+
+/** Every entry of the workspace's log (each page), once it holds every request id of `ids` (the log is written in batches). */
+async function logHolding(token: string, ids: string[], query = 'limit=100'): Promise<Entry[]> {
+  const deadline = Date.now() + 5_000
+  for (;;) {
+    const entries: Entry[] = []
+    let answer = await logs(token, query)
+    for (;;) {
+      expect(answer.status).toBe(200)
+      entries.push(...answer.body.data)
+      const next = answer.body.meta?.nextBefore
+      if (!next) break
+      answer = await logs(token, `${query}&before=${encodeURIComponent(next)}`)
+    }
+    if (ids.every((id) => entries.some((e) => e.id === id))) return entries
+    if (Date.now() > deadline) throw new Error(`the log never held ${ids.join(', ')}: ${answer.text.slice(0, 500)}`)
+    await Bun.sleep(50)
+  }
+}
+
+const idOf = (answer: Answer) => answer.headers.get('x-request-id')!
+
+const experiment = (subjectId: string) => ({ hypothesis: 'Naming the roast in the subject line lifts opens.', kind: 'email_ab_test', subjectId, expectation: 'a_better' })
+
+describe('the request log', () => {
+  test('shows a refused call with its code and message, under the request id the caller got', async () => {
+    const ws = await makeWorkspace()
+    const refused = await call('POST', '/api/v1/experiments', { token: ws.live, body: { hypothesis: 'short' }, headers: { 'Idempotency-Key': 'log-refused-1' } })
+    expect(refused.status).toBe(400)
+    const entries = await logHolding(ws.live, [idOf(refused)])
+    const entry = entries.find((e) => e.id === idOf(refused))!
+    expect(entry).toMatchObject({
+      id: refused.body.error.requestId,
+      method: 'POST',
+      path: '/api/v1/experiments',
+      operation: 'createExperiment',
+      status: 400,
+      code: refused.body.error.code,
+      message: refused.body.error.message,
+      credential: { kind: 'live', last4: ws.live.slice(-4) },
+      idempotencyKey: 'log-refused-1',
+      replayed: false,
+    })
+    expect(entry.credential.id).toMatch(/^cred_/)
+    expect(entry.durationMs).toBeGreaterThan(0)
+    expect(Date.now() - Date.parse(entry.createdAt)).toBeLessThan(60_000)
+  })
+
+  test('a success has no code or message, and a replayed write says so', async () => {
+    const ws = await makeWorkspace()
+    const abt = await insertAbTest(ws.id, 'running')
+    const headers = { 'Idempotency-Key': 'log-replay-1' }
+    const first = await call('POST', '/api/v1/experiments', { token: ws.live, body: experiment(abt), headers })
+    const again = await call('POST', '/api/v1/experiments', { token: ws.live, body: experiment(abt), headers })
+    expect([first.status, again.status]).toEqual([201, 201])
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    const entries = await logHolding(ws.live, [idOf(first), idOf(again)])
+    const byId = new Map(entries.map((e) => [e.id, e]))
+    expect(byId.get(idOf(first))).toMatchObject({ status: 201, code: null, message: null, idempotencyKey: 'log-replay-1', replayed: false })
+    expect(byId.get(idOf(again))).toMatchObject({ status: 201, code: null, message: null, idempotencyKey: 'log-replay-1', replayed: true })
+    // A read sends no key: none is recorded even if one is sent.
+    const read = await call('GET', '/api/v1/missions', { token: ws.live, headers: { 'Idempotency-Key': 'not-for-reads' } })
+    expect((await logHolding(ws.live, [idOf(read)])).find((e) => e.id === idOf(read))).toMatchObject({ idempotencyKey: null, path: '/api/v1/missions', operation: 'listMissions' })
+  })
+
+  test('newest first, paged with meta.nextBefore, each call once', async () => {
+    const ws = await makeWorkspace()
+    const sent: string[] = []
+    for (let i = 0; i < 7; i++) sent.push(idOf(await call('GET', '/api/v1/missions', { token: ws.live })))
+    await logHolding(ws.live, sent, 'operation=listMissions&limit=100')
+    const seen: Entry[] = []
+    let query = 'operation=listMissions&limit=3'
+    for (let page = 0; page < 10; page++) {
+      const answer = await logs(ws.live, query)
+      expect(answer.status).toBe(200)
+      seen.push(...answer.body.data)
+      const next = answer.body.meta?.nextBefore
+      if (!next) break
+      expect(answer.body.data).toHaveLength(3)
+      query = `operation=listMissions&limit=3&before=${encodeURIComponent(next)}`
+    }
+    expect(seen.map((e) => e.id)).toEqual([...sent].reverse())
+    const times = seen.map((e) => Date.parse(e.createdAt))
+    expect(times).toEqual([...times].sort((a, b) => b - a))
+    // A cursor of another filter is refused, naming before.
+    const first = await logs(ws.live, 'operation=listMissions&limit=3')
+    expectError(await logs(ws.live, `status=2xx&limit=3&before=${encodeURIComponent(first.body.meta.nextBefore)}`), 400, 'invalid_parameter', 'before')
+  })
+
+  test('filters by status (a class or one status), operation and credential', async () => {
+    const ws = await makeWorkspace()
+    const ok = await call('GET', '/api/v1/missions', { token: ws.live })
+    const missing = await call('POST', '/api/v1/experiments', { token: ws.live, body: experiment('abt_00000000000000000000000000') })
+    const invalid = await call('GET', '/api/v1/decisions?limit=0', { token: ws.live })
+    const byTest = await call('GET', '/api/v1/missions', { token: ws.test })
+    expect([ok.status, missing.status, invalid.status, byTest.status]).toEqual([200, 404, 400, 200])
+    const all = await logHolding(ws.live, [ok, missing, invalid, byTest].map(idOf))
+    const ids = (entries: Entry[]) => entries.map((e) => e.id).filter((id) => [ok, missing, invalid, byTest].map(idOf).includes(id)).sort()
+
+    const only = async (query: string) => ((await logs(ws.live, query)).body.data as Entry[])
+    expect(ids(await only('status=4xx'))).toEqual([idOf(missing), idOf(invalid)].sort())
+    expect(ids(await only('status=404'))).toEqual([idOf(missing)])
+    expect(ids(await only('status=2xx'))).toEqual([idOf(ok), idOf(byTest)].sort())
+    expect(await only('status=5xx')).toEqual([])
+    expect(ids(await only('operation=listDecisions'))).toEqual([idOf(invalid)])
+    expect(ids(await only('operation=createExperiment&status=4xx'))).toEqual([idOf(missing)])
+    const testCredential = all.find((e) => e.id === idOf(byTest))!.credential
+    expect(testCredential.kind).toBe('test')
+    expect(ids(await only(`credentialId=${testCredential.id}`))).toEqual([idOf(byTest)])
+    expect(ids(await only(`credentialId=${testCredential.id}&status=4xx`))).toEqual([])
+  })
+
+  test('a bad filter is 400 invalid_parameter naming it', async () => {
+    const ws = await makeWorkspace()
+    for (const [query, named] of [
+      ['status=6xx', 'status'],
+      ['status=abc', 'status'],
+      ['status=4XX', 'status'],
+      ['status=42', 'status'],
+      ['credentialId=agt_1', 'credentialId'],
+      ['operation=list%20missions', 'operation'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['before=nonsense', 'before'],
+      ['colour=red', 'colour'],
+    ]) {
+      expectError(await logs(ws.live, query), 400, 'invalid_parameter', named)
+    }
+  })
+
+  test('keeps nothing of another workspace, even asked by its credential id', async () => {
+    const a = await makeWorkspace()
+    const b = await makeWorkspace()
+    const ofA = await call('GET', '/api/v1/missions', { token: a.live })
+    const ofB = await call('GET', '/api/v1/missions', { token: b.live })
+    const inA = await logHolding(a.live, [idOf(ofA)])
+    const inB = await logHolding(b.live, [idOf(ofB)])
+    expect(inA.some((e) => e.id === idOf(ofB))).toBe(false)
+    expect(inB.some((e) => e.id === idOf(ofA))).toBe(false)
+    const credentialOfB = inB.find((e) => e.id === idOf(ofB))!.credential.id
+    // Another workspace's credential is no credential of this one: 404, as any id that names nothing here.
+    expectError(await logs(a.live, `credentialId=${credentialOfB}`), 404, 'not_found', credentialOfB)
+    // One of its own that made no call (yet): an empty list.
+    const quiet = await makeWorkspace()
+    const own = (await logHolding(quiet.live, [idOf(await call('GET', '/api/v1/missions', { token: quiet.live }))]))[0]!.credential.id
+    expect((await logs(quiet.live, `credentialId=${own}&status=5xx`)).body.data).toEqual([])
+  })
+
+  test('needs read:logs: 403 forbidden without it, the log with it', async () => {
+    const without: Workspace = await makeWorkspace({ scoped: 'read:growth' })
+    expectError(await logs(without.scoped), 403, 'forbidden', 'read:logs')
+    const withIt = await makeWorkspace({ scoped: 'read:logs' })
+    expect((await logs(withIt.scoped)).status).toBe(200)
+    // An agent credential opens only the agent endpoints.
+    expectError(await logs(withIt.agent.credential), 403, 'forbidden')
+  })
+
+  test('calls older than 7 days are neither listed nor kept past the sweep', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const recent = await call('GET', '/api/v1/missions', { token: ws.live })
+    const [entry] = await logHolding(ws.live, [idOf(recent)])
+    await sql`
+      INSERT INTO request_log (workspace_id, id, method, path, operation, status, duration_ms, credential_id, created_at)
+      VALUES (${ws.id}, 'req_old', 'GET', '/api/v1/missions', 'listMissions', 200, 1, ${entry!.credential.id}, now() - interval '8 days')`
+    expect(((await logs(ws.live)).body.data as Entry[]).some((e) => e.id === 'req_old')).toBe(false)
+    expect(await purgeRequestLog(sql)).toBeGreaterThanOrEqual(1)
+    const left = await sql`SELECT id FROM request_log WHERE workspace_id = ${ws.id}`
+    expect(left.map((r) => r.id)).toContain(idOf(recent))
+    expect(left.map((r) => r.id)).not.toContain('req_old')
+  })
+})
+
+describe('settings', () => {
+  test('REQUEST_LOG, LOG_FORMAT and LOG_LEVEL: a bad value stops the start naming it', () => {
+    expect(loadConfig({ REQUEST_LOG: 'off' }).requestLog).toBe(false)
+    expect(loadConfig({}).requestLog).toBe(true)
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty')
+    expect(loadConfig({}).logFormat).toBeUndefined()
+    for (const [name, value, said] of [
+      ['REQUEST_LOG', 'maybe', 'REQUEST_LOG must be on or off'],
+      ['LOG_FORMAT', 'xml', 'LOG_FORMAT must be one of json, pretty'],
+      ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of debug, info, warn, error, silent'],
+    ]) {
+      expect(() => loadConfig({ [name!]: value })).toThrow(ConfigError)
+      expect(() => loadConfig({ [name!]: value })).toThrow(said!)
+    }
+  })
+})

@@ -1,0 +1,35 @@
+import { expect } from 'bun:test'
+import { addPerson } from '../../server/src/domain/people.ts'
+import { signInLink } from '../../server/src/domain/sign-in.ts'
+import { getHarness } from '../harness.ts'
+
+/**
+ * The console as a browser uses it, over HTTP (cookies and forms, redirects not followed), and a
+ * person of a workspace signed in through a one-time link: their session cookie and CSRF token.
+ */
+export async function fetchConsole(path: string, init: { cookie?: string; form?: Record<string, string> } = {}) {
+  const { url } = await getHarness()
+  const res = await fetch(`${url}${path}`, {
+    method: init.form ? 'POST' : 'GET',
+    redirect: 'manual',
+    headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+  })
+  return { res, text: await res.text() }
+}
+
+export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1]
+
+export async function signInAs(workspaceId: string, role: 'owner' | 'approver' | 'viewer', name: string) {
+  const { sql, url } = await getHarness()
+  const person = await addPerson(sql, { workspaceId, email: `${role}-${crypto.randomUUID().slice(0, 8)}@example.com`, name, role })
+  const link = await signInLink(sql, { personId: person.id, consoleUrl: `${url}/console` })
+  const path = new URL(link.url).pathname
+  const page = await fetchConsole(path)
+  const form = page.res.headers.getSetCookie().find((c) => c.startsWith('growth_signin='))!.split(';')[0]!
+  const redeemed = await fetchConsole(path, { cookie: form, form: { csrf: csrfOf(page.text)! } })
+  expect(redeemed.res.status).toBe(303)
+  const cookie = redeemed.res.headers.getSetCookie().find((c) => c.startsWith('growth_session='))!.split(';')[0]!
+  const csrf = csrfOf((await fetchConsole('/console/', { cookie })).text)!
+  return { person, cookie, csrf, token: cookie.slice('growth_session='.length) }
+}
