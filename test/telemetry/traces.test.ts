@@ -48,6 +48,7 @@ beforeAll(async () => {
   }
   server = await startServerProcess({
     DATA_DIR: dataDir, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, WEBHOOK_WORKERS: '1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8',
+    LOG_LEVEL: 'info', LOG_FORMAT: 'json',
   })
   if (!process.env.DATABASE_URL) {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'))
@@ -140,6 +141,10 @@ describe('traceparent over HTTP', () => {
     expect(spanId).not.toBe(caller.spanId)
     const [srv] = await receiver.until((all) => all.some((s) => s.spanId === spanId))
     const got = receiver.spans.find((s) => s.spanId === spanId)!
+    // The request's log line names the same trace.
+    const requestId = res.headers.get('x-request-id')!
+    const line = server.stdout().split('\n').find((l) => l.includes(`"requestId":"${requestId}"`))
+    expect(JSON.parse(line!).traceId).toBe(caller.traceId)
     expect(srv).toBeDefined()
     expect(got).toMatchObject({ traceId: caller.traceId, parentSpanId: caller.spanId, name: 'GET /api/v1/agent/me', kind: 2 })
     expect(got.attributes['http.response.status_code']).toBe(200)
