@@ -39,7 +39,7 @@ export type CommonOptions = { json?: boolean }
 export async function withDatabase(
   opts: CommonOptions,
   command: (ctx: Context) => Promise<void>,
-  settings: { reportMigration?: boolean; webhooks?: boolean; console?: boolean; poolMax?: number } = { reportMigration: true },
+  settings: { reportMigration?: boolean; webhooks?: boolean; console?: boolean; observability?: boolean; poolMax?: number } = { reportMigration: true },
 ): Promise<void> {
   const out = createOutput({ json: opts.json })
   let config: ReturnType<typeof loadConfig>
@@ -49,7 +49,9 @@ export async function withDatabase(
     const webhookSettings = settings.webhooks ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WEBHOOK_'))) : {}
     // The console's links follow CONSOLE_URL, else the server's HOST and PORT.
     const consoleSettings = settings.console ? { CONSOLE_URL: process.env.CONSOLE_URL, HOST: process.env.HOST, PORT: process.env.PORT } : {}
-    config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings, ...consoleSettings })
+    // Metrics and traces (growth worker): METRICS_* and the OpenTelemetry variables.
+    const observabilitySettings = settings.observability ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('METRICS_') || k.startsWith('OTEL_'))) : {}
+    config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings, ...consoleSettings, ...observabilitySettings })
     // The same key as the server's: webhook secrets and workspace keys are sealed with it.
     secrets = loadSecretsKeyring(process.env, config.dataDir)
     useSecretsKeyring(secrets)

@@ -4,6 +4,9 @@
  */
 export { loadConfig } from '../../server/src/config.ts'
 export { loadSecretsKeyring } from '../../server/src/secrets-key.ts'
+export { startMetricsListener } from '../../server/src/metrics-listener.ts'
+export { startTracing } from '../../server/src/tracing-setup.ts'
+export { activeTraceparent, inSpan, SpanKind } from '../../server/src/core/tracing.ts'
 export { SecretsKeyError, type SecretsKeyring, useSecretsKeyring } from '../../server/src/core/secrets.ts'
 export { prepareSecretsAtRest, resealSecrets } from '../../server/src/domain/secrets-at-rest.ts'
 export { SCOPES } from '../../server/src/core/caller.ts'

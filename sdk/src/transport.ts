@@ -1,6 +1,7 @@
 import type { RateLimit, WithResponse } from './api-promise.ts'
 import { ConnectionError, errorFromAnswer, type GrowthError, retryAfterSeconds, TimeoutError } from './errors.ts'
 import { checkedMaxRetries, checkedTimeout, type RequestOptions } from './request-options.ts'
+import { callSpan } from './trace-context.ts'
 
 /**
  * One call over HTTP with plain fetch: the attempt, its time-out, and retries. Plain fetch rather
@@ -83,43 +84,56 @@ export async function call(settings: TransportSettings, input: CallInput, option
     headers['idempotency-key'] = options.idempotencyKey ?? ownHeader ?? newIdempotencyKey()
   }
 
-  for (let attempt = 0; ; attempt++) {
-    throwIfAborted(options.signal)
-    const outcome = await attemptOnce(settings.fetch, url, { method: input.method, headers, body }, timeout, options.signal)
-    if ('failure' in outcome) {
-      // No answer: the caller's abort ends the call; a time-out or a dropped connection is retried.
+  // In the caller's trace, when it has one (trace-context.ts): one client span for the call, its retries included.
+  const span = callSpan(input.method, input.path, url)
+  if (span) headers.traceparent = span.traceparent
+  let status: number | undefined
+  try {
+    return await attempts()
+  } finally {
+    span?.end(status)
+  }
+
+  async function attempts(): Promise<Answer> {
+    for (let attempt = 0; ; attempt++) {
       throwIfAborted(options.signal)
-      const error = outcome.timedOut
-        ? new TimeoutError(`No answer from ${input.method} ${url} within ${timeout} ms.`, { cause: outcome.failure })
-        : new ConnectionError(`No answer from ${input.method} ${url}: ${sentence(describe(outcome.failure))}`, { cause: outcome.failure })
-      if (attempt >= maxRetries) throw error
-      await sleep(retryDelayMs(attempt, undefined) ?? 0, options.signal)
-      continue
-    }
-    const { response, text } = outcome
-    const parsed = parseJson(text)
-    if (response.ok) {
-      // A success reads only the headers it reports: copying them all was a quarter of the SDK's
-      // own time per call (test/bench/sdk.ts).
-      const header = (name: string) => response.headers.get(name) ?? undefined
-      return {
-        body: parsed,
-        response,
-        requestId: header('x-request-id'),
-        rateLimit: rateLimitOf(header),
-        replayed: header('idempotent-replayed') === 'true',
-      }
-    }
-    const answerHeaders = headersOf(response.headers)
-    const error: GrowthError = errorFromAnswer(response.status, parsed, text, answerHeaders)
-    if (attempt < maxRetries && isRetryableStatus(response.status)) {
-      const wait = retryDelayMs(attempt, answerHeaders)
-      if (wait !== null) {
-        await sleep(wait, options.signal)
+      const outcome = await attemptOnce(settings.fetch, url, { method: input.method, headers, body }, timeout, options.signal)
+      if ('failure' in outcome) {
+        // No answer: the caller's abort ends the call; a time-out or a dropped connection is retried.
+        throwIfAborted(options.signal)
+        const error = outcome.timedOut
+          ? new TimeoutError(`No answer from ${input.method} ${url} within ${timeout} ms.`, { cause: outcome.failure })
+          : new ConnectionError(`No answer from ${input.method} ${url}: ${sentence(describe(outcome.failure))}`, { cause: outcome.failure })
+        if (attempt >= maxRetries) throw error
+        await sleep(retryDelayMs(attempt, undefined) ?? 0, options.signal)
         continue
       }
+      const { response, text } = outcome
+      status = response.status
+      const parsed = parseJson(text)
+      if (response.ok) {
+        // A success reads only the headers it reports: copying them all was a quarter of the SDK's
+        // own time per call (test/bench/sdk.ts).
+        const header = (name: string) => response.headers.get(name) ?? undefined
+        return {
+          body: parsed,
+          response,
+          requestId: header('x-request-id'),
+          rateLimit: rateLimitOf(header),
+          replayed: header('idempotent-replayed') === 'true',
+        }
+      }
+      const answerHeaders = headersOf(response.headers)
+      const error: GrowthError = errorFromAnswer(response.status, parsed, text, answerHeaders)
+      if (attempt < maxRetries && isRetryableStatus(response.status)) {
+        const wait = retryDelayMs(attempt, answerHeaders)
+        if (wait !== null) {
+          await sleep(wait, options.signal)
+          continue
+        }
+      }
+      throw error
     }
-    throw error
   }
 }
 

@@ -46,6 +46,10 @@ const schedule = (fallback: string) =>
       return waits as number[]
     })
 
+const httpUrl = (v: string) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
+
 /** Environment -> one typed, validated config object. Bad values stop the process with a clear message. */
 const Env = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -93,6 +97,27 @@ const Env = z.object({
       return policy
     }),
   WEBHOOK_WORKERS: whole(0, 64, 1),
+  // Observability (CONTRACT: Observability): the metrics listener, off unless METRICS_PORT is set.
+  METRICS_PORT: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined
+      if (!/^\d+$/.test(v.trim()) || Number(v) > 65535) {
+        ctx.addIssue({ code: 'custom', message: `must be a port number from 0 to 65535 (got ${JSON.stringify(v)}); leave it unset for no metrics listener` })
+        return z.NEVER
+      }
+      return Number(v)
+    }),
+  // Tracing (the standard OpenTelemetry variables): on when an endpoint is set.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional().refine((v) => v === undefined || httpUrl(v), { message: 'must be an http or https URL such as http://127.0.0.1:4318' }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional().refine((v) => v === undefined || httpUrl(v), { message: 'must be an http or https URL such as http://127.0.0.1:4318/v1/traces' }),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(OTLP_PROTOCOLS, { message: `must be ${OTLP_PROTOCOLS.join(' or ')} (grpc is not supported)` }).default('http/protobuf'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(OTLP_PROTOCOLS, { message: `must be ${OTLP_PROTOCOLS.join(' or ')} (grpc is not supported)` }).optional(),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).optional(),
+  OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` }).optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.string().optional().refine((v) => v === undefined || (/^(0|1|0?\.\d+|1\.0*)$/.test(v.trim())), { message: 'must be a ratio from 0 to 1, such as 0.1' }),
+  METRICS_HOST: z.string().trim().min(1, { message: 'must be an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
   // The console (CONTRACT: People and the console): the public base of its links, and mail.
   CONSOLE_URL: z
     .string()
@@ -172,6 +197,13 @@ export type Config = {
   consoleUrlSet: boolean
   /** Mail of the console (SMTP_URL, MAIL_FROM); null: no mail, sign-in links only from the CLI. */
   mail: MailSettings | null
+  /**
+   * Tracing, when an OTLP endpoint is set: its protocol and the service's name (the exporter and the
+   * sampler read the standard variables themselves, checked here); null: off.
+   */
+  tracing: { endpoint: string; protocol: (typeof OTLP_PROTOCOLS)[number]; serviceName: string } | null
+  /** The Prometheus listener (METRICS_PORT, METRICS_HOST); null: none. */
+  metrics: { host: string; port: number } | null
 }
 
 /**
@@ -216,6 +248,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     consoleUrl: e.CONSOLE_URL ?? consoleBase(e.HOST, e.PORT),
     consoleUrlSet: e.CONSOLE_URL !== undefined,
     mail: e.SMTP_URL ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM!.trim(), retrySchedule: e.MAIL_RETRY_SCHEDULE, noticeIntervalMs: e.MAIL_NOTICE_INTERVAL } : null,
+    tracing:
+      e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+        ? {
+            // Where the spans go, as the exporter reads it: the traces endpoint as given, else the endpoint's /v1/traces.
+            endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${e.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`,
+            protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL,
+            serviceName: e.OTEL_SERVICE_NAME ?? 'growth-api',
+          }
+        : null,
+    metrics: e.METRICS_PORT === undefined ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
   }
 }
 

@@ -15,6 +15,8 @@ import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
 import { migrate } from './store/driver/migrate.ts'
+import { startTracing } from './tracing-setup.ts'
+import { metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 
 /**
@@ -39,6 +41,8 @@ try {
   process.exit(1)
 }
 const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
+// Traces, when an OTLP endpoint is set (docs/operations.md, "Traces"); flushed at shutdown.
+const tracing = prepareOnly() ? null : startTracing(config.tracing)
 // Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.
 let db: Database | undefined
 let demo: DemoWorkspace | undefined
@@ -47,11 +51,11 @@ let demoSeededNow = false
 let server: RunningServer
 let ownerLink: { owner: { id: string; name: string; email: string }; url: string; expiresAt: string } | undefined
 const demoFile = join(config.dataDir, 'demo.json')
-const prepareOnly = process.env.GROWTH_PREPARE_ONLY === '1'
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
-  if (!config.databaseUrl && !prepareOnly && !embeddedDatabaseExists(config.dataDir)) {
+  if (config.metrics) await portIsFree(config.metrics.host, config.metrics.port).catch((err) => Promise.reject(metricsListenError(config.metrics!, err)))
+  if (!config.databaseUrl && !prepareOnly() && !embeddedDatabaseExists(config.dataDir)) {
     await prepareInAProcessOfItsOwn()
     // It made the database, so it seeded the demo: this is the first start.
     demoSeededNow = true
@@ -78,7 +82,7 @@ try {
       demo = JSON.parse(readFileSync(demoFile, 'utf8'))
     }
   }
-  if (prepareOnly) {
+  if (prepareOnly()) {
     await db.close()
     process.exit(0)
   }
@@ -108,6 +112,8 @@ const lines = [
   `Growth Automation Service listening on ${base}`,
   `  database: ${db!.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
   `  reference: ${base}/reference`,
+  ...(server.metricsUrl ? [`  metrics: ${server.metricsUrl}`] : []),
+  ...(config.tracing ? [`  traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`] : []),
 ]
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')
@@ -154,6 +160,7 @@ async function shutdown(signal: 'SIGTERM' | 'SIGINT') {
   log.info('shutting down: finishing the requests in flight; send the signal again to stop at once', { signal })
   await server.stop()
   await db!.close()
+  await tracing?.shutdown().catch(() => {})
   process.exit(0)
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
@@ -222,4 +229,9 @@ function demoEnv(base: string, d: DemoWorkspace, owner: typeof ownerLink): strin
     ...(owner ? ([['CONSOLE', owner.url.slice(0, owner.url.indexOf('/signin/'))], ['OWNER', owner.owner.id]] as [string, string][]) : []),
   ]
   return `# The demo workspace of this embedded database, written by npm start (readable only by you).\n${vars.map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join('\n')}\n`
+}
+
+/** GROWTH_PREPARE_ONLY=1: this process only creates, migrates and seeds the embedded database. */
+function prepareOnly(): boolean {
+  return process.env.GROWTH_PREPARE_ONLY === '1'
 }

@@ -19,6 +19,8 @@ import { purgeExpiredKeys } from './store/idempotency.ts'
 import { purgeRequestLog } from './store/request-log.ts'
 import { migrate } from './store/driver/migrate.ts'
 import { loadSecretsKeyring } from './secrets-key.ts'
+import { type MetricsListener, startMetricsListener } from './metrics-listener.ts'
+import { activeTraceId } from './core/tracing.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from './workers/webhooks.ts'
 import { type MailSender, startMailSender } from './workers/mail.ts'
 import { purgeConsoleRows } from './domain/console-housekeeping.ts'
@@ -29,6 +31,8 @@ export type RunningServer = {
   counter: CallCounter
   /** The webhook delivery workers of this process, when it runs any (WEBHOOK_WORKERS). */
   workers: DeliveryWorkers | undefined
+  /** Where the Prometheus metrics are served (METRICS_PORT set), else undefined. */
+  metricsUrl: string | undefined
   /** The console's mail sender of this process, when it sends mail (SMTP_URL). */
   mail: MailSender | undefined
   stop(): Promise<void>
@@ -118,6 +122,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const app = createApp({
     sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite,
     credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs, requestLog,
+    // Each request's log line names its trace (tracing on: the server span's, core/tracing.ts).
+    traceId: activeTraceId,
   })
   // The console, beside the API under /console (not under /api/v1, not in its OpenAPI document).
   // Its public address: CONSOLE_URL, else this server's own, known once it listens (PORT=0).
@@ -130,6 +136,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`
   if (!config.consoleUrlSet) consoleUrl = consoleBase(config.host, server.port!)
   if (config.mail) mail = startMailSender({ sql: db.sql, log, settings: config.mail, consoleUrl })
+
+  // The Prometheus listener, on a port of its own (docs/operations.md, "Metrics").
+  let metrics: MetricsListener | undefined
+  if (config.metrics) {
+    try {
+      metrics = startMetricsListener({ ...config.metrics, sql: db.sql, log })
+    } catch (err) {
+      await server.stop(true)
+      throw err
+    }
+  }
 
   const housekeeping = setInterval(() => {
     Promise.all([purgeExpiredKeys(db.sql), purgeRateLimitWindows(counterSql), purgeConsoleRows(db.sql), purgeRequestLog(counterSql)]).catch((error) =>
@@ -144,12 +161,14 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     db,
     counter,
     workers,
+    metricsUrl: metrics?.url,
     mail,
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(housekeeping)
         // Stop accepting; let requests in flight finish; finish or give back the deliveries out.
         await server.stop(false)
+        await metrics?.stop()
         await workers?.stop().catch((error) => log.warn('webhook workers did not stop cleanly', { error }))
         await mail?.stop().catch((error) => log.warn('the mail sender did not stop cleanly', { error }))
         await counter.stop().catch((error) => log.warn('final call-count flush failed', { error }))

@@ -19,6 +19,7 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
   const fixUrl = 'Check DATABASE_URL (postgres://user:password@host:port/database) and that PostgreSQL is running and reachable there.'
   switch (code) {
     case 'SECRETS_KEY':
+    case 'METRICS_LISTEN':
       return message
     case 'EADDRINUSE':
       return `Port ${config.port} on ${config.host} is already in use (another server is listening there). Stop that process, or set PORT to a free port.`

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../context.ts'
-import { createLogger, startDeliveryWorkers } from '../core.ts'
+import { createLogger, startDeliveryWorkers, startMetricsListener, startTracing } from '../core.ts'
 import { CliError } from '../errors.ts'
 
 type Options = CommonOptions & { workers?: string }
@@ -23,17 +23,33 @@ export function registerWorker(program: Command) {
           const count = opts.workers === undefined ? Math.max(1, config.webhooks.workers) : /^[1-9]\d?$/.test(opts.workers) ? Number(opts.workers) : Number.NaN
           if (!Number.isInteger(count) || count > 64) throw new CliError(`--workers must be a whole number from 1 to 64 (got ${opts.workers}).`)
           const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info')
+          // Its own metrics and traces, with the server's settings (docs/operations.md).
+          const tracing = startTracing(config.tracing)
+          const metrics = config.metrics ? listen({ ...config.metrics, sql, log }) : undefined
           const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
           out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
+          if (metrics) out.note(`metrics: ${metrics.url}`)
+          if (config.tracing) out.note(`traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`)
           const signal = await new Promise<string>((resolve) => {
             process.once('SIGTERM', () => resolve('SIGTERM'))
             process.once('SIGINT', () => resolve('SIGINT'))
           })
           out.note(`${signal}: finishing the deliveries out, then stopping.`)
           await workers.stop()
+          await metrics?.stop()
+          await tracing?.shutdown().catch(() => {})
         },
         // Claims, successes and failures go in parallel: a few connections to a PostgreSQL server.
-        { webhooks: true, reportMigration: true, poolMax: 4 },
+        { webhooks: true, observability: true, reportMigration: true, poolMax: 4 },
       ),
     )
+}
+
+/** The metrics listener, or a refusal saying why it cannot listen (the port taken, the address not this machine's). */
+function listen(opts: Parameters<typeof startMetricsListener>[0]) {
+  try {
+    return startMetricsListener(opts)
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
 }

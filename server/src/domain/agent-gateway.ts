@@ -22,6 +22,8 @@ import { ceilingsView, parseCeilings, permissionsView } from './agents.ts'
 import { monthlyAllowanceError, periodOf } from './allowances.ts'
 import { toApproval } from './approvals.ts'
 import { loadWorkspaceLimits, type WorkspaceLimits } from './limits.ts'
+import { observeDecision } from '../core/metrics.ts'
+import { activeTraceparent, inSpan } from '../core/tracing.ts'
 import { noticeWaiting } from './notices.ts'
 
 /**
@@ -125,7 +127,13 @@ type AgentCaller = { workspaceId: string; agentId: string; secretKey: string }
  */
 export function authorize(db: Db, caller: AgentCaller, body: AuthorizeInput, recordDecision: RecordDecision, at = new Date()): Promise<AgentAuthorization> {
   const asked = { agentId: caller.agentId, tool: body.tool, action: body.action }
-  return recordDecision(db, caller.workspaceId, asked, (view) => rule(db, caller, body, at, view))
+  // In a span of its own (with the decision), counted by decision and by the checks that did not pass.
+  return inSpan('authorize', async (span) => {
+    const answer = await recordDecision(db, caller.workspaceId, asked, (view) => rule(db, caller, body, at, view))
+    span?.setAttributes({ 'growth.decision': answer.decision, 'growth.tool': body.tool, 'growth.action': body.action })
+    observeDecision(answer.decision, answer.checks)
+    return answer
+  })
 }
 
 /** The gateway's rule: the request judged against `view`; a decision to record, or one that needs a person, taken in a transaction. */
@@ -215,6 +223,8 @@ function toRecord(
     createdAt: iso(at),
   }
   events.push({
+    // Recorded in a batch with other requests' decisions: the trace is this request's, taken now.
+    traceparent: activeTraceparent(),
     type: 'agent.request.decided',
     data: {
       request: {

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { operations } from './operations.ts'
+import { observed, observedOutside } from './observe.ts'
 import { createPipeline, type PipelineDeps } from './pipeline.ts'
 import { REFERENCE_PATH, referenceAsset, referencePage } from './reference.ts'
 
@@ -27,16 +28,21 @@ export function createApp(deps: PipelineDeps) {
   const app = new Elysia()
     // Before anything else reads it: a URL over the limit is 414 in the envelope. (A whole request
     // head over 16 KiB never gets here: Bun answers it with a bare 431 itself, see docs/operations.md.)
-    .onRequest(({ request, server }) => (request.url.length > MAX_URL_LENGTH ? pipeline.uriTooLong(request, addressOf(request, server as Server), MAX_URL_LENGTH) : undefined))
+    .onRequest(({ request, server }) =>
+      request.url.length > MAX_URL_LENGTH ? observedOutside('unknown_route', pipeline.uriTooLong(request, addressOf(request, server as Server), MAX_URL_LENGTH)) : undefined,
+    )
     .onError(({ code, error, request, server }) => {
     const address = addressOf(request, server as Server)
-    if (code !== 'NOT_FOUND') return pipeline.crash(error, address, request)
-    return pipeline.noRoute(request, address, methodsOf.get(new URL(request.url).pathname) ?? [])
+    if (code !== 'NOT_FOUND') return observedOutside('unknown_route', pipeline.crash(error, address, request))
+    const allowed = methodsOf.get(new URL(request.url).pathname) ?? []
+    return observedOutside(allowed.length ? 'method_not_allowed' : 'unknown_route', pipeline.noRoute(request, address, allowed))
   })
   app.get(REFERENCE_PATH, () => referencePage())
   app.get(`${REFERENCE_PATH}/:asset`, ({ request, params, server }) => referenceAsset(params.asset) ?? pipeline.noRoute(request, addressOf(request, server as Server), []))
   for (const op of operations) {
-    app.route(op.method, `/api/v1${op.path}`, ({ request, server }) => pipeline.handle(op, request, () => addressOf(request, server as Server)), { parse: 'none' })
+    // Each request in its server span, counted by operation (observe.ts).
+    const answer = (request: Request, server: Server) => () => pipeline.handle(op, request, () => addressOf(request, server as Server))
+    app.route(op.method, `/api/v1${op.path}`, ({ request, server }) => observed(op, request, answer(request, server as Server)), { parse: 'none' })
   }
   return app
 }

@@ -4,6 +4,7 @@ import type { Caller } from '../core/caller.ts'
 import type { Tx } from '../core/db.ts'
 import { findAnswer, saveAnswer, tryLockKey } from '../store/idempotency.ts'
 import { type Answer, HttpError } from './answer.ts'
+import { observeIdempotency } from '../core/metrics.ts'
 
 /** The Idempotency-Key window (spec: Limits). */
 const KEY_TTL_HOURS = 24
@@ -44,13 +45,16 @@ export async function withIdempotency(
   const scope = caller.mode === 'agent' ? `agent:${caller.agentId}` : caller.mode
   const requestHash = createHash('sha256').update(`${opts.request.method} ${opts.request.path}\n${canonicalJson(opts.request.raw)}`).digest('hex')
   if (!(await tryLockKey(tx, caller.workspaceId, scope, key))) {
+    observeIdempotency('in_progress')
     throw new HttpError('conflict', 'A request with this Idempotency-Key is still being answered; retry shortly with the same key.')
   }
   const stored = await findAnswer(tx, caller.workspaceId, scope, key)
   if (stored) {
     if (stored.requestHash !== requestHash) {
+      observeIdempotency('key_reused')
       throw new HttpError('idempotency_key_reused', 'This Idempotency-Key was used in the last 24 hours with a different request; use a new key for a new request.')
     }
+    observeIdempotency('replayed')
     return { status: stored.status, body: replayed(stored, opts.requestId), headers: { 'Idempotent-Replayed': 'true' } }
   }
   const answer = await run()

@@ -6,6 +6,7 @@ import { type Answer, failure, HttpError, respond } from './answer.ts'
 import { admit, authenticate } from './authenticate.ts'
 import type { CallCounter } from './count.ts'
 import { CredentialBatch, type CredentialCheck } from './credential-batch.ts'
+import { noteOnSpan } from '../core/tracing.ts'
 import { isOver, MemoryLimiter, rateHeaders, WINDOW_MS } from './rate-limit.ts'
 import { read } from './read.ts'
 import type { RequestLog } from './request-log.ts'
@@ -90,6 +91,7 @@ export function createPipeline(deps: PipelineDeps) {
           }
           const who = await authenticate(request, address, headers, { credentials, authFailures })
           ;({ workspaceId, credentialId } = who.caller)
+        noteOnSpan({ 'growth.workspace_id': workspaceId })
           admit(op, who, headers)
           return op.kind === 'write'
             ? write(deps.sql, op, request, who.caller, requestId, deps.services)

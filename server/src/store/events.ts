@@ -1,6 +1,7 @@
 import type { Db, Sql, Tx } from '../core/db.ts'
 import type { EventType } from '../core/event-types.ts'
 import { newId } from '../core/ids.ts'
+import { activeTraceparent } from '../core/tracing.ts'
 
 /** A piece of SQL to put inside another statement. */
 type Fragment = ReturnType<Db['unsafe']>
@@ -16,7 +17,13 @@ export async function appendEvent(tx: Tx, workspaceId: string, type: EventType, 
 }
 
 /** An event to append: its type and data, and (for history loaded after the fact) when it happened. */
-export type EventAppend = { type: EventType; data: Record<string, unknown>; at?: Date }
+export type EventAppend = {
+  type: EventType
+  data: Record<string, unknown>
+  at?: Date
+  /** The trace of the request that caused it (tracing on); by default the one active when the statement is built. */
+  traceparent?: string | null
+}
 
 /** The channel webhook workers listen on for new deliveries (on a PostgreSQL server). */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries'
@@ -44,15 +51,16 @@ export async function appendEvents(tx: Tx, workspaceId: string, events: EventApp
  * condition on the statement's other expressions, `AND ...`) appends the events only if it holds.
  */
 export function eventCtes(tx: Db, workspaceId: string, events: EventAppend[], opts: { deliverTo?: string; when?: Fragment } = {}) {
-  const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event', e.at), type: e.type, data: e.data, at: e.at ?? null }))
+  const active = activeTraceparent()
+  const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event', e.at), type: e.type, data: e.data, at: e.at ?? null, tp: e.traceparent === undefined ? active : e.traceparent }))
   const to = opts.deliverTo
   // A delivery id is the event's time part (ids sort by time) and 64 random bits.
   const ctes = tx`
     s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} ${opts.when ?? tx``} RETURNING event_seq),
     e AS (
-      INSERT INTO events (workspace_id, seq, id, type, data, created_at)
-      SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now())
-      FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb, at timestamptz)
+      INSERT INTO events (workspace_id, seq, id, type, data, created_at, traceparent)
+      SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now()), e.tp
+      FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb, at timestamptz, tp text)
       RETURNING seq, id, type
     ), d AS (
       INSERT INTO webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_seq)

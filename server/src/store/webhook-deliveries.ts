@@ -19,6 +19,8 @@ export type ClaimedDelivery = {
   event_type: string
   event_data: Record<string, unknown>
   event_created_at: Date
+  /** The trace of the request that caused the event (tracing on then), for the delivery's link. */
+  event_traceparent: string | null
 }
 
 type ClaimLimits = {
@@ -114,7 +116,7 @@ export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<Claimed
            ARRAY(SELECT s.secret FROM webhook_secrets s
                  WHERE s.workspace_id = c.workspace_id AND s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > now())
                  ORDER BY s.created_at DESC, s.id DESC) AS secrets,
-           ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at
+           ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at, ev.traceparent AS event_traceparent
     FROM claimed c
     JOIN webhook_endpoints w ON w.workspace_id = c.workspace_id AND w.id = c.endpoint_id
     JOIN events ev ON ev.workspace_id = c.workspace_id AND ev.id = c.event_id

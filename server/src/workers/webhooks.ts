@@ -10,6 +10,9 @@ import { signatureHeader, standardHeaders } from '../domain/webhook-signature.ts
 import { DELIVERIES_CHANNEL } from '../store/events.ts'
 import { type AttemptRecord, type ClaimedDelivery, claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccesses, releaseLeases } from '../store/webhook-deliveries.ts'
 import { send } from './send.ts'
+import type { Span } from '@opentelemetry/api'
+import { observeDelivery } from '../core/metrics.ts'
+import { inSpan, linkTo, SpanKind } from '../core/tracing.ts'
 
 /**
  * The webhook delivery workers. Each claims due deliveries from the shared queue (any number of
@@ -68,7 +71,13 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
   const successes = new SuccessBatch(opts.sql)
   const out = new Set<Promise<void>>()
 
-  async function deliver(d: ClaimedDelivery) {
+  /** One attempt, in a span linked to the trace of the request that caused the event; counted by outcome. */
+  function deliver(d: ClaimedDelivery) {
+    const attributes = { 'growth.workspace_id': d.workspace_id, 'growth.event_id': d.event_id, 'growth.event_type': d.event_type, 'growth.delivery_id': d.id, 'growth.attempt': d.attempt }
+    return inSpan('webhook delivery', (span) => attempt(d, span), { attributes, links: linkTo(d.event_traceparent), kind: SpanKind.PRODUCER, root: true })
+  }
+
+  async function attempt(d: ClaimedDelivery, span: Span | undefined) {
     const event = toEvent(d.workspace_id, { seq: 0, id: d.event_id, type: d.event_type, data: d.event_data, created_at: d.event_created_at })
     // The bytes signed are the bytes sent.
     const body = JSON.stringify(event)
@@ -89,13 +98,16 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       workspaceId: d.workspace_id, deliveryId: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type,
       attempt: d.attempt, url: d.url, address: r.address, statusCode: r.statusCode, error: r.error, durationMs: r.durationMs,
     }
+    if (span) span.setAttributes({ 'url.full': withoutCredentials(d.url), ...(r.statusCode ? { 'http.response.status_code': r.statusCode } : {}) })
     if (r.ok) {
+      observeDelivery('delivered', (Date.now() - d.event_created_at.getTime()) / 1000)
       // The slot is free once the answer is in; the success is recorded with others (its lease
       // keeps the delivery from going again meanwhile, and a stop waits for it).
       track(successes.add(record), d.id)
       return
     }
     const next = r.gone ? null : nextAttemptAt({ attempt: d.attempt, schedule: s.retrySchedule, now: Date.now(), retryAfterMs: retryAfterMs(r.retryAfter) })
+    observeDelivery(r.gone ? 'gone' : next === null ? 'failed' : 'retrying')
     return recordFailure(opts.sql, record, { nextAttemptAt: next, gone: r.gone }, breaker)
   }
 
@@ -178,6 +190,15 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       await releaseLeases(opts.sql, owner).catch(() => {})
     },
   }
+}
+
+/** An endpoint's URL as a span may show it: no user, password or query (a receiver may keep a token there). */
+function withoutCredentials(url: string): string {
+  const u = new URL(url)
+  u.username = ''
+  u.password = ''
+  u.search = ''
+  return u.href
 }
 
 /**

@@ -7,6 +7,7 @@ import { CliError } from '../../errors.ts'
 import { writeErr } from '../../output.ts'
 import { loadConfig } from './config.ts'
 import { runGuard } from './proxy.ts'
+import { loadConfig as loadServiceConfig, startTracing } from '../../core.ts'
 
 type GuardOptions = CredentialOptions & {
   config: string
@@ -62,6 +63,8 @@ async function guard(command: string, args: string[], opts: GuardOptions) {
   const me = await growth.agent.me()
   if ('simulated' in me) throw new CliError('growth mcp guard needs an agent credential')
   const log = (line: string) => writeErr(`growth mcp guard: ${line}\n`)
+  // Its spans (each tool call, the SDK's call to the gateway) when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = startTracing(guardTracing())
   log(`acting as agent ${me.agent.name} (${me.agent.id})${me.agentsStopped ? `; the workspace has stopped its agents: ${me.stoppedReason ?? ''}` : ''}`)
   await runGuard({
     config,
@@ -74,4 +77,16 @@ async function guard(command: string, args: string[], opts: GuardOptions) {
     version: pkg.version,
     log,
   })
+  await tracing?.shutdown().catch(() => {})
+}
+
+/** The OpenTelemetry settings, checked as the server checks them; the service is growth-mcp-guard unless OTEL_SERVICE_NAME says otherwise. */
+function guardTracing() {
+  let tracing
+  try {
+    tracing = loadServiceConfig(Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('OTEL_')))).tracing
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
+  return tracing && !process.env.OTEL_SERVICE_NAME ? { ...tracing, serviceName: 'growth-mcp-guard' } : tracing
 }

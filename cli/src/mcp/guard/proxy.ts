@@ -20,6 +20,7 @@ import {
 } from '@growth-service/sdk'
 import { type GuardConfig, mappingOf, MissingArgument, requestFor } from './config.ts'
 import { reportQueue } from './reports.ts'
+import { tracedToolCall } from './trace.ts'
 
 type GuardSettings = {
   config: GuardConfig
@@ -67,7 +68,7 @@ export async function runGuard(s: GuardSettings): Promise<void> {
   )
   server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema))
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const call = guardedCall(s, upstream, reports, request.params.name, request.params.arguments ?? {}, request.params, extra.signal)
+    const call = tracedToolCall(request.params, (params) => guardedCall(s, upstream, reports, request.params.name, request.params.arguments ?? {}, params, extra.signal))
     inflight.add(call)
     return call.finally(() => inflight.delete(call))
   })

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Sql } from '../../core/db.ts'
+import { type ObservedQuery, statementObservers } from './statement-observers.ts'
 
 /**
  * The queries of one request, so that they can be cancelled when it ends early: its client went
@@ -43,8 +44,22 @@ export function trackQueries(sql: Sql, opts: { cancelRunning: boolean }): void {
       // The native then: Query's own would send the query again.
       Promise.prototype.then.call(this, settled, settled)
     }
+    if (statementObservers.length && !this.executed) observe(this)
     return handle.call(this)
   }
+}
+
+/** Tells the statement observers of `q` now, and each that asks of its end. */
+function observe(q: Query) {
+  const query = q as unknown as ObservedQuery
+  // One observer (metrics or tracing alone) is the common case: no arrays per statement then.
+  if (statementObservers.length === 1) {
+    const end = statementObservers[0]!(query)
+    if (end) Promise.prototype.then.call(q, () => end(query), (error) => end(query, error))
+    return
+  }
+  const ends = statementObservers.map((o) => o(query)).filter((e) => e !== undefined)
+  if (ends.length) Promise.prototype.then.call(q, () => ends.forEach((end) => end(query)), (error) => ends.forEach((end) => end(query, error)))
 }
 
 /** Cancel what the scope still has outstanding. */

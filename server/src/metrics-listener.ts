@@ -1,0 +1,66 @@
+import { enableMetrics, gaugeSources, registry } from './core/metrics.ts'
+import type { Logger } from './core/log.ts'
+import type { Sql } from './store/driver/db.ts'
+import { poolUse, trackPoolUse } from './store/driver/pool-use.ts'
+import { openCircuits, webhookBacklog } from './store/webhook-gauges.ts'
+
+export type MetricsListener = { url: string; stop(): Promise<void> }
+
+/**
+ * The Prometheus listener of a process (the server or `growth worker`): GET /metrics on a port of its
+ * own (METRICS_PORT, bound to METRICS_HOST, 127.0.0.1 unless told), never on the API's port, so that
+ * it need not be exposed where the API is. It turns recording on for the whole process.
+ */
+export function startMetricsListener(opts: { host: string; port: number; sql: Sql; log: Logger }): MetricsListener {
+  let server: ReturnType<typeof Bun.serve>
+  try {
+    server = serve(opts)
+  } catch (err) {
+    throw metricsListenError(opts, err)
+  }
+  enableMetrics()
+  trackPoolUse()
+  gaugeSources.backlog(() => webhookBacklog(opts.sql))
+  gaugeSources.circuitsOpen(() => openCircuits(opts.sql))
+  gaugeSources.dbPool(async () => poolUse())
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
+  return { url: `http://${host}:${server.port}/metrics`, stop: () => server.stop(true) }
+}
+
+function serve(opts: { host: string; port: number; log: Logger }) {
+  return Bun.serve({
+    hostname: opts.host,
+    port: opts.port,
+    reusePort: false,
+    async fetch(request) {
+      const path = new URL(request.url).pathname
+      if (path !== '/metrics') return new Response('Not found: the metrics are at GET /metrics.\n', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
+      if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('GET /metrics only.\n', { status: 405, headers: { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' } })
+      try {
+        return new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType } })
+      } catch (error) {
+        opts.log.error('metrics scrape failed', { error })
+        return new Response('The metrics could not be collected; see the process log.\n', { status: 500, headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
+      }
+    },
+  })
+}
+
+/** The metrics listener could not listen: said as one line naming the setting to change. */
+export function metricsListenError(at: { host: string; port: number }, err: unknown): Error {
+  return new MetricsListenError(at, err)
+}
+
+class MetricsListenError extends Error {
+  readonly code = 'METRICS_LISTEN'
+  constructor(at: { host: string; port: number }, err: unknown) {
+    const code = (err as { code?: string }).code
+    super(
+      code === 'EADDRINUSE'
+        ? `Port ${at.port} on ${at.host} (METRICS_PORT) is already in use. Stop that process, or set METRICS_PORT to a free port.`
+        : code === 'EADDRNOTAVAIL'
+          ? `METRICS_HOST ${at.host} is not an address of this machine. Set it to one of its addresses, e.g. 127.0.0.1.`
+          : `The metrics listener cannot listen on ${at.host}:${at.port} (METRICS_HOST, METRICS_PORT): ${(err as Error).message ?? err}.`,
+    )
+  }
+}

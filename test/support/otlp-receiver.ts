@@ -1,0 +1,182 @@
+import { createServer, type Server } from 'node:http'
+import { ProtobufReader } from '@opentelemetry/otlp-transformer/build/src/common/protobuf/protobuf-reader.js'
+
+/**
+ * A real OTLP/HTTP trace receiver for the tests (what a collector is to the service): a node:http
+ * server taking POST /v1/traces, in protobuf (decoded with the official OpenTelemetry JS reader of
+ * @opentelemetry/otlp-transformer, by the field numbers of opentelemetry/proto/trace/v1/trace.proto;
+ * the package no longer ships generated definitions) or in JSON, keeping every span it is sent.
+ */
+export type ReceivedSpan = {
+  service: string
+  traceId: string
+  spanId: string
+  parentSpanId: string
+  name: string
+  /** 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number
+  attributes: Record<string, string | number | boolean>
+  links: { traceId: string; spanId: string }[]
+  status: number
+}
+
+export type OtlpReceiver = {
+  url: string
+  spans: ReceivedSpan[]
+  /** Content types of the requests received. */
+  contentTypes: string[]
+  /** Waits until `done(spans)` holds (polling the spans received), at most `ms`. */
+  until(done: (spans: ReceivedSpan[]) => boolean, ms?: number): Promise<ReceivedSpan[]>
+  close(): Promise<void>
+}
+
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = []
+  const contentTypes: string[] = []
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks)
+      const type = req.headers['content-type'] ?? ''
+      contentTypes.push(type)
+      if (req.method !== 'POST' || req.url !== '/v1/traces') {
+        res.writeHead(404).end()
+        return
+      }
+      try {
+        spans.push(...(type.startsWith('application/json') ? fromJson(JSON.parse(body.toString('utf8'))) : fromProtobuf(new Uint8Array(body))))
+      } catch (err) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end(String(err))
+        return
+      }
+      res.writeHead(200, { 'content-type': type.startsWith('application/json') ? 'application/json' : 'application/x-protobuf' }).end(type.startsWith('application/json') ? '{}' : '')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    contentTypes,
+    async until(done, ms = 15_000) {
+      const deadline = Date.now() + ms
+      while (!done(spans)) {
+        if (Date.now() > deadline) throw new Error(`the receiver did not get the spans awaited within ${ms} ms; it has: ${spans.map((s) => `${s.service}:${s.name}`).join(', ')}`)
+        await Bun.sleep(50)
+      }
+      return spans
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+// --- protobuf (opentelemetry/proto/collector/trace/v1 ExportTraceServiceRequest) ---------------------
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
+
+/** Each field of a message: its number, and its reader (for a length-delimited field, one of its bytes). */
+function fields(buf: Uint8Array, on: (field: number, wire: number, r: ProtobufReader) => void) {
+  const r = new ProtobufReader(buf)
+  while (!r.isAtEnd()) {
+    const { fieldNumber, wireType } = r.readTag()
+    const at = r.pos
+    on(fieldNumber, wireType, r)
+    if (r.pos === at) r.skip(wireType)
+  }
+}
+
+function fromProtobuf(buf: Uint8Array): ReceivedSpan[] {
+  const out: ReceivedSpan[] = []
+  fields(buf, (f, _w, r) => {
+    if (f !== 1) return
+    // ResourceSpans: 1 resource, 2 scope_spans.
+    let service = ''
+    const scoped: Uint8Array[] = []
+    fields(r.readBytes(), (f2, _w2, r2) => {
+      if (f2 === 1) service = String(keyValues(r2.readBytes(), 1)['service.name'] ?? '')
+      else if (f2 === 2) scoped.push(r2.readBytes())
+    })
+    // ScopeSpans: 2 spans.
+    for (const s of scoped) fields(s, (f3, _w3, r3) => void (f3 === 2 && out.push(span(r3.readBytes(), service))))
+  })
+  return out
+}
+
+function span(buf: Uint8Array, service: string): ReceivedSpan {
+  const s: ReceivedSpan = { service, traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: {}, links: [], status: 0 }
+  fields(buf, (f, _w, r) => {
+    if (f === 1) s.traceId = hex(r.readBytes())
+    else if (f === 2) s.spanId = hex(r.readBytes())
+    else if (f === 4) s.parentSpanId = hex(r.readBytes())
+    else if (f === 5) s.name = r.readString()
+    else if (f === 6) s.kind = r.readVarint()
+    else if (f === 9) Object.assign(s.attributes, keyValue(r.readBytes()))
+    else if (f === 13) {
+      const link = { traceId: '', spanId: '' }
+      fields(r.readBytes(), (lf, _lw, lr) => {
+        if (lf === 1) link.traceId = hex(lr.readBytes())
+        else if (lf === 2) link.spanId = hex(lr.readBytes())
+      })
+      s.links.push(link)
+    } else if (f === 15) fields(r.readBytes(), (sf, _sw, sr) => void (sf === 3 && (s.status = sr.readVarint())))
+  })
+  return s
+}
+
+/** The KeyValues at field `field` of a message (a Resource's attributes). */
+function keyValues(buf: Uint8Array, field: number): Record<string, string | number | boolean> {
+  const out = {}
+  fields(buf, (f, _w, r) => void (f === field && Object.assign(out, keyValue(r.readBytes()))))
+  return out
+}
+
+/** KeyValue: 1 key, 2 AnyValue (1 string, 2 bool, 3 int, 4 double). */
+function keyValue(buf: Uint8Array): Record<string, string | number | boolean> {
+  let key = ''
+  let value: string | number | boolean = ''
+  fields(buf, (f, _w, r) => {
+    if (f === 1) key = r.readString()
+    else if (f === 2) {
+      const any = r.readBytes()
+      fields(any, (vf, _vw, vr) => {
+        if (vf === 1) value = vr.readString()
+        else if (vf === 2) value = vr.readVarint() === 1
+        else if (vf === 3) value = vr.readVarint()
+        else if (vf === 4) {
+          // fixed64, little-endian: the reader skips it, the bytes are read here.
+          const at = vr.pos
+          vr.skip(1)
+          value = new DataView(any.buffer, any.byteOffset + at, 8).getFloat64(0, true)
+        }
+      })
+    }
+  })
+  return { [key]: value }
+}
+
+// --- JSON (the same messages in OTLP's JSON mapping: ids in hex) -------------------------------------
+
+type JsonValue = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number }
+type JsonKv = { key: string; value: JsonValue }
+
+function fromJson(body: { resourceSpans?: { resource?: { attributes?: JsonKv[] }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[] }): ReceivedSpan[] {
+  const attrs = (kvs: JsonKv[] = []) =>
+    Object.fromEntries(kvs.map((kv) => [kv.key, kv.value.stringValue ?? kv.value.boolValue ?? (kv.value.intValue !== undefined ? Number(kv.value.intValue) : kv.value.doubleValue ?? '')]))
+  return (body.resourceSpans ?? []).flatMap((rs) => {
+    const service = String(attrs(rs.resource?.attributes)['service.name'] ?? '')
+    return (rs.scopeSpans ?? []).flatMap((ss) =>
+      (ss.spans ?? []).map((s) => ({
+        service,
+        traceId: String(s.traceId),
+        spanId: String(s.spanId),
+        parentSpanId: String(s.parentSpanId ?? ''),
+        name: String(s.name),
+        kind: Number(s.kind),
+        attributes: attrs(s.attributes as JsonKv[]),
+        links: ((s.links as { traceId: string; spanId: string }[]) ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
+        status: Number((s.status as { code?: number })?.code ?? 0),
+      })),
+    )
+  })
+}
