@@ -72,7 +72,7 @@ try {
         const href = await page.locator(`a[href^="/console/${kind}/"]`).first().getAttribute('href')
         if (href) signedIn.push({ name: kind.slice(0, -1), path: href })
       }
-      await page.goto(`${server.url}/console/agents`, { waitUntil: 'load' })
+      await page.goto(`${base}/console/agents`, { waitUntil: 'load' })
       signedIn.push({ name: 'agents', path: '/console/agents' })
       const agent = await page.locator('a[href^="/console/agents/agt_"]').first().getAttribute('href')
       if (agent) signedIn.push({ name: 'agent', path: agent })
