@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../server/src/config.ts'
+import { RequestLog } from '../../server/src/http/request-log.ts'
 import { purgeRequestLog } from '../../server/src/store/request-log.ts'
 import { insertAbTest } from '../fixtures.ts'
 import { type Answer, call, expectError, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
@@ -50,6 +51,24 @@ const idOf = (answer: Answer) => answer.headers.get('x-request-id')!
 const experiment = (subjectId: string) => ({ hypothesis: 'Naming the roast in the subject line lifts opens.', kind: 'email_ab_test', subjectId, expectation: 'a_better' })
 
 describe('the request log', () => {
+  test('a batch the database refuses as data is dropped, not retried forever: the calls after it are written', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const log = new RequestLog(sql, 60_000)
+    const entry = (id: string, durationMs: number) => ({
+      workspaceId: ws.id, id, method: 'GET', path: '/api/v1/missions', operation: 'listMissions', status: 200, code: null,
+      message: null, durationMs, credentialId: 'cred_none', idempotencyKey: null, replayed: false, createdAt: new Date(),
+    })
+    // numeric(10, 3) holds no duration of 10^9 ms: PostgreSQL refuses the batch (SQLSTATE 22003).
+    log.add(entry('req_refused_batch', 1e9))
+    await expect(log.flush()).rejects.toMatchObject({ code: '22003' })
+    // A NUL (PostgreSQL's text holds none) is kept as U+FFFD, not refused.
+    log.add({ ...entry('req_after_batch', 1), message: 'bad \u0000 byte', code: 'invalid_request', status: 400 })
+    await log.flush()
+    const rows = await sql<{ id: string; message: string }[]>`SELECT id, message FROM request_log WHERE workspace_id = ${ws.id} ORDER BY id`
+    expect([...rows]).toEqual([{ id: 'req_after_batch', message: 'bad \uFFFD byte' }])
+  })
+
   test('shows a refused call with its code and message, under the request id the caller got', async () => {
     const ws = await makeWorkspace()
     const refused = await call('POST', '/api/v1/experiments', { token: ws.live, body: { hypothesis: 'short' }, headers: { 'Idempotency-Key': 'log-refused-1' } })

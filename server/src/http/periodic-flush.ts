@@ -2,7 +2,8 @@
  * What the pipeline keeps in memory and writes to the database in one statement every `flushMs`
  * (and on shutdown), so no request waits on a round trip for it: the call counts (count.ts) and the
  * request log (request-log.ts). What was kept since the last flush is lost if the process dies
- * without shutting down; a flush that fails gives its batch back for the next one.
+ * without shutting down; a flush that fails gives its batch back for the next one, unless the writer
+ * says the batch itself was refused (`keeps`).
  */
 export abstract class PeriodicFlush<Batch> {
   private timer: ReturnType<typeof setInterval> | undefined
@@ -15,6 +16,13 @@ export abstract class PeriodicFlush<Batch> {
   protected abstract write(batch: Batch): Promise<void>
   /** A batch whose write failed, kept again for the next flush. */
   protected abstract putBack(batch: Batch): void
+  /**
+   * Whether a batch whose write failed with `error` is kept for the next flush: yes by default (the
+   * database away); a writer says no for an error the same batch would meet again.
+   */
+  protected keeps(_error: unknown): boolean {
+    return true
+  }
 
   /** Flushes every `flushMs` from now on; a failed flush is told to `onError` (its batch waits for the next). */
   start(onError: (error: unknown) => void = () => {}) {
@@ -30,7 +38,7 @@ export abstract class PeriodicFlush<Batch> {
       try {
         await this.write(batch)
       } catch (err) {
-        this.putBack(batch)
+        if (this.keeps(err)) this.putBack(batch)
         throw err
       } finally {
         this.flushing = undefined

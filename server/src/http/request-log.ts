@@ -2,6 +2,9 @@ import type { Sql } from '../core/db.ts'
 import { insertRequestLog, type LoggedCall } from '../store/request-log.ts'
 import { PeriodicFlush } from './periodic-flush.ts'
 
+/** PostgreSQL's text holds no NUL character; a message that quotes a caller's input may carry one. */
+const textOf = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s)
+
 /** At most this many entries wait in memory while the database is away; the oldest go first past it. */
 const MAX_PENDING = 50_000
 
@@ -21,7 +24,7 @@ export class RequestLog extends PeriodicFlush<LoggedCall[]> {
   }
 
   add(entry: LoggedCall) {
-    this.pending.push(entry)
+    this.pending.push({ ...entry, path: textOf(entry.path), message: entry.message === null ? null : textOf(entry.message), idempotencyKey: entry.idempotencyKey === null ? null : textOf(entry.idempotencyKey) })
     if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING)
   }
 
@@ -34,6 +37,16 @@ export class RequestLog extends PeriodicFlush<LoggedCall[]> {
 
   protected write(batch: LoggedCall[]) {
     return insertRequestLog(this.sql, batch)
+  }
+
+  /**
+   * A batch PostgreSQL refused as data (SQLSTATE class 22 or 23: a value it cannot store) would be
+   * refused again at every flush and hold back every call after it: it is dropped (and the error
+   * logged by the flush's caller). The database away keeps it, as before.
+   */
+  protected override keeps(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code
+    return !(typeof code === 'string' && /^2[23]/.test(code))
   }
 
   protected putBack(batch: LoggedCall[]) {
