@@ -573,7 +573,536 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "action.applied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * action.applied
+         * @description An approved change was carried out; data.action.outcome says how. data.action.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_action_applied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * action.failed
+         * @description An approved change could not be carried out; data.action.outcome.error says why. data.action.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_action_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * action.proposed
+         * @description A proposed change passed the workspace limits and waits for a person. data.action (the Action).
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_action_proposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.refused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * action.refused
+         * @description The workspace's limits refused a proposed change; data.action.limits.reason says why. data.action.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_action_refused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * action.rejected
+         * @description A person rejected a proposed change (added to the contract catalogue). data.action.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_action_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agent.policy.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agent.policy.changed
+         * @description An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_agent_policy_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agent.request.decided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agent.request.decided
+         * @description The agent gateway decided a request. data.request.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_agent_request_decided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agent.result.reported": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agent.result.reported
+         * @description An agent reported what became of an allowed action. data.result.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_agent_result_reported"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.approved
+         * @description A person approved it. data.approval.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_approval_approved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.rejected
+         * @description A person rejected it. data.approval.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_approval_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * approval.requested
+         * @description A send or an agent request waits for a person. data.approval.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_approval_requested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connection.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * connection.failing
+         * @description A connection stopped delivering. data.connection.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_connection_failing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connection.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * connection.restored
+         * @description A connection delivers again. data.connection.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_connection_restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.created
+         * @description A contact was added (POST /contacts). data.contact (the Contact).
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_contact_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.updated
+         * @description A contact was changed: fields, merged tags or a list joined. data.contact.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_contact_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "decision.measured": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * decision.measured
+         * @description What a decision predicted was measured. data.decision (with outcome).
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_decision_measured"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "decision.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * decision.recorded
+         * @description A decision and its prediction entered the ledger. data.decision.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_decision_recorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "experiment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * experiment.created
+         * @description A hypothesis was written against a test. data.experiment (the Experiment).
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_experiment_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "experiment.decided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * experiment.decided
+         * @description The test an experiment is about was decided. data.experiment.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_experiment_decided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "opportunity.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * opportunity.created
+         * @description A thing worth doing was found. data.opportunity.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_opportunity_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signal.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * signal.created
+         * @description The product noticed something in the business. data.signal.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_signal_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signal.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * signal.resolved
+         * @description A signal was resolved. data.signal.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_signal_resolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description A test delivery an operator triggered. data: {}.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "workflow.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * workflow.started
+         * @description A tracked event started a workflow run. data.run: id, workflowId, workflowName, contactId, event, properties, createdAt.
+         *
+         *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
+         */
+        post: operations["on_workflow_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A proposed change: its planned effect, whether the limits allowed it, who proposed it, and what became of it. */
@@ -635,6 +1164,101 @@ export interface components {
              * @enum {string}
              */
             status: "proposed" | "approved" | "applying" | "applied" | "rejected" | "refused" | "failed";
+        };
+        /** @description The body of a action.applied event, as delivered and as GET /events returns it. */
+        ActionAppliedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The action, as GET /actions/{id} returns it. */
+                action: components["schemas"]["Action"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "action.applied";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a action.failed event, as delivered and as GET /events returns it. */
+        ActionFailedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The action, as GET /actions/{id} returns it. */
+                action: components["schemas"]["Action"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "action.failed";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a action.proposed event, as delivered and as GET /events returns it. */
+        ActionProposedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The action, as GET /actions/{id} returns it. */
+                action: components["schemas"]["Action"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "action.proposed";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a action.refused event, as delivered and as GET /events returns it. */
+        ActionRefusedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The action, as GET /actions/{id} returns it. */
+                action: components["schemas"]["Action"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "action.refused";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a action.rejected event, as delivered and as GET /events returns it. */
+        ActionRejectedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The action, as GET /actions/{id} returns it. */
+                action: components["schemas"]["Action"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "action.rejected";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
         };
         /** @description An agent of the workspace, what it may do and the most it may ask for. */
         Agent: {
@@ -751,6 +1375,42 @@ export interface components {
             /** @description The version of the workspace's rules this was decided under. */
             rulesVersion: number;
         };
+        /** @description The body of a agent.policy.changed event, as delivered and as GET /events returns it. */
+        AgentPolicyChangedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description What changed, one entry per tool, action, agent or rule. */
+                changes: {
+                    /** @description What changed: a tool or action key, an agent id, a rule id. */
+                    key: string;
+                    /**
+                     * @description What sort of thing changed.
+                     * @enum {string}
+                     */
+                    kind: "tool" | "action" | "agent" | "rule";
+                    /**
+                     * @description Whether it was added, changed or removed.
+                     * @enum {string}
+                     */
+                    op: "add" | "change" | "remove";
+                    /** @description The change in a sentence a person can read. */
+                    sentence: string;
+                }[];
+                /** @description The rules version the workspace is at now. */
+                rulesVersion: number;
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "agent.policy.changed";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
         /** @description A gateway decision: what was asked, what was decided, which checks passed, which rules bit, and what became of it. */
         AgentRequest: {
             /** @description The action asked for. */
@@ -847,6 +1507,49 @@ export interface components {
             /** @description The tool asked for. */
             tool: string;
         };
+        /** @description The body of a agent.request.decided event, as delivered and as GET /events returns it. */
+        AgentRequestDecidedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The decision, in short (GET /agents/requests has the whole of it). */
+                request: {
+                    /** @description The action asked for. */
+                    action: string;
+                    /** @description The agent that asked. */
+                    agentId: string;
+                    /** @description The agent's name. */
+                    agentName: string;
+                    /** @description The approval it waited for, or used. */
+                    approvalId?: string | null;
+                    /** @description auth_..., as the agent was answered. */
+                    authorizationId: string;
+                    /**
+                     * @description Only allowed is a yes.
+                     * @enum {string}
+                     */
+                    decision: "allowed" | "denied" | "requires_approval";
+                    /** @description True only when allowed. */
+                    mayProceed: boolean;
+                    /** @description One sentence a person can read. */
+                    reason: string;
+                    /** @description The version of the workspace's rules it was decided under. */
+                    rulesVersion?: number;
+                    /** @description The tool asked for. */
+                    tool: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "agent.request.decided";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
         /** @description Present only when there is another page. */
         AgentRequestsPageMeta: {
             /** @description Pass as `before` to get the next (older) page. */
@@ -876,6 +1579,48 @@ export interface components {
              * @constant
              */
             verified: false;
+        };
+        /** @description The body of a agent.result.reported event, as delivered and as GET /events returns it. */
+        AgentResultReportedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The result as the agent was answered. */
+                result: {
+                    /** @description The agent that reported it. */
+                    agentId: string;
+                    /** @description The authorization it reports on. */
+                    authorizationId: string;
+                    /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                    createdAt?: string;
+                    /** @description What went wrong, if given. */
+                    error: string | null;
+                    /** @description res_... */
+                    id: string;
+                    /**
+                     * @description What became of the action, as the agent says.
+                     * @enum {string}
+                     */
+                    status: "completed" | "failed" | "cancelled";
+                    /** @description One line on what happened, if given. */
+                    summary: string | null;
+                    /**
+                     * @description Always false: a result is what the agent says happened, a claim and not a check.
+                     * @constant
+                     */
+                    verified: false;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "agent.result.reported";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
         };
         /** @description An agent asking about itself. */
         AgentSelf: {
@@ -1009,6 +1754,63 @@ export interface components {
             /** @description When an approved request was carried out (an approval is used once). */
             usedAt: string | null;
         };
+        /** @description The body of a approval.approved event, as delivered and as GET /events returns it. */
+        ApprovalApprovedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The approval, as GET /approvals returns it. */
+                approval: components["schemas"]["Approval"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "approval.approved";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a approval.rejected event, as delivered and as GET /events returns it. */
+        ApprovalRejectedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The approval, as GET /approvals returns it. */
+                approval: components["schemas"]["Approval"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "approval.rejected";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a approval.requested event, as delivered and as GET /events returns it. */
+        ApprovalRequestedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The approval, as GET /approvals returns it. */
+                approval: components["schemas"]["Approval"];
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "approval.requested";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
         AuthorizeAgentActionRequest: {
             /** @description The action key within that tool. */
             action: string;
@@ -1062,6 +1864,116 @@ export interface components {
             /** @description e.g. shopify, meta_ads, google_ads, klaviyo, instagram. */
             provider: string;
         };
+        /** @description The body of a connection.failing event, as delivered and as GET /events returns it. */
+        ConnectionFailingEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The connection, without lastDeliveredAt and createdAt. */
+                connection: {
+                    /** @description Whether it still delivers data. */
+                    delivering: boolean;
+                    /** @description When it stopped delivering; null while it delivers. */
+                    failingSince: string | null;
+                    /** @description conn_... */
+                    id: string;
+                    /**
+                     * @description What is connected.
+                     * @enum {string}
+                     */
+                    kind: "store" | "ad_account" | "email_platform" | "social_account";
+                    /** @description The name people know it by. */
+                    name: string;
+                    /** @description e.g. shopify, meta_ads, google_ads, klaviyo, instagram. */
+                    provider: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "connection.failing";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a connection.restored event, as delivered and as GET /events returns it. */
+        ConnectionRestoredEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The connection, without lastDeliveredAt and createdAt. */
+                connection: {
+                    /** @description Whether it still delivers data. */
+                    delivering: boolean;
+                    /** @description When it stopped delivering; null while it delivers. */
+                    failingSince: string | null;
+                    /** @description conn_... */
+                    id: string;
+                    /**
+                     * @description What is connected.
+                     * @enum {string}
+                     */
+                    kind: "store" | "ad_account" | "email_platform" | "social_account";
+                    /** @description The name people know it by. */
+                    name: string;
+                    /** @description e.g. shopify, meta_ads, google_ads, klaviyo, instagram. */
+                    provider: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "connection.restored";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a contact.created event, as delivered and as GET /events returns it. */
+        ContactCreatedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The contact, as GET /contacts returns it. */
+                contact: {
+                    /** @description Company. */
+                    company: string | null;
+                    /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                    createdAt: string;
+                    /** @description The address as first given; compared without regard to case. */
+                    email: string;
+                    /** @description First name. */
+                    firstName: string | null;
+                    /** @description ctc_... */
+                    id: string;
+                    /** @description Last name. */
+                    lastName: string | null;
+                    /** @description Full name. */
+                    name: string | null;
+                    /** @description Phone number, as written. */
+                    phone: string | null;
+                    /** @description Its tags, in the order they were added. */
+                    tags: string[];
+                    /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                    updatedAt: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "contact.created";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
         /** @description What became of each contact of an import, by its index, and the totals. */
         ContactImport: {
             /** @description The list the contacts were put on, if one was given. */
@@ -1099,6 +2011,46 @@ export interface components {
                 /** @description Existing contacts updated. */
                 updated: number;
             };
+        };
+        /** @description The body of a contact.updated event, as delivered and as GET /events returns it. */
+        ContactUpdatedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The contact, as GET /contacts returns it. */
+                contact: {
+                    /** @description Company. */
+                    company: string | null;
+                    /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                    createdAt: string;
+                    /** @description The address as first given; compared without regard to case. */
+                    email: string;
+                    /** @description First name. */
+                    firstName: string | null;
+                    /** @description ctc_... */
+                    id: string;
+                    /** @description Last name. */
+                    lastName: string | null;
+                    /** @description Full name. */
+                    name: string | null;
+                    /** @description Phone number, as written. */
+                    phone: string | null;
+                    /** @description Its tags, in the order they were added. */
+                    tags: string[];
+                    /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                    updatedAt: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "contact.updated";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
         };
         /** @description A change to propose: it waits for a person, or is refused by the workspace limits. */
         CreateActionRequest: {
@@ -1331,6 +2283,96 @@ export interface components {
             /** @description The call, in a line. */
             title: string;
         };
+        /** @description The body of a decision.measured event, as delivered and as GET /events returns it. */
+        DecisionMeasuredEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The decision, in short, with what was measured. */
+                decision: {
+                    /** @description Who made the call. */
+                    author: {
+                        /**
+                         * @description An agent or a person.
+                         * @enum {string}
+                         */
+                        kind: "agent" | "person";
+                        /** @description The agent's or the person's name. */
+                        name: string;
+                    };
+                    /** @description dec_... */
+                    id: string;
+                    /** @description The mission (msn_...) the decision serves. */
+                    missionId: string;
+                    /** @description What happened. */
+                    outcome: {
+                        /** @description Measured relative change, in percent. */
+                        change: number;
+                        /** @description Whether the prediction came true. */
+                        held: boolean;
+                        /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                        measuredAt: string;
+                    };
+                    /** @description The call, in a line. */
+                    title: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "decision.measured";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a decision.recorded event, as delivered and as GET /events returns it. */
+        DecisionRecordedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The decision, in short, with what it predicted. */
+                decision: {
+                    /** @description Who made the call. */
+                    author: {
+                        /**
+                         * @description An agent or a person.
+                         * @enum {string}
+                         */
+                        kind: "agent" | "person";
+                        /** @description The agent's or the person's name. */
+                        name: string;
+                    };
+                    /** @description dec_... */
+                    id: string;
+                    /** @description The mission (msn_...) the decision serves. */
+                    missionId: string;
+                    /** @description What the decision predicted, and how sure its author was. */
+                    prediction: {
+                        /** @description Predicted relative change of the measure, in percent. */
+                        change: number;
+                        /** @description Stated confidence that the prediction holds, 0 to 1. */
+                        confidence: number;
+                        /** @description The metric the prediction is about. */
+                        measure: string;
+                    };
+                    /** @description The call, in a line. */
+                    title: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "decision.recorded";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
         /** @description Every refusal: the error replaces data and meta. */
         Error: {
             /** @description What was refused and why. */
@@ -1426,6 +2468,118 @@ export interface components {
             status: "open" | "decided";
             /** @description The A/B test (abt_...) or, for a hold-back, the email send (snd_...). */
             subjectId: string;
+        };
+        /** @description The body of a experiment.created event, as delivered and as GET /events returns it. */
+        ExperimentCreatedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The experiment; createdAt only when it was written through the API. */
+                experiment: {
+                    /** @description Present when the experiment was written through the API. */
+                    createdAt?: string;
+                    /** @description The decision (dec_...) whose argument this tests, if any. */
+                    decisionId: string | null;
+                    /**
+                     * @description What the hypothesis expects the test to show.
+                     * @enum {string}
+                     */
+                    expectation: "a_better" | "b_better" | "no_difference" | "send_adds";
+                    /** @description What is expected and why, as written before the test was decided. */
+                    hypothesis: string;
+                    /** @description exp_... */
+                    id: string;
+                    /**
+                     * @description email_ab_test, email_holdout or sms_holdout.
+                     * @enum {string}
+                     */
+                    kind: "email_ab_test" | "email_holdout" | "sms_holdout";
+                    /** @description What the test said, once decided. */
+                    result: {
+                        decidedAt: string | null;
+                        /** @description Whether the test showed what the hypothesis expected. */
+                        held: boolean;
+                        /**
+                         * @description What the test showed.
+                         * @enum {string}
+                         */
+                        observed: "a_better" | "b_better" | "no_difference" | "send_adds";
+                    } | null;
+                    /**
+                     * @description Whether the test it is about has been decided.
+                     * @enum {string}
+                     */
+                    status: "open" | "decided";
+                    /** @description The A/B test (abt_...) or, for a hold-back, the email send (snd_...). */
+                    subjectId: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "experiment.created";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a experiment.decided event, as delivered and as GET /events returns it. */
+        ExperimentDecidedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The experiment; createdAt only when it was written through the API. */
+                experiment: {
+                    /** @description Present when the experiment was written through the API. */
+                    createdAt?: string;
+                    /** @description The decision (dec_...) whose argument this tests, if any. */
+                    decisionId: string | null;
+                    /**
+                     * @description What the hypothesis expects the test to show.
+                     * @enum {string}
+                     */
+                    expectation: "a_better" | "b_better" | "no_difference" | "send_adds";
+                    /** @description What is expected and why, as written before the test was decided. */
+                    hypothesis: string;
+                    /** @description exp_... */
+                    id: string;
+                    /**
+                     * @description email_ab_test, email_holdout or sms_holdout.
+                     * @enum {string}
+                     */
+                    kind: "email_ab_test" | "email_holdout" | "sms_holdout";
+                    /** @description What the test said, once decided. */
+                    result: {
+                        decidedAt: string | null;
+                        /** @description Whether the test showed what the hypothesis expected. */
+                        held: boolean;
+                        /**
+                         * @description What the test showed.
+                         * @enum {string}
+                         */
+                        observed: "a_better" | "b_better" | "no_difference" | "send_adds";
+                    } | null;
+                    /**
+                     * @description Whether the test it is about has been decided.
+                     * @enum {string}
+                     */
+                    status: "open" | "decided";
+                    /** @description The A/B test (abt_...) or, for a hold-back, the email send (snd_...). */
+                    subjectId: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "experiment.decided";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
         };
         /** @description Contacts to add or update, as an import does it. */
         ImportContactsRequest: {
@@ -1541,6 +2695,44 @@ export interface components {
             title: string;
             /** @description The score opportunities are ordered by: higher is worth doing sooner. */
             worth: number;
+        };
+        /** @description The body of a opportunity.created event, as delivered and as GET /events returns it. */
+        OpportunityCreatedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The opportunity, in short. */
+                opportunity: {
+                    /** @description Expected revenue, one entry per currency. */
+                    estimatedImpact: {
+                        /** @description Integer amount in the currency's minor unit (cents for USD, yen for JPY). */
+                        amountMinor: number;
+                        /** @description ISO 4217 code in capitals. */
+                        currency: string;
+                    }[];
+                    /** @description opp_... */
+                    id: string;
+                    /**
+                     * @description An open opportunity whose expiresAt has passed is reported as expired.
+                     * @enum {string}
+                     */
+                    status: "open" | "actioned" | "dismissed" | "expired";
+                    /** @description The thing worth doing, in a line. */
+                    title: string;
+                    /** @description The score opportunities are ordered by: higher is worth doing sooner. */
+                    worth: number;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "opportunity.created";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
         };
         /** @description Aggregates only: how predictions held up, why findings were turned down, what tests showed. */
         Outcomes: {
@@ -1862,6 +3054,73 @@ export interface components {
             /** @description What the product noticed, in a line. */
             title: string;
         };
+        /** @description The body of a signal.created event, as delivered and as GET /events returns it. */
+        SignalCreatedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The signal, in short. */
+                signal: {
+                    /** @description sig_... */
+                    id: string;
+                    /** @description What sort of notice this is, e.g. repeat_rate_drop, stock_low, cpc_spike. */
+                    kind: string;
+                    /** @description The opportunity (opp_...) this notice speaks for, or null. */
+                    opportunityId: string | null;
+                    /**
+                     * @description open, resolved or dismissed.
+                     * @enum {string}
+                     */
+                    status: "open" | "resolved" | "dismissed";
+                    /** @description What the product noticed, in a line. */
+                    title: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "signal.created";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a signal.resolved event, as delivered and as GET /events returns it. */
+        SignalResolvedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The signal, in short, with when it was resolved. */
+                signal: {
+                    /** @description sig_... */
+                    id: string;
+                    /** @description What sort of notice this is, e.g. repeat_rate_drop, stock_low, cpc_spike. */
+                    kind: string;
+                    /** @description The opportunity (opp_...) this notice speaks for, or null. */
+                    opportunityId: string | null;
+                    resolvedAt: string | null;
+                    /**
+                     * @description open, resolved or dismissed.
+                     * @enum {string}
+                     */
+                    status: "open" | "resolved" | "dismissed";
+                    /** @description What the product noticed, in a line. */
+                    title: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "signal.resolved";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
         /** @description A test-token write: every check a live write meets passed, and nothing was recorded. */
         SimulatedWrite: {
             /**
@@ -1960,6 +3219,66 @@ export interface components {
                 /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
                 periodStart: string;
             };
+        };
+        /** @description The body of a webhook.test event, as delivered and as GET /events returns it. */
+        WebhookTestEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description The endpoint the test was sent to. */
+                endpoint: {
+                    /** @description whe_... */
+                    id: string;
+                    /** @description The endpoint URL. */
+                    url: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "webhook.test";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
+        };
+        /** @description The body of a workflow.started event, as delivered and as GET /events returns it. */
+        WorkflowStartedEvent: {
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /** @description What the event is about. */
+            data: {
+                /** @description A workflow run a tracked event started. */
+                run: {
+                    /** @description The contact (ct_...) it runs for. */
+                    contactId: string;
+                    /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+                    createdAt: string;
+                    /** @description The tracked event that started it. */
+                    event: string;
+                    /** @description run_... */
+                    id: string;
+                    /** @description The properties tracked with the event. */
+                    properties: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The workflow (wf_...) started. */
+                    workflowId: string;
+                    /** @description The workflow's name. */
+                    workflowName: string;
+                };
+            };
+            /**
+             * @description The event type.
+             * @constant
+             */
+            event: "workflow.started";
+            /** @description evt_... */
+            id: string;
+            /** @description The workspace (ws_...) the event belongs to. */
+            workspaceId: string;
         };
     };
     responses: never;
@@ -5828,6 +7147,534 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    on_action_applied: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionAppliedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_action_failed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_action_proposed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionProposedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_action_refused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionRefusedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_action_rejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_agent_policy_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPolicyChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_agent_request_decided: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentRequestDecidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_agent_result_reported: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentResultReportedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_approval_approved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_approval_rejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_approval_requested: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRequestedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_connection_failing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionFailingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_connection_restored: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionRestoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_contact_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_contact_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_decision_measured: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionMeasuredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_decision_recorded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionRecordedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_experiment_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExperimentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_experiment_decided: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExperimentDecidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_opportunity_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpportunityCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_signal_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignalCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_signal_resolved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignalResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_webhook_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_workflow_started: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

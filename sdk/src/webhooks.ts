@@ -1,4 +1,4 @@
-import type { components } from './schema.ts'
+import type { components, webhooks } from './schema.ts'
 import { fromHex, type HmacKey, nativeSigner, subtleSigner, syncSigner, timingSafeEqual, toHex } from './webhooks/hmac.ts'
 import { headerOf, parseStandard, standardKey, toBase64, type WebhookHeaders } from './webhooks/standard.ts'
 
@@ -27,8 +27,14 @@ export type { WebhookHeaders } from './webhooks/standard.ts'
 type EventSchema = components['schemas']['Event']
 /** An event type (`contact.created`, ...). */
 export type WebhookEventType = EventSchema['event']
-/** The event a delivery carries, one member per event type, so that a check of `event` narrows it. */
-export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = T extends WebhookEventType ? EventSchema & { event: T } : never
+/** Each event type's body, as the OpenAPI document's top-level `webhooks` gives it. */
+type WebhookBodies = { [T in keyof webhooks]: webhooks[T]['post']['requestBody']['content']['application/json'] }
+/**
+ * The event a delivery carries: a union with one member per event type, so that a check of `event`
+ * narrows `data` to that type's payload (after `event.event === 'action.applied'`, `event.data.action`
+ * is the Action).
+ */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = T extends WebhookEventType ? WebhookBodies[T] : never
 
 /** The body exactly as it arrived: the text, or its bytes. Never the parsed JSON. */
 export type WebhookRawBody = string | Uint8Array | ArrayBuffer

@@ -168,6 +168,7 @@ const CONSUMER = `import {
   type Mission,
   type Simulated,
   type WithResponse,
+  Webhooks,
 } from '@growth-service/sdk'
 import { AgentDeniedError, ApprovalRequiredError, guarded } from '@growth-service/sdk/tools'
 import { guardTool } from '@growth-service/sdk/tools/ai'
@@ -292,6 +293,24 @@ export async function main(): Promise<void> {
   }
 
   void [s, s2, e, id, notSimulated, pageIsPage, name, remaining, requestId, replayed, mayProceed, sent, fromAi, agentsName]
+}
+
+// A webhook receiver: checking event narrows data to that event type's payload.
+export function receive(body: string, headers: Headers): string {
+  const event = Webhooks.verify(body, headers, 'whsec_x')
+  if (event.event === 'action.applied') {
+    const status: string = event.data.action.status
+    const applied: string | null = event.data.action.appliedAt
+    return \`\${status} \${applied}\`
+  }
+  if (event.event === 'webhook.test') {
+    // @ts-expect-error a test delivery carries no action
+    event.data.action
+    return event.data.endpoint.url
+  }
+  // @ts-expect-error data is not known until event is checked
+  event.data.action
+  return event.id
 }
 const input0 = { id: 'cmp_1' }
 `

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import fc from 'fast-check'
 import { signatureHeader } from '../../server/src/domain/webhook-signature.ts'
 import { rotateSecret } from '../../server/src/domain/webhooks.ts'
+import type { Action } from '../../sdk/src/generated/models.ts'
 import { Webhooks, WebhookVerificationError, type WebhookEvent, type WebhookEventType, type WebhookVerificationReason } from '../../sdk/src/webhooks.ts'
 import { fromHex, nativeSigner, timingSafeEqual } from '../../sdk/src/webhooks/hmac.ts'
 import { hmacSha256, Sha256 } from '../../sdk/src/webhooks/sha256.ts'
@@ -108,8 +109,10 @@ describe('a valid signature is accepted by verify and verifyAsync, which return 
     const secret = newSecret()
     const e = Webhooks.verify(body, Webhooks.sign(body, secret), secret)
     expectTypeOf(e.id).toEqualTypeOf<string>()
-    expectTypeOf(e.data).toEqualTypeOf<{ [key: string]: unknown }>()
     if (e.event === 'contact.created') expectTypeOf(e).toEqualTypeOf<WebhookEvent<'contact.created'>>()
+    // Narrowing by event gives data that type's payload (tsc -p . checks these lines).
+    if (e.event === 'action.applied') expectTypeOf(e.data.action).toEqualTypeOf<Action>()
+    if (e.event === 'webhook.test') expectTypeOf(e.data).toEqualTypeOf<{ endpoint: { id: string; url: string } }>()
     expectTypeOf(e.event).toEqualTypeOf<WebhookEventType>()
     expect(e).toEqual(event as WebhookEvent)
   })

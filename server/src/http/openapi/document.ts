@@ -3,6 +3,8 @@ import { cursorNames, type Operation, type Paging } from '../../routes/operation
 import { AgentRequestsPageMeta } from '../../schemas/agent-requests.ts'
 import { ErrorEnvelope, PageMeta, SimulatedWrite } from '../../schemas/common.ts'
 import { DecidedBy } from '../../schemas/decided-by.ts'
+import { EVENT_CATALOGUE, EVENT_TYPES } from '../../core/event-types.ts'
+import { eventBody, eventModelName } from '../../schemas/event-payloads.ts'
 import { pagingParameters } from '../paging.ts'
 import { ANSWER_HEADERS, idempotencyKeyParameter, queryExample, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS } from './components.ts'
 import { API_DESCRIPTION } from './description.ts'
@@ -102,6 +104,23 @@ function pathItem(op: Operation): Json {
   }
 }
 
+/**
+ * What a webhook endpoint receives for one event type: a POST whose body is the event object with
+ * `data` as that type's payload (the same body GET /events returns).
+ */
+function webhookItem(type: (typeof EVENT_TYPES)[number]): Json {
+  return {
+    post: {
+      operationId: `on_${type.replaceAll('.', '_')}`,
+      summary: type,
+      description: `${EVENT_CATALOGUE[type]}\n\nSigned with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.`,
+      tags: ['Events'],
+      requestBody: { required: true, content: json(ref(eventModelName(type))) },
+      responses: { '2XX': { description: 'Any 2xx acknowledges the delivery; anything else is retried.' } },
+    },
+  }
+}
+
 /** The OpenAPI 3.1 document, built from the same declarations that serve the routes (no server needed). */
 export function buildOpenApi(operations: Operation[]): Json {
   const responseModels = new Map<string, z.ZodType>([
@@ -117,6 +136,11 @@ export function buildOpenApi(operations: Operation[]): Json {
     responseModels.set(op.response.name, op.response.schema)
     if (op.kind === 'write') requestModels.set(op.body.name, op.body.schema)
   }
+  const webhooks: Record<string, Json> = {}
+  for (const type of EVENT_TYPES) {
+    responseModels.set(eventModelName(type), eventBody(type))
+    webhooks[type] = webhookItem(type)
+  }
   const paths: Record<string, Record<string, Json>> = {}
   for (const op of operations) (paths[`/api/v1${op.path}`] ??= {})[op.method.toLowerCase()] = pathItem(op)
 
@@ -126,6 +150,7 @@ export function buildOpenApi(operations: Operation[]): Json {
     servers: [{ url: '/', description: 'This deployment' }],
     tags: TAGS,
     paths,
+    webhooks,
     components: {
       schemas: { ...schemaComponents(responseModels, 'output'), ...schemaComponents(requestModels, 'input') },
       securitySchemes: SECURITY_SCHEMES,
