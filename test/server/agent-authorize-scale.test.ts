@@ -169,6 +169,11 @@ describe('POST /agent/authorize in a workspace of many tools and rules', () => {
         expect(custom).toBeDefined()
         const rows: Record<string, number> = {}
         for (const { node, examined } of scans(custom.plan)) {
+          // A bitmap index scan's rows are read again by the bitmap heap scan above it, counted under
+          // its table: whether the planner takes that path or a plain index scan for the same keyed
+          // lookup is its choice by the statistics of the moment (CI once saw tools_pkey so), not a
+          // read that grows with the workspace.
+          if (node['Node Type'] === 'Bitmap Index Scan') continue
           const what = node['Relation Name'] ?? node['Index Name']!
           rows[what] = (rows[what] ?? 0) + examined
         }
