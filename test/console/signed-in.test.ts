@@ -4,6 +4,7 @@ import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { call, getHarness, makeWorkspace } from '../harness.ts'
+import { csrfOf, fetchConsole } from '../support/console-session.ts'
 
 /**
  * The console signed in, over HTTP as a browser would use it (cookies and forms, redirects not
@@ -13,19 +14,7 @@ import { call, getHarness, makeWorkspace } from '../harness.ts'
  * workspace's item, a session after sign-out.
  */
 
-async function fetchConsole(path: string, init: { cookie?: string; form?: Record<string, string> } = {}) {
-  const { url } = await getHarness()
-  const res = await fetch(`${url}${path}`, {
-    method: init.form ? 'POST' : 'GET',
-    redirect: 'manual',
-    headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
-  })
-  return { res, text: await res.text() }
-}
-
 const cookieValue = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0]
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1]
 
 /** A person of the workspace, signed in through a one-time link as the browser does it: the session cookie. */
 async function signedIn(workspaceId: string, role: 'owner' | 'approver' | 'viewer', name = 'Maya Chen') {
