@@ -54,7 +54,7 @@ function authorizationText(a: AgentAuthorization): string {
     a.reason,
     `approvalId: ${a.approvalId} (pending: a person must decide)`,
     failed.length > 0 && ['Checks that need a person:', ...failed.map((c) => `- ${c.name}: ${c.detail}`)],
-    `Do not do the action now. A person decides the approval (in the product, or with: growth admin approval approve ${a.approvalId}). Once it is approved, call request_permission again with exactly the same request (tool, action, resource, facts, params): it is then allowed, once.`,
+    `Do not do the action now. A person decides the approval (in the console's inbox, or with: growth admin approval approve ${a.approvalId}). Once it is approved, call request_permission again with exactly the same request (tool, action, resource, facts, params): it is then allowed, once.`,
   ])
 }
 

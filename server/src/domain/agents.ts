@@ -41,8 +41,8 @@ export function ceilingsView(c: Ceilings): CeilingsView {
     ...(c.amounts ?? []).map((m) => `At most ${formatMoney(m)} in one request.`),
     ...(c.amounts?.length ? ['No amount in any other currency.'] : ['No amount in any currency.']),
     ...(c.amountPercent !== undefined ? [`At most ${c.amountPercent}% in one request.`] : []),
-    ...(c.recipients !== undefined ? [`At most ${formatCount(c.recipients)} recipients in one request.`] : []),
-    ...(c.records !== undefined ? [`At most ${formatCount(c.records)} records in one request.`] : []),
+    ...(c.recipients !== undefined ? [c.recipients === 0 ? 'No request may reach a recipient.' : `At most ${formatCount(c.recipients)} ${c.recipients === 1 ? 'recipient' : 'recipients'} in one request.`] : []),
+    ...(c.records !== undefined ? [c.records === 0 ? 'No request may touch a record.' : `At most ${formatCount(c.records)} ${c.records === 1 ? 'record' : 'records'} in one request.`] : []),
   ]
   return {
     amounts: c.amounts ?? [],
