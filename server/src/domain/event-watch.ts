@@ -12,7 +12,15 @@ import { selectEventSeq, selectEvents } from '../store/events.ts'
 /** What changed: the event types and the ids of the things they name (approvals, actions, agent requests). */
 export type WatchedChange = { types: string[]; ids: string[] }
 
-type Watch = { seq: number | null; listeners: Set<(c: WatchedChange) => void>; timer: ReturnType<typeof setInterval>; busy: boolean; started: Promise<void> }
+type Watch = {
+  seq: number | null
+  listeners: Set<(c: WatchedChange) => void>
+  timer: ReturnType<typeof setInterval>
+  busy: boolean
+  started: Promise<void>
+  /** The last poll failed: the next failures of the same run are not reported again. */
+  failing: boolean
+}
 
 const BATCH = 500
 
@@ -32,7 +40,12 @@ export class EventWatcher {
 
   constructor(
     private readonly sql: Sql,
-    private readonly opts: { everyMs: number; types: (type: string) => boolean; onError?: (error: unknown) => void },
+    private readonly opts: {
+      everyMs: number
+      types: (type: string) => boolean
+      /** A poll failed (the database is away): called once for a run of failures, not at every poll; again after a poll succeeds. */
+      onError?: (error: unknown) => void
+    },
   ) {}
 
   /**
@@ -47,6 +60,7 @@ export class EventWatcher {
         seq: null,
         listeners: new Set(),
         busy: false,
+        failing: false,
         started: Promise.resolve(),
         timer: setInterval(() => void this.poll(workspaceId, created), this.opts.everyMs),
       }
@@ -86,9 +100,11 @@ export class EventWatcher {
     try {
       if (w.seq === null) {
         w.seq = await selectEventSeq(this.sql, workspaceId)
+        w.failing = false
         return
       }
       const rows = await selectEvents(this.sql, workspaceId, { afterSeq: w.seq, limit: BATCH })
+      w.failing = false
       if (!rows.length) return
       w.seq = Number(rows.at(-1)!.seq)
       const matching = rows.filter((r) => this.opts.types(r.type))
@@ -96,7 +112,8 @@ export class EventWatcher {
       const change = { types: [...new Set(matching.map((r) => r.type))], ids: [...new Set(matching.flatMap((r) => idsOf(r.data)))] }
       for (const l of w.listeners) l(change)
     } catch (error) {
-      this.opts.onError?.(error)
+      if (!w.failing) this.opts.onError?.(error)
+      w.failing = true
     } finally {
       w.busy = false
     }
