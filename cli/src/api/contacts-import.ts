@@ -7,8 +7,8 @@ import { parse } from 'csv-parse'
 import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest, isSimulated } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { createOutput } from '../output.ts'
-import { refusalOf } from './refusal.ts'
-import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
+import { withCredentials } from './refusal.ts'
+import { addCredentialOptions, type CredentialOptions, type Credentials } from './credentials.ts'
 
 /**
  * growth contacts import FILE: a CSV file with a header row, or JSON lines, sent in batches of 100.
@@ -50,14 +50,7 @@ export function registerContactsImport(contacts: Command) {
     .option('--list-id <id>', 'also add every contact to this list (lst_...)')
     .option('--json', 'print the summary as JSON')
     .addHelpText('after', '\nTags in CSV: separated by ; in one cell. Rows the API refuses are named by line; the rest is imported.\n')
-    .action(async (file: string, opts: ImportOptions) => {
-      const credentials = resolveCredentials(opts)
-      try {
-        await importFile(file, opts, credentials)
-      } catch (err) {
-        throw refusalOf(err, Boolean(opts.json), credentials)
-      }
-    })
+    .action(withCredentials((credentials, opts: ImportOptions, file: string) => importFile(file, opts, credentials)))
 }
 
 type Summary = {

@@ -2,9 +2,9 @@ import type { Command } from 'commander'
 import { type Event, Growth } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
-import { refusalOf } from './refusal.ts'
+import { withCredentials } from './refusal.ts'
 import { eventPages, untilInterrupted } from './event-stream.ts'
-import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
+import { addCredentialOptions, type CredentialOptions, type Credentials } from './credentials.ts'
 import { formatTime } from './render.ts'
 
 type TailOptions = CredentialOptions & { type?: string; after?: string; follow?: boolean; interval: string; json?: boolean }
@@ -24,14 +24,7 @@ export function registerEventsTail(events: Command) {
     .option('--follow', 'keep following the stream after catching up')
     .option('--interval <ms>', 'the shortest wait between two polls once caught up', '2000')
     .option('--json', 'one JSON line per event on stdout; the position to resume from as JSON on stderr')
-    .action(async (opts: TailOptions) => {
-      const credentials = resolveCredentials(opts)
-      try {
-        await tail(opts, credentials)
-      } catch (err) {
-        throw refusalOf(err, Boolean(opts.json), credentials)
-      }
-    })
+    .action(withCredentials((credentials, opts: TailOptions) => tail(opts, credentials)))
 }
 
 async function tail(opts: TailOptions, credentials: Credentials) {

@@ -3,9 +3,9 @@ import { Growth, RateLimitError, type RequestLogEntry } from '@growth-service/sd
 import { CliError } from '../errors.ts'
 import { limitOption } from '../limit-option.ts'
 import { writeErr, writeOut } from '../output.ts'
-import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
+import { addCredentialOptions, type CredentialOptions, type Credentials } from './credentials.ts'
 import { sleep, untilInterrupted } from './event-stream.ts'
-import { refusalOf } from './refusal.ts'
+import { withCredentials } from './refusal.ts'
 
 type TailOptions = CredentialOptions & { status?: string; operation?: string; limit: string; follow?: boolean; interval: string; json?: boolean }
 
@@ -34,14 +34,7 @@ export function registerLogsTail(logs: Command) {
     .option('--interval <ms>', 'the shortest wait between two polls when following', '1000')
     .option('--json', 'one JSON line per call on stdout (the API entry as it is)')
     .addHelpText('after', '\nGET /api/v1/logs (listRequestLogs), scope read:logs. Polling spends the token\'s hourly calls: a token of its own (growth admin token create --scopes read:logs) keeps the pace without taking them from the integration it watches.\n')
-    .action(async (opts: TailOptions) => {
-      const credentials = resolveCredentials(opts)
-      try {
-        await tail(opts, credentials)
-      } catch (err) {
-        throw refusalOf(err, Boolean(opts.json), credentials)
-      }
-    })
+    .action(withCredentials((credentials, opts: TailOptions) => tail(opts, credentials)))
 }
 
 const later = (a: RequestLogEntry, b: RequestLogEntry) => a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id)

@@ -1,6 +1,6 @@
 import { ConnectionError, GrowthError, TimeoutError } from '@growth-service/sdk'
 import { ApiRefusal, CliError, NoAnswer } from '../errors.ts'
-import { type Credentials, tokenOf } from './credentials.ts'
+import { type CredentialOptions, type Credentials, resolveCredentials, tokenOf } from './credentials.ts'
 
 /**
  * A failure of an API call for handleError: a refusal of the API, exit 1 with its code, message and
@@ -14,6 +14,25 @@ export function refusalOf(err: unknown, json: boolean, credentials?: Credentials
   }
   if (err instanceof CliError && json) return new ApiRefusal({ code: 'invalid_request', message: err.message, requestId: null }, undefined, json)
   return err
+}
+
+/**
+ * A command's action that calls the API: its credentials resolved from the flags, the environment or
+ * the profile, and whatever the API refuses (or no answer) told as refusalOf tells it.
+ */
+export function withCredentials<O extends CredentialOptions & { json?: boolean }, A extends unknown[] = []>(
+  run: (credentials: Credentials, opts: O, ...args: A) => Promise<void>,
+): (...args: unknown[]) => Promise<void> {
+  // Commander calls an action with the command's arguments, then its options, then the command.
+  return async (...args) => {
+    const opts = args[args.length - 2] as O
+    const credentials = resolveCredentials(opts)
+    try {
+      await run(credentials, opts, ...(args.slice(0, -2) as A))
+    } catch (err) {
+      throw refusalOf(err, Boolean(opts.json), credentials)
+    }
+  }
 }
 
 /** A refused or insufficient token is told with where it came from (a flag, the environment, a profile). */
