@@ -140,7 +140,7 @@ describe('the console, live', () => {
   test.skipIf(!hasChromium)('every signed-in page: no serious or critical accessibility violation, nothing sideways, at 320 px and 1280 px', async () => {
     const { agent, url } = await setUp()
     const id = await waitingSend(agent.credential, 'Send the winter newsletter')
-    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests']
+    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests', '/console/audit']
     for (const width of [320, 1280]) {
       await page.setViewportSize({ width, height: 800 })
       for (const path of paths) {

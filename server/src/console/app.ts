@@ -23,6 +23,8 @@ import { actionPage, approvalPage } from './pages/item.ts'
 import { messagePage } from './pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from './pages/signin.ts'
 import { accountPage } from './pages/account.ts'
+import { auditPage } from './pages/audit.ts'
+import { listAudit } from '../domain/audit.ts'
 import {
   assetResponse, cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, overHttps, pageResponse, redirectTo, SESSION_COOKIE, securityHeaders, sessionCookie,
 } from './responses.ts'
@@ -41,6 +43,7 @@ const INBOX_PAGE = 25
 const REQUESTS_PAGE = 25
 const AGENT_REQUESTS = 10
 const AGENTS_SHOWN = 200
+const AUDIT_PAGE = 50
 /** How often an open live page's workspace is looked at for new events (one query per workspace, shared by its pages). */
 const LIVE_POLL_MS = 500
 
@@ -308,6 +311,13 @@ export function consoleApp(deps: ConsoleDeps) {
       const shown = rows.slice(0, REQUESTS_PAGE)
       const next = rows.length > REQUESTS_PAGE ? shown.at(-1)!.position : null
       return pageResponse(requestsPage({ session, requests: shown.map((p) => p.item), next, filter, agents: agents.map((a) => ({ id: a.id, name: a.name })) }))
+    }))
+    .get('/console/audit', signedIn(async ({ request, session }) => {
+      const raw = new URL(request.url).searchParams.get('before')
+      const before = raw === null ? undefined : parsePosition(raw)
+      if (before === null) return problem(400, 'Not a page of the audit list', `before must be a position this console gave (got ${JSON.stringify(raw!.slice(0, 80))}).`, session)
+      const { entries, next } = await listAudit(sql, session.workspace.id, AUDIT_PAGE, before)
+      return pageResponse(auditPage({ session, entries, next, paged: before !== undefined }))
     }))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')

@@ -19,7 +19,9 @@ function figure(v: unknown): string {
   if (typeof v === 'number') return v.toLocaleString('en-US')
   if (typeof v === 'string') return v
   if (typeof v === 'boolean') return v ? 'yes' : 'no'
-  if (Array.isArray(v) && v.every((x) => isMoney(x))) return v.map(formatMoney).join(' + ')
+  if (Array.isArray(v) && v.length && v.every((x) => isMoney(x))) return v.map(formatMoney).join(' + ')
+  // A list of words or figures (an agent's actions, a token's scopes) as a person writes one.
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.length ? v.map((x) => figure(x)).join(', ') : 'none'
   return JSON.stringify(v)
 }
 

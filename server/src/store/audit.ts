@@ -9,7 +9,10 @@ export async function insertAuditEntry(tx: Db, e: { workspaceId: string; id: str
     VALUES (${e.workspaceId}, ${e.id}, ${e.at}, ${tx.json(e.actor as never)}, ${e.action}, ${e.subject}, ${tx.json(e.detail as never)})`
 }
 
-/** The workspace's entries, newest first. */
-export async function selectAuditEntries(sql: Db, workspaceId: string, limit: number): Promise<AuditRow[]> {
-  return sql<AuditRow[]>`SELECT * FROM audit_entries WHERE workspace_id = ${workspaceId} ORDER BY at DESC, id DESC LIMIT ${limit}`
+/** The workspace's entries, newest first; with `before`, those older than that entry (the index's order). */
+export async function selectAuditEntries(sql: Db, workspaceId: string, limit: number, before?: { at: Date; id: string }): Promise<AuditRow[]> {
+  return sql<AuditRow[]>`
+    SELECT * FROM audit_entries
+    WHERE workspace_id = ${workspaceId} ${before ? sql`AND (at, id) < (${before.at}, ${before.id})` : sql``}
+    ORDER BY at DESC, id DESC LIMIT ${limit}`
 }

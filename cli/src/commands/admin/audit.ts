@@ -18,7 +18,7 @@ export function registerAudit(admin: Command) {
       const limit = limitOption(opts.limit ?? '50')
       return withDatabase(opts, async ({ sql, out }) => {
         const r = await listAudit(sql, opts.workspace, limit)
-        out.result(r, () =>
+        out.result({ entries: r.entries }, () =>
           r.entries.length === 0
             ? `Nothing recorded yet in workspace ${opts.workspace}.`
             : r.entries.map((e) => {
