@@ -4,7 +4,7 @@ import { sampleData, sampleType } from '../../../server/src/domain/event-samples
 import { EVENT_EXAMPLES } from '../../../server/src/schemas/event-payloads.ts'
 import { CliError } from '../errors.ts'
 import { writeErr } from '../output.ts'
-import { forward, forwardTarget, type ListenOptions, readState, writeState } from './listen.ts'
+import { forward, forwardTarget, type ListenOptions, readState, writeState } from './listen-forward.ts'
 
 /**
  * growth listen --forward-to URL --trigger TYPE: one sample of an event type posted to the local

@@ -1,22 +1,13 @@
-import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Command } from 'commander'
-import { type Event, Growth, Webhooks } from '@growth-service/sdk'
+import { Growth } from '@growth-service/sdk'
 import { lastFour } from '../../../server/src/core/secret-hint.ts'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
+import { forward, forwardTarget, type ListenOptions, readState, statePath, writeState } from './listen-forward.ts'
 import { trigger } from './listen-trigger.ts'
 import { refusalOf } from './refusal.ts'
 import { eventPages, untilInterrupted } from './event-stream.ts'
-import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
-import { configDir } from './profiles.ts'
-import { formatTime } from './render.ts'
-
-export type ListenOptions = CredentialOptions & { forwardTo?: string; events?: string; secret?: string; printSecret?: boolean; trigger?: string; interval: string; json?: boolean }
-
-/** The contract's time-out for a delivery: a receiver that does not answer in 15 s has failed it. */
-const FORWARD_TIMEOUT_MS = 15_000
+import { addCredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
 
 /**
  * growth listen --forward-to URL: local webhook development without a public address, as
@@ -53,23 +44,6 @@ export function registerListen(program: Command) {
     })
 }
 
-type State = { secret: string; positions: Record<string, string> }
-
-function statePath() {
-  return join(configDir(), 'listen.json')
-}
-
-/** The kept state, and whether its secret was made just now (no state yet): then it is shown in full. */
-export function readState(): { state: State; secretMade: boolean } {
-  const path = statePath()
-  if (!existsSync(path)) return { state: { secret: `whsec_${randomBytes(32).toString('base64')}`, positions: {} }, secretMade: true }
-  try {
-    return { state: JSON.parse(readFileSync(path, 'utf8')) as State, secretMade: false }
-  } catch (err) {
-    throw new CliError(`cannot read ${path}: ${(err as Error).message}; remove it to start afresh`)
-  }
-}
-
 /** growth listen --print-secret: the machine's secret on stdout (kept first if it was made now), as `stripe listen --print-secret`. */
 function printSecret(json: boolean) {
   const { state, secretMade } = readState()
@@ -82,30 +56,6 @@ function describeSecret(secret: string, given: boolean, made: boolean): { shown:
   if (given) return { shown: `the --secret given (${lastFour(secret)})` }
   if (made) return { shown: secret, where: `This machine's signing secret was made now and kept in ${statePath()}; later runs print its last four only (growth listen --print-secret prints it).` }
   return { shown: lastFour(secret), where: `This machine's signing secret is kept in ${statePath()} (growth listen --print-secret prints it).` }
-}
-
-export function writeState(state: State) {
-  mkdirSync(configDir(), { recursive: true, mode: 0o700 })
-  const path = statePath()
-  const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
-  chmodSync(temporary, 0o600)
-  renameSync(temporary, path)
-}
-
-/** --forward-to as a URL, and --secret checked when given: what both forwarding and --trigger need. */
-export function forwardTarget(opts: ListenOptions): URL {
-  if (opts.forwardTo === undefined) throw new CliError('--forward-to is required: where to post each event, e.g. http://127.0.0.1:3000/webhooks (or --print-secret to print the signing secret)')
-  let target: URL
-  try {
-    target = new URL(opts.forwardTo)
-    if (!/^https?:$/.test(target.protocol)) throw new Error('not http(s)')
-  } catch {
-    throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks; got ${JSON.stringify(opts.forwardTo)}`)
-  }
-  if (opts.secret !== undefined && !/^whsec_[A-Za-z0-9+/_-]{8,}={0,2}$/.test(opts.secret))
-    throw new CliError('--secret must be a whsec_... secret: whsec_ and then base64 (the Standard Webhooks headers are keyed with the bytes it spells)')
-  return target
 }
 
 async function listen(opts: ListenOptions, credentials: Credentials) {
@@ -150,34 +100,3 @@ async function listen(opts: ListenOptions, credentials: Credentials) {
   })
 }
 
-export async function forward(event: Event, target: URL, secret: string, json: boolean): Promise<number | undefined> {
-  const body = JSON.stringify(event)
-  const deliveryId = `dlv_local_${randomBytes(8).toString('hex')}`
-  const started = performance.now()
-  let status: number | undefined
-  let error: string | undefined
-  try {
-    const res = await fetch(target, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': 'growth-cli-listen',
-        'X-Service-Signature': Webhooks.sign(body, secret),
-        'X-Service-Event-Id': event.id,
-        'X-Service-Delivery-Id': deliveryId,
-        ...Webhooks.signStandard(body, secret, { id: event.id }),
-      },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-    })
-    status = res.status
-    await res.arrayBuffer().catch(() => undefined)
-  } catch (err) {
-    error = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : ((err as { cause?: Error }).cause?.message ?? (err as Error).message)
-  }
-  const ms = Math.round(performance.now() - started)
-  if (json) writeOut(`${JSON.stringify({ eventId: event.id, event: event.event, deliveryId, status: status ?? null, error: error ?? null, durationMs: ms })}\n`)
-  else writeOut(`${formatTime(event.createdAt)}  ${event.event.padEnd(22)}  ${event.id}  -> ${status ?? `failed: ${error}`} (${ms} ms)\n`)
-  return status
-}
