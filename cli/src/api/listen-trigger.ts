@@ -1,7 +1,6 @@
 import type { Event } from '@growth-service/sdk'
 import { newId } from '../../../server/src/core/ids.ts'
-import { sampleData, sampleType } from '../../../server/src/domain/event-samples.ts'
-import { EVENT_EXAMPLES } from '../../../server/src/schemas/event-payloads.ts'
+import { sampleEvent, sampleType } from '../../../server/src/domain/event-samples.ts'
 import { CliError } from '../errors.ts'
 import { writeErr } from '../output.ts'
 import { forward, forwardTarget, type ListenOptions, readState, writeState } from './listen-forward.ts'
@@ -27,8 +26,8 @@ export async function trigger(opts: ListenOptions) {
     writeState(state)
     writeErr(`This machine's signing secret was made now: ${state.secret} (growth listen --print-secret prints it).\n`)
   }
-  const example = EVENT_EXAMPLES[type]
-  const event = { id: newId('event'), event: type, createdAt: new Date().toISOString(), workspaceId: example.workspaceId, data: sampleData(type) } as unknown as Event
+  const sample = sampleEvent(type)
+  const event = { ...sample, id: newId('event'), createdAt: new Date().toISOString() } as unknown as Event
   const status = await forward(event, target, opts.secret ?? state.secret, Boolean(opts.json))
   if (status === undefined || status < 200 || status > 299) throw new CliError(`the receiver at ${target.href} did not take the sample (${status ?? 'no answer'})`)
 }

@@ -1,6 +1,6 @@
 import { EVENT_TYPES, type EventType } from '../core/event-types.ts'
 import { RuleError } from '../core/errors.ts'
-import { EVENT_EXAMPLES } from '../schemas/event-payloads.ts'
+import EXAMPLES from '../schemas/event-examples.json'
 
 /**
  * Samples of any event type, as `stripe trigger` sends them: the `data` of the type's example in
@@ -15,7 +15,9 @@ export function sampleType(text: string | undefined): EventType {
   return type as EventType
 }
 
-/** The sample `data` of a type (a copy: the caller may change it). */
-export function sampleData(type: EventType): Record<string, unknown> {
-  return structuredClone(EVENT_EXAMPLES[type].data)
+type Sample = { id: string; event: EventType; createdAt: string; workspaceId: string; data: Record<string, unknown> }
+
+/** The sample event of a type, its example whole (a copy: the caller may change it). */
+export function sampleEvent(type: EventType): Sample {
+  return structuredClone((EXAMPLES as Record<EventType, Sample>)[type])
 }

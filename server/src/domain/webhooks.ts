@@ -10,7 +10,7 @@ import { appendEvents } from '../store/events.ts'
 import * as store from '../store/webhooks.ts'
 import { workspaceExists } from '../store/workspaces.ts'
 import { recordAudit } from './audit.ts'
-import { sampleData, sampleType } from './event-samples.ts'
+import { sampleEvent, sampleType } from './event-samples.ts'
 import { type AddressPolicy, checkUrl, type Resolver, systemResolver } from './webhook-addresses.ts'
 import { newSecret } from './webhook-signature.ts'
 
@@ -101,7 +101,7 @@ export async function sendTestEvent(sql: Db, id: string, event?: string) {
   return inTransaction(sql, async (tx) => {
     const e = await endpointOf(tx, id, { lock: true })
     // The test event names the endpoint it went to; any other type is its sample (event-samples.ts).
-    const data = type === 'webhook.test' ? { endpoint: { id: e.id, url: e.url } } : sampleData(type)
+    const data = type === 'webhook.test' ? { endpoint: { id: e.id, url: e.url } } : sampleEvent(type).data
     const [eventId] = await appendEvents(tx, e.workspace_id, [{ type, data }], { deliverTo: e.id })
     return { deliveryId: (await store.selectDeliveryOf(tx, e.workspace_id, e.id, eventId!))!, eventId: eventId! }
   })
