@@ -11,6 +11,7 @@ import { authorize, report, ruleIn } from '../agent-helpers.ts'
 import { growthIn, jsonOf } from '../cli/run.ts'
 import { insertAbTest } from '../fixtures.ts'
 import { call, getHarness, makeWorkspace } from '../harness.ts'
+import { eventProblems } from '../support/event-models.ts'
 import { endpoint, importContacts, receiver, rig, type Rig, until } from '../webhooks/support.ts'
 
 /**
@@ -92,6 +93,17 @@ describe('the OpenAPI document names every event type with its body', () => {
     expect(problemsOf({ ...event, data: { endpoint: { id: 'whe_1' } } })).toContain('url')
     expect(problemsOf({ ...event, data: { endpoint: { ...event.data.endpoint, secret: 'x' } } })).toContain('additional')
   })
+})
+
+test("the receivers' check (test/support/event-models.ts) passes a valid body and names the type and the difference of any other", () => {
+  const event = { id: 'evt_1', event: 'webhook.test', createdAt: '2026-11-20T09:30:00.000Z', workspaceId: 'ws_1', data: { endpoint: { id: 'whe_1', url: 'https://x.example/h' } } }
+  expect(eventProblems(JSON.stringify(event))).toBe('')
+  expect(eventProblems(JSON.stringify({ ...event, data: { endpoint: { ...event.data.endpoint, secret: 'x' } } }))).toStartWith(
+    "a webhook.test event (evt_1) that its schema in the OpenAPI document's webhooks does not allow: event/data/endpoint must NOT have additional properties",
+  )
+  expect(eventProblems(JSON.stringify({ ...event, event: 'contact.created' }))).toContain('a contact.created event (evt_1)')
+  expect(eventProblems(JSON.stringify({ ...event, event: 'contact.deleted' }))).toStartWith("a webhook body of an event type the OpenAPI document's webhooks do not name (\"contact.deleted\")")
+  expect(eventProblems('{"id":')).toStartWith('a webhook body that is not JSON')
 })
 
 describe('every emitted event validates against the schema of its type', () => {

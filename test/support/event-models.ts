@@ -31,7 +31,7 @@ export function eventProblems(body: string | unknown): string {
   const schema = typeof type === 'string' ? doc.webhooks[type]?.post?.requestBody?.content?.['application/json']?.schema : undefined
   if (!schema) return `a webhook body of an event type the OpenAPI document's webhooks do not name (${JSON.stringify(type)}): ${JSON.stringify(event).slice(0, 200)}`
   const v = validate(schema, event)
-  return v.valid ? '' : `a ${type} event (${event.id}) that its schema in the OpenAPI document's webhooks does not allow: ${v.errors}\n${JSON.stringify(event).slice(0, 2000)}`
+  return v.valid ? '' : `a ${type} event (${event.id}) that its schema in the OpenAPI document's webhooks does not allow: ${v.errors.replace(/(^|; )data\//g, '$1event/')}\n${JSON.stringify(event).slice(0, 2000)}`
 }
 
 /**
