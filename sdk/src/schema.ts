@@ -1069,7 +1069,7 @@ export interface webhooks {
         put?: never;
         /**
          * webhook.test
-         * @description A test delivery an operator triggered. data: {}.
+         * @description A test delivery an operator triggered (growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.
          *
          *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
          */
@@ -2421,7 +2421,7 @@ export interface components {
              *     - `agent.policy.changed`: An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
              *     - `connection.failing`: A connection stopped delivering. data.connection.
              *     - `connection.restored`: A connection delivers again. data.connection.
-             *     - `webhook.test`: A test delivery an operator triggered. data: {}.
+             *     - `webhook.test`: A test delivery an operator triggered (growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.
              * @enum {string}
              */
             event: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "agent.policy.changed" | "connection.failing" | "connection.restored" | "webhook.test";
@@ -7159,6 +7159,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m3cwe6jngc1bwm6eawjsj33z",
+                 *       "event": "action.applied",
+                 *       "createdAt": "2026-09-25T18:14:59.413Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "action": {
+                 *           "id": "act_01m3aqrgd5x86mwj60hv71v45k",
+                 *           "args": {
+                 *             "code": "WELCOME10",
+                 *             "expiresAt": "2026-10-24T22:21:18.779Z",
+                 *             "percentOff": 10
+                 *           },
+                 *           "kind": "create_discount",
+                 *           "limits": {
+                 *             "reason": null,
+                 *             "allowed": true
+                 *           },
+                 *           "status": "applied",
+                 *           "outcome": {
+                 *             "ok": true,
+                 *             "error": null,
+                 *             "detail": "Discount code WELCOME10 created in Northwind Coffee (Shopify)."
+                 *           },
+                 *           "appliedAt": "2026-09-25T18:14:59.413Z",
+                 *           "createdAt": "2026-09-24T22:14:45.413Z",
+                 *           "decidedAt": "2026-09-25T18:14:45.413Z",
+                 *           "decidedBy": {
+                 *             "kind": "operator",
+                 *             "name": "mchen"
+                 *           },
+                 *           "proposedBy": {
+                 *             "id": null,
+                 *             "kind": "api",
+                 *             "name": "API"
+                 *           },
+                 *           "plannedEffect": {
+                 *             "code": "WELCOME10",
+                 *             "summary": "Create discount code WELCOME10: 10% off until 2026-10-24T22:21:18.779Z",
+                 *             "expiresAt": "2026-10-24T22:21:18.779Z",
+                 *             "percentOff": 10
+                 *           },
+                 *           "decisionReason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActionAppliedEvent"];
             };
         };
@@ -7181,6 +7229,63 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m8askmyw6fb9w1aehn6s3esp",
+                 *       "event": "action.failed",
+                 *       "createdAt": "2026-11-26T02:05:32.508Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "action": {
+                 *           "id": "act_01m8ar791cejyj2yw0b1ww0n33",
+                 *           "args": {
+                 *             "campaignId": "cmp_01kywb0pq7zsgr7enqa6r3fsqw",
+                 *             "changePercent": 10
+                 *           },
+                 *           "kind": "adjust_budget",
+                 *           "limits": {
+                 *             "reason": null,
+                 *             "allowed": true
+                 *           },
+                 *           "status": "failed",
+                 *           "outcome": {
+                 *             "ok": false,
+                 *             "error": "Google Ads – Northwind EU is not delivering (failing since 2026-11-25T20:04:18.779Z); nothing was changed.",
+                 *             "detail": null
+                 *           },
+                 *           "appliedAt": null,
+                 *           "createdAt": "2026-11-26T01:41:18.508Z",
+                 *           "decidedAt": "2026-11-26T02:05:18.508Z",
+                 *           "decidedBy": {
+                 *             "kind": "operator",
+                 *             "name": "dokafor"
+                 *           },
+                 *           "proposedBy": {
+                 *             "id": "agt_01m8cz5shfmjr2ajpyffd48cnt",
+                 *             "kind": "agent",
+                 *             "name": "Budget Pacer"
+                 *           },
+                 *           "plannedEffect": {
+                 *             "to": {
+                 *               "currency": "EUR",
+                 *               "amountMinor": 9900
+                 *             },
+                 *             "from": {
+                 *               "currency": "EUR",
+                 *               "amountMinor": 9000
+                 *             },
+                 *             "summary": "Daily budget of \"Google Shopping – EU\": 90.00 EUR -> 99.00 EUR (+10%)",
+                 *             "campaign": {
+                 *               "id": "cmp_01kywb0pq7zsgr7enqa6r3fsqw",
+                 *               "name": "Google Shopping – EU"
+                 *             },
+                 *             "changePercent": 10
+                 *           },
+                 *           "decisionReason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActionFailedEvent"];
             };
         };
@@ -7203,6 +7308,47 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m3aqrgd5k4mca877740v711s",
+                 *       "event": "action.proposed",
+                 *       "createdAt": "2026-09-24T22:14:45.413Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "action": {
+                 *           "id": "act_01m3aqrgd5x86mwj60hv71v45k",
+                 *           "args": {
+                 *             "code": "WELCOME10",
+                 *             "expiresAt": "2026-10-24T22:21:18.779Z",
+                 *             "percentOff": 10
+                 *           },
+                 *           "kind": "create_discount",
+                 *           "limits": {
+                 *             "reason": null,
+                 *             "allowed": true
+                 *           },
+                 *           "status": "proposed",
+                 *           "outcome": null,
+                 *           "appliedAt": null,
+                 *           "createdAt": "2026-09-24T22:14:45.413Z",
+                 *           "decidedAt": null,
+                 *           "decidedBy": null,
+                 *           "proposedBy": {
+                 *             "id": null,
+                 *             "kind": "api",
+                 *             "name": "API"
+                 *           },
+                 *           "plannedEffect": {
+                 *             "code": "WELCOME10",
+                 *             "summary": "Create discount code WELCOME10: 10% off until 2026-10-24T22:21:18.779Z",
+                 *             "expiresAt": "2026-10-24T22:21:18.779Z",
+                 *             "percentOff": 10
+                 *           },
+                 *           "decisionReason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActionProposedEvent"];
             };
         };
@@ -7225,6 +7371,59 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m5qyqexa4m8dgw0rffrjqfre",
+                 *       "event": "action.refused",
+                 *       "createdAt": "2026-10-24T21:58:02.410Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "action": {
+                 *           "id": "act_01m5qyqexay750ydn5wkn2g6nf",
+                 *           "args": {
+                 *             "campaignId": "cmp_01m1400xmznvtrky823cyc1xt3",
+                 *             "dailyBudget": {
+                 *               "currency": "JPY",
+                 *               "amountMinor": 8250
+                 *             }
+                 *           },
+                 *           "kind": "adjust_budget",
+                 *           "limits": {
+                 *             "reason": "A budget change of -45% is over the workspace limit of 30%.",
+                 *             "allowed": false
+                 *           },
+                 *           "status": "refused",
+                 *           "outcome": null,
+                 *           "appliedAt": null,
+                 *           "createdAt": "2026-10-24T21:58:02.410Z",
+                 *           "decidedAt": null,
+                 *           "decidedBy": null,
+                 *           "proposedBy": {
+                 *             "id": null,
+                 *             "kind": "api",
+                 *             "name": "API"
+                 *           },
+                 *           "plannedEffect": {
+                 *             "to": {
+                 *               "currency": "JPY",
+                 *               "amountMinor": 8250
+                 *             },
+                 *             "from": {
+                 *               "currency": "JPY",
+                 *               "amountMinor": 15000
+                 *             },
+                 *             "summary": "Daily budget of \"Instagram Japan – drip bags\": 15,000 JPY -> 8,250 JPY (-45%)",
+                 *             "campaign": {
+                 *               "id": "cmp_01m1400xmznvtrky823cyc1xt3",
+                 *               "name": "Instagram Japan – drip bags"
+                 *             },
+                 *             "changePercent": -45
+                 *           },
+                 *           "decisionReason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActionRefusedEvent"];
             };
         };
@@ -7247,6 +7446,50 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m6t369rbytbat3pzz82swv04",
+                 *       "event": "action.rejected",
+                 *       "createdAt": "2026-11-07T04:10:13.643Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "action": {
+                 *           "id": "act_01m6sek40bsmhbmzsnp08kkg47",
+                 *           "args": {
+                 *             "code": "SPRING20",
+                 *             "expiresAt": "2026-11-13T22:21:18.779Z",
+                 *             "percentOff": 20
+                 *           },
+                 *           "kind": "create_discount",
+                 *           "limits": {
+                 *             "reason": null,
+                 *             "allowed": true
+                 *           },
+                 *           "status": "rejected",
+                 *           "outcome": null,
+                 *           "appliedAt": null,
+                 *           "createdAt": "2026-11-06T22:10:13.643Z",
+                 *           "decidedAt": "2026-11-07T04:10:13.643Z",
+                 *           "decidedBy": {
+                 *             "kind": "operator",
+                 *             "name": "mchen"
+                 *           },
+                 *           "proposedBy": {
+                 *             "id": "agt_01m8cz5shqk4fqer72fyjgamv9",
+                 *             "kind": "agent",
+                 *             "name": "Lifecycle Writer"
+                 *           },
+                 *           "plannedEffect": {
+                 *             "code": "SPRING20",
+                 *             "summary": "Create discount code SPRING20: 20% off until 2026-11-13T22:21:18.779Z",
+                 *             "expiresAt": "2026-11-13T22:21:18.779Z",
+                 *             "percentOff": 20
+                 *           },
+                 *           "decisionReason": "Too deep so soon after WELCOME10; keep spring at 10% at most."
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActionRejectedEvent"];
             };
         };
@@ -7269,6 +7512,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m8cz5t7vm71sf59h32gkfpyh",
+                 *       "event": "agent.policy.changed",
+                 *       "createdAt": "2026-11-26T22:21:19.456Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "changes": [
+                 *           {
+                 *             "op": "add",
+                 *             "key": "github",
+                 *             "kind": "tool",
+                 *             "sentence": "Adds the tool GitHub (github) with 1 action."
+                 *           },
+                 *           {
+                 *             "op": "add",
+                 *             "key": "github.create_issue",
+                 *             "kind": "action",
+                 *             "sentence": "Adds the action Open an issue (github.create_issue) to GitHub: risk low, uses repositories, reversible."
+                 *           }
+                 *         ],
+                 *         "rulesVersion": 5
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentPolicyChangedEvent"];
             };
         };
@@ -7291,6 +7559,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m66hf93nrc3ykk76d46fa6ab",
+                 *       "event": "agent.request.decided",
+                 *       "createdAt": "2026-10-30T13:54:59.317Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "request": {
+                 *           "tool": "email",
+                 *           "action": "send_campaign",
+                 *           "reason": "Denied: Over Lifecycle Writer's ceilings: asked 16,900 recipients, ceiling 5,000 recipients.",
+                 *           "agentId": "agt_01m8cz5shqk4fqer72fyjgamv9",
+                 *           "decision": "denied",
+                 *           "agentName": "Lifecycle Writer",
+                 *           "mayProceed": false,
+                 *           "authorizationId": "auth_01m66hf93ngad50sc8e49xh37q"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentRequestDecidedEvent"];
             };
         };
@@ -7313,6 +7601,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m66wxzrjddn2g44t9ar5d57b",
+                 *       "event": "agent.result.reported",
+                 *       "createdAt": "2026-10-30T17:15:15.602Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "result": {
+                 *           "id": "res_01m66wxzrj4d3p05epymh2s0me",
+                 *           "error": null,
+                 *           "status": "completed",
+                 *           "agentId": "agt_01m8cz5shfmjr2ajpyffd48cnt",
+                 *           "summary": "Done: raise \"Instagram Japan – drip bags\" from 15,000 JPY to 17,250 JPY a day (+15%).",
+                 *           "verified": false,
+                 *           "authorizationId": "auth_01m66whmycxbf3wrv4jqbhsyd6"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentResultReportedEvent"];
             };
         };
@@ -7335,6 +7642,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m2rmss63kfd2ha6788vbkbsw",
+                 *       "event": "approval.approved",
+                 *       "createdAt": "2026-09-17T21:36:41.667Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "approval": {
+                 *           "id": "apr_01m2qy9zb4n9e1cgh1wz8z07wf",
+                 *           "kind": "send",
+                 *           "status": "approved",
+                 *           "usedAt": null,
+                 *           "expired": false,
+                 *           "summary": "Send \"Your brew guide for the new year\" to 16,900 contacts",
+                 *           "createdAt": "2026-09-17T15:03:35.012Z",
+                 *           "decidedAt": "2026-09-17T21:36:41.667Z",
+                 *           "decidedBy": {
+                 *             "kind": "operator",
+                 *             "name": "mchen"
+                 *           },
+                 *           "expiresAt": "2026-09-18T15:03:35.012Z",
+                 *           "subjectId": "snd_01m2p21mhcjfaq6078099wdcnp",
+                 *           "requestedBy": "Lifecycle Writer",
+                 *           "decisionReason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalApprovedEvent"];
             };
         };
@@ -7357,6 +7692,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m7e9ancrpgkpwjns5gk0gx5j",
+                 *       "event": "approval.rejected",
+                 *       "createdAt": "2026-11-15T00:22:16.728Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "approval": {
+                 *           "id": "apr_01m7e0r0ar4s1rtw1adexg18qx",
+                 *           "kind": "send",
+                 *           "status": "rejected",
+                 *           "usedAt": null,
+                 *           "expired": false,
+                 *           "summary": "Send \"40% off everything this weekend only\" to 18,010 contacts",
+                 *           "createdAt": "2026-11-14T21:52:16.728Z",
+                 *           "decidedAt": "2026-11-15T00:22:16.728Z",
+                 *           "decidedBy": {
+                 *             "kind": "operator",
+                 *             "name": "mchen"
+                 *           },
+                 *           "expiresAt": "2026-11-15T21:52:16.728Z",
+                 *           "subjectId": "snd_01m7e0r0ar1cwshtecf440nyhz",
+                 *           "requestedBy": "API",
+                 *           "decisionReason": "The subject line promises free shipping, which ended last week."
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalRejectedEvent"];
             };
         };
@@ -7379,6 +7742,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m2qy9zb4mbc1v4hc9vj5195j",
+                 *       "event": "approval.requested",
+                 *       "createdAt": "2026-09-17T15:03:35.012Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "approval": {
+                 *           "id": "apr_01m2qy9zb4n9e1cgh1wz8z07wf",
+                 *           "kind": "send",
+                 *           "status": "pending",
+                 *           "usedAt": null,
+                 *           "expired": false,
+                 *           "summary": "Send \"Your brew guide for the new year\" to 16,900 contacts",
+                 *           "createdAt": "2026-09-17T15:03:35.012Z",
+                 *           "decidedAt": null,
+                 *           "decidedBy": null,
+                 *           "expiresAt": "2026-09-18T15:03:35.012Z",
+                 *           "subjectId": "snd_01m2p21mhcjfaq6078099wdcnp",
+                 *           "requestedBy": "Lifecycle Writer",
+                 *           "decisionReason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalRequestedEvent"];
             };
         };
@@ -7401,6 +7789,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m59jmehv9qav5pjjmekx1gjg",
+                 *       "event": "connection.failing",
+                 *       "createdAt": "2026-10-19T07:57:18.779Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "connection": {
+                 *           "id": "conn_01m0y24td0e4626ax55qahcew2",
+                 *           "kind": "social_account",
+                 *           "name": "Instagram @northwindcoffee",
+                 *           "provider": "instagram",
+                 *           "delivering": false,
+                 *           "failingSince": "2026-10-19T07:57:18.779Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConnectionFailingEvent"];
             };
         };
@@ -7423,6 +7829,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m59xm0hv7fgx1d42pvja5fqf",
+                 *       "event": "connection.restored",
+                 *       "createdAt": "2026-10-19T11:09:18.779Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "connection": {
+                 *           "id": "conn_01m0y24td0e4626ax55qahcew2",
+                 *           "kind": "social_account",
+                 *           "name": "Instagram @northwindcoffee",
+                 *           "provider": "instagram",
+                 *           "delivering": true,
+                 *           "failingSince": null
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConnectionRestoredEvent"];
             };
         };
@@ -7445,6 +7869,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m6583w8mdxh963hkwt3t8tdm",
+                 *       "event": "contact.created",
+                 *       "createdAt": "2026-10-30T01:52:14.100Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "contact": {
+                 *           "id": "ctc_01m6583w8mqtnbew1zp48xfa1x",
+                 *           "name": "Jonas Braun",
+                 *           "tags": [
+                 *             "eu"
+                 *           ],
+                 *           "email": "jonas_braun@gmail.com",
+                 *           "phone": null,
+                 *           "company": null,
+                 *           "lastName": "Braun",
+                 *           "createdAt": "2026-10-30T01:52:14.100Z",
+                 *           "firstName": "Jonas",
+                 *           "updatedAt": "2026-10-30T01:52:14.100Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContactCreatedEvent"];
             };
         };
@@ -7467,6 +7915,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m601ws0q2fjvebannwkrbzc5",
+                 *       "event": "contact.updated",
+                 *       "createdAt": "2026-10-28T01:27:17.783Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "contact": {
+                 *           "id": "ctc_01kveg7azwq9mcews611zs60p7",
+                 *           "name": "Sakura Yamada",
+                 *           "tags": [
+                 *             "jp",
+                 *             "wholesale"
+                 *           ],
+                 *           "email": "sakura.yamada@docomo.ne.jp",
+                 *           "phone": null,
+                 *           "company": "Sakura Coworking",
+                 *           "lastName": "Yamada",
+                 *           "createdAt": "2026-06-18T23:14:25.916Z",
+                 *           "firstName": "Sakura",
+                 *           "updatedAt": "2026-10-28T01:27:17.783Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContactUpdatedEvent"];
             };
         };
@@ -7489,6 +7962,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m62q161nqmp54ep8krfqhbpm",
+                 *       "event": "decision.measured",
+                 *       "createdAt": "2026-10-29T02:15:11.157Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "decision": {
+                 *           "id": "dec_01m4xq5g5457ajz6rzh6tn3t3k",
+                 *           "title": "Test UGC brewing videos against studio shots in Meta prospecting",
+                 *           "author": {
+                 *             "kind": "person",
+                 *             "name": "Daniel Okafor (Paid Media Lead)"
+                 *           },
+                 *           "outcome": {
+                 *             "held": true,
+                 *             "change": 4.6,
+                 *             "measuredAt": "2026-10-29T02:15:11.157Z"
+                 *           },
+                 *           "missionId": "msn_01kv3mxntyspwm2fsyw2dc5sfb"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DecisionMeasuredEvent"];
             };
         };
@@ -7511,6 +8008,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m60ax419yhg3n0kf703k9dhc",
+                 *       "event": "decision.recorded",
+                 *       "createdAt": "2026-10-28T04:04:46.249Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "decision": {
+                 *           "id": "dec_01m60ax4194e8x9spymjv2f9q3",
+                 *           "title": "Offer a free sample sachet for EU newsletter sign-ups",
+                 *           "author": {
+                 *             "kind": "agent",
+                 *             "name": "Lifecycle Writer"
+                 *           },
+                 *           "missionId": "msn_01kyq49nzbgxtb1yb9kcymwhm4",
+                 *           "prediction": {
+                 *             "change": 11.7,
+                 *             "measure": "eu_subscribers",
+                 *             "confidence": 0.55
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DecisionRecordedEvent"];
             };
         };
@@ -7533,6 +8054,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01kywvpq513xms26vdjbztsftw",
+                 *       "event": "experiment.created",
+                 *       "createdAt": "2026-07-31T19:51:31.745Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "experiment": {
+                 *           "id": "exp_01kywvpq51w2ght60bks7jv4gb",
+                 *           "kind": "email_ab_test",
+                 *           "result": null,
+                 *           "status": "open",
+                 *           "subjectId": "abt_01kyn5qqv1dnm6rmwpxy9sz19r",
+                 *           "decisionId": "dec_01kyv0qdfm4p41p5g7sj42v3eq",
+                 *           "hypothesis": "A farmer story in the subject line beats a discount: our list opens for provenance, not coupons.",
+                 *           "expectation": "a_better"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExperimentCreatedEvent"];
             };
         };
@@ -7555,6 +8096,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01kzegh7vxr70fvkktez31d5wq",
+                 *       "event": "experiment.decided",
+                 *       "createdAt": "2026-08-07T16:22:37.693Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "experiment": {
+                 *           "id": "exp_01kywvpq51w2ght60bks7jv4gb",
+                 *           "kind": "email_ab_test",
+                 *           "result": {
+                 *             "held": true,
+                 *             "observed": "a_better",
+                 *             "decidedAt": "2026-08-07T16:22:37.693Z"
+                 *           },
+                 *           "status": "decided",
+                 *           "subjectId": "abt_01kyn5qqv1dnm6rmwpxy9sz19r",
+                 *           "decisionId": "dec_01kyv0qdfm4p41p5g7sj42v3eq",
+                 *           "hypothesis": "A farmer story in the subject line beats a discount: our list opens for provenance, not coupons.",
+                 *           "expectation": "a_better"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExperimentDecidedEvent"];
             };
         };
@@ -7577,6 +8142,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01kxxg99nqfy86ry1qrqtxyhs2",
+                 *       "event": "opportunity.created",
+                 *       "createdAt": "2026-07-19T15:35:30.231Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "opportunity": {
+                 *           "id": "opp_01kxxg99nq9gnrd0hxvz2qaqcr",
+                 *           "title": "Early access to Black Friday for VIP customers",
+                 *           "worth": 63.5,
+                 *           "status": "open",
+                 *           "estimatedImpact": [
+                 *             {
+                 *               "currency": "EUR",
+                 *               "amountMinor": 120000
+                 *             },
+                 *             {
+                 *               "currency": "JPY",
+                 *               "amountMinor": 540000
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpportunityCreatedEvent"];
             };
         };
@@ -7599,6 +8190,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01kxvew6kg2kax6dssa6vk57ev",
+                 *       "event": "signal.created",
+                 *       "createdAt": "2026-07-18T20:32:23.664Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "signal": {
+                 *           "id": "sig_01kxvew6kg6x4cbyw9mkrecdtr",
+                 *           "kind": "black_friday",
+                 *           "title": "VIP customers bought 3x the store average last November",
+                 *           "status": "open",
+                 *           "opportunityId": "opp_01kxxg99nq9gnrd0hxvz2qaqcr"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignalCreatedEvent"];
             };
         };
@@ -7621,6 +8229,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01ky8d4m4tbpj0negbvca6ybw5",
+                 *       "event": "signal.resolved",
+                 *       "createdAt": "2026-07-23T21:12:10.138Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "signal": {
+                 *           "id": "sig_01kxvew6kg6x4cbyw9mkrecdtr",
+                 *           "kind": "black_friday",
+                 *           "title": "VIP customers bought 3x the store average last November",
+                 *           "status": "resolved",
+                 *           "resolvedAt": "2026-07-23T21:12:10.138Z",
+                 *           "opportunityId": "opp_01kxxg99nq9gnrd0hxvz2qaqcr"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignalResolvedEvent"];
             };
         };
@@ -7643,6 +8269,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m8cz5t88nq203r89a6vtztwf",
+                 *       "event": "webhook.test",
+                 *       "createdAt": "2026-11-26T22:21:19.495Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "endpoint": {
+                 *           "id": "whe_01m8cz5t82qfn0d6mfrd2kqgwj",
+                 *           "url": "https://hooks.northwind-coffee.example/growth"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
@@ -7665,6 +8305,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01m62x0147sy7yv9jbvfq9kq66",
+                 *       "event": "workflow.started",
+                 *       "createdAt": "2026-10-29T03:59:24.807Z",
+                 *       "workspaceId": "ws_01m8cz5sgrrnwqhqjbejqagms1",
+                 *       "data": {
+                 *         "run": {
+                 *           "id": "run_01m62x0147t7s5h0333swaghcw",
+                 *           "event": "checkout.abandoned",
+                 *           "contactId": "ctc_01m5p97ycky7788zjgjwta8sha",
+                 *           "createdAt": "2026-10-29T03:59:24.807Z",
+                 *           "properties": {
+                 *             "step": "shipping",
+                 *             "items": 1,
+                 *             "currency": "EUR",
+                 *             "cartValueMinor": 1800
+                 *           },
+                 *           "workflowId": "wf_01m2cc23tjp46bspsqjpghd6zq",
+                 *           "workflowName": "Abandoned checkout rescue"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WorkflowStartedEvent"];
             };
         };

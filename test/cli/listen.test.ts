@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhooks } from '../../sdk/src/index.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { checkReceived } from '../support/event-models.ts'
 import { CLI_TIMEOUT, ROOT } from './run.ts'
 
 /**
@@ -20,6 +21,7 @@ const receiver = Bun.serve({
   hostname: '127.0.0.1',
   async fetch(req) {
     const body = await req.text()
+    checkReceived(body)
     try {
       const event = Webhooks.verify(body, req.headers.get('X-Service-Signature'), secret)
       // The Standard Webhooks headers too, with the same secret: webhook-id is the event's id.

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { checkReceived } from '../support/event-models.ts'
 import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf, ROOT, type Run } from './run.ts'
 
 /**
@@ -36,6 +37,7 @@ const rcv = Bun.serve({
   hostname: '127.0.0.1',
   async fetch(req) {
     got.push({ headers: Object.fromEntries(req.headers), body: await req.text(), path: new URL(req.url).pathname })
+    checkReceived(got.at(-1)!.body)
     return new Response('ok')
   },
 })

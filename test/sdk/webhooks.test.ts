@@ -12,6 +12,7 @@ import { hmacSha256, Sha256 } from '../../sdk/src/webhooks/sha256.ts'
 // Bun resolves 'stripe' to its Web Crypto build, whose synchronous helpers throw; the Node.js build is what a Node receiver runs.
 import Stripe from '../../node_modules/stripe/esm/stripe.esm.node.js'
 import { getHarness } from '../harness.ts'
+import { checkReceived } from '../support/event-models.ts'
 import { attemptsOf, endpoint, importContacts, rig, until } from '../webhooks/support.ts'
 
 /**
@@ -388,6 +389,7 @@ describe('a real delivery from the server', () => {
 
   /** A receiver as a user writes it: verify the raw body with every secret it is given, answer 400 if any refuses. */
   async function check(via: string, raw: string | Uint8Array, header: string | string[] | null | undefined, secrets: string[][], outcomes: Outcome[]) {
+    checkReceived(typeof raw === 'string' ? raw : new TextDecoder().decode(raw))
     const results: (string | undefined)[] = []
     let eventId: string | undefined
     for (const s of secrets) {

@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import { EVENT_TYPES } from '../../server/src/core/event-types.ts'
 import { createDemoWorkspace } from '../../server/src/demo/index.ts'
 import { sendTestEvent } from '../../server/src/domain/webhooks.ts'
-import { call, getHarness } from '../harness.ts'
+import { authorize, report, ruleIn } from '../agent-helpers.ts'
+import { growthIn, jsonOf } from '../cli/run.ts'
+import { insertAbTest } from '../fixtures.ts'
+import { call, getHarness, makeWorkspace } from '../harness.ts'
+import { eventProblems } from '../support/event-models.ts'
 import { endpoint, importContacts, receiver, rig, type Rig, until } from '../webhooks/support.ts'
 
 /**
@@ -70,6 +77,15 @@ describe('the OpenAPI document names every event type with its body', () => {
     }
   })
 
+  test('every event type has an example, captured from a real emission, that validates against its own schema', () => {
+    for (const type of EVENT_TYPES) {
+      const example = doc.webhooks[type].post.requestBody.content['application/json'].example
+      expect(example?.event).toBe(type)
+      expect(example.id).toMatch(/^evt_/)
+      expect(problemsOf(example)).toBe('')
+    }
+  })
+
   test('the schemas refuse a body of another type, a missing field and a field the emitters never send', () => {
     const event = { id: 'evt_1', event: 'webhook.test', createdAt: '2026-11-20T09:30:00.000Z', workspaceId: 'ws_1', data: { endpoint: { id: 'whe_1', url: 'https://x.example/h' } } }
     expect(problemsOf(event)).toBe('')
@@ -77,6 +93,17 @@ describe('the OpenAPI document names every event type with its body', () => {
     expect(problemsOf({ ...event, data: { endpoint: { id: 'whe_1' } } })).toContain('url')
     expect(problemsOf({ ...event, data: { endpoint: { ...event.data.endpoint, secret: 'x' } } })).toContain('additional')
   })
+})
+
+test("the receivers' check (test/support/event-models.ts) passes a valid body and names the type and the difference of any other", () => {
+  const event = { id: 'evt_1', event: 'webhook.test', createdAt: '2026-11-20T09:30:00.000Z', workspaceId: 'ws_1', data: { endpoint: { id: 'whe_1', url: 'https://x.example/h' } } }
+  expect(eventProblems(JSON.stringify(event))).toBe('')
+  expect(eventProblems(JSON.stringify({ ...event, data: { endpoint: { ...event.data.endpoint, secret: 'x' } } }))).toStartWith(
+    "a webhook.test event (evt_1) that its schema in the OpenAPI document's webhooks does not allow: event/data/endpoint must NOT have additional properties",
+  )
+  expect(eventProblems(JSON.stringify({ ...event, event: 'contact.created' }))).toContain('a contact.created event (evt_1)')
+  expect(eventProblems(JSON.stringify({ ...event, event: 'contact.deleted' }))).toStartWith("a webhook body of an event type the OpenAPI document's webhooks do not name (\"contact.deleted\")")
+  expect(eventProblems('{"id":')).toStartWith('a webhook body that is not JSON')
 })
 
 describe('every emitted event validates against the schema of its type', () => {
@@ -104,4 +131,55 @@ describe('every emitted event validates against the schema of its type', () => {
       rx.stop()
     }
   })
+})
+
+describe('the events only the API, the gateway and an operator emit, caused from outside and received by a real receiver', () => {
+  test('experiment.created, agent.request.decided (allowed, denied, waiting for a person), agent.result.reported, approval.approved, agent.policy.changed and webhook.test', async () => {
+    const h = await getHarness()
+    const growth = growthIn(h.dataDir)
+    const ws = await makeWorkspace()
+    const types = ['experiment.created', 'agent.request.decided', 'agent.result.reported', 'approval.requested', 'approval.approved', 'agent.policy.changed', 'webhook.test']
+    const rx = receiver()
+    const own: Rig = { ...r, ws } // the rig's workers and endpoint list, this workspace
+    try {
+      const e = await endpoint(own, rx.url, types.join(','))
+      // Over the API: an experiment, and an agent's three kinds of answer and a result.
+      const abt = await insertAbTest(ws.id, 'running')
+      const exp = await call('POST', '/api/v1/experiments', { token: ws.live, body: { hypothesis: 'Naming the roast in the subject line lifts opens.', kind: 'email_ab_test', subjectId: abt, expectation: 'a_better' } })
+      expect(exp.status).toBe(201)
+      await ruleIn(ws.id, { match: [{ tool: 'ads', action: 'pause_campaign' }], when: [{ fact: 'records', op: '>', value: 100 }] }, 'require_approval')
+      const allowed = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_1', facts: { records: 5 } })
+      expect(allowed.body.data.decision).toBe('allowed')
+      expect((await report(ws.agent.credential, { authorizationId: allowed.body.data.authorizationId, status: 'completed', summary: 'Paused on Meta Ads.' })).status).toBe(201)
+      const denied = await authorize(ws.agent.credential, { tool: 'email', action: 'send_campaign' })
+      expect(denied.body.data.decision).toBe('denied')
+      const waiting = await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_2', facts: { records: 500 } })
+      expect(waiting.body.data.decision).toBe('requires_approval')
+      // As an operator: the approval decided, a policy applied, a test delivery.
+      const cli = (args: string[]) => growth(args, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' })
+      expect((await cli(['admin', 'approval', 'approve', waiting.body.data.approvalId, '--reason', 'Small campaign'])).code).toBe(0)
+      const text = (await cli(['admin', 'policy', 'export', '--workspace', ws.id])).stdout.replace(
+        /^tools:\n/m,
+        'tools:\n  - key: github\n    name: GitHub\n    description: Issues of the connected repositories.\n    actions:\n      - { key: create_issue, name: Open an issue, risk: low, dataUsed: [ repositories ], reversible: true }\n',
+      )
+      const file = join(mkdtempSync(join(tmpdir(), 'growth-payloads-')), 'policy.yaml')
+      await Bun.write(file, text)
+      const plan = jsonOf(await cli(['admin', 'policy', 'plan', '--workspace', ws.id, file, '--json']), 'admin policy plan')
+      jsonOf(await cli(['admin', 'policy', 'apply', '--workspace', ws.id, file, '--plan', plan.planId, '--json']), 'admin policy apply')
+      jsonOf(await cli(['admin', 'webhook', 'test', e.id, '--json']), 'admin webhook test')
+
+      const want = ['agent.policy.changed', 'agent.request.decided', 'agent.request.decided', 'agent.request.decided', 'agent.result.reported', 'approval.approved', 'approval.requested', 'experiment.created', 'webhook.test']
+      await until('every event at the receiver', () => rx.got.length >= want.length, 20_000)
+      const bodies = rx.got.map((d) => JSON.parse(d.body))
+      expect(bodies.map((b) => b.event).sort()).toEqual(want)
+      expect(bodies.map(problemsOf).filter(Boolean)).toEqual([])
+      // The API's experiment says when it was written; the decisions carry what each kind carries.
+      expect(bodies.find((b) => b.event === 'experiment.created').data.experiment.createdAt).toBeString()
+      const decided = bodies.filter((b) => b.event === 'agent.request.decided').map((b) => b.data.request)
+      expect(decided.map((d) => d.decision).sort()).toEqual(['allowed', 'denied', 'requires_approval'])
+      expect(decided.find((d) => d.decision === 'requires_approval').approvalId).toBe(waiting.body.data.approvalId)
+    } finally {
+      rx.stop()
+    }
+  }, 90_000)
 })

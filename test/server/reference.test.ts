@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { ERROR_CODES } from '../../server/src/core/errors.ts'
+import { EVENT_TYPES } from '../../server/src/core/event-types.ts'
+import { ROOT } from '../cli/run.ts'
 import { getHarness } from '../harness.ts'
 import { hasChromium, launchChromium, skipWithoutChromium } from '../support/browser.ts'
 
@@ -41,7 +45,7 @@ describe('GET /api/v1/reference', () => {
   })
 
   test.skipIf(!hasChromium)(
-    'renders every operation, model and rule in headless Chromium, bearer auth preselected, with no request but to this server',
+    'renders every operation, model, event and rule in headless Chromium, bearer auth preselected, with no request but to this server',
     async () => {
       const { url } = await getHarness()
       const origin = new URL(url).origin
@@ -53,6 +57,9 @@ describe('GET /api/v1/reference', () => {
       const models = Object.keys(doc.components.schemas)
       expect(summaries.length).toBeGreaterThan(20)
       expect(models).toContain('Mission')
+      // Every event a webhook receives, by its type (the webhook's summary), with its body's model.
+      const events = Object.values<any>(doc.webhooks).map((w) => w.post.summary as string)
+      expect(events).toEqual(EVENT_TYPES)
 
       const { context, close } = await launchChromium()
       try {
@@ -92,7 +99,7 @@ describe('GET /api/v1/reference', () => {
         // their rendered text, not just what is in the DOM) while stepping down the page a screen
         // at a time, so that sections rendered late or only near the viewport are seen too; stop
         // when all are there.
-        const expected = [...summaries, ...models]
+        const expected = [...summaries, ...models, ...events]
         const seen = new Set<string>()
         let absent = expected
         const deadline = Date.now() + 40_000
@@ -115,6 +122,13 @@ describe('GET /api/v1/reference', () => {
 
         // (d) the rules from info.description: authentication, idempotency, rate limits, error codes
         const text = await page.evaluate(() => document.body.innerText)
+        // Each event's section shows its payload's schema (above) and its example, by the example's event id;
+        // docs/webhooks.md links each event type to its section, by the anchor the page gives it.
+        for (const w of Object.values<any>(doc.webhooks)) expect(text).toContain(w.post.requestBody.content['application/json'].example.id)
+        const linked = [...readFileSync(join(ROOT, 'docs', 'webhooks.md'), 'utf8').matchAll(/\/api\/v1\/reference#([^)\s]+)/g)].map((m) => m[1]!)
+        expect(linked).toEqual(EVENT_TYPES.map((t) => `api-1/tag/events/webhook/POST/${t.replaceAll('.', '')}`))
+        const anchored = await page.evaluate((ids) => ids.filter((id) => !document.getElementById(id)), linked)
+        expect(anchored).toEqual([])
         for (const word of ['Idempotency-Key', 'Idempotent-Replayed', 'X-RateLimit-Limit', 'Retry-After', 'svc_test_', 'svc_live_', 'svc_agt_', ...ERROR_CODES]) {
           expect(text).toContain(word)
         }

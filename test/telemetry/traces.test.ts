@@ -10,6 +10,7 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import { Growth } from '@growth-service/sdk'
 import { growthIn } from '../cli/run.ts'
 import { makeWorkspace } from '../harness.ts'
+import { checkReceived } from '../support/event-models.ts'
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 import { startGuard, tempDir } from '../mcp/support/guard.ts'
@@ -40,7 +41,7 @@ beforeAll(async () => {
     spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` }))],
   })
   provider.register()
-  hooks = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (r) => (delivered.push(await r.text()), new Response('ok')) })
+  hooks = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (r) => (delivered.push(await r.text()), checkReceived(delivered.at(-1)!), new Response('ok')) })
   if (process.env.DATABASE_URL) {
     const ws = await makeWorkspace()
     workspaceId = ws.id

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { checkReceived } from '../support/event-models.ts'
 import { attemptsOf, endpoint, importContacts, receiver, rig, until } from './support.ts'
 
 /**
@@ -28,6 +29,7 @@ function tlsReceiver(tls: { key: string; cert: string }) {
   const got: { host: string; body: string }[] = []
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', tls, async fetch(req) {
     got.push({ host: req.headers.get('host') ?? '', body: await req.text() })
+    checkReceived(got.at(-1)!.body)
     return new Response('ok')
   } })
   return { port: server.port, got, stop: () => server.stop(true) }

@@ -4,6 +4,7 @@ import type { Resolver } from '../../server/src/domain/webhook-addresses.ts'
 import { createEndpoint, setEndpointEnabled } from '../../server/src/domain/webhooks.ts'
 import { type DeliveryWorkers, startDeliveryWorkers } from '../../server/src/workers/webhooks.ts'
 import { getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { checkReceived } from '../support/event-models.ts'
 
 /**
  * What the webhook tests share: real HTTP receivers on this machine, delivery workers with the
@@ -14,7 +15,11 @@ import { getHarness, makeWorkspace, type Workspace } from '../harness.ts'
 
 export type Received = { at: number; headers: Record<string, string>; body: string; path: string }
 
-/** A receiver that records what it gets and answers as `answer` says (default 200). */
+/**
+ * A receiver that records what it gets and answers as `answer` says (default 200). Every body is
+ * held against its event type's schema in the OpenAPI document's webhooks: one that does not match
+ * fails the running test, naming the type and what differs (support/event-models.ts).
+ */
 export function receiver(answer: (r: Received, n: number) => Response | Promise<Response> = () => new Response('ok')) {
   const got: Received[] = []
   const server = Bun.serve({
@@ -25,6 +30,7 @@ export function receiver(answer: (r: Received, n: number) => Response | Promise<
       const url = new URL(req.url)
       const r = { at: Date.now(), headers: Object.fromEntries(req.headers), body: await req.text(), path: url.pathname }
       got.push(r)
+      checkReceived(r.body)
       return answer(r, got.length)
     },
   })

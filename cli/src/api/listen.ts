@@ -1,21 +1,13 @@
-import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Command } from 'commander'
-import { type Event, Growth, Webhooks } from '@growth-service/sdk'
+import { Growth } from '@growth-service/sdk'
 import { lastFour } from '../../../server/src/core/secret-hint.ts'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
+import { forward, forwardTarget, type ListenOptions, readState, statePath, writeState } from './listen-forward.ts'
+import { trigger } from './listen-trigger.ts'
 import { refusalOf } from './refusal.ts'
 import { eventPages, untilInterrupted } from './event-stream.ts'
-import { addCredentialOptions, type CredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
-import { configDir } from './profiles.ts'
-import { formatTime } from './render.ts'
-
-type ListenOptions = CredentialOptions & { forwardTo?: string; events?: string; secret?: string; printSecret?: boolean; interval: string; json?: boolean }
-
-/** The contract's time-out for a delivery: a receiver that does not answer in 15 s has failed it. */
-const FORWARD_TIMEOUT_MS = 15_000
+import { addCredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
 
 /**
  * growth listen --forward-to URL: local webhook development without a public address, as
@@ -37,10 +29,12 @@ export function registerListen(program: Command) {
     .option('--events <types>', 'only these event types, comma-separated, e.g. contact.created,action.applied')
     .option('--secret <whsec>', 'sign with this secret (default: one made for this machine and kept in the config folder)')
     .option('--print-secret', 'print this machine’s signing secret (made if there is none yet) and exit')
+    .option('--trigger <type>', 'post one sample of this event type (its example in the OpenAPI document) to --forward-to, signed the same way, and exit, as stripe trigger does')
     .option('--interval <ms>', 'the shortest wait between two polls of the stream', '1000')
     .option('--json', 'one JSON line per forwarded event on stdout')
     .action(async (opts: ListenOptions) => {
       if (opts.printSecret) return printSecret(Boolean(opts.json))
+      if (opts.trigger !== undefined) return trigger(opts)
       const credentials = resolveCredentials(opts)
       try {
         await listen(opts, credentials)
@@ -48,23 +42,6 @@ export function registerListen(program: Command) {
         throw refusalOf(err, Boolean(opts.json), credentials)
       }
     })
-}
-
-type State = { secret: string; positions: Record<string, string> }
-
-function statePath() {
-  return join(configDir(), 'listen.json')
-}
-
-/** The kept state, and whether its secret was made just now (no state yet): then it is shown in full. */
-function readState(): { state: State; secretMade: boolean } {
-  const path = statePath()
-  if (!existsSync(path)) return { state: { secret: `whsec_${randomBytes(32).toString('base64')}`, positions: {} }, secretMade: true }
-  try {
-    return { state: JSON.parse(readFileSync(path, 'utf8')) as State, secretMade: false }
-  } catch (err) {
-    throw new CliError(`cannot read ${path}: ${(err as Error).message}; remove it to start afresh`)
-  }
 }
 
 /** growth listen --print-secret: the machine's secret on stdout (kept first if it was made now), as `stripe listen --print-secret`. */
@@ -81,28 +58,10 @@ function describeSecret(secret: string, given: boolean, made: boolean): { shown:
   return { shown: lastFour(secret), where: `This machine's signing secret is kept in ${statePath()} (growth listen --print-secret prints it).` }
 }
 
-function writeState(state: State) {
-  mkdirSync(configDir(), { recursive: true, mode: 0o700 })
-  const path = statePath()
-  const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
-  chmodSync(temporary, 0o600)
-  renameSync(temporary, path)
-}
-
 async function listen(opts: ListenOptions, credentials: Credentials) {
-  if (opts.forwardTo === undefined) throw new CliError('--forward-to is required: where to post each event, e.g. http://127.0.0.1:3000/webhooks (or --print-secret to print the signing secret)')
-  let target: URL
-  try {
-    target = new URL(opts.forwardTo)
-    if (!/^https?:$/.test(target.protocol)) throw new Error('not http(s)')
-  } catch {
-    throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks; got ${JSON.stringify(opts.forwardTo)}`)
-  }
+  const target = forwardTarget(opts)
   const interval = Number(opts.interval)
   if (!Number.isInteger(interval) || interval < 100) throw new CliError(`--interval must be whole milliseconds >= 100; got ${JSON.stringify(opts.interval)}`)
-  if (opts.secret !== undefined && !/^whsec_[A-Za-z0-9+/_-]{8,}={0,2}$/.test(opts.secret))
-    throw new CliError('--secret must be a whsec_... secret: whsec_ and then base64 (the Standard Webhooks headers are keyed with the bytes it spells)')
   const types = opts.events ? opts.events.split(',').map((t) => t.trim()).filter(Boolean) : undefined
   const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl })
@@ -141,33 +100,3 @@ async function listen(opts: ListenOptions, credentials: Credentials) {
   })
 }
 
-async function forward(event: Event, target: URL, secret: string, json: boolean) {
-  const body = JSON.stringify(event)
-  const deliveryId = `dlv_local_${randomBytes(8).toString('hex')}`
-  const started = performance.now()
-  let status: number | undefined
-  let error: string | undefined
-  try {
-    const res = await fetch(target, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': 'growth-cli-listen',
-        'X-Service-Signature': Webhooks.sign(body, secret),
-        'X-Service-Event-Id': event.id,
-        'X-Service-Delivery-Id': deliveryId,
-        ...Webhooks.signStandard(body, secret, { id: event.id }),
-      },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-    })
-    status = res.status
-    await res.arrayBuffer().catch(() => undefined)
-  } catch (err) {
-    error = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : ((err as { cause?: Error }).cause?.message ?? (err as Error).message)
-  }
-  const ms = Math.round(performance.now() - started)
-  if (json) writeOut(`${JSON.stringify({ eventId: event.id, event: event.event, deliveryId, status: status ?? null, error: error ?? null, durationMs: ms })}\n`)
-  else writeOut(`${formatTime(event.createdAt)}  ${event.event.padEnd(22)}  ${event.id}  -> ${status ?? `failed: ${error}`} (${ms} ms)\n`)
-}

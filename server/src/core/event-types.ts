@@ -28,7 +28,7 @@ export const EVENT_CATALOGUE = {
   'agent.policy.changed': "An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.",
   'connection.failing': 'A connection stopped delivering. data.connection.',
   'connection.restored': 'A connection delivers again. data.connection.',
-  'webhook.test': 'A test delivery an operator triggered. data: {}.',
+  'webhook.test': 'A test delivery an operator triggered (growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.',
 } as const
 
 export type EventType = keyof typeof EVENT_CATALOGUE

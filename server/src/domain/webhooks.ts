@@ -10,6 +10,7 @@ import { appendEvents } from '../store/events.ts'
 import * as store from '../store/webhooks.ts'
 import { workspaceExists } from '../store/workspaces.ts'
 import { recordAudit } from './audit.ts'
+import { sampleEvent, sampleType } from './event-samples.ts'
 import { type AddressPolicy, checkUrl, type Resolver, systemResolver } from './webhook-addresses.ts'
 import { newSecret } from './webhook-signature.ts'
 
@@ -94,11 +95,14 @@ export async function rotateSecret(sql: Db, id: string, overlapMs: number) {
   return { secret }
 }
 
-/** A `webhook.test` event to this endpoint alone, delivered like any other. */
-export async function sendTestEvent(sql: Db, id: string) {
+/** A `webhook.test` event (or a sample of `event`'s type) to this endpoint alone, delivered like any other. */
+export async function sendTestEvent(sql: Db, id: string, event?: string) {
+  const type = sampleType(event)
   return inTransaction(sql, async (tx) => {
     const e = await endpointOf(tx, id, { lock: true })
-    const [eventId] = await appendEvents(tx, e.workspace_id, [{ type: 'webhook.test', data: { endpoint: { id: e.id, url: e.url } } }], { deliverTo: e.id })
+    // The test event names the endpoint it went to; any other type is its sample (event-samples.ts).
+    const data = type === 'webhook.test' ? { endpoint: { id: e.id, url: e.url } } : sampleEvent(type).data
+    const [eventId] = await appendEvents(tx, e.workspace_id, [{ type, data }], { deliverTo: e.id })
     return { deliveryId: (await store.selectDeliveryOf(tx, e.workspace_id, e.id, eventId!))!, eventId: eventId! }
   })
 }

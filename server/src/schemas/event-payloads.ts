@@ -12,6 +12,7 @@ import { Event } from './events.ts'
 import { Experiment } from './experiments.ts'
 import { Opportunity } from './opportunities.ts'
 import { Signal } from './signals.ts'
+import EXAMPLES from './event-examples.json'
 
 /**
  * What each event type's `data` holds, exactly as the emitters send it today (receivers depend on
@@ -96,3 +97,10 @@ export const eventModelName = (type: EventType): string =>
 /** The delivery body of an event type: the event object with `data` as that type's payload. */
 export const eventBody = (type: EventType) =>
   Event.extend({ event: z.literal(type).describe('The event type.'), data: EVENT_PAYLOADS[type].describe('What the event is about.') }).describe(`The body of a ${type} event, as delivered and as GET /events returns it.`)
+
+/**
+ * One example of each event type, captured from real emissions of the demo workspace (bun
+ * scripts/capture-event-examples.ts): shown on the OpenAPI document's `webhooks`, and sent as a
+ * sample by `growth admin webhook test --event TYPE` and `growth listen --trigger TYPE`.
+ */
+export const EVENT_EXAMPLES = EXAMPLES as Record<EventType, { id: string; event: EventType; createdAt: string; workspaceId: string; data: Record<string, unknown> }>

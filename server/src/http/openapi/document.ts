@@ -4,7 +4,7 @@ import { AgentRequestsPageMeta } from '../../schemas/agent-requests.ts'
 import { ErrorEnvelope, PageMeta, SimulatedWrite } from '../../schemas/common.ts'
 import { DecidedBy } from '../../schemas/decided-by.ts'
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../core/event-types.ts'
-import { eventBody, eventModelName } from '../../schemas/event-payloads.ts'
+import { EVENT_EXAMPLES, eventBody, eventModelName } from '../../schemas/event-payloads.ts'
 import { pagingParameters } from '../paging.ts'
 import { ANSWER_HEADERS, idempotencyKeyParameter, queryExample, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS } from './components.ts'
 import { API_DESCRIPTION } from './description.ts'
@@ -106,7 +106,8 @@ function pathItem(op: Operation): Json {
 
 /**
  * What a webhook endpoint receives for one event type: a POST whose body is the event object with
- * `data` as that type's payload (the same body GET /events returns).
+ * `data` as that type's payload (the same body GET /events returns), with an example captured from
+ * a real emission (the sample `growth admin webhook test --event TYPE` sends).
  */
 function webhookItem(type: (typeof EVENT_TYPES)[number]): Json {
   return {
@@ -115,7 +116,7 @@ function webhookItem(type: (typeof EVENT_TYPES)[number]): Json {
       summary: type,
       description: `${EVENT_CATALOGUE[type]}\n\nSigned with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.`,
       tags: ['Events'],
-      requestBody: { required: true, content: json(ref(eventModelName(type))) },
+      requestBody: { required: true, content: json(ref(eventModelName(type)), EVENT_EXAMPLES[type]) },
       responses: { '2XX': { description: 'Any 2xx acknowledges the delivery; anything else is retried.' } },
     },
   }
