@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EVENT_TYPES } from '../../server/src/core/event-types.ts'
 import { Webhooks } from '../../sdk/src/index.ts'
-import { getHarness } from '../harness.ts'
+import { call, getHarness } from '../harness.ts'
 import { eventProblems } from '../support/event-models.ts'
 import { endpoint, rig, type Rig, until } from '../webhooks/support.ts'
 import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf, type Run } from './run.ts'
@@ -84,6 +84,20 @@ describe('growth admin webhook test --event TYPE', () => {
     expect(human.stdout).toMatch(/^Queued contact\.created event evt_\w+ as delivery dlv_\w+\./)
     const g = await arrived(human.stdout.match(/evt_\w+/)![0])
     expect(g.data.contact.email).toContain('@')
+  }, T)
+
+  test('a sample did not happen: the event stream never shows it; the test event, which did, is in it', async () => {
+    const sample = jsonOf(await growth(['admin', 'webhook', 'test', endpointId, '--event', 'contact.created', '--json']), 'admin webhook test --event contact.created')
+    const probe = jsonOf(await growth(['admin', 'webhook', 'test', endpointId, '--json']), 'admin webhook test')
+    await arrived(sample.eventId)
+    await arrived(probe.eventId)
+    const listed = await call('GET', '/api/v1/events?limit=100', { token: r.ws.live })
+    expect(listed.status).toBe(200)
+    const ids = listed.body.data.map((e: { id: string }) => e.id)
+    expect(ids).toContain(probe.eventId)
+    expect(ids).not.toContain(sample.eventId)
+    const ofType = await call('GET', '/api/v1/events?type=contact.created&limit=100', { token: r.ws.live })
+    expect(ofType.body.data.map((e: { id: string }) => e.id)).not.toContain(sample.eventId)
   }, T)
 
   test('an unknown type is refused naming the known types, and nothing is queued', async () => {

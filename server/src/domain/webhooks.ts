@@ -102,7 +102,8 @@ export async function sendTestEvent(sql: Db, id: string, event?: string) {
     const e = await endpointOf(tx, id, { lock: true })
     // The test event names the endpoint it went to; any other type is its sample (event-samples.ts).
     const data = type === 'webhook.test' ? { endpoint: { id: e.id, url: e.url } } : sampleEvent(type).data
-    const [eventId] = await appendEvents(tx, e.workspace_id, [{ type, data }], { deliverTo: e.id })
+    // A sample did not happen: it goes to this endpoint and is kept out of the event stream.
+    const [eventId] = await appendEvents(tx, e.workspace_id, [{ type, data, sample: type !== 'webhook.test' }], { deliverTo: e.id })
     return { deliveryId: (await store.selectDeliveryOf(tx, e.workspace_id, e.id, eventId!))!, eventId: eventId! }
   })
 }

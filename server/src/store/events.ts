@@ -23,6 +23,8 @@ export type EventAppend = {
   at?: Date
   /** The trace of the request that caused it (tracing on); by default the one active when the statement is built. */
   traceparent?: string | null
+  /** A sample sent to one endpoint (`webhook test --event`): delivered, but never in the event stream. */
+  sample?: boolean
 }
 
 /** The channel webhook workers listen on for new deliveries (on a PostgreSQL server). */
@@ -52,15 +54,15 @@ export async function appendEvents(tx: Tx, workspaceId: string, events: EventApp
  */
 export function eventCtes(tx: Db, workspaceId: string, events: EventAppend[], opts: { deliverTo?: string; when?: Fragment } = {}) {
   const active = activeTraceparent()
-  const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event', e.at), type: e.type, data: e.data, at: e.at ?? null, tp: e.traceparent === undefined ? active : e.traceparent }))
+  const rows = events.map((e, i) => ({ ord: i + 1, id: newId('event', e.at), type: e.type, data: e.data, at: e.at ?? null, tp: e.traceparent === undefined ? active : e.traceparent, sample: e.sample ?? false }))
   const to = opts.deliverTo
   // A delivery id is the event's time part (ids sort by time) and 64 random bits.
   const ctes = tx`
     s AS (UPDATE workspaces SET event_seq = event_seq + ${rows.length} WHERE workspace_id = ${workspaceId} ${opts.when ?? tx``} RETURNING event_seq),
     e AS (
-      INSERT INTO events (workspace_id, seq, id, type, data, created_at, traceparent)
-      SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now()), e.tp
-      FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb, at timestamptz, tp text)
+      INSERT INTO events (workspace_id, seq, id, type, data, created_at, traceparent, sample)
+      SELECT ${workspaceId}, s.event_seq - ${rows.length} + e.ord, e.id, e.type, e.data, COALESCE(e.at, now()), e.tp, e.sample
+      FROM s, jsonb_to_recordset(${tx.json(rows as never)}::jsonb) AS e(ord int, id text, type text, data jsonb, at timestamptz, tp text, sample boolean)
       RETURNING seq, id, type
     ), d AS (
       INSERT INTO webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_seq)
@@ -79,12 +81,12 @@ export const eventsNotified = (tx: Db) => tx`(SELECT count(*) FROM n) + (SELECT 
 
 export type EventRow = { seq: number; id: string; type: string; data: Record<string, unknown>; created_at: Date }
 
-/** Events oldest first after `afterSeq`, optionally of one type. */
+/** Events oldest first after `afterSeq`, optionally of one type; never a sample (it did not happen). */
 export async function selectEvents(sql: Sql, workspaceId: string, opts: { type?: string; afterSeq: number; limit: number }): Promise<EventRow[]> {
   const type = opts.type === undefined ? sql`` : sql`AND type = ${opts.type}`
   return sql<EventRow[]>`
     SELECT seq, id, type, data, created_at FROM events
-    WHERE workspace_id = ${workspaceId} ${type} AND seq > ${opts.afterSeq}
+    WHERE workspace_id = ${workspaceId} ${type} AND seq > ${opts.afterSeq} AND NOT sample
     ORDER BY seq
     LIMIT ${opts.limit}`
 }
