@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { growthIn, jsonOf } from '../cli/run.ts'
 import { getHarness } from '../harness.ts'
-import { deliveriesOf, endpoint, importContacts, receiver, rig, until } from './support.ts'
+import { setEndpointEnabled } from '../../server/src/domain/webhooks.ts'
+import { deliveriesOf, endpoint, endpointRow, importContacts, receiver, rig, until } from './support.ts'
 
 /**
  * Recovery (issue 30, item 4; docs/webhooks.md "Enabling an endpoint again"): an endpoint enabled
@@ -91,6 +92,36 @@ describe('enabling an endpoint again', () => {
       expect(after.filter((d) => d.status === 'pending' || d.status === 'delivering')).toEqual([])
       expect(rcv.got.length).toBe(sentWhileDown + 5)
       expect(new Set(rcv.got.filter((g) => g.at >= enabledAt).map((g) => eventOf(g.body))).size).toBe(5)
+    } finally {
+      rcv.stop()
+      await r.done()
+    }
+  }, 60_000)
+
+  test('an endpoint whose circuit opened and that was disabled for failing gets what failed, once its person enables it', async () => {
+    // Two failures open the circuit; each delivery's one retry is a probe that fails; failing for 3 s disables it.
+    const r = await rig({ WEBHOOK_RETRY_SCHEDULE: '50ms', WEBHOOK_BREAKER_THRESHOLD: '2', WEBHOOK_BREAKER_COOLDOWN: '100ms', WEBHOOK_DISABLE_AFTER: '3s', WEBHOOK_DRAIN_RATE: '20' })
+    let up = false
+    const rcv = receiver(() => new Response(up ? 'ok' : 'down', { status: up ? 200 : 500 }))
+    const { sql } = await getHarness()
+    try {
+      const e = await endpoint(r, rcv.url, 'contact.created')
+      for (let i = 0; i < 2; i++) {
+        const before = Date.now()
+        await until('the clock to move on', () => Date.now() > before + 2)
+        await importContacts(r.ws, 1, `away${i}`)
+      }
+      await until('both failed and the endpoint disabled for failing', async () => {
+        const ds = await deliveriesOf(e.id)
+        return ds.length === 2 && ds.every((d) => d.status === 'failed') && (await endpointRow(e.id)).status === 'disabled'
+      }, 15_000)
+      expect((await endpointRow(e.id)).disabled_reason).toStartWith('Failing without a success since')
+      const sentWhileDown = rcv.got.length
+      up = true
+      expect(await setEndpointEnabled(sql, e.id, true)).toEqual({ id: e.id, status: 'enabled', requeued: 2 })
+      await until('both delivered', async () => (await deliveriesOf(e.id)).every((d) => d.status === 'succeeded'))
+      expect(rcv.got.slice(sentWhileDown).map((g) => (JSON.parse(g.body) as { id: string }).id)).toEqual((await deliveriesOf(e.id)).map((d) => d.event_id))
+      expect(await setEndpointEnabled(sql, e.id, true)).toEqual({ id: e.id, status: 'enabled', requeued: 0 })
     } finally {
       rcv.stop()
       await r.done()
