@@ -1,12 +1,13 @@
 import type { Command } from 'commander'
 import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
-import { setEndpointEnabled } from '../../../core.ts'
+import { RECOVERY_WINDOW_MS, setEndpointEnabled } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
 
 /** "3 deliveries that failed in the last 72 hours go again, oldest first, at 10 a second." */
-export function recoveredInWords(requeued: number, drainRate: number): string {
-  if (requeued === 0) return 'nothing failed to it in the last 72 hours; its backlog drains at the drain rate.'
-  const what = requeued === 1 ? '1 delivery that failed in the last 72 hours goes' : `${requeued} deliveries that failed in the last 72 hours go`
+function recoveredInWords(requeued: number, drainRate: number): string {
+  const window = `the last ${RECOVERY_WINDOW_MS / 3_600_000} hours`
+  if (requeued === 0) return `nothing failed to it in ${window}; its backlog drains at the drain rate.`
+  const what = requeued === 1 ? `1 delivery that failed in ${window} goes` : `${requeued} deliveries that failed in ${window} go`
   return `${what} again, oldest first, at ${drainRate} a second.`
 }
 
