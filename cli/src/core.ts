@@ -33,6 +33,7 @@ export {
   createEndpoint,
   listAttempts,
   listEndpoints,
+  RECOVERY_WINDOW_MS,
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,

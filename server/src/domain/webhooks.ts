@@ -108,14 +108,34 @@ export async function sendTestEvent(sql: Db, id: string, event?: string) {
   })
 }
 
-export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean, by: Actor = SYSTEM_ACTOR) {
-  const e = await endpointOf(sql, id)
-  await inTransaction(sql, async (tx) => {
-    if (enabled) await store.enableEndpoint(tx, e.workspace_id, e.id)
-    else await store.disableEndpoint(tx, e.workspace_id, e.id, 'Disabled by an operator; enable it to resume.')
-    await recordAudit(tx, e.workspace_id, by, enabled ? 'webhook.enabled' : 'webhook.disabled', e.id, { url: e.url })
+/**
+ * How far back an enable recovers: deliveries that failed (their schedule ran out) at most this long
+ * ago go again. Measured from the failure, not the event: a delivery fails for good a day and a half
+ * after its event (the default schedule), and the operator still has three days from then.
+ */
+export const RECOVERY_WINDOW_MS = 72 * 3_600_000
+
+type Toggled = { id: string; status: 'disabled' } | { id: string; status: 'enabled'; requeued: number }
+
+/**
+ * Disable: deliveries stop (they wait, pending). Enable: the circuit closes, the backlog drains at
+ * the drain rate, and what failed to the endpoint in the last 72 hours goes again, oldest first,
+ * once each (`requeued` says how many). The endpoint is locked for the change, so two enables at
+ * once take turns and the second finds nothing left to queue.
+ */
+export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean, by: Actor = SYSTEM_ACTOR): Promise<Toggled> {
+  return inTransaction(sql, async (tx) => {
+    const e = await endpointOf(tx, id, { lock: true })
+    if (!enabled) {
+      await store.disableEndpoint(tx, e.workspace_id, e.id, 'Disabled by an operator; enable it to resume.')
+      await recordAudit(tx, e.workspace_id, by, 'webhook.disabled', e.id, { url: e.url })
+      return { id: e.id, status: 'disabled' as const }
+    }
+    await store.enableEndpoint(tx, e.workspace_id, e.id)
+    const requeued = await store.requeueFailed(tx, e.workspace_id, e.id, RECOVERY_WINDOW_MS)
+    await recordAudit(tx, e.workspace_id, by, 'webhook.enabled', e.id, { url: e.url, requeued })
+    return { id: e.id, status: 'enabled' as const, requeued }
   })
-  return { id: e.id, status: enabled ? 'enabled' : 'disabled' }
 }
 
 /** The attempts made to an endpoint, newest first, as `growth admin webhook attempts` shows them. */

@@ -1,4 +1,5 @@
 import type { Db, Sql, Tx } from '../core/db.ts'
+import { DELIVERIES_CHANNEL } from './events.ts'
 
 /** Webhook endpoints, their secrets and the attempts made to them, as operators manage and read them. */
 
@@ -57,6 +58,29 @@ export async function enableEndpoint(sql: Db, workspaceId: string, id: string) {
       circuit_open_until = NULL, consecutive_failures = 0, cooldown_ms = 0, probe_delivery_id = NULL,
       draining = true, next_send_at = now(), failing_since = NULL
     WHERE workspace_id = ${workspaceId} AND id = ${id}`
+}
+
+/**
+ * Recovery: the endpoint's deliveries that failed (their retry schedule ran out) within `windowMs`
+ * of now are pending again, due since they were created, so the queue (which serves the longest
+ * due first) sends them oldest first, at the drain pace `enableEndpoint` sets. A failed delivery's
+ * next_attempt_at is when it failed (recordFailure). Their attempts so far stay; the next one counts
+ * on from them. Only failed deliveries are taken, and each becomes pending in this statement, so a
+ * second enable (or two at once: the second waits for the first's rows, then finds them pending)
+ * queues none of them twice, and a delivery that succeeded is never sent again. Returns how many.
+ */
+export async function requeueFailed(sql: Db, workspaceId: string, endpointId: string, windowMs: number): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    WITH requeued AS (
+      UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = created_at, lease_until = NULL, lease_owner = NULL
+      WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId} AND status = 'failed'
+        AND next_attempt_at >= now() - make_interval(secs => ${windowMs / 1000})
+      RETURNING 1
+    ), n AS (
+      SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM (SELECT 1 FROM requeued LIMIT 1) made
+    )
+    SELECT (SELECT count(*) FROM requeued)::int AS n, (SELECT count(*) FROM n) AS notified`
+  return row!.n
 }
 
 type AttemptRow = {
