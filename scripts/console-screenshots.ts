@@ -19,6 +19,7 @@ import { createLogger } from '../server/src/core/log.ts'
 import { createDemoWorkspace } from '../server/src/demo/index.ts'
 import { demoOwner } from '../server/src/demo/owner.ts'
 import { signInLink } from '../server/src/domain/sign-in.ts'
+import { createEndpoint, listAttempts, sendTestEvent } from '../server/src/domain/webhooks.ts'
 import { startServer } from '../server/src/server.ts'
 import { openDatabase } from '../server/src/store/driver/db.ts'
 import { hasChromium, launchChromium, NO_CHROMIUM } from './chromium.ts'
@@ -46,12 +47,20 @@ const port = await new Promise<number>((resolve, reject) => {
   })
 })
 const base = `http://localhost:${port}`
-const config = loadConfig({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', CONSOLE_URL: `${base}/console`, WEBHOOK_WORKERS: '0' })
+// One delivery worker and a receiver on this machine, so the webhook pages show real attempts.
+const config = loadConfig({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', CONSOLE_URL: `${base}/console`, WEBHOOK_WORKERS: '1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' })
+const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('ok') })
 const db = await openDatabase({ dataDir, databaseUrl: undefined })
 const server = await startServer(config, { db, log: createLogger('warn') })
 try {
   const demo = await createDemoWorkspace(db.sql)
   const owner = await demoOwner(db.sql, demo.workspace.id)
+  const hook = await createEndpoint(db.sql, { workspaceId: demo.workspace.id, url: `http://127.0.0.1:${receiver.port}/hooks/growth`, events: 'approval.approved,approval.rejected,action.applied' }, { addresses: config.webhooks.addresses })
+  for (const type of ['webhook.test', 'action.applied']) await sendTestEvent(db.sql, hook.id, type)
+  for (let waited = 0; (await listAttempts(db.sql, hook.id, 10)).attempts.length < 2; waited += 100) {
+    if (waited > 10_000) throw new Error('the test deliveries did not arrive at the screenshots\' receiver')
+    await Bun.sleep(100)
+  }
   for (const width of WIDTHS) {
     const { context, close } = await launchChromium({ viewport: { width, height: width === 320 ? 640 : 800 }, timezoneId: 'America/New_York', locale: 'en-US' })
     try {
@@ -77,6 +86,8 @@ try {
       const agent = await page.locator('a[href^="/console/agents/agt_"]').first().getAttribute('href')
       if (agent) signedIn.push({ name: 'agent', path: agent })
       signedIn.push({ name: 'requests', path: '/console/requests' })
+      signedIn.push({ name: 'webhooks', path: '/console/webhooks' })
+      signedIn.push({ name: 'webhook', path: `/console/webhooks/${hook.id}` })
       signedIn.push({ name: 'audit', path: '/console/audit' })
       for (const shot of signedIn) {
         const res = await page.goto(`${base}${shot.path}`, { waitUntil: 'load' })
@@ -107,6 +118,7 @@ try {
   }
 } finally {
   await server.stop()
+  receiver.stop(true)
   await db.close()
   rmSync(dataDir, { recursive: true, force: true })
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
+import { loadConfig } from '../../server/src/config.ts'
+import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { growthIn } from '../cli/run.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
@@ -138,9 +140,11 @@ describe('the console, live', () => {
   }, 60_000)
 
   test.skipIf(!hasChromium)('every signed-in page: no serious or critical accessibility violation, nothing sideways, at 320 px and 1280 px', async () => {
-    const { agent, url } = await setUp()
+    // An owner: the webhook pages show their forms (the add form's every event type, the endpoint's three).
+    const { ws, agent, url } = await setUp('owner')
     const id = await waitingSend(agent.credential, 'Send the winter newsletter')
-    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests', '/console/audit']
+    const hook = await createEndpoint((await getHarness()).sql, { workspaceId: ws.id, url: 'http://127.0.0.1:9/hooks', events: 'approval.approved' }, { addresses: loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' }).webhooks.addresses })
+    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests', '/console/audit', '/console/webhooks', `/console/webhooks/${hook.id}`]
     for (const width of [320, 1280]) {
       await page.setViewportSize({ width, height: 800 })
       for (const path of paths) {

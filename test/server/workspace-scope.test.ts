@@ -98,6 +98,7 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
  * Citus each shard keeps its own copy, which serves that statement's part on the shard.
  */
 const CROSS_WORKSPACE_INDEXES: { index: string; why: string }[] = [
+  { index: 'people_by_email', why: "the console's 'mail me a sign-in link', which finds a person by email before any workspace is known (migration 0027)" },
   { index: 'idempotency_keys_expiry', why: 'the purge of expired idempotency records of every workspace (migration 0013)' },
   { index: 'request_log_age', why: 'the sweep of the request log past its 7 days, in every workspace (migration 0021)' },
   { index: 'rate_limit_counters_window', why: 'the purge of ended rate-limit windows of every workspace (migration 0013)' },

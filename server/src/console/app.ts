@@ -23,6 +23,7 @@ import { actionPage, approvalPage } from './pages/item.ts'
 import { messagePage } from './pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from './pages/signin.ts'
 import { accountPage } from './pages/account.ts'
+import { type WebhookRouteKit, webhookRoutes } from './routes/webhooks.ts'
 import { auditPage } from './pages/audit.ts'
 import { listAudit } from '../domain/audit.ts'
 import {
@@ -37,7 +38,14 @@ import { type ConsoleSession, type ConsoleSessions, mayDecide, type SignInMeta }
  * nothing; every POST carries a CSRF token (the session's, or before sign-in the form's own, also
  * in a cookie), compared in constant time.
  */
-type ConsoleDeps = { sql: Sql; sessions: ConsoleSessions; log: Logger; watcher?: EventWatcher }
+type ConsoleDeps = {
+  sql: Sql
+  sessions: ConsoleSessions
+  log: Logger
+  watcher?: EventWatcher
+  /** The webhook address guard of this server's settings: an endpoint added in the console is checked as the API checks one. */
+  webhooks: WebhookRouteKit['guard']
+}
 
 const INBOX_PAGE = 25
 const REQUESTS_PAGE = 25
@@ -319,6 +327,7 @@ export function consoleApp(deps: ConsoleDeps) {
       const { entries, next } = await listAudit(sql, session.workspace.id, AUDIT_PAGE, before)
       return pageResponse(auditPage({ session, entries, next, paged: before !== undefined }))
     }))
+    .use(webhookRoutes({ sql, guard: deps.webhooks, signedIn, signedInPost, problem }))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
       if (!session) return redirectTo('/console/signin')

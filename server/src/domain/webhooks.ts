@@ -73,11 +73,22 @@ export async function listEndpoints(sql: Db, workspaceId: string): Promise<{ end
   return { endpoints: (await store.selectEndpoints(sql, workspaceId)).map(toView) }
 }
 
-async function endpointOf(sql: Db, id: string, opts: { lock?: boolean } = {}) {
+/**
+ * Which endpoint a change or a read is for: the operator's commands name it by id alone; the console
+ * names its person's workspace too (`within`), and an endpoint of another workspace is not found.
+ */
+type Scope = { within?: string }
+
+async function endpointOf(sql: Db, id: string, opts: { lock?: boolean } & Scope = {}) {
   if (!idPattern('webhookEndpoint').test(id)) throw new RuleError('id_prefix', `A webhook endpoint id starts with whe_ (got ${id}).`, 'id')
   const e = await store.selectEndpointById(sql, id, opts)
-  if (!e) throw new NotFoundError('webhook endpoint', id, `No webhook endpoint ${id}.`)
+  if (!e || (opts.within !== undefined && e.workspace_id !== opts.within)) throw new NotFoundError('webhook endpoint', id, `No webhook endpoint ${id}.`)
   return e
+}
+
+/** One endpoint of a workspace, as the list shows it (the console's endpoint page). */
+export async function endpointIn(sql: Db, workspaceId: string, id: string): Promise<EndpointView> {
+  return toView(await endpointOf(sql, id, { within: workspaceId }))
 }
 
 /**
@@ -85,21 +96,23 @@ async function endpointOf(sql: Db, id: string, opts: { lock?: boolean } = {}) {
  * delivery carries one v1= per live secret, newest first), so a receiver can switch without a
  * failed verification.
  */
-export async function rotateSecret(sql: Db, id: string, overlapMs: number) {
+export async function rotateSecret(sql: Db, id: string, overlapMs: number, opts: Scope & { by?: Actor } = {}) {
   if (!Number.isFinite(overlapMs) || overlapMs < 0) throw new RuleError('overlap', 'overlap must be a duration of 0 or more, e.g. 24h.', 'overlap')
   const secret = newSecret()
   await inTransaction(sql, async (tx) => {
-    const e = await endpointOf(tx, id, { lock: true })
+    const e = await endpointOf(tx, id, { lock: true, within: opts.within })
     await store.rotateSecret(tx, e.workspace_id, e.id, { id: newId('webhookSecret'), secret: secretsKeyring().seal(secret), overlapMs })
+    // The new secret is shown once, to whoever rotated it: the audit list names the change, never the secret.
+    await recordAudit(tx, e.workspace_id, opts.by ?? SYSTEM_ACTOR, 'webhook.secret_rotated', e.id, { overlapSeconds: Math.round(overlapMs / 1000) })
   })
   return { secret }
 }
 
 /** A `webhook.test` event (or a sample of `event`'s type) to this endpoint alone, delivered like any other. */
-export async function sendTestEvent(sql: Db, id: string, event?: string) {
+export async function sendTestEvent(sql: Db, id: string, event?: string, opts: Scope = {}) {
   const type = sampleType(event)
   return inTransaction(sql, async (tx) => {
-    const e = await endpointOf(tx, id, { lock: true })
+    const e = await endpointOf(tx, id, { lock: true, within: opts.within })
     // The test event names the endpoint it went to; any other type is its sample (event-samples.ts).
     const data = type === 'webhook.test' ? { endpoint: { id: e.id, url: e.url } } : sampleEvent(type).data
     // A sample did not happen: it goes to this endpoint and is kept out of the event stream.
@@ -123,11 +136,12 @@ type Toggled = { id: string; status: 'disabled' } | { id: string; status: 'enabl
  * once each (`requeued` says how many). The endpoint is locked for the change, so two enables at
  * once take turns and the second finds nothing left to queue.
  */
-export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean, by: Actor = SYSTEM_ACTOR): Promise<Toggled> {
+export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean, by: Actor = SYSTEM_ACTOR, opts: Scope = {}): Promise<Toggled> {
   return inTransaction(sql, async (tx) => {
-    const e = await endpointOf(tx, id, { lock: true })
+    const e = await endpointOf(tx, id, { lock: true, within: opts.within })
     if (!enabled) {
-      await store.disableEndpoint(tx, e.workspace_id, e.id, 'Disabled by an operator; enable it to resume.')
+      const who = by.kind === 'person' ? `by ${by.name} in the console` : 'by an operator'
+      await store.disableEndpoint(tx, e.workspace_id, e.id, `Disabled ${who}; enable it to resume.`)
       await recordAudit(tx, e.workspace_id, by, 'webhook.disabled', e.id, { url: e.url })
       return { id: e.id, status: 'disabled' as const }
     }
@@ -139,9 +153,9 @@ export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean, 
 }
 
 /** The attempts made to an endpoint, newest first, as `growth admin webhook attempts` shows them. */
-export async function listAttempts(sql: Sql, id: string, limit: number) {
+export async function listAttempts(sql: Sql, id: string, limit: number, opts: Scope = {}) {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RuleError('limit', `limit must be a whole number from 1 to 1000 (got ${limit}).`, 'limit')
-  const e = await endpointOf(sql, id)
+  const e = await endpointOf(sql, id, { within: opts.within })
   const rows = await store.selectAttempts(sql, e.workspace_id, e.id, limit)
   return {
     attempts: rows.map((a) => ({

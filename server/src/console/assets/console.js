@@ -2,7 +2,8 @@
 // without them). 1. Times in the person's time zone: every <time datetime> is rewritten with the
 // browser's zone and language (the server writes UTC, which stays without JavaScript). 2. Live
 // updates: a page whose <main> has data-live listens to /console/live (server-sent events) and,
-// when something it shows changes, fetches itself again and puts the new <main> in place.
+// when something it shows changes, fetches itself again and puts the new <main> in place. 3. Copy
+// buttons beside a secret shown once.
 ;(() => {
   const format = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
   function localTimes(root) {
@@ -14,6 +15,21 @@
     }
   }
   localTimes(document)
+
+  // 3. A secret shown once: its Copy button copies the field it names (the field is there to select without JavaScript).
+  document.addEventListener('click', async (e) => {
+    const button = e.target.closest && e.target.closest('button[data-copy]')
+    if (!button) return
+    const field = document.getElementById(button.dataset.copy)
+    if (!field) return
+    field.select()
+    try {
+      await navigator.clipboard.writeText(field.value)
+      button.textContent = 'Copied'
+    } catch {
+      button.textContent = 'Selected: copy it'
+    }
+  })
 
   const main = document.querySelector('main[data-live]')
   if (!main || !window.EventSource || !window.fetch) return

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { CliError } from '../../../errors.ts'
-import { withDatabase, type CommonOptions } from '../../../context.ts'
+import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { parseDuration, rotateSecret } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
 
@@ -17,7 +17,7 @@ export function registerWebhookRotate(webhook: Command) {
       withDatabase(opts, async ({ sql, out }) => {
         const overlapMs = parseDuration(opts.overlap)
         if (overlapMs === undefined) throw new CliError(`--overlap must be a duration such as 24h, 30m or 0s (got ${opts.overlap}).`)
-        const r = await rotateSecret(sql, id, overlapMs)
+        const r = await rotateSecret(sql, id, overlapMs, { by: operatorAuditActor() })
         out.result(r, () => [`Rotated the secret of ${id}; the old one keeps signing for ${opts.overlap}.`, `  Secret: ${r.secret}`])
         out.note('The secret will not be shown again.')
       }),

@@ -1,0 +1,111 @@
+import { Elysia } from 'elysia'
+import type { Sql } from '../../core/db.ts'
+import { DomainError } from '../../core/errors.ts'
+import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled } from '../../domain/webhooks.ts'
+import type { AddressPolicy, Resolver } from '../../domain/webhook-addresses.ts'
+import type { Html } from '../html.ts'
+import { webhookPage, webhooksPage } from '../pages/webhooks.ts'
+import { pageResponse, redirectTo } from '../responses.ts'
+import type { ConsoleSession } from '../session-port.ts'
+
+/**
+ * The console's webhook pages (/console/webhooks, /console/webhooks/{id}): every role reads them;
+ * only an owner adds an endpoint, sends a test, rotates its secret, disables or enables it, on the
+ * same domain functions as `growth admin webhook ...`, scoped to the person's workspace and recorded
+ * in the audit list with the person. The address is checked as the API checks it.
+ */
+
+type Page = (ctx: { request: Request; params: Record<string, string>; session: ConsoleSession }) => Promise<Response>
+/** What Elysia calls (app.ts's handle: the session read from the cookie, errors turned into pages). */
+type Handler = (ctx: { request: Request; params: Record<string, string>; server: unknown }) => Promise<Response>
+type Post = (ctx: { request: Request; params: Record<string, string>; session: ConsoleSession }, fields: URLSearchParams) => Promise<Response>
+
+export type WebhookRouteKit = {
+  sql: Sql
+  /** The address guard of this server's settings (WEBHOOK_ALLOW_PRIVATE_NETWORKS ...). */
+  guard: { addresses: AddressPolicy; resolve?: Resolver }
+  signedIn: (fn: Page) => Handler
+  signedInPost: (fn: Post) => Handler
+  problem: (status: number, title: string, message: string, session?: ConsoleSession | null) => Response
+}
+
+const ATTEMPTS_SHOWN = 50
+
+export function webhookRoutes(kit: WebhookRouteKit) {
+  const { sql, guard, signedIn, signedInPost, problem } = kit
+  const person = (s: ConsoleSession) => ({ kind: 'person' as const, id: s.person.id, name: s.person.name })
+  const onlyOwners = (s: ConsoleSession) =>
+    problem(403, 'Not allowed', `You are ${s.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${s.workspace.name}: you can read the webhooks, and an owner changes them.`, s)
+
+  /** The endpoint page, with what a form just did (a notice, a secret shown once, or why not). */
+  async function endpointPage(session: ConsoleSession, id: string, extra: { notice?: string; rotated?: string; error?: string } = {}, status = 200): Promise<Response> {
+    const endpoint = await endpointIn(sql, session.workspace.id, id)
+    const { attempts } = await listAttempts(sql, id, ATTEMPTS_SHOWN, { within: session.workspace.id })
+    return pageResponse(webhookPage({ session, endpoint, attempts, ...extra }), status)
+  }
+
+  /** An owner's form on one endpoint: refused for other roles; a domain refusal shown on the page. */
+  const ownerPost = (fn: (session: ConsoleSession, id: string, fields: URLSearchParams) => Promise<Response>) =>
+    signedInPost(async ({ session, params }, fields) => {
+      if (session.person.role !== 'owner') return onlyOwners(session)
+      try {
+        return await fn(session, params.id!, fields)
+      } catch (error) {
+        if (error instanceof DomainError && error.kind === 'rule') return endpointPage(session, params.id!, { error: error.message }, 400)
+        throw error
+      }
+    })
+
+  return new Elysia({ name: 'console-webhooks' })
+    .get('/console/webhooks', signedIn(async ({ session }) => pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints }))))
+    .post('/console/webhooks', signedInPost(async ({ session }, fields) => {
+      if (session.person.role !== 'owner') return onlyOwners(session)
+      const url = fields.get('url')?.trim() ?? ''
+      const events = fields.getAll('events')
+      let page: Html
+      try {
+        if (!url) throw new RefusedForm('Give the endpoint its URL.')
+        const created = await createEndpoint(sql, { workspaceId: session.workspace.id, url, events: events.join(','), by: person(session) }, guard)
+        page = webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints, created: { id: created.id, url: created.url, secret: created.secret } })
+      } catch (error) {
+        const message = error instanceof RefusedForm || (error instanceof DomainError && error.kind === 'rule') ? (error as Error).message : null
+        if (message === null) throw error
+        return pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints, refused: { message, url, events } }), 400)
+      }
+      // The secret is on this answer only (no-store): a reload or a later visit never shows it again.
+      return pageResponse(page, 201)
+    }), { parse: 'none' })
+    .get('/console/webhooks/:id', signedIn(async ({ session, params }) => endpointPage(session, params.id!)))
+    .post('/console/webhooks/:id/test', ownerPost(async (session, id, fields) => {
+      const event = fields.get('event') || undefined
+      const sent = await sendTestEvent(sql, id, event, { within: session.workspace.id })
+      return endpointPage(session, id, { notice: `Queued ${event ?? 'webhook.test'} event ${sent.eventId} as delivery ${sent.deliveryId}; its attempt shows below once it is made.` })
+    }), { parse: 'none' })
+    .post('/console/webhooks/:id/rotate', ownerPost(async (session, id, fields) => {
+      const raw = fields.get('overlap') ?? ''
+      if (!/^\d{1,7}$/.test(raw)) return endpointPage(session, id, { error: `The overlap must be a number of seconds (got ${JSON.stringify(raw.slice(0, 40))}); nothing was changed.` }, 400)
+      const { secret } = await rotateSecret(sql, id, Number(raw) * 1000, { within: session.workspace.id, by: person(session) })
+      return endpointPage(session, id, { rotated: secret, notice: Number(raw) ? `The old secret keeps signing beside the new one for ${overlapWords(Number(raw))}.` : 'The old secret stopped signing now.' })
+    }), { parse: 'none' })
+    .post('/console/webhooks/:id/disable', ownerPost(async (session, id) => {
+      await setEndpointEnabled(sql, id, false, person(session), { within: session.workspace.id })
+      return redirectTo(`/console/webhooks/${id}`)
+    }), { parse: 'none' })
+    .post('/console/webhooks/:id/enable', ownerPost(async (session, id) => {
+      const r = await setEndpointEnabled(sql, id, true, person(session), { within: session.workspace.id })
+      const requeued = r.status === 'enabled' ? r.requeued : 0
+      return endpointPage(session, id, {
+        notice: requeued
+          ? `Enabled. ${requeued.toLocaleString('en-US')} ${requeued === 1 ? 'delivery that failed' : 'deliveries that failed'} in the last 72 hours ${requeued === 1 ? 'goes' : 'go'} again, oldest first.`
+          : 'Enabled. Nothing failed to it in the last 72 hours; what waited goes now.',
+      })
+    }), { parse: 'none' })
+}
+
+/** A form's own refusal, shown on the page like the domain's. */
+class RefusedForm extends Error {}
+
+function overlapWords(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} ${seconds === 3600 ? 'hour' : 'hours'}`
+  return `${seconds.toLocaleString('en-US')} seconds`
+}
