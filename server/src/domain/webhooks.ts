@@ -46,7 +46,7 @@ export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: 
   return { id, secret, url: checked.url.href, events }
 }
 
-type EndpointView = {
+export type EndpointView = {
   id: string
   url: string
   events: string[]

@@ -1,4 +1,5 @@
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../core/event-types.ts'
+import type { EndpointView } from '../../domain/webhooks.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { when } from './describe.ts'
@@ -13,13 +14,7 @@ import { layout } from './layout.ts'
  * answers the form that made it, with a copy button; never on a later page.
  */
 
-type Endpoint = {
-  id: string
-  url: string
-  events: string[]
-  status: 'enabled' | 'disabled'
-  disabledReason: string | null
-  circuit: { state: 'closed' | 'open' | 'half_open'; openUntil: string | null }
+type Endpoint = EndpointView
   lastSuccessAt: string | null
   createdAt: string
 }
