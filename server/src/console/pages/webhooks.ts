@@ -15,9 +15,6 @@ import { layout } from './layout.ts'
  */
 
 type Endpoint = EndpointView
-  lastSuccessAt: string | null
-  createdAt: string
-}
 
 type Attempt = { deliveryId: string; eventId: string; event: string; attempt: number; statusCode: number | null; error: string | null; durationMs: number; at: string; nextAttemptAt: string | null }
 
