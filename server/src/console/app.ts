@@ -7,6 +7,7 @@ import { agentRoutes } from './routes/agents.ts'
 import { inboxRoutes } from './routes/inbox.ts'
 import { requestRoutes } from './routes/requests.ts'
 import { signInRoutes } from './routes/signin.ts'
+import { tokenRoutes } from './routes/tokens.ts'
 
 /**
  * The console: a front door beside the API (/console, outside /api/v1 and its OpenAPI document),
@@ -29,6 +30,7 @@ export function consoleApp(deps: ConsoleDeps) {
     .use(inboxRoutes(deps, kit))
     .use(agentRoutes(deps, kit))
     .use(requestRoutes(deps, kit))
+    .use(tokenRoutes(deps, kit))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
       if (!session) return redirectTo('/console/signin')

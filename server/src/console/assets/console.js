@@ -78,3 +78,18 @@
     if (watching === 'all' || change.ids.includes(watching)) void refresh()
   })
 })()
+
+// 3. A copy button (data-copy names the input it copies: a secret shown once).
+for (const b of document.querySelectorAll('button[data-copy]')) {
+  b.addEventListener('click', async () => {
+    const input = document.getElementById(b.dataset.copy)
+    if (!input) return
+    input.select()
+    try {
+      await navigator.clipboard.writeText(input.value)
+      b.textContent = 'Copied'
+    } catch {
+      b.textContent = 'Selected: copy with your keyboard'
+    }
+  })
+}
