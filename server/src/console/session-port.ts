@@ -64,3 +64,6 @@ export type ConsolePasskeys = {
 
 /** Owners and approvers decide what waits; a viewer reads. */
 export const mayDecide = (role: ConsoleRole) => role === 'owner' || role === 'approver'
+
+/** The signed-in person as the audit list records who did something. */
+export const personActor = (session: ConsoleSession) => ({ kind: 'person' as const, id: session.person.id, name: session.person.name })

@@ -95,13 +95,34 @@ export async function createToken(
   return { id, token: minted.token, mode, scopes, expiresAt: expiresAt ? expiresAt.toISOString() : null }
 }
 
-/** Revoke a token or an agent credential by its id (cred_...). Revoking twice is not an error. */
-export async function revokeToken(sql: Sql, id: string, by: Actor = SYSTEM_ACTOR) {
+/**
+ * Revoke a token or an agent credential by its id (cred_...). Revoking twice is not an error. With
+ * `workspaceId` (the console), only that workspace's: another's is not found, as any id.
+ */
+export async function revokeToken(sql: Sql, id: string, by: Actor = SYSTEM_ACTOR, workspaceId?: string) {
   const r = await inTransaction(sql, async (tx) => {
-    const r = await store.revokeCredential(tx, id)
+    const r = await store.revokeCredential(tx, id, workspaceId)
     if (r && !r.alreadyRevoked) await recordAudit(tx, r.workspaceId, by, 'token.revoked', id)
     return r
   })
   if (!r) throw new NotFoundError('credential', id, `No credential ${id}.`)
   return { id, revoked: true, alreadyRevoked: r.alreadyRevoked }
 }
+
+const TOKENS_LISTED = 200
+
+/** A workspace's tokens as people tell them apart: mode, scopes, last four, created, last used, expiry, revoked (newest first, at most 200). */
+export async function listTokens(sql: Db, workspaceId: string) {
+  const rows = await store.selectTokens(sql, workspaceId, TOKENS_LISTED)
+  return rows.map((r) => ({
+    id: r.id,
+    mode: r.kind,
+    hint: r.token_hint,
+    scopes: r.scopes,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastUsedAt: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
+    expiresAt: r.expires_at ? new Date(r.expires_at).toISOString() : null,
+    revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+  }))
+}
+export type TokenListed = Awaited<ReturnType<typeof listTokens>>[number]

@@ -61,11 +61,14 @@ export async function insertCredential(
     VALUES (${c.workspaceId}, ${c.id}, ${c.kind}, ${c.agentId ?? null}, ${c.hash}, ${c.hint}, ${c.scopes}, ${c.expiresAt})`
 }
 
-/** Revoke a credential by id, in whichever workspace holds it. Undefined if there is none. */
-export async function revokeCredential(sql: Db, id: string): Promise<{ workspaceId: string; alreadyRevoked: boolean } | undefined> {
+/**
+ * Revoke a credential by id, in whichever workspace holds it (or only in `workspaceId`, when
+ * given: the console's owner revokes their own workspace's). Undefined if there is none.
+ */
+export async function revokeCredential(sql: Db, id: string, workspaceId?: string): Promise<{ workspaceId: string; alreadyRevoked: boolean } | undefined> {
   const [row] = await sql<{ workspace_id: string; revoked_at: Date | null }[]>`
     SELECT workspace_id, revoked_at FROM credentials WHERE id = ${id}`
-  if (!row) return undefined
+  if (!row || (workspaceId !== undefined && row.workspace_id !== workspaceId)) return undefined
   if (!row.revoked_at) {
     await sql`UPDATE credentials SET revoked_at = now() WHERE workspace_id = ${row.workspace_id} AND id = ${id} AND revoked_at IS NULL`
   }
@@ -75,4 +78,29 @@ export async function revokeCredential(sql: Db, id: string): Promise<{ workspace
 /** Whether the workspace has (or had: revoked ones count) this credential. */
 export async function credentialExists(sql: Db, workspaceId: string, id: string): Promise<boolean> {
   return (await sql`SELECT 1 FROM credentials WHERE workspace_id = ${workspaceId} AND id = ${id}`).length > 0
+}
+
+export type TokenRow = {
+  id: string
+  kind: 'live' | 'test'
+  token_hint: string
+  scopes: string[]
+  created_at: Date
+  expires_at: Date | null
+  revoked_at: Date | null
+  last_used_at: Date | null
+}
+
+/**
+ * A workspace's tokens (not its agents' credentials), newest first, with when each was last used
+ * as the request log tells it (its last 7 days; null: not in them).
+ */
+export async function selectTokens(sql: Db, workspaceId: string, limit: number): Promise<TokenRow[]> {
+  return sql<TokenRow[]>`
+    SELECT c.id, c.kind, c.token_hint, c.scopes, c.created_at, c.expires_at, c.revoked_at,
+           (SELECT max(l.created_at) FROM request_log l WHERE l.workspace_id = c.workspace_id AND l.credential_id = c.id) AS last_used_at
+      FROM credentials c
+     WHERE c.workspace_id = ${workspaceId} AND c.kind IN ('live', 'test')
+     ORDER BY c.created_at DESC, c.id DESC
+     LIMIT ${limit}`
 }

@@ -16,20 +16,6 @@
   }
   localTimes(document)
 
-  // 3. A secret shown once: its Copy button copies the field it names (the field is there to select without JavaScript).
-  document.addEventListener('click', async (e) => {
-    const button = e.target.closest && e.target.closest('button[data-copy]')
-    if (!button) return
-    const field = document.getElementById(button.dataset.copy)
-    if (!field) return
-    field.select()
-    try {
-      await navigator.clipboard.writeText(field.value)
-      button.textContent = 'Copied'
-    } catch {
-      button.textContent = 'Selected: copy it'
-    }
-  })
 
   const main = document.querySelector('main[data-live]')
   if (!main || !window.EventSource || !window.fetch) return
@@ -94,3 +80,18 @@
     if (watching === 'all' || change.ids.includes(watching)) void refresh()
   })
 })()
+
+// 3. A copy button (data-copy names the input it copies: a secret shown once).
+for (const b of document.querySelectorAll('button[data-copy]')) {
+  b.addEventListener('click', async () => {
+    const input = document.getElementById(b.dataset.copy)
+    if (!input) return
+    input.select()
+    try {
+      await navigator.clipboard.writeText(input.value)
+      b.textContent = 'Copied'
+    } catch {
+      b.textContent = 'Selected: copy with your keyboard'
+    }
+  })
+}

@@ -1,11 +1,10 @@
 import { Elysia } from 'elysia'
-import type { Sql } from '../../core/db.ts'
 import { DomainError } from '../../core/errors.ts'
 import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled } from '../../domain/webhooks.ts'
-import type { AddressPolicy, Resolver } from '../../domain/webhook-addresses.ts'
 import type { Html } from '../html.ts'
 import { webhookPage, webhooksPage } from '../pages/webhooks.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
+import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import type { ConsoleSession } from '../session-port.ts'
 
 /**
@@ -15,24 +14,10 @@ import type { ConsoleSession } from '../session-port.ts'
  * in the audit list with the person. The address is checked as the API checks it.
  */
 
-type Page = (ctx: { request: Request; params: Record<string, string>; session: ConsoleSession }) => Promise<Response>
-/** What Elysia calls (app.ts's handle: the session read from the cookie, errors turned into pages). */
-type Handler = (ctx: { request: Request; params: Record<string, string>; server: unknown }) => Promise<Response>
-type Post = (ctx: { request: Request; params: Record<string, string>; session: ConsoleSession }, fields: URLSearchParams) => Promise<Response>
-
-export type WebhookRouteKit = {
-  sql: Sql
-  /** The address guard of this server's settings (WEBHOOK_ALLOW_PRIVATE_NETWORKS ...). */
-  guard: { addresses: AddressPolicy; resolve?: Resolver }
-  signedIn: (fn: Page) => Handler
-  signedInPost: (fn: Post) => Handler
-  problem: (status: number, title: string, message: string, session?: ConsoleSession | null) => Response
-}
-
 const ATTEMPTS_SHOWN = 50
 
-export function webhookRoutes(kit: WebhookRouteKit) {
-  const { sql, guard, signedIn, signedInPost, problem } = kit
+export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteKit) {
+  const { signedIn, signedInPost, problem } = kit
   const person = (s: ConsoleSession) => ({ kind: 'person' as const, id: s.person.id, name: s.person.name })
   const onlyOwners = (s: ConsoleSession) =>
     problem(403, 'Not allowed', `You are ${s.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${s.workspace.name}: you can read the webhooks, and an owner changes them.`, s)
@@ -56,7 +41,7 @@ export function webhookRoutes(kit: WebhookRouteKit) {
       }
     })
 
-  return new Elysia({ name: 'console-webhooks' })
+  return new Elysia()
     .get('/console/webhooks', signedIn(async ({ session }) => pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints }))))
     .post('/console/webhooks', signedInPost(async ({ session }, fields) => {
       if (session.person.role !== 'owner') return onlyOwners(session)

@@ -1,0 +1,72 @@
+import { SCOPES } from '../../core/caller.ts'
+import type { TokenListed } from '../../domain/credentials.ts'
+import { type Html, html } from '../html.ts'
+import type { ConsoleSession } from '../session-port.ts'
+import { when } from './describe.ts'
+import { layout } from './layout.ts'
+
+/**
+ * GET /console/tokens: the workspace's API tokens (mode, scopes, last four, created, last used,
+ * expiry), and for an owner the form to issue one and a Revoke button on each. The page after
+ * issuing shows the new token once (the POST's own answer, never a later page).
+ */
+
+function tokenRow(t: TokenListed, session: ConsoleSession): Html {
+  const allScopes = SCOPES.every((s) => t.scopes.includes(s))
+  const state = t.revokedAt ? html`revoked ${when(t.revokedAt)}` : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? html`expired` : html`active`
+  return html`<tr>
+<td><code>${t.id}</code></td><td>${t.mode}</td><td>${allScopes ? 'all' : t.scopes.join(', ')}</td><td><code>…${t.hint}</code></td>
+<td>${when(t.createdAt)}</td><td>${t.lastUsedAt ? when(t.lastUsedAt) : 'not in the last 7 days'}</td><td>${t.expiresAt ? when(t.expiresAt) : 'never'}</td><td>${state}</td>
+${session.person.role === 'owner' ? html`<td>${t.revokedAt ? null : html`<form method="post" action="/console/tokens/${t.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Revoke ${t.id} (…${t.hint})">Revoke</button></form>`}</td>` : null}
+</tr>`
+}
+
+function createForm(session: ConsoleSession, error: string | null): Html {
+  return html`<section class="panel" aria-labelledby="create-h">
+<h2 id="create-h">Issue a token</h2>
+${error ? html`<p class="failed" role="alert" id="create-error">${error}</p>` : null}
+<form method="post" action="/console/tokens"><input type="hidden" name="csrf" value="${session.csrf}">
+<fieldset><legend>Mode</legend>
+<label><input type="radio" name="mode" value="live" checked> live (svc_live_…)</label>
+<label><input type="radio" name="mode" value="test"> test (svc_test_…)</label></fieldset>
+<fieldset><legend>Scopes (none ticked: all)</legend>
+${SCOPES.map((s) => html`<label><input type="checkbox" name="scope" value="${s}"> ${s}</label>`)}</fieldset>
+<label for="expires">Expires (the start of that day, UTC; empty: never)</label>
+<input id="expires" name="expires" type="date">
+<button type="submit">Issue the token</button></form>
+</section>`
+}
+
+export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[]; error?: string; notice?: string }): Html {
+  const { session, tokens } = opts
+  const owner = session.person.role === 'owner'
+  return layout({
+    title: 'Tokens',
+    session,
+    section: 'tokens',
+    body: html`<h1>Tokens</h1>
+${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${owner ? createForm(session, opts.error ?? null) : html`<p class="hint">You can read this list; an owner issues and revokes tokens.</p>`}
+<section aria-labelledby="list-h"><h2 id="list-h">The workspace's tokens</h2>
+${tokens.length
+  ? html`<div class="scroll"><table><thead><tr><th scope="col">Id</th><th scope="col">Mode</th><th scope="col">Scopes</th><th scope="col">Ends in</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th>${owner ? html`<th scope="col"><span class="visually-hidden">Revoke</span></th>` : null}</tr></thead>
+<tbody>${tokens.map((t) => tokenRow(t, session))}</tbody></table></div>`
+  : html`<p>No tokens yet.</p>`}
+</section>`,
+  })
+}
+
+/** The answer to issuing: the token, this once, with a copy button (assets/console.js). */
+export function tokenIssuedPage(opts: { session: ConsoleSession; id: string; token: string; mode: string; scopes: string[]; expiresAt: string | null }): Html {
+  return layout({
+    title: 'Token issued',
+    session: opts.session,
+    section: 'tokens',
+    body: html`<h1>Token issued</h1>
+<div class="panel notice" role="status"><p>This is the only time the token is shown: copy it now and keep it where your program reads its secrets. If it is lost, revoke it and issue another.</p></div>
+<label for="secret">${opts.mode} token ${opts.id} (${opts.scopes.length === SCOPES.length ? 'all scopes' : opts.scopes.join(', ')}; expires ${opts.expiresAt ?? 'never'})</label>
+<input id="secret" class="secret" type="text" readonly value="${opts.token}" autocomplete="off" spellcheck="false">
+<button type="button" data-copy="secret">Copy</button>
+<p><a href="/console/tokens">Back to the tokens</a></p>`,
+  })
+}

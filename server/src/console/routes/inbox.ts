@@ -1,0 +1,75 @@
+import { Elysia } from 'elysia'
+import { decideAction } from '../../domain/actions.ts'
+import { decideApproval } from '../../domain/approvals.ts'
+import { personDecider } from '../../domain/deciders.ts'
+import { EventWatcher } from '../../domain/event-watch.ts'
+import { actionIn, approvalIn, listInbox } from '../../domain/inbox.ts'
+import { LIVE_TYPES, liveResponse } from '../live.ts'
+import { inboxPage, parsePosition } from '../pages/inbox.ts'
+import { actionPage, approvalPage } from '../pages/item.ts'
+import { pageResponse, redirectTo, securityHeaders } from '../responses.ts'
+import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
+import { mayDecide } from '../session-port.ts'
+
+const INBOX_PAGE = 25
+/** How often an open live page's workspace is looked at for new events (one query per workspace, shared by its pages). */
+const LIVE_POLL_MS = 500
+
+/** The inbox, one approval or action and its decision, and the live updates of open pages. */
+export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
+  const { sql, log } = deps
+  const { handle, signedIn, signedInPost, problem, notFound } = kit
+  const watcher = deps.watcher ?? new EventWatcher(sql, { everyMs: LIVE_POLL_MS, types: LIVE_TYPES, onError: (error) => log.warn('console live updates could not read events', { error }) })
+
+  const decideWith = (kind: 'approval' | 'action') =>
+    signedInPost(async ({ session, params }, fields) => {
+      const id = params.id!
+      if (!mayDecide(session.person.role)) {
+        return problem(403, 'Not allowed', `You are a viewer of ${session.workspace.name}: you can read what waits, and an owner or approver decides it.`, session)
+      }
+      const choice = fields.get('decision')
+      const reason = fields.get('reason')?.trim() ?? ''
+      const again = async (status: number, error: string) => {
+        if (kind === 'approval') {
+          const item = await approvalIn(sql, session.workspace.id, id)
+          return item ? pageResponse(approvalPage({ session, item, now: new Date(), error }), status) : notFound(session)
+        }
+        const action = await actionIn(sql, session.workspace.id, id)
+        return action ? pageResponse(actionPage({ session, action, error }), status) : notFound(session)
+      }
+      if (choice !== 'approve' && choice !== 'reject') return again(400, 'Choose Approve or Reject.')
+      if (choice === 'reject' && !reason) return again(400, 'A rejection needs a reason: the requester sees it.')
+      const decider = personDecider(session.person)
+      // The same domain functions the operator commands call, limited to the person's workspace.
+      if (kind === 'approval') {
+        await decideApproval(sql, { id, approve: choice === 'approve', decider, reason, workspaceId: session.workspace.id })
+      } else {
+        await decideAction(sql, { actionId: id, decision: choice, decider, reason, workspaceId: session.workspace.id })
+      }
+      return redirectTo(`/console/${kind === 'approval' ? 'approvals' : 'actions'}/${encodeURIComponent(id)}`)
+    })
+
+  return new Elysia()
+    .get('/console/', signedIn(async ({ request, session }) => {
+      const raw = new URL(request.url).searchParams.get('after')
+      const after = raw === null ? undefined : parsePosition(raw)
+      if (after === null) return problem(400, 'Not a page of the inbox', `after must be a position this console gave (got ${JSON.stringify(raw!.slice(0, 80))}).`, session)
+      const now = new Date()
+      const page = await listInbox(sql, session.workspace.id, { after, limit: INBOX_PAGE, now })
+      return pageResponse(inboxPage({ session, items: page.items.map((p) => p.item), next: page.next, now }))
+    }))
+    .get('/console/approvals/:id', signedIn(async ({ session, params }) => {
+      const item = await approvalIn(sql, session.workspace.id, params.id!)
+      return item ? pageResponse(approvalPage({ session, item, now: new Date() })) : notFound(session)
+    }))
+    .post('/console/approvals/:id', decideWith('approval'), { parse: 'none' })
+    .get('/console/actions/:id', signedIn(async ({ session, params }) => {
+      const action = await actionIn(sql, session.workspace.id, params.id!)
+      return action ? pageResponse(actionPage({ session, action })) : notFound(session)
+    }))
+    .post('/console/actions/:id', decideWith('action'), { parse: 'none' })
+    // Without a session, 401 (not the sign-in page): an EventSource stops on it instead of reconnecting.
+    .get('/console/live', handle(async ({ request, session }) =>
+      session ? liveResponse(watcher, session.workspace.id, request.signal, securityHeaders()) : problem(401, 'Not signed in', 'Live updates need a signed-in session.'),
+    ))
+}

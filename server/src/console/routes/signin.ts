@@ -1,0 +1,74 @@
+import { Elysia } from 'elysia'
+import { SIGNIN_COOKIE, newFormToken } from '../csrf.ts'
+import { messagePage } from '../pages/layout.ts'
+import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from '../pages/signin.ts'
+import { cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, overHttps, pageResponse, redirectTo, sessionCookie } from '../responses.ts'
+import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
+
+/** Signing in (a mailed link, a one-time link, a passkey) and out. */
+export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
+  const { handle, problem, signInPost, signedInPost, withFormToken, metaOf } = kit
+  const { passkeys } = sessions
+  /** Passkeys' state for a page: absent when not wired, else why they cannot work (null: they do). */
+  const passkeyState = () => (passkeys ? { unavailable: passkeys.unavailable() } : undefined)
+  /** Why a passkey's options cannot be given (as JSON for the script), or null. */
+  const noPasskeys = () => {
+    if (!passkeys) return jsonResponse({ message: 'This server has no passkeys.' }, 404)
+    const why = passkeys.unavailable()
+    return why ? jsonResponse({ message: why }, 409) : null
+  }
+  const signInAgain = (request: Request, status: number, error: string) => {
+    const token = newFormToken()
+    const page = signInPage({ mail: Boolean(sessions.mailLink), formToken: token, passkeys: passkeyState(), error })
+    return pageResponse(page, status, [formCookie(SIGNIN_COOKIE, token, overHttps(request))])
+  }
+
+  return new Elysia()
+    .get('/console/signin', handle(async ({ request, session }) => {
+      if (session) return redirectTo('/console/')
+      return withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken, passkeys: passkeyState() }))
+    }))
+    // Signing in with a passkey: the options for this sign-in form (JSON), then the browser's answer.
+    .post('/console/signin/passkey/options', signInPost(async ({ request }) => {
+      const no = noPasskeys()
+      if (no) return no
+      return jsonResponse({ options: await passkeys!.signInOptions(cookieOf(request, SIGNIN_COOKIE)!) })
+    }), { parse: 'none' })
+    .post('/console/signin/passkey', signInPost(async (ctx, fields) => {
+      if (!passkeys) return problem(404, 'Not found', 'This server has no passkeys: sign in with a link.')
+      const why = passkeys.unavailable()
+      if (why) return signInAgain(ctx.request, 409, why)
+      const secure = overHttps(ctx.request)
+      const signedIn = await passkeys.signIn(cookieOf(ctx.request, SIGNIN_COOKIE)!, fields.get('response'), metaOf(ctx))
+      if ('refused' in signedIn) return signInAgain(ctx.request, signedIn.status, `Not signed in. ${signedIn.refused} Try again, or sign in with a link.`)
+      return redirectTo('/console/', [sessionCookie(signedIn.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
+    }), { parse: 'none' })
+    .post('/console/signin', signInPost(async (ctx, fields) => {
+      if (!sessions.mailLink) return problem(404, 'Not found', 'Sign-in links are not mailed here: ask your workspace\u2019s owner or operator for one.')
+      const email = fields.get('email')?.trim() ?? ''
+      if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) {
+        return problem(400, 'Not an email address', `Enter the email address you were added with (got ${JSON.stringify(email.slice(0, 80))}).`)
+      }
+      const mailed = await sessions.mailLink(email, metaOf(ctx))
+      if ('refused' in mailed) {
+        const refused = pageResponse(linkNotMailedPage(mailed.retryAt), 429)
+        refused.headers.set('Retry-After', String(Math.max(1, Math.ceil((Date.parse(mailed.retryAt) - Date.now()) / 1000))))
+        return refused
+      }
+      return pageResponse(linkMailedPage())
+    }), { parse: 'none' })
+    .get('/console/signin/:token', handle(async ({ request, params }) => withFormToken(request, (formToken) => redeemPage({ token: params.token!, formToken }))))
+    .post('/console/signin/:token', signInPost(async (ctx) => {
+      const redeemed = await sessions.redeem(ctx.params.token!, metaOf(ctx))
+      const secure = overHttps(ctx.request)
+      if ('refused' in redeemed) {
+        const status = redeemed.refused === 'rate_limited' ? 429 : redeemed.refused === 'unknown' ? 404 : 410
+        return pageResponse(messagePage({ title: 'Not signed in', message: refusalMessage(redeemed.refused) }), status, [endFormCookie(SIGNIN_COOKIE, secure)])
+      }
+      return redirectTo('/console/', [sessionCookie(redeemed.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
+    }), { parse: 'none' })
+    .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
+      await sessions.end(sessionToken)
+      return redirectTo('/console/signin', [endSessionCookie(overHttps(request))])
+    }), { parse: 'none' })
+}

@@ -1,0 +1,52 @@
+import { Elysia } from 'elysia'
+import { SCOPES } from '../../core/caller.ts'
+import { DomainError } from '../../core/errors.ts'
+import { createToken, listTokens, revokeToken } from '../../domain/credentials.ts'
+import { tokenIssuedPage, tokensPage } from '../pages/tokens.ts'
+import { pageResponse, redirectTo } from '../responses.ts'
+import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
+import { personActor, type ConsoleSession } from '../session-port.ts'
+
+const DONE: Record<string, string> = { revoked: 'Token revoked: it is refused from its very next request, on every server.' }
+const ownersOnly = (session: ConsoleSession) => `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the tokens, and an owner issues and revokes them.`
+
+/**
+ * The workspace's API tokens: every signed-in person reads the list (CONTRACT: approvers and
+ * viewers read); only an owner issues and revokes, through the same domain functions as
+ * growth admin token create|revoke, recorded in the audit list with the person.
+ */
+export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
+  const { signedIn, rolePost, notFound } = kit
+  return new Elysia()
+    .get('/console/tokens', signedIn(async ({ request, session }) => {
+      const done = new URL(request.url).searchParams.get('done')
+      return pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
+    }))
+    .post('/console/tokens', rolePost(['owner'], ownersOnly, async ({ session }, fields) => {
+      const again = async (error: string) => pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), error }), 400)
+      const mode = fields.get('mode') ?? 'live'
+      if (mode !== 'live' && mode !== 'test') return again(`Mode is live or test (got ${JSON.stringify(mode.slice(0, 40))}).`)
+      const scopes = fields.getAll('scope')
+      const expires = fields.get('expires')?.trim() ?? ''
+      if (expires && !/^\d{4}-\d{2}-\d{2}$/.test(expires)) return again(`Expires is a date, YYYY-MM-DD (got ${JSON.stringify(expires.slice(0, 40))}).`)
+      try {
+        const t = await createToken(sql, {
+          workspaceId: session.workspace.id,
+          test: mode === 'test',
+          scopes: scopes.length ? scopes.join(',') : 'all',
+          expiresAt: expires ? `${expires}T00:00:00Z` : undefined,
+          by: personActor(session),
+        })
+        return pageResponse(tokenIssuedPage({ session, ...t, scopes: t.scopes.length === SCOPES.length ? [...SCOPES] : t.scopes }))
+      } catch (error) {
+        if (error instanceof DomainError && error.kind === 'rule') return again(error.message)
+        throw error
+      }
+    }), { parse: 'none' })
+    .post('/console/tokens/:id/revoke', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
+      const listed = (await listTokens(sql, session.workspace.id)).some((t) => t.id === params.id)
+      if (!listed) return notFound(session)
+      await revokeToken(sql, params.id!, personActor(session), session.workspace.id)
+      return redirectTo('/console/tokens?done=revoked')
+    }), { parse: 'none' })
+}

@@ -1,0 +1,163 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { listAudit } from '../../server/src/domain/audit.ts'
+import { addPerson } from '../../server/src/domain/people.ts'
+import { signInLink } from '../../server/src/domain/sign-in.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
+import { startServerProcess, type ServerProcess } from '../support/server-process.ts'
+
+/**
+ * /console/tokens over HTTP: every signed-in person reads the list; only an owner issues (shown
+ * once, on the POST's own answer) and revokes, each in the audit list with the person; an approver
+ * and a viewer posting the forms by hand are refused on the server and nothing changes. On
+ * PostgreSQL, a second server process: a token issued and revoked there is refused here on its very
+ * next request, and the token is in none of that process's log lines, the audit list or a later page.
+ */
+
+const tokenIn = (text: string) => /value="(svc_(?:live|test)_[0-9a-z]{26}_[0-9a-f]{48})"/.exec(text)?.[1]
+const idIn = (text: string) => /token (cred_[0-9A-Za-z]+)/.exec(text)?.[1]
+
+async function apiWith(base: string, token: string) {
+  return (await fetch(`${base}/api/v1/logs?limit=1`, { headers: { authorization: `Bearer ${token}` } })).status
+}
+
+describe('the console: tokens', () => {
+  test('an owner issues a token with chosen mode, scope and expiry (shown once), it works, the list shows it without the secret; revoke stops it at once', async () => {
+    const { url, sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const issued = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'test', scope: 'read:logs', expires: '2099-01-31' } })
+    expect(issued.res.status, issued.text).toBe(200)
+    expect(issued.res.headers.get('cache-control')).toBe('no-store')
+    const token = tokenIn(issued.text)!
+    const id = idIn(issued.text)!
+    expect(token).toStartWith('svc_test_')
+    expect(issued.text).toContain('only time the token is shown')
+    expect(await apiWith(url, token)).toBe(200)
+
+    const list = await fetchConsole('/console/tokens', { cookie: owner.cookie })
+    expect(list.res.status).toBe(200)
+    expect(list.text).toContain(id)
+    expect(list.text).toContain(`…${token.slice(-4)}`)
+    expect(list.text).toContain('read:logs')
+    expect(list.text).toContain('2099-01-31T00:00:00.000Z')
+    expect(list.text).not.toContain(token)
+
+    const revoked = await fetchConsole(`/console/tokens/${id}/revoke`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(revoked.res.status).toBe(303)
+    expect(await apiWith(url, token)).toBe(401)
+    const after = await fetchConsole('/console/tokens?done=revoked', { cookie: owner.cookie })
+    expect(after.text).toContain('Token revoked')
+    expect(after.text).toMatch(new RegExp(`${id}[\\s\\S]*?revoked`))
+    expect(after.text).not.toContain(token)
+
+    const audit = (await listAudit(sql, ws.id, 100)).entries
+    const mine = audit.filter((e) => e.subject === id)
+    expect(mine.map((e) => e.action).sort()).toEqual(['token.created', 'token.revoked'])
+    for (const e of mine) expect(e.actor).toEqual({ kind: 'person', id: owner.person.id, name: 'Mara Owner' })
+    expect(JSON.stringify(audit)).not.toContain(token)
+  }, 60_000)
+
+  test('bad input is a 400 naming what was wrong; another workspace\'s token is not found; no CSRF token, nothing done', async () => {
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const badScope = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'live', scope: 'write:everything' } })
+    expect(badScope.res.status).toBe(400)
+    expect(badScope.text).toContain('Unknown scope write:everything')
+    const badMode = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'gold' } })
+    expect(badMode.res.status).toBe(400)
+    expect(badMode.text).toContain('Mode is live or test')
+    const past = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'live', expires: '2001-01-01' } })
+    expect(past.res.status).toBe(400)
+    expect(past.text).toContain('in the past')
+    const badDate = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'live', expires: 'tomorrow' } })
+    expect(badDate.res.status).toBe(400)
+    expect(badDate.text).toContain('Expires is a date')
+    const noCsrf = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { mode: 'live' } })
+    expect(noCsrf.res.status).toBe(403)
+
+    const other = await makeWorkspace()
+    const otherOwner = await signInAs(other.id, 'owner', 'Other Owner')
+    const theirs = await fetchConsole('/console/tokens', { cookie: otherOwner.cookie, form: { csrf: otherOwner.csrf } })
+    const theirId = idIn(theirs.text)!
+    const theirToken = tokenIn(theirs.text)!
+    const refused = await fetchConsole(`/console/tokens/${theirId}/revoke`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(refused.res.status).toBe(404)
+    expect(await apiWith((await getHarness()).url, theirToken)).toBe(200)
+    expect((await fetchConsole('/console/tokens', { cookie: owner.cookie })).text).not.toContain(theirId)
+  }, 60_000)
+
+  for (const role of ['approver', 'viewer'] as const) {
+    test(`${role === "approver" ? "an" : "a"} ${role} reads the list, and posting the issue or revoke form by hand is refused on the server: nothing changes`, async () => {
+      const { url, sql } = await getHarness()
+      const ws = await makeWorkspace()
+      const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+      const issued = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'live' } })
+      const id = idIn(issued.text)!
+      const token = tokenIn(issued.text)!
+      const me = await signInAs(ws.id, role, `Pat ${role}`)
+      const page = await fetchConsole('/console/tokens', { cookie: me.cookie })
+      expect(page.res.status).toBe(200)
+      expect(page.text).toContain(id)
+      expect(page.text).not.toContain('action="/console/tokens"')
+      expect(page.text).not.toContain('/revoke"')
+      const before = (await listAudit(sql, ws.id, 100)).entries.length
+      const create = await fetchConsole('/console/tokens', { cookie: me.cookie, form: { csrf: me.csrf, mode: 'live' } })
+      expect(create.res.status).toBe(403)
+      expect(create.text).toContain('an owner issues and revokes them')
+      expect(tokenIn(create.text)).toBeUndefined()
+      const revoke = await fetchConsole(`/console/tokens/${id}/revoke`, { cookie: me.cookie, form: { csrf: me.csrf } })
+      expect(revoke.res.status).toBe(403)
+      expect(await apiWith(url, token)).toBe(200)
+      expect((await listAudit(sql, ws.id, 100)).entries.length).toBe(before)
+    }, 60_000)
+  }
+})
+
+describe('the console: tokens across server processes', () => {
+  let other: ServerProcess | undefined
+  afterAll(() => other?.proc.kill())
+
+  // Another server process needs a database both can open: a PostgreSQL server.
+  test.skipIf(!process.env.DATABASE_URL)('issued and revoked on one process: refused on the other at its very next request; the token in no log line, audit entry or later page', async () => {
+    const { url, sql, dataDir } = await getHarness()
+    other = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: dataDir, LOG_LEVEL: 'debug' })
+    const base = new URL(other.base).origin
+    const ws = await makeWorkspace()
+    const person = await addPerson(sql, { workspaceId: ws.id, email: `owner-${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Mara Owner', role: 'owner' })
+    const link = await signInLink(sql, { personId: person.id, consoleUrl: `${base}/console` })
+    const at = (path: string, init: { cookie?: string; form?: Record<string, string> } = {}) =>
+      fetch(`${base}${path}`, {
+        method: init.form ? 'POST' : 'GET',
+        redirect: 'manual',
+        headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+        body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+      }).then(async (res) => ({ res, text: await res.text() }))
+    const path = new URL(link.url).pathname
+    const redeem = await at(path)
+    expect(redeem.res.status, `${base} ${path} ${redeem.text.slice(0, 300)}`).toBe(200)
+    const formCookie = redeem.res.headers.getSetCookie().find((c) => c.startsWith('growth_signin='))!.split(';')[0]!
+    const signedIn = await at(path, { cookie: formCookie, form: { csrf: csrfOf(redeem.text)! } })
+    const cookie = signedIn.res.headers.getSetCookie().find((c) => c.startsWith('growth_session='))!.split(';')[0]!
+    const csrf = csrfOf((await at('/console/tokens', { cookie })).text)!
+
+    const issued = await at('/console/tokens', { cookie, form: { csrf, mode: 'live' } })
+    const token = tokenIn(issued.text)!
+    const id = idIn(issued.text)!
+    expect(await apiWith(url, token)).toBe(200)
+    expect(await apiWith(base, token)).toBe(200)
+    expect((await at(`/console/tokens/${id}/revoke`, { cookie, form: { csrf } })).res.status).toBe(303)
+    // The very next request, on the process that did not revoke it.
+    expect(await apiWith(url, token)).toBe(401)
+    expect(await apiWith(base, token)).toBe(401)
+
+    const later = [await at('/console/tokens', { cookie }), await at('/console/tokens?done=revoked', { cookie }), await fetchConsole('/console/tokens', { cookie })]
+    for (const page of later) expect(page.text).not.toContain(token)
+    expect(JSON.stringify((await listAudit(sql, ws.id, 100)).entries)).not.toContain(token)
+    // The process logged at debug level (the sign-in, the calls): never the token, nor its secret part.
+    const logged = other.stdout() + other.stderr()
+    expect(logged.length).toBeGreaterThan(0)
+    expect(logged).not.toContain(token)
+    expect(logged).not.toContain(token.slice(-48))
+  }, 120_000)
+})
