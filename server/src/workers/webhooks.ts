@@ -29,6 +29,16 @@ const POLL_MS = 200
 /** A worker claims when this many slots are free (or none are out): fewer, fuller claims cost the database less. */
 const CLAIM_AT_LEAST = 16
 const REAP_MS = 1000
+/**
+ * A send out longer than this stops counting against its worker's slots (its endpoint's bound still
+ * holds it): endpoints that hang or answer slowly hold a bounded share of the worker, and the rest
+ * always have its slots.
+ */
+const LINGER_MS = 500
+/** Sends a worker lets linger at most (each is a socket held to a slow receiver until its time-out). */
+const MAX_LINGERING = 4 * SLOTS
+/** Event bodies kept for the other endpoints of the same event (serialized once, not per delivery). */
+const BODIES_KEPT = 1024
 /** The name the service gives itself on every delivery. */
 export const USER_AGENT = 'GrowthAutomationService-Webhooks/1'
 
@@ -69,6 +79,18 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     for (const w of wakers) w()
   }
   const successes = new SuccessBatch(opts.sql)
+  // The bytes of an event are the same for each of its endpoints: made once.
+  const bodies = new Map<string, string>()
+  function bodyOf(d: ClaimedDelivery): string {
+    let body = bodies.get(d.event_id)
+    if (body === undefined) {
+      const event = toEvent(d.workspace_id, { seq: 0, id: d.event_id, type: d.event_type, data: d.event_data, created_at: d.event_created_at })
+      body = JSON.stringify(event)
+      if (bodies.size >= BODIES_KEPT) bodies.clear()
+      bodies.set(d.event_id, body)
+    }
+    return body
+  }
   const out = new Set<Promise<void>>()
 
   /** One attempt, in a span linked to the trace of the request that caused the event; counted by outcome. */
@@ -78,9 +100,8 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
   }
 
   async function attempt(d: ClaimedDelivery, span: Span | undefined) {
-    const event = toEvent(d.workspace_id, { seq: 0, id: d.event_id, type: d.event_type, data: d.event_data, created_at: d.event_created_at })
     // The bytes signed are the bytes sent.
-    const body = JSON.stringify(event)
+    const body = bodyOf(d)
     // Stored sealed; each is opened once per process (then a Map lookup).
     const secrets = d.secrets.map((sealed) => keyring.open(sealed))
     const now = Math.floor(Date.now() / 1000)
@@ -122,7 +143,9 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
   }
 
   async function loop(n: number) {
+    // Sends counted against the slots; sends out longer than LINGER_MS are counted apart.
     let inFlight = 0
+    let lingering = 0
     while (!stopping) {
       const seen = wakeups
       let claimed: ClaimedDelivery[] = []
@@ -137,10 +160,21 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       }
       for (const d of claimed) {
         inFlight++
+        let counted = true
+        const linger = setTimeout(() => {
+          if (lingering >= MAX_LINGERING) return
+          counted = false
+          inFlight--
+          lingering++
+          // A slot is free: look for more.
+          wake()
+        }, LINGER_MS)
         const p = deliver(d)
           .catch((error) => opts.log.error('webhook delivery not recorded; its lease will run out and it goes again', { deliveryId: d.id, error }))
           .finally(() => {
-            inFlight--
+            clearTimeout(linger)
+            if (counted) inFlight--
+            else lingering--
             out.delete(p)
             wake()
           })
