@@ -136,7 +136,7 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     const p = recorded.catch((error) => opts.log.error('webhook delivery not recorded; its lease will run out and it goes again', { deliveryId, error }))
       .finally(() => {
         out.delete(p)
-        // Recorded, it no longer counts against its endpoint's bound: look for more.
+        // Recorded: look for more (claims wait while too many successes are unrecorded).
         wake()
       })
     out.add(p)
@@ -153,7 +153,11 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       const room = SLOTS - inFlight >= CLAIM_AT_LEAST || inFlight === 0
       if (room && successes.waiting < 4 * SLOTS) {
         try {
-          claimed = await claimDeliveries(opts.sql, { owner, leaseMs, perEndpoint: PER_ENDPOINT, endpoints: 64, paceMs: 1000 / s.drainRate, limit: SLOTS - inFlight })
+          const limit = SLOTS - inFlight
+          // Endpoints enough for the free slots at half their bound each: the rest stay free for
+          // other workers claiming at the same time.
+          const endpoints = Math.max(2, Math.ceil((2 * limit) / PER_ENDPOINT))
+          claimed = await claimDeliveries(opts.sql, { owner, leaseMs, perEndpoint: PER_ENDPOINT, endpoints, paceMs: 1000 / s.drainRate, limit, answered: successes.ids() })
         } catch (error) {
           if (!stopping) opts.log.warn('webhook claim failed', { worker: n, error })
         }
@@ -238,8 +242,8 @@ function withoutCredentials(url: string): string {
 /**
  * Successes are recorded together: each waits for the statement that records every success had
  * since the last one, so under load one statement serves many deliveries. Until it is recorded a
- * delivery keeps its lease (no worker sends it again, and it counts against its endpoint's bound);
- * a stop waits for it. A deadlock with another worker's statement is retried.
+ * delivery keeps its lease (no worker sends it again; this worker's claims no longer count it
+ * against its endpoint's bound, its answer being in); a stop waits for it. A deadlock with another worker's statement is retried.
  */
 class SuccessBatch {
   private queue: { record: AttemptRecord; done: () => void; failed: (err: unknown) => void }[] = []
@@ -249,6 +253,15 @@ class SuccessBatch {
 
   /** Successes waiting to be recorded (queued or in the statement under way). */
   waiting = 0
+  private inStatement: AttemptRecord[] = []
+
+  /** The deliveries whose successes wait to be recorded. */
+  ids(): string[] {
+    const ids: string[] = []
+    for (const r of this.inStatement) ids.push(r.deliveryId)
+    for (const q of this.queue) ids.push(q.record.deliveryId)
+    return ids
+  }
 
   add(record: AttemptRecord): Promise<void> {
     return new Promise((done, failed) => {
@@ -263,6 +276,7 @@ class SuccessBatch {
     while (this.queue.length) {
       const batch = this.queue
       this.queue = []
+      this.inStatement = batch.map((b) => b.record)
       let error: unknown
       for (let tries = 0; tries < 3; tries++) {
         try {
@@ -275,6 +289,7 @@ class SuccessBatch {
         }
       }
       this.waiting -= batch.length
+      this.inStatement = []
       for (const b of batch) error === undefined ? b.done() : b.failed(error)
     }
     this.flushing = false
