@@ -34,13 +34,21 @@ type ClaimLimits = {
   paceMs: number
   /** Deliveries this claim takes at most (the worker's free slots). */
   limit: number
+  /**
+   * Deliveries of this worker whose answer (a 2xx) is in and whose success is waiting to be recorded
+   * with others: still leased (no one sends them again) but no longer out, so not counted against
+   * their endpoint's bound.
+   */
+  answered?: string[]
 }
 
 /**
  * Claims due deliveries: of each endpoint that may take work now (enabled; circuit closed, or open
  * with its cool-down over, which lets one probe out and makes it half open; not held by its drain
  * pace), taking turns between endpoints, up to its bound in flight (one, for a probe or while
- * draining). Endpoints are locked for the statement, so their bounds hold across workers.
+ * draining). Endpoints are locked for the statement, so their bounds hold across workers: only as
+ * many as the claim needs (`endpoints`), so that workers claiming at once take different ones rather
+ * than finding every endpoint locked.
  */
 export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<ClaimedDelivery[]> {
   const lease = l.leaseMs / 1000
@@ -68,7 +76,8 @@ export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<Claimed
       CROSS JOIN LATERAL (
         SELECT CASE WHEN e.circuit = 'open' OR e.draining THEN 1
                     ELSE ${l.perEndpoint} - (SELECT count(*) FROM webhook_deliveries o
-                         WHERE o.workspace_id = e.workspace_id AND o.endpoint_id = e.id AND o.status = 'delivering' AND o.lease_until > now())::int
+                         WHERE o.workspace_id = e.workspace_id AND o.endpoint_id = e.id AND o.status = 'delivering' AND o.lease_until > now()
+                           AND o.id <> ALL (${l.answered ?? []}::text[]))::int
                END AS n
       ) room
       WHERE e.status = 'enabled'

@@ -41,7 +41,9 @@ function agentFor(protocol: string, ca: string | undefined): http.Agent {
   const key = `${protocol}${ca ? ':ca' : ''}`
   let agent = agents.get(key)
   if (!agent) {
-    agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: 16, ca }) : new http.Agent({ keepAlive: true, maxSockets: 16 })
+    // No cap on sockets per host: each endpoint's bound and the worker's slots cap them, and a cap
+    // per host would queue the sends to every endpoint of a host behind one that hangs there.
+    agent = protocol === 'https:' ? new https.Agent({ keepAlive: true, ca }) : new http.Agent({ keepAlive: true })
     agents.set(key, agent)
   }
   return agent

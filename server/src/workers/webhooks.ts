@@ -29,6 +29,16 @@ const POLL_MS = 200
 /** A worker claims when this many slots are free (or none are out): fewer, fuller claims cost the database less. */
 const CLAIM_AT_LEAST = 16
 const REAP_MS = 1000
+/**
+ * A send out longer than this stops counting against its worker's slots (its endpoint's bound still
+ * holds it): endpoints that hang or answer slowly hold a bounded share of the worker, and the rest
+ * always have its slots.
+ */
+const LINGER_MS = 500
+/** Sends a worker lets linger at most (each is a socket held to a slow receiver until its time-out). */
+const MAX_LINGERING = 4 * SLOTS
+/** Event bodies kept for the other endpoints of the same event (serialized once, not per delivery). */
+const BODIES_KEPT = 1024
 /** The name the service gives itself on every delivery. */
 export const USER_AGENT = 'GrowthAutomationService-Webhooks/1'
 
@@ -69,6 +79,18 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     for (const w of wakers) w()
   }
   const successes = new SuccessBatch(opts.sql)
+  // The bytes of an event are the same for each of its endpoints: made once.
+  const bodies = new Map<string, string>()
+  function bodyOf(d: ClaimedDelivery): string {
+    let body = bodies.get(d.event_id)
+    if (body === undefined) {
+      const event = toEvent(d.workspace_id, { seq: 0, id: d.event_id, type: d.event_type, data: d.event_data, created_at: d.event_created_at })
+      body = JSON.stringify(event)
+      if (bodies.size >= BODIES_KEPT) bodies.clear()
+      bodies.set(d.event_id, body)
+    }
+    return body
+  }
   const out = new Set<Promise<void>>()
 
   /** One attempt, in a span linked to the trace of the request that caused the event; counted by outcome. */
@@ -78,9 +100,8 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
   }
 
   async function attempt(d: ClaimedDelivery, span: Span | undefined) {
-    const event = toEvent(d.workspace_id, { seq: 0, id: d.event_id, type: d.event_type, data: d.event_data, created_at: d.event_created_at })
     // The bytes signed are the bytes sent.
-    const body = JSON.stringify(event)
+    const body = bodyOf(d)
     // Stored sealed; each is opened once per process (then a Map lookup).
     const secrets = d.secrets.map((sealed) => keyring.open(sealed))
     const now = Math.floor(Date.now() / 1000)
@@ -115,14 +136,16 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     const p = recorded.catch((error) => opts.log.error('webhook delivery not recorded; its lease will run out and it goes again', { deliveryId, error }))
       .finally(() => {
         out.delete(p)
-        // Recorded, it no longer counts against its endpoint's bound: look for more.
+        // Recorded: look for more (claims wait while too many successes are unrecorded).
         wake()
       })
     out.add(p)
   }
 
   async function loop(n: number) {
+    // Sends counted against the slots; sends out longer than LINGER_MS are counted apart.
     let inFlight = 0
+    let lingering = 0
     while (!stopping) {
       const seen = wakeups
       let claimed: ClaimedDelivery[] = []
@@ -130,17 +153,32 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
       const room = SLOTS - inFlight >= CLAIM_AT_LEAST || inFlight === 0
       if (room && successes.waiting < 4 * SLOTS) {
         try {
-          claimed = await claimDeliveries(opts.sql, { owner, leaseMs, perEndpoint: PER_ENDPOINT, endpoints: 64, paceMs: 1000 / s.drainRate, limit: SLOTS - inFlight })
+          const limit = SLOTS - inFlight
+          // Endpoints enough for the free slots at half their bound each: the rest stay free for
+          // other workers claiming at the same time.
+          const endpoints = Math.max(2, Math.ceil((2 * limit) / PER_ENDPOINT))
+          claimed = await claimDeliveries(opts.sql, { owner, leaseMs, perEndpoint: PER_ENDPOINT, endpoints, paceMs: 1000 / s.drainRate, limit, answered: successes.ids() })
         } catch (error) {
           if (!stopping) opts.log.warn('webhook claim failed', { worker: n, error })
         }
       }
       for (const d of claimed) {
         inFlight++
+        let counted = true
+        const linger = setTimeout(() => {
+          if (lingering >= MAX_LINGERING) return
+          counted = false
+          inFlight--
+          lingering++
+          // A slot is free: look for more.
+          wake()
+        }, LINGER_MS)
         const p = deliver(d)
           .catch((error) => opts.log.error('webhook delivery not recorded; its lease will run out and it goes again', { deliveryId: d.id, error }))
           .finally(() => {
-            inFlight--
+            clearTimeout(linger)
+            if (counted) inFlight--
+            else lingering--
             out.delete(p)
             wake()
           })
@@ -204,8 +242,8 @@ function withoutCredentials(url: string): string {
 /**
  * Successes are recorded together: each waits for the statement that records every success had
  * since the last one, so under load one statement serves many deliveries. Until it is recorded a
- * delivery keeps its lease (no worker sends it again, and it counts against its endpoint's bound);
- * a stop waits for it. A deadlock with another worker's statement is retried.
+ * delivery keeps its lease (no worker sends it again; this worker's claims no longer count it
+ * against its endpoint's bound, its answer being in); a stop waits for it. A deadlock with another worker's statement is retried.
  */
 class SuccessBatch {
   private queue: { record: AttemptRecord; done: () => void; failed: (err: unknown) => void }[] = []
@@ -215,6 +253,15 @@ class SuccessBatch {
 
   /** Successes waiting to be recorded (queued or in the statement under way). */
   waiting = 0
+  private inStatement: AttemptRecord[] = []
+
+  /** The deliveries whose successes wait to be recorded. */
+  ids(): string[] {
+    const ids: string[] = []
+    for (const r of this.inStatement) ids.push(r.deliveryId)
+    for (const q of this.queue) ids.push(q.record.deliveryId)
+    return ids
+  }
 
   add(record: AttemptRecord): Promise<void> {
     return new Promise((done, failed) => {
@@ -229,6 +276,7 @@ class SuccessBatch {
     while (this.queue.length) {
       const batch = this.queue
       this.queue = []
+      this.inStatement = batch.map((b) => b.record)
       let error: unknown
       for (let tries = 0; tries < 3; tries++) {
         try {
@@ -241,6 +289,7 @@ class SuccessBatch {
         }
       }
       this.waiting -= batch.length
+      this.inStatement = []
       for (const b of batch) error === undefined ? b.done() : b.failed(error)
     }
     this.flushing = false
