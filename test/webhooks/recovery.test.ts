@@ -98,6 +98,43 @@ describe('enabling an endpoint again', () => {
     }
   }, 60_000)
 
+  test('a failure while the recovered deliveries drain does not end the pace: the rest still go at the drain rate', async () => {
+    const r = await rig({ WEBHOOK_RETRY_SCHEDULE: '50ms', WEBHOOK_DRAIN_RATE: String(DRAIN_RATE), WEBHOOK_BREAKER_THRESHOLD: '1000' })
+    let answers = 0
+    let mode: 'down' | 'one-fails' = 'down'
+    const rcv = receiver(() => {
+      if (mode === 'down') return new Response('down', { status: 503 })
+      // Back up: the first recovered delivery is refused, the rest taken.
+      return new Response(answers++ === 0 ? 'not yet' : 'ok', { status: answers === 1 ? 500 : 200 })
+    })
+    const { sql } = await getHarness()
+    try {
+      const e = await endpoint(r, rcv.url, 'contact.created')
+      for (let i = 0; i < 6; i++) {
+        const before = Date.now()
+        await until('the clock to move on', () => Date.now() > before + 2)
+        await importContacts(r.ws, 1, `pace${i}`)
+      }
+      await until('six deliveries failed for good', async () => (await deliveriesOf(e.id)).filter((d) => d.status === 'failed').length === 6)
+      await setEndpointEnabled(sql, e.id, false)
+      const sentWhileDown = rcv.got.length
+      mode = 'one-fails'
+      const enabledAt = Date.now()
+      expect(await setEndpointEnabled(sql, e.id, true)).toEqual({ id: e.id, status: 'enabled', requeued: 6 })
+      await until('five delivered, one failed again', async () => {
+        const ds = await deliveriesOf(e.id)
+        return ds.filter((d) => d.status === 'succeeded').length === 5 && ds.filter((d) => d.status === 'failed').length === 1
+      }, 15_000)
+      const after = rcv.got.slice(sentWhileDown)
+      expect(after).toHaveLength(6)
+      // Six starts at 5 a second take at least a second, failure or not (a flood takes milliseconds).
+      expect(after.at(-1)!.at - enabledAt).toBeGreaterThanOrEqual((5 * 1000) / DRAIN_RATE)
+    } finally {
+      rcv.stop()
+      await r.done()
+    }
+  }, 60_000)
+
   test('an endpoint whose circuit opened and that was disabled for failing gets what failed, once its person enables it', async () => {
     // Two failures open the circuit; each delivery's one retry is a probe that fails; failing for 3 s disables it.
     const r = await rig({ WEBHOOK_RETRY_SCHEDULE: '50ms', WEBHOOK_BREAKER_THRESHOLD: '2', WEBHOOK_BREAKER_COOLDOWN: '100ms', WEBHOOK_DISABLE_AFTER: '3s', WEBHOOK_DRAIN_RATE: '20' })

@@ -226,8 +226,9 @@ export async function recordFailure(sql: Sql, a: AttemptRecord, next: { nextAtte
           WHEN circuit = 'half_open' THEN 'open'
           WHEN circuit = 'closed' AND consecutive_failures + 1 >= ${b.threshold} THEN 'open'
           ELSE circuit END,
-        probe_delivery_id = NULL,
-        draining = false
+        -- A backlog that drains keeps its pace through a failure (what is left still goes at the
+        -- drain rate); the reaper ends the drain once nothing due is left.
+        probe_delivery_id = NULL
       WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId}
       RETURNING failing_since`
     if (next.gone) {
