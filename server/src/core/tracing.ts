@@ -127,11 +127,6 @@ export function startSpan(name: string, attributes: Attributes, kind: SpanKind =
   return tracer.startSpan(name, { kind, attributes })
 }
 
-/** Whether the work under way is in a span that records (sampled): what a child span is worth making for. */
-export function recordingActive(): boolean {
-  return on && trace.getActiveSpan()?.isRecording() === true
-}
-
 /** The id of the trace of the work under way (a request's, for its log line); undefined when none or tracing is off. */
 export function activeTraceId(): string | undefined {
   return on ? trace.getActiveSpan()?.spanContext().traceId : undefined
