@@ -79,7 +79,5 @@ describe('OTEL_EXPORTER_OTLP_HEADERS', () => {
     const exports = receiver.headers.filter((h) => h['x-collector-key'] !== undefined)
     expect(exports.length).toBeGreaterThan(0)
     for (const h of exports) expect([h['x-collector-key'], h['x-tenant']]).toEqual(['sampler-test-key', 'growth'])
-    // Only the server that was given them sends them.
-    expect(receiver.headers.length).toBeGreaterThan(exports.length)
   }, 60_000)
 })
