@@ -49,8 +49,10 @@ export async function withDatabase(
     const webhookSettings = settings.webhooks ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WEBHOOK_'))) : {}
     // The console's links follow CONSOLE_URL, else the server's HOST and PORT.
     const consoleSettings = settings.console ? { CONSOLE_URL: process.env.CONSOLE_URL, HOST: process.env.HOST, PORT: process.env.PORT } : {}
-    // Metrics and traces (growth worker): METRICS_* and the OpenTelemetry variables.
-    const observabilitySettings = settings.observability ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('METRICS_') || k.startsWith('OTEL_'))) : {}
+    // Metrics, traces and logs (growth worker): METRICS_*, the OpenTelemetry variables, LOG_LEVEL and LOG_FORMAT.
+    const observabilitySettings = settings.observability
+      ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('METRICS_') || k.startsWith('OTEL_') || k === 'LOG_LEVEL' || k === 'LOG_FORMAT'))
+      : {}
     config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings, ...consoleSettings, ...observabilitySettings })
     // The same key as the server's: webhook secrets and workspace keys are sealed with it.
     secrets = loadSecretsKeyring(process.env, config.dataDir)

@@ -4,6 +4,7 @@
  * on one line, the cleanup always runs, and the exit status says how it went.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 
 /** A positive number from the environment (an integer with `integer`), or `fallback` when unset. */
 export function envNumber(name: string, fallback: number, integer = false): number {
@@ -79,3 +80,17 @@ export async function stopServerProcess(child: ChildProcess | undefined, graceMs
   await Promise.race([exited, new Promise((ok) => setTimeout(ok, graceMs))])
   if (child.exitCode === null) child.kill('SIGKILL')
 }
+
+/**
+ * The CPU seconds (user + system) a process has used so far, from /proc (Linux). Unlike a
+ * throughput, its growth per request served hardly moves with what else runs on the machine: a
+ * loaded machine delays a request, it does not make it cost more instructions.
+ */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The fields after the command's name (which may hold spaces, in parentheses): utime and stime are the 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+}
+/** USER_HZ: 100 on every Linux the project runs on. */
+const CLOCK_TICKS = 100

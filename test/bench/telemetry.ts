@@ -11,7 +11,9 @@
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a scratch database is made
  * beside it and dropped), BENCH_SECONDS (8), BENCH_CONCURRENCY (32), BENCH_WARMUP_SECONDS (2),
- * BENCH_ROUNDS (4). Exit status 0 whether or not the aim is met.
+ * BENCH_ROUNDS (4), BENCH_CPU_PROF (a directory: each server writes a CPU profile there as it stops,
+ * markdown beside the .cpuprofile, with bun's --cpu-prof; the profiler's own cost is in the figures
+ * then). Exit status 0 whether or not the aim is met.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -27,7 +29,7 @@ import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import type { Sql } from '../../server/src/store/driver/db.ts'
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
-import { cleanupStep, envNumber, median, runBenchmark } from './support.ts'
+import { cleanupStep, cpuSecondsOf, envNumber, median, runBenchmark } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
 const MISSIONS = 5
@@ -38,7 +40,7 @@ const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 2)
 const ROUNDS = envNumber('BENCH_ROUNDS', 4, true)
 const TOKENS = Math.max(20, Math.ceil((20_000 * Math.max(SECONDS, WARMUP)) / Math.floor(LIMITS.workspace * 0.75)))
 
-type Result = { requests: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
+type Result = { requests: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[]; cpuUsPerRequest?: number }
 const TARGETS = ['plain', 'observed', 'metrics', 'sampled'] as const
 type Target = (typeof TARGETS)[number]
 
@@ -79,7 +81,8 @@ async function main(): Promise<number> {
   created = true
   receiver = await startOtlpReceiver()
   tmpDir = mkdtempSync(join(tmpdir(), 'growth-bench-'))
-  const common = { DATABASE_URL: benchUrl, DATA_DIR: tmpDir, DB_POOL_MAX: '10', WEBHOOK_WORKERS: '0', LOG_LEVEL: 'error' }
+  const profile = process.env.BENCH_CPU_PROF ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-md --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}
+  const common = { DATABASE_URL: benchUrl, DATA_DIR: tmpDir, DB_POOL_MAX: '10', WEBHOOK_WORKERS: '0', LOG_LEVEL: 'error', ...profile }
   // The plain one first: it migrates the database.
   servers.push(await startServerProcess(common))
   servers.push(await startServerProcess({ ...common, METRICS_PORT: '0', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'always_on' }))
@@ -116,8 +119,11 @@ async function main(): Promise<number> {
     for (const target of order) {
       for (const phase of ['warm-up', 'measured'] as const) {
         await sql`DELETE FROM rate_limit_counters`
+        const pid = servers[TARGETS.indexOf(target)]!.proc.pid
+        const cpuBefore = cpuSecondsOf(pid)
         const r = await load(targets[target], tokenFile, phase === 'warm-up' ? WARMUP : SECONDS)
-        console.log(`  round ${round} ${target.padEnd(9)} ${phase.padEnd(8)} ${fmt(r.rps, 8)} req/s  p50 ${fmt(r.p50ms, 6, 2)} ms  p99 ${fmt(r.p99ms, 6, 2)} ms  ${r.requests} requests, ${r.errors} errors`)
+        r.cpuUsPerRequest = ((cpuSecondsOf(pid) - cpuBefore) * 1e6) / r.requests
+        console.log(`  round ${round} ${target.padEnd(9)} ${phase.padEnd(8)} ${fmt(r.rps, 8)} req/s  p50 ${fmt(r.p50ms, 6, 2)} ms  p99 ${fmt(r.p99ms, 6, 2)} ms  server CPU ${fmt(r.cpuUsPerRequest, 5, 0)} µs/request  ${r.requests} requests, ${r.errors} errors`)
         if (r.errors) {
           const server = servers[TARGETS.indexOf(target)]!
           throw new Error(`${target}: ${r.errors} requests failed: ${r.errorSamples.join('; ')}\nits log:\n${server.stderr().slice(-3000)}`)
@@ -138,6 +144,9 @@ async function main(): Promise<number> {
     console.log(`  round ${i + 1}: of plain's throughput: observed ${pct(ratios[i]!)} (p99 ${p99s[i]!.toFixed(2)} times), metrics ${pct(r.metrics.rps / r.plain.rps)}, sampled ${pct(r.sampled.rps / r.plain.rps)}`),
   )
   console.log(`  medians: observed ${pct(ratio)}, metrics only ${pct(of('metrics'))}, metrics + 10% sampled ${pct(of('sampled'))}`)
+  const cpu = (t: Target) => median(rounds.map((r) => r[t].cpuUsPerRequest!))
+  console.log(`  server CPU per request (median of the rounds): plain ${cpu('plain').toFixed(0)} µs; observed ${cpu('observed').toFixed(0)} µs, metrics ${cpu('metrics').toFixed(0)} µs, sampled ${cpu('sampled').toFixed(0)} µs`)
+  console.log(`  so plain's CPU / each one's, the throughput a CPU-bound server keeps: observed ${pct(cpu('plain') / cpu('observed'))}, metrics ${pct(cpu('plain') / cpu('metrics'))}, sampled ${pct(cpu('plain') / cpu('sampled'))}`)
   console.log(`  the observed server counted ${counted} requests; the receiver took ${receiver.spans.length} spans`)
   console.log('')
   console.log(`Aim ${ratio >= AIM ? 'met' : 'NOT met'}: with metrics and tracing on, ${pct(ratio)} of the throughput with both off, the median of ${ROUNDS} rounds (aim: at least ${AIM * 100}%); p99 ${median(p99s).toFixed(2)} times.`)

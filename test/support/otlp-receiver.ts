@@ -25,6 +25,8 @@ export type OtlpReceiver = {
   spans: ReceivedSpan[]
   /** Content types of the requests received. */
   contentTypes: string[]
+  /** The headers of each request received (names in lower case), in order. */
+  headers: Record<string, string | string[] | undefined>[]
   /** Waits until `done(spans)` holds (polling the spans received), at most `ms`. */
   until(done: (spans: ReceivedSpan[]) => boolean, ms?: number): Promise<ReceivedSpan[]>
   close(): Promise<void>
@@ -33,6 +35,7 @@ export type OtlpReceiver = {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = []
   const contentTypes: string[] = []
+  const headers: Record<string, string | string[] | undefined>[] = []
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -40,6 +43,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const body = Buffer.concat(chunks)
       const type = req.headers['content-type'] ?? ''
       contentTypes.push(type)
+      headers.push({ ...req.headers })
       if (req.method !== 'POST' || req.url !== '/v1/traces') {
         res.writeHead(404).end()
         return
@@ -59,6 +63,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     contentTypes,
+    headers,
     async until(done, ms = 15_000) {
       const deadline = Date.now() + ms
       while (!done(spans)) {

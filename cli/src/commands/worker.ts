@@ -9,7 +9,7 @@ type Options = CommonOptions & { workers?: string }
  * growth worker: webhook delivery workers alone, until SIGTERM or Ctrl-C. Any number of them, in any
  * number of processes (and the servers' own), share the work through the database. On a signal they
  * stop claiming, finish what is out (each send ends within WEBHOOK_TIMEOUT_MS) and give back any
- * lease still held.
+ * lease still held. Its log is the server's (LOG_LEVEL, LOG_FORMAT: JSON lines on stdout unless a terminal).
  */
 export function registerWorker(program: Command) {
   program
@@ -22,19 +22,25 @@ export function registerWorker(program: Command) {
         async ({ config, db, sql, out, where, secrets }) => {
           const count = opts.workers === undefined ? Math.max(1, config.webhooks.workers) : /^[1-9]\d?$/.test(opts.workers) ? Number(opts.workers) : Number.NaN
           if (!Number.isInteger(count) || count > 64) throw new CliError(`--workers must be a whole number from 1 to 64 (got ${opts.workers}).`)
-          const log = createLogger(process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info')
+          // Logs as the server's: pino on stdout, LOG_FORMAT (JSON lines unless a terminal) and LOG_LEVEL.
+          const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
           // Its own metrics and traces, with the server's settings (docs/operations.md).
           const tracing = startTracing(config.tracing)
           const metrics = config.metrics ? listen({ ...config.metrics, sql, log }) : undefined
           const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
-          out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
-          if (metrics) out.note(`metrics: ${metrics.url}`)
-          if (config.tracing) out.note(`traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`)
-          const signal = await new Promise<string>((resolve) => {
+          // The handlers before it says it runs: a signal sent as soon as that is read must find them (in Bun, one
+          // sent right after output, before process.once ran, ended the process with 143: test/telemetry/worker-log.test.ts).
+          const stopped = new Promise<string>((resolve) => {
             process.once('SIGTERM', () => resolve('SIGTERM'))
             process.once('SIGINT', () => resolve('SIGINT'))
           })
+          out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
+          log.info('webhook delivery workers started', { workers: count })
+          if (metrics) out.note(`metrics: ${metrics.url}`)
+          if (config.tracing) out.note(`traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`)
+          const signal = await stopped
           out.note(`${signal}: finishing the deliveries out, then stopping.`)
+          log.info('shutting down: finishing the deliveries out', { signal })
           await workers.stop()
           await metrics?.stop()
           await tracing?.shutdown().catch(() => {})

@@ -8,10 +8,12 @@ import { type Attributes, context, type Link, propagation, ROOT_CONTEXT, type Sp
  * (serverSpan), around the gateway's decision (inSpan) and around each statement (store/driver/sql-spans.ts).
  */
 let on = false
-const tracer = () => trace.getTracer('growth-service')
+let tracer = trace.getTracer('growth-service')
 
+/** Turns the spans on; called once the SDK's provider is registered (its tracer is kept from then on). */
 export function enableTracing(): void {
   on = true
+  tracer = trace.getTracer('growth-service')
 }
 
 export function tracingEnabled(): boolean {
@@ -23,41 +25,62 @@ const headerGetter = {
   keys: (carrier: Headers) => [...carrier.keys()],
 }
 
+/** The `traceparent` (W3C trace context, version 00) of a span: what the propagator writes, without its carrier. */
+function traceparentOf(span: Span): string | null {
+  const c = span.spanContext()
+  if (!trace.isSpanContextValid(c)) return null
+  return `00-${c.traceId}-${c.spanId}-${c.traceFlags & 1 ? '01' : '00'}`
+}
+
+/** The URL's parts a server span carries, read from the URL's text (no URL object per request). */
+function urlAttributes(request: Request): Attributes {
+  const url = request.url
+  const scheme = url.indexOf('://')
+  const hostStart = scheme + 3
+  let pathStart = url.indexOf('/', hostStart)
+  if (pathStart < 0) pathStart = url.length
+  const query = url.indexOf('?', pathStart)
+  const host = url.slice(hostStart, pathStart)
+  // An IPv6 literal is bracketed; its port, if any, follows the bracket.
+  const portAt = host.lastIndexOf(':')
+  const hasPort = portAt > host.lastIndexOf(']')
+  const attributes: Attributes = {
+    'url.path': url.slice(pathStart, query < 0 ? undefined : query) || '/',
+    'url.scheme': url.slice(0, scheme),
+    'server.address': (hasPort ? host.slice(0, portAt) : host).replace(/^\[|\]$/g, ''),
+  }
+  if (hasPort) attributes['server.port'] = Number(host.slice(portAt + 1))
+  const agent = request.headers.get('user-agent')
+  if (agent) attributes['user_agent.original'] = agent
+  return attributes
+}
+
 /**
  * Runs one API request (`answer`) in its server span `METHOD /api/v1/route`, continuing the caller's
  * trace when the request carries a `traceparent`; the answer carries this span's `traceparent`.
+ * The sampler sees the route's attributes; a span it did not sample (not recording) gets nothing
+ * more: no URL read, no attribute set, only its context, which the answer's `traceparent` names.
  */
 export async function serverSpan(request: Request, route: { method: string; path: string; operationId: string }, answer: () => Promise<Response>): Promise<Response> {
   if (!on) return answer()
-  const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter)
-  const url = new URL(request.url)
-  const span = tracer().startSpan(
+  const parent = request.headers.has('traceparent') ? propagation.extract(ROOT_CONTEXT, request.headers, headerGetter) : ROOT_CONTEXT
+  const span = tracer.startSpan(
     `${route.method} ${route.path}`,
-    {
-      kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': route.method,
-        'http.route': route.path,
-        'url.path': url.pathname,
-        'url.scheme': url.protocol.replace(':', ''),
-        'server.address': url.hostname,
-        ...(url.port ? { 'server.port': Number(url.port) } : {}),
-        ...(request.headers.get('user-agent') ? { 'user_agent.original': request.headers.get('user-agent')! } : {}),
-        'growth.operation': route.operationId,
-      },
-    },
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': route.method, 'http.route': route.path, 'growth.operation': route.operationId } },
     parent,
   )
-  const ctx = trace.setSpan(parent, span)
+  const recording = span.isRecording()
+  if (recording) span.setAttributes(urlAttributes(request))
   try {
-    const response = await context.with(ctx, answer)
-    span.setAttribute('http.response.status_code', response.status)
-    const requestId = response.headers.get('X-Request-Id')
-    if (requestId) span.setAttribute('growth.request_id', requestId)
-    if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
-    const carrier: Record<string, string> = {}
-    propagation.inject(ctx, carrier)
-    if (carrier.traceparent) response.headers.set('traceparent', carrier.traceparent)
+    const response = await context.with(trace.setSpan(parent, span), answer)
+    if (recording) {
+      span.setAttribute('http.response.status_code', response.status)
+      const requestId = response.headers.get('X-Request-Id')
+      if (requestId) span.setAttribute('growth.request_id', requestId)
+      if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
+    }
+    const traceparent = traceparentOf(span)
+    if (traceparent) response.headers.set('traceparent', traceparent)
     return response
   } catch (err) {
     span.recordException(err as Error)
@@ -70,7 +93,9 @@ export async function serverSpan(request: Request, route: { method: string; path
 
 /** Sets attributes on the span of the work under way (the request's workspace once it is known). */
 export function noteOnSpan(attributes: Attributes): void {
-  if (on) trace.getActiveSpan()?.setAttributes(attributes)
+  if (!on) return
+  const span = trace.getActiveSpan()
+  if (span?.isRecording()) span.setAttributes(attributes)
 }
 
 /** Runs `fn` in a span `name` (internal unless told), a child of the one active (a trace of its own with `root`); `fn` may add attributes to it. */
@@ -83,7 +108,7 @@ export async function inSpan<T>(
   const span = { attributes: opts.attributes, links: opts.links, kind: opts.kind ?? SpanKind.INTERNAL, root: opts.root }
   // A `traceparent` given (a tool call's, from its MCP _meta) is the parent; else the span active now.
   const parent = opts.parent ? propagation.extract(ROOT_CONTEXT, { traceparent: opts.parent }) : context.active()
-  return tracer().startActiveSpan(name, span, parent, async (span) => {
+  return tracer.startActiveSpan(name, span, parent, async (span) => {
     try {
       return await fn(span)
     } catch (err) {
@@ -99,7 +124,7 @@ export async function inSpan<T>(
 /** A span started now and ended by the caller (a statement, whose end is a callback). */
 export function startSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.INTERNAL): Span | undefined {
   if (!on) return undefined
-  return tracer().startSpan(name, { kind, attributes })
+  return tracer.startSpan(name, { kind, attributes })
 }
 
 /** The id of the trace of the work under way (a request's, for its log line); undefined when none or tracing is off. */
