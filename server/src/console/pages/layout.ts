@@ -9,13 +9,14 @@ import type { ConsoleSession } from '../session-port.ts'
  * <main>. `live` marks a page that updates itself (assets/console.js): 'all' for any change in the
  * workspace, or the id of the one item it shows.
  */
-type Section = 'inbox' | 'agents' | 'requests' | 'tokens'
+type Section = 'inbox' | 'agents' | 'requests' | 'tokens' | 'logs'
 
 const SECTIONS: [Section, string, string][] = [
   ['inbox', '/console/', 'Inbox'],
   ['agents', '/console/agents', 'Agents'],
   ['requests', '/console/requests', 'Requests'],
   ['tokens', '/console/tokens', 'Tokens'],
+  ['logs', '/console/logs', 'Request log'],
 ]
 
 function sections(current: Section | undefined): Html {
