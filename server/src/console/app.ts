@@ -5,6 +5,7 @@ import { type ConsoleDeps, routeKit } from './route-kit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { inboxRoutes } from './routes/inbox.ts'
+import { logRoutes } from './routes/logs.ts'
 import { requestRoutes } from './routes/requests.ts'
 import { signInRoutes } from './routes/signin.ts'
 import { tokenRoutes } from './routes/tokens.ts'
@@ -35,6 +36,7 @@ export function consoleApp(deps: ConsoleDeps) {
     .use(tokenRoutes(deps, kit))
     .use(webhookRoutes(deps, kit))
     .use(auditRoutes(deps, kit))
+    .use(logRoutes(deps, kit))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
       if (!session) return redirectTo('/console/signin')

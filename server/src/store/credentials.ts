@@ -80,7 +80,7 @@ export async function credentialExists(sql: Db, workspaceId: string, id: string)
   return (await sql`SELECT 1 FROM credentials WHERE workspace_id = ${workspaceId} AND id = ${id}`).length > 0
 }
 
-export type TokenRow = {
+type TokenRow = {
   id: string
   kind: 'live' | 'test'
   token_hint: string

@@ -1,0 +1,56 @@
+import type { TimePosition } from '../../core/paging.ts'
+import type { RequestLogEntry } from '../../schemas/request-log.ts'
+import { type Html, html } from '../html.ts'
+import type { ConsoleSession } from '../session-port.ts'
+import { when } from './describe.ts'
+import { positionParam } from './inbox.ts'
+import { layout } from './layout.ts'
+
+/**
+ * GET /console/logs: the request log of GET /api/v1/logs (the workspace's calls of the last 7 days,
+ * newest first), filtered by status, operation and credential; each call opens to what refused it
+ * (the error's code and message) and its request id, the one the caller's answer carried.
+ */
+export type LogFilter = { status?: string; operation?: string; credentialId?: string }
+
+function logsQuery(filter: LogFilter, after?: TimePosition): string {
+  const q = new URLSearchParams()
+  if (filter.status) q.set('status', filter.status)
+  if (filter.operation) q.set('operation', filter.operation)
+  if (filter.credentialId) q.set('credential', filter.credentialId)
+  if (after) q.set('after', positionParam(after))
+  const s = q.toString()
+  return s ? `?${s}` : ''
+}
+
+function call(e: RequestLogEntry): Html {
+  const refused = e.status >= 400
+  return html`<li><details${refused ? html` class="refused"` : null}>
+<summary><span class="status">${e.status}</span> ${e.operation} <code>${e.method} ${e.path}</code> · ${when(e.createdAt)}</summary>
+<dl class="facts">
+<dt>Request id</dt><dd><code>${e.id}</code></dd>
+${refused ? html`<dt>Refused with</dt><dd><code>${e.code ?? 'no code'}</code>: ${e.message ?? 'no message'}</dd>` : null}
+<dt>Credential</dt><dd><a href="/console/logs?credential=${e.credential.id}"><code>${e.credential.id}</code></a> (${e.credential.kind}, ending ${e.credential.last4})</dd>
+<dt>Duration</dt><dd>${e.durationMs} ms</dd>
+${e.idempotencyKey ? html`<dt>Idempotency-Key</dt><dd><code>${e.idempotencyKey}</code>${e.replayed ? ' (a replay of the first answer)' : null}</dd>` : null}
+</dl></details></li>`
+}
+
+export function logsPage(opts: { session: ConsoleSession; calls: RequestLogEntry[]; next: TimePosition | null; filter: LogFilter }): Html {
+  const f = opts.filter
+  return layout({
+    title: 'Request log',
+    session: opts.session,
+    section: 'logs',
+    body: html`<h1>Request log</h1>
+<p class="lead">Every call ${opts.session.workspace.name}'s credentials made in the last 7 days, refusals included, newest first. Open a call for what refused it and its request id.</p>
+<form class="filters panel" method="get" action="/console/logs">
+<label>Status <input name="status" value="${f.status ?? ''}" placeholder="4xx, 429…" size="6"></label>
+<label>Operation <input name="operation" value="${f.operation ?? ''}" placeholder="createDecision" size="18"></label>
+<label>Credential <input name="credential" value="${f.credentialId ?? ''}" placeholder="cred_…" size="30"></label>
+<button type="submit">Show</button>
+</form>
+${opts.calls.length ? html`<ol class="calls">${opts.calls.map(call)}</ol>` : html`<div class="panel empty" role="status"><p>No call ${f.status || f.operation || f.credentialId ? 'matches this filter' : 'in the last 7 days'}.</p></div>`}
+${opts.next ? html`<nav class="pages" aria-label="Pages"><a href="/console/logs${logsQuery(f, opts.next)}">Older calls</a></nav>` : null}`,
+  })
+}
