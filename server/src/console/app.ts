@@ -23,6 +23,7 @@ import { actionPage, approvalPage } from './pages/item.ts'
 import { messagePage } from './pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from './pages/signin.ts'
 import { accountPage } from './pages/account.ts'
+import { policyRoutes } from './routes/policy.ts'
 import {
   assetResponse, cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, overHttps, pageResponse, redirectTo, SESSION_COOKIE, securityHeaders, sessionCookie,
 } from './responses.ts'
@@ -85,12 +86,12 @@ export function consoleApp(deps: ConsoleDeps) {
    * A POST of a signed-in person: 401 without a session, 403 without the session's CSRF token, then
    * the form's fields.
    */
-  const signedInPost = (fn: (ctx: Ctx & { session: ConsoleSession; sessionToken: string }, fields: URLSearchParams) => Promise<Response>) =>
+  const signedInPost = (fn: (ctx: Ctx & { session: ConsoleSession; sessionToken: string }, fields: URLSearchParams) => Promise<Response>, maxBytes?: number) =>
     handle(async (ctx) => {
       if (!ctx.session || !ctx.sessionToken) {
         return problem(401, 'Not signed in', 'You are not signed in (or your session ended), so nothing was done. Sign in and try again.')
       }
-      const form = await readForm(ctx.request)
+      const form = await readForm(ctx.request, maxBytes)
       if ('refused' in form) return problem(form.status, 'Not done', form.refused, ctx.session)
       if (!sameToken(form.fields.get('csrf'), ctx.session.csrf)) return csrfRefused(ctx.session)
       return fn(ctx as Ctx & { session: ConsoleSession; sessionToken: string }, form.fields)
@@ -309,6 +310,7 @@ export function consoleApp(deps: ConsoleDeps) {
       const next = rows.length > REQUESTS_PAGE ? shown.at(-1)!.position : null
       return pageResponse(requestsPage({ session, requests: shown.map((p) => p.item), next, filter, agents: agents.map((a) => ({ id: a.id, name: a.name })) }))
     }))
+    .use(policyRoutes({ sql, signedIn, signedInPost, problem }))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
       if (!session) return redirectTo('/console/signin')
