@@ -94,7 +94,7 @@ function ownerForms(opts: PolicyPageState): Html {
   const agentOptions = opts.agents.map((a) => html`<option value="${a.name}">${a.name}</option>`)
   return html`<section class="panel" aria-labelledby="rule-h">
 <h2 id="rule-h">Add a rule</h2>
-<form method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="rule">
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="rule">
 <label for="rule-effect">What happens</label>
 <select id="rule-effect" name="effect"><option value="require_approval">Ask a person first</option><option value="deny">Deny</option></select>
 <label for="rule-target">For the tool action</label>
@@ -103,25 +103,25 @@ function ownerForms(opts: PolicyPageState): Html {
 <select id="rule-agent" name="agent"><option value="">Every agent</option>${agentOptions}</select>
 <label for="rule-fact">When</label>
 <select id="rule-fact" name="fact"><option value="amount">the amount is more than</option><option value="amountPercent">the change in percent is more than</option><option value="recipients">the recipients are more than</option><option value="records">the records are more than</option></select>
-<label for="rule-value">Value</label><input id="rule-value" name="value" inputmode="decimal" required>
-<label for="rule-currency">Currency (for an amount)</label><input id="rule-currency" name="currency" value="USD" maxlength="3" autocomplete="off">
+<label for="rule-value">Value</label><input type="text" id="rule-value" name="value" inputmode="decimal" required>
+<label for="rule-currency">Currency (for an amount)</label><input type="text" id="rule-currency" name="currency" value="USD" maxlength="3" autocomplete="off">
 <button type="submit">Plan this rule</button></form>
 </section>
 ${opts.agents.length
   ? html`<section class="panel" aria-labelledby="agent-h">
 <h2 id="agent-h">Change an agent's risk level and ceilings</h2>
-<form method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent">
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent">
 <label for="agent-name">Agent</label><select id="agent-name" name="agent">${agentOptions}</select>
 <label for="agent-risk">Acts alone up to</label><select id="agent-risk" name="maxUnattendedRisk"><option value="low">low risk</option><option value="medium" selected>medium risk</option><option value="high">high risk</option></select>
-<label for="agent-percent">Ceiling: change in percent (empty: none)</label><input id="agent-percent" name="amountPercent" inputmode="decimal">
-<label for="agent-recipients">Ceiling: recipients (empty: none)</label><input id="agent-recipients" name="recipients" inputmode="numeric">
-<label for="agent-records">Ceiling: records (empty: none)</label><input id="agent-records" name="records" inputmode="numeric">
+<label for="agent-percent">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent" name="amountPercent" inputmode="decimal">
+<label for="agent-recipients">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients" name="recipients" inputmode="numeric">
+<label for="agent-records">Ceiling: records (empty: none)</label><input type="text" id="agent-records" name="records" inputmode="numeric">
 <button type="submit">Plan this change</button></form>
 </section>`
   : null}
 <section class="panel" aria-labelledby="doc-h">
 <h2 id="doc-h">The document</h2>
-<form method="post" action="/console/policy/plan">${csrfField(s)}
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}
 <label for="policy-document">The whole policy (YAML or JSON, as growth admin policy export prints it; see docs/policy.md)</label>
 <textarea id="policy-document" name="document" rows="24" spellcheck="false"${opts.error ? html` aria-describedby="policy-error"` : null}>${opts.draft ?? opts.document}</textarea>
 <label for="policy-since">Backtest the decisions of the last</label><select id="policy-since" name="since">${['24h', '7d', '30d'].map((v) => html`<option value="${v}"${v === (opts.since ?? '7d') ? html` selected` : null}>${v}</option>`)}</select>
@@ -139,7 +139,7 @@ ${t
   ? html`<p class="status" role="status">${t.failed ? 'FAIL' : 'ok'}: ${t.passed} passed, ${t.failed} failed.</p>
 <ul class="sentences">${t.cases.map((c) => html`<li class="${c.ok ? 'ok' : 'failed'}">${c.ok ? 'ok' : 'FAIL'} ${c.name}: ${c.ok ? c.got : `expected ${c.expected}, got ${c.got}`}${c.failing.length ? ` (failing: ${c.failing.join(', ')})` : ''}</li>`)}</ul>`
   : null}
-<form method="post" action="/console/policy/test">${csrfField(opts.session)}
+<form class="policy" method="post" action="/console/policy/test">${csrfField(opts.session)}
 <label for="policy-cases">Cases (YAML or JSON)</label>
 <textarea id="policy-cases" name="cases" rows="8" spellcheck="false"${opts.testError ? html` aria-describedby="tests-error"` : null}>${opts.cases ?? ''}</textarea>
 <button type="submit">Run the policy tests</button></form>
