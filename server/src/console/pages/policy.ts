@@ -16,8 +16,8 @@ import { layout } from './layout.ts'
  * everyone the history of applied changes with who applied them.
  */
 
-export type AppliedEntry = { id: string; rulesVersion: number; appliedBy: Decider; appliedAt: string; changes: PolicyChange[] }
-export type TestRun = { passed: number; failed: number; cases: { name: string; expected: string; got: string; failing: string[]; ok: boolean }[] }
+type AppliedEntry = { id: string; rulesVersion: number; appliedBy: Decider; appliedAt: string; changes: PolicyChange[] }
+type TestRun = { passed: number; failed: number; cases: { name: string; expected: string; got: string; failing: string[]; ok: boolean }[] }
 
 export type PolicyPageState = {
   session: ConsoleSession
