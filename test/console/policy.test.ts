@@ -150,6 +150,10 @@ describe('the console: the policy page', () => {
       }
     }
     expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { plan, document } })).res.status).toBe(403)
+    // A document is larger than the console's other forms (16 KiB): the policy's forms take it, the others still refuse it.
+    const long = `${document}\n# ${'x'.repeat(20_000)}\n`
+    expect((await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { csrf: owner.csrf, document: long } })).res.status).toBe(200)
+    expect((await fetchConsole('/console/agents', { cookie: owner.cookie, form: { csrf: owner.csrf, switch: 'stop', reason: 'x'.repeat(20_000) } })).res.status).toBe(413)
     expect((await fetchConsole('/console/policy/apply', { form: { csrf: owner.csrf, plan, document } })).res.status).toBe(401)
     // Nothing was applied by any of them: the owner's plan still holds.
     expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, plan, document } })).res.status).toBe(303)
