@@ -68,7 +68,7 @@ ${tallyTable('By agent', b.byAgent)}
 ${tallyTable('By tool action', b.byToolAction)}
 ${n
   ? html`<form method="post" action="/console/policy/apply">${csrfField(s)}
-<input type="hidden" name="plan" value="${plan.planId}"><input type="hidden" name="since" value="${since}">
+<input type="hidden" name="plan" value="${plan.planId}">
 <input type="hidden" name="document" value="${document}">
 <p class="hint">Apply makes exactly these changes, and only if nobody changed the policy since this plan (${plan.planId.slice(0, 17)}\u2026).</p>
 <button type="submit">Apply ${plural(n, 'change')}</button></form>`
