@@ -110,6 +110,23 @@ describe('the console: the policy page', () => {
     expect(badValue.text).toContain('The recipients must be a whole number')
   }, 60_000)
 
+  test("the agent form changes an agent's risk level and ceilings; applied, the agent's next request is judged by them", async () => {
+    const { ws, writer } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const form = { csrf: owner.csrf, edit: 'agent', agent: 'Lifecycle Writer', maxUnattendedRisk: 'high', amountPercent: '', recipients: '100', records: '' }
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form })
+    expect(planned.res.status).toBe(200)
+    expect(planned.text).toMatch(/Lifecycle Writer[^<]*recipients[^<]*100/)
+    expect(planned.text).toMatch(/Lifecycle Writer[^<]*would be denied instead of being allowed|Lifecycle Writer[^<]*would need a person instead of being allowed/)
+    const applied = await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...applyForm(planned.text) } })
+    expect(applied.res.status).toBe(303)
+    expect((await send(writer.credential, 120)).body.data.decision).not.toBe('allowed')
+    expect((await send(writer.credential, 90)).body.data.decision).toBe('allowed')
+    const wrong = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...form, maxUnattendedRisk: 'extreme' } })
+    expect(wrong.res.status).toBe(400)
+    expect(wrong.text).toContain('maxUnattendedRisk must be one of low, medium, high')
+  }, 60_000)
+
   test('the policy tests run from the page under the policy in force, recording nothing', async () => {
     const { ws } = await workspaceWithRequest()
     const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
