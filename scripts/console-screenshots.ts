@@ -6,7 +6,7 @@
  * First the pages without a session (sign-in, a sign-in link opened); then, signed in as the demo's
  * owner through a one-time link (its button clicked, as a person does), the inbox and the first
  * approval and proposed change waiting in it, the agents and the first agent's page, and the
- * requests; last, their account page with a passkey added through Chromium's virtual authenticator.
+ * requests; the policy and a plan of a rule written with its form; last, their account page with a passkey added through Chromium's virtual authenticator.
  * Served at http://localhost:PORT (CONSOLE_URL): passkeys need a host name. The browser is set to
  * New York's time zone, so the times show in a person's own zone.
  */
@@ -86,6 +86,7 @@ try {
       const agent = await page.locator('a[href^="/console/agents/agt_"]').first().getAttribute('href')
       if (agent) signedIn.push({ name: 'agent', path: agent })
       signedIn.push({ name: 'requests', path: '/console/requests' })
+      signedIn.push({ name: 'policy', path: '/console/policy' })
       signedIn.push({ name: 'webhooks', path: '/console/webhooks' })
       signedIn.push({ name: 'webhook', path: `/console/webhooks/${hook.id}` })
       signedIn.push({ name: 'audit', path: '/console/audit' })
@@ -96,6 +97,14 @@ try {
         await page.screenshot({ path: file, fullPage: true })
         console.log(`wrote ${file}`)
       }
+      // The plan of a rule written with the policy page's form: its change and the backtest (nothing is applied).
+      await page.getByLabel('For the tool action').selectOption('ads.adjust_budget')
+      await page.getByLabel('When').selectOption('amountPercent')
+      await page.getByLabel('Value').fill('5')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Plan this rule' }).click()])
+      const planFile = join(OUT, `policy-plan-${width}.png`)
+      await page.locator('#plan').screenshot({ path: planFile })
+      console.log(`wrote ${planFile}`)
       // The account page, with a passkey added as a person adds one (a virtual authenticator here).
       const cdp = await context.newCDPSession(page)
       await cdp.send('WebAuthn.enable')

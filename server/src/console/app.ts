@@ -11,6 +11,7 @@ import { signInRoutes } from './routes/signin.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { auditRoutes } from './routes/audit.ts'
+import { policyRoutes } from './routes/policy.ts'
 
 /**
  * The console: a front door beside the API (/console, outside /api/v1 and its OpenAPI document),
@@ -37,6 +38,7 @@ export function consoleApp(deps: ConsoleDeps) {
     .use(webhookRoutes(deps, kit))
     .use(auditRoutes(deps, kit))
     .use(logRoutes(deps, kit))
+    .use(policyRoutes({ sql: deps.sql, ...kit }))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
       if (!session) return redirectTo('/console/signin')

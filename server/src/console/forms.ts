@@ -2,17 +2,18 @@
  * Reading a console form: an application/x-www-form-urlencoded body of at most 16 KiB (the console's
  * forms hold a token, a choice and a reason of at most 500 characters). A body of any other type
  * has no fields, so it carries no CSRF token and is refused as such (403); a larger one is 413.
+ * A form that carries a document (the policy page's) is read with its own, larger bound.
  */
 const MAX_FORM_BYTES = 16 * 1024
 
 type FormRead = { fields: URLSearchParams } | { refused: string; status: number }
 
-export async function readForm(request: Request): Promise<FormRead> {
+export async function readForm(request: Request, maxBytes = MAX_FORM_BYTES): Promise<FormRead> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
   if (type !== 'application/x-www-form-urlencoded') return { fields: new URLSearchParams() }
   const declared = Number(request.headers.get('content-length') ?? '0')
-  if (declared > MAX_FORM_BYTES) return { refused: `The form is larger than ${MAX_FORM_BYTES} bytes.`, status: 413 }
+  if (declared > maxBytes) return { refused: `The form is larger than ${maxBytes} bytes.`, status: 413 }
   const text = await request.text()
-  if (Buffer.byteLength(text) > MAX_FORM_BYTES) return { refused: `The form is larger than ${MAX_FORM_BYTES} bytes.`, status: 413 }
+  if (Buffer.byteLength(text) > maxBytes) return { refused: `The form is larger than ${maxBytes} bytes.`, status: 413 }
   return { fields: new URLSearchParams(text) }
 }

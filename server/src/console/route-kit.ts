@@ -67,14 +67,14 @@ export function routeKit(deps: ConsoleDeps) {
 
   /**
    * A POST of a signed-in person: 401 without a session, 403 without the session's CSRF token, then
-   * the form's fields.
+   * the form's fields (at most `maxBytes`: the forms' 16 KiB unless a page's form carries a document).
    */
-  const signedInPost = (fn: (ctx: SignedInCtx, fields: URLSearchParams) => Promise<Response>) =>
+  const signedInPost = (fn: (ctx: SignedInCtx, fields: URLSearchParams) => Promise<Response>, maxBytes?: number) =>
     handle(async (ctx) => {
       if (!ctx.session || !ctx.sessionToken) {
         return problem(401, 'Not signed in', 'You are not signed in (or your session ended), so nothing was done. Sign in and try again.')
       }
-      const form = await readForm(ctx.request)
+      const form = await readForm(ctx.request, maxBytes)
       if ('refused' in form) return problem(form.status, 'Not done', form.refused, ctx.session)
       if (!sameToken(form.fields.get('csrf'), ctx.session.csrf)) return csrfRefused(ctx.session)
       return fn(ctx as SignedInCtx, form.fields)

@@ -9,12 +9,13 @@ import type { ConsoleSession } from '../session-port.ts'
  * <main>. `live` marks a page that updates itself (assets/console.js): 'all' for any change in the
  * workspace, or the id of the one item it shows.
  */
-type Section = 'inbox' | 'agents' | 'requests' | 'tokens' | 'webhooks' | 'logs' | 'audit'
+type Section = 'inbox' | 'agents' | 'requests' | 'policy' | 'tokens' | 'webhooks' | 'logs' | 'audit'
 
 const SECTIONS: [Section, string, string][] = [
   ['inbox', '/console/', 'Inbox'],
   ['agents', '/console/agents', 'Agents'],
   ['requests', '/console/requests', 'Requests'],
+  ['policy', '/console/policy', 'Policy'],
   ['tokens', '/console/tokens', 'Tokens'],
   ['webhooks', '/console/webhooks', 'Webhooks'],
   ['logs', '/console/logs', 'Request log'],

@@ -1,0 +1,176 @@
+import type { PolicyPlan } from '../../domain/agent-policy-plan.ts'
+import type { PolicyChange } from '../../domain/agent-policy-changes.ts'
+import { type Decider, describeDecider } from '../../core/decider.ts'
+import type { Agent } from '../../schemas/agents.ts'
+import { type Html, html } from '../html.ts'
+import type { ConsoleSession } from '../session-port.ts'
+import { when } from './describe.ts'
+import { layout } from './layout.ts'
+
+/**
+ * GET /console/policy: the workspace's agent policy in sentences (its rules as GET /agents/rules
+ * says them, each agent's permissions, ceilings and risk as GET /agent/me does) and as the document
+ * itself (YAML, as growth admin policy export prints it); for owners, a form for the common changes
+ * and the document to edit, "Plan" (each change as a sentence and the backtest), "Apply" (exactly
+ * what was planned: the document and the plan id travel in the form), the policy tests; and for
+ * everyone the history of applied changes with who applied them.
+ */
+
+type AppliedEntry = { id: string; rulesVersion: number; appliedBy: Decider; appliedAt: string; changes: PolicyChange[] }
+type TestRun = { passed: number; failed: number; cases: { name: string; expected: string; got: string; failing: string[]; ok: boolean }[] }
+
+export type PolicyPageState = {
+  session: ConsoleSession
+  rules: { id: string; sentence: string }[]
+  agents: Agent[]
+  tools: { key: string; actions: string[] }[]
+  document: string
+  /** The document as written (after a plan or a refusal): shown in the editor instead of the one in force. */
+  draft?: string
+  plan?: PolicyPlan
+  since?: string
+  error?: string
+  notice?: string
+  cases?: string
+  tested?: TestRun
+  testError?: string
+  history: AppliedEntry[]
+}
+
+const MARK = { add: '+', change: '~', remove: '-' } as const
+const csrfField = (s: ConsoleSession) => html`<input type="hidden" name="csrf" value="${s.csrf}">`
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+function changeList(changes: PolicyChange[]): Html {
+  return html`<ul class="sentences changes">${changes.map((c) => html`<li><span aria-hidden="true">${MARK[c.op]} </span><span class="visually-hidden">${c.op === 'add' ? 'Added' : c.op === 'change' ? 'Changed' : 'Removed'}: </span>${c.sentence}</li>`)}</ul>`
+}
+
+function tallyTable(caption: string, by: Record<string, { requests: number; changed: number; undecidable: number; [k: string]: number }>): Html | null {
+  const rows = Object.entries(by)
+  if (!rows.length) return null
+  const transitions = (t: Record<string, number>) => Object.entries(t).filter(([k]) => k.includes('->')).map(([k, v]) => `${k.replace('->', ' \u2192 ')}: ${v}`).join(', ')
+  return html`<div class="scroll"><table><caption>${caption}</caption><thead><tr><th scope="col">${caption.startsWith('By agent') ? 'Agent' : 'Tool action'}</th><th scope="col">Requests</th><th scope="col">Would change</th><th scope="col">How</th></tr></thead>
+<tbody>${rows.map(([k, t]) => html`<tr><th scope="row">${k}</th><td>${t.requests}</td><td>${t.changed}</td><td>${transitions(t) || '\u2014'}</td></tr>`)}</tbody></table></div>`
+}
+
+function planPanel(s: ConsoleSession, plan: PolicyPlan, document: string, since: string): Html {
+  const b = plan.backtest
+  const n = plan.changes.length
+  return html`<section class="panel" aria-labelledby="plan-h" id="plan">
+<h2 id="plan-h">The plan</h2>
+${n
+  ? html`<p class="status">${plural(n, 'change')} (rules version ${plan.rulesVersion.from} \u2192 ${plan.rulesVersion.to}):</p>${changeList(plan.changes)}`
+  : html`<p class="status">No changes: this document is the policy in force (rules version ${plan.rulesVersion.from}).</p>`}
+<h3>Backtest</h3>
+<p>Since ${when(b.since)}: ${plural(b.requests, 'recorded request')} decided again, ${b.changed.length} would be decided otherwise${b.undecidable ? `, ${b.undecidable} undecidable (their agent is gone)` : ''}.</p>
+${b.changed.length ? html`<ol class="sentences backtest">${b.changed.map((c) => html`<li>${c.sentence} <span class="hint">(${c.authorizationId})</span></li>`)}</ol>` : null}
+${tallyTable('By agent', b.byAgent)}
+${tallyTable('By tool action', b.byToolAction)}
+${n
+  ? html`<form method="post" action="/console/policy/apply">${csrfField(s)}
+<input type="hidden" name="plan" value="${plan.planId}">
+<input type="hidden" name="document" value="${document}">
+<p class="hint">Apply makes exactly these changes, and only if nobody changed the policy since this plan (${plan.planId.slice(0, 17)}\u2026).</p>
+<button type="submit">Apply ${plural(n, 'change')}</button></form>`
+  : null}
+</section>`
+}
+
+function inForce(opts: PolicyPageState): Html {
+  return html`<section class="panel" aria-labelledby="force-h">
+<h2 id="force-h">In force</h2>
+<h3>Rules</h3>
+${opts.rules.length ? html`<ul class="sentences">${opts.rules.map((r) => html`<li>${r.sentence}</li>`)}</ul>` : html`<p>No rules: the agents' permissions, ceilings and risk levels decide alone.</p>`}
+<h3>Agents</h3>
+${opts.agents.length
+  ? html`<ul class="sentences">${opts.agents.map((a) => html`<li><strong>${a.name}</strong>: ${a.permissions.length ? a.permissions.map((p) => p.sentence).join(' ') : `${a.name} may do nothing yet.`} ${a.ceilings.sentences.join(' ')} Acts alone up to ${a.maxUnattendedRisk} risk.</li>`)}</ul>`
+  : html`<p>No agent yet.</p>`}
+</section>`
+}
+
+function ownerForms(opts: PolicyPageState): Html {
+  const s = opts.session
+  const targets = opts.tools.flatMap((t) => t.actions.map((a) => `${t.key}.${a}`))
+  const agentOptions = opts.agents.map((a) => html`<option value="${a.name}">${a.name}</option>`)
+  return html`<section class="panel" aria-labelledby="rule-h">
+<h2 id="rule-h">Add a rule</h2>
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="rule">
+<label for="rule-effect">What happens</label>
+<select id="rule-effect" name="effect"><option value="require_approval">Ask a person first</option><option value="deny">Deny</option></select>
+<label for="rule-target">For the tool action</label>
+<select id="rule-target" name="target">${targets.map((t) => html`<option value="${t}">${t}</option>`)}</select>
+<label for="rule-agent">For the agent</label>
+<select id="rule-agent" name="agent"><option value="">Every agent</option>${agentOptions}</select>
+<label for="rule-fact">When</label>
+<select id="rule-fact" name="fact"><option value="amount">the amount is more than</option><option value="amountPercent">the change in percent is more than</option><option value="recipients">the recipients are more than</option><option value="records">the records are more than</option></select>
+<label for="rule-value">Value</label><input type="text" id="rule-value" name="value" inputmode="decimal" required>
+<label for="rule-currency">Currency (for an amount)</label><input type="text" id="rule-currency" name="currency" value="USD" maxlength="3" autocomplete="off">
+<button type="submit">Plan this rule</button></form>
+</section>
+${opts.agents.length
+  ? html`<section class="panel" aria-labelledby="agent-h">
+<h2 id="agent-h">Change an agent's risk level and ceilings</h2>
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent">
+<label for="agent-name">Agent</label><select id="agent-name" name="agent">${agentOptions}</select>
+<label for="agent-risk">Acts alone up to</label><select id="agent-risk" name="maxUnattendedRisk"><option value="low">low risk</option><option value="medium" selected>medium risk</option><option value="high">high risk</option></select>
+<label for="agent-percent">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent" name="amountPercent" inputmode="decimal">
+<label for="agent-recipients">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients" name="recipients" inputmode="numeric">
+<label for="agent-records">Ceiling: records (empty: none)</label><input type="text" id="agent-records" name="records" inputmode="numeric">
+<button type="submit">Plan this change</button></form>
+</section>`
+  : null}
+<section class="panel" aria-labelledby="doc-h">
+<h2 id="doc-h">The document</h2>
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}
+<label for="policy-document">The whole policy (YAML or JSON, as growth admin policy export prints it; see docs/policy.md)</label>
+<textarea id="policy-document" name="document" rows="24" spellcheck="false"${opts.error ? html` aria-describedby="policy-error"` : null}>${opts.draft ?? opts.document}</textarea>
+<label for="policy-since">Backtest the decisions of the last</label><select id="policy-since" name="since">${['24h', '7d', '30d'].map((v) => html`<option value="${v}"${v === (opts.since ?? '7d') ? html` selected` : null}>${v}</option>`)}</select>
+<button type="submit">Plan</button></form>
+</section>`
+}
+
+function testsPanel(opts: PolicyPageState): Html {
+  const t = opts.tested
+  return html`<section class="panel" aria-labelledby="tests-h" id="tests">
+<h2 id="tests-h">Policy tests</h2>
+<p class="hint">Cases as for growth admin policy test --cases: each an agent asking a tool action with some facts, and the decision expected. Decided under the policy in force, with the workspace's limits and stop switch; nothing is recorded.</p>
+${opts.testError ? html`<div class="failed" role="alert" id="tests-error"><pre>${opts.testError}</pre></div>` : null}
+${t
+  ? html`<p class="status" role="status">${t.failed ? 'FAIL' : 'ok'}: ${t.passed} passed, ${t.failed} failed.</p>
+<ul class="sentences">${t.cases.map((c) => html`<li class="${c.ok ? 'ok' : 'failed'}">${c.ok ? 'ok' : 'FAIL'} ${c.name}: ${c.ok ? c.got : `expected ${c.expected}, got ${c.got}`}${c.failing.length ? ` (failing: ${c.failing.join(', ')})` : ''}</li>`)}</ul>`
+  : null}
+<form class="policy" method="post" action="/console/policy/test">${csrfField(opts.session)}
+<label for="policy-cases">Cases (YAML or JSON)</label>
+<textarea id="policy-cases" name="cases" rows="8" spellcheck="false"${opts.testError ? html` aria-describedby="tests-error"` : null}>${opts.cases ?? ''}</textarea>
+<button type="submit">Run the policy tests</button></form>
+</section>`
+}
+
+function historyPanel(history: AppliedEntry[]): Html {
+  return html`<section class="panel" aria-labelledby="history-h">
+<h2 id="history-h">Applied changes</h2>
+${history.length
+  ? html`<ol class="inbox">${history.map((a) => html`<li><h3>Rules version ${a.rulesVersion}, by ${describeDecider(a.appliedBy)}, ${when(a.appliedAt)}</h3>${changeList(a.changes)}</li>`)}</ol>`
+  : html`<p>No policy has been applied here yet.</p>`}
+</section>`
+}
+
+export function policyPage(opts: PolicyPageState): Html {
+  const owner = opts.session.person.role === 'owner'
+  return layout({
+    title: 'Policy',
+    session: opts.session,
+    section: 'policy',
+    body: html`<h1>Policy</h1>
+<p class="lead">What the agents of ${opts.session.workspace.name} may do, and the rules the gateway judges them by.</p>
+${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.error ? html`<div class="panel error" role="alert" id="policy-error"><p>Not planned or applied:</p><pre>${opts.error}</pre></div>` : null}
+${opts.plan ? planPanel(opts.session, opts.plan, opts.draft ?? opts.document, opts.since ?? '7d') : null}
+${inForce(opts)}
+${owner
+  ? ownerForms(opts)
+  : html`<section class="panel" aria-labelledby="doc-h"><h2 id="doc-h">The document</h2><p class="hint">You can read the policy; an owner plans and applies changes.</p><pre class="document" tabindex="0">${opts.document}</pre></section>`}
+${owner ? testsPanel(opts) : null}
+${historyPanel(opts.history)}`,
+  })
+}

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { agentIn, authorize } from '../agent-helpers.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { signInAs } from '../support/console-session.ts'
+
+/**
+ * /console/policy in headless Chromium: an owner writes a rule requiring approval above an amount
+ * with the form, reads the backtest (the agent's earlier request that would now wait), applies it,
+ * and the agent's next such request waits for a person. axe-core finds no serious or critical
+ * violation, nothing is refused by the Content-Security-Policy, and nothing scrolls sideways, at
+ * 1280 and 320 px.
+ */
+skipWithoutChromium('the console policy browser test')
+
+let browser: { context: BrowserContext; close(): Promise<void> } | undefined
+let page: Page
+const errors: string[] = []
+
+beforeAll(async () => {
+  if (!hasChromium) return
+  browser = await launchChromium()
+  page = browser.context.pages()[0] ?? (await browser.context.newPage())
+  await recordCspViolations(page)
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+const raise = (credential: string, usd: number) =>
+  authorize(credential, { tool: 'ads', action: 'adjust_budget', resource: 'cmp_spring', summary: `Raise the budget by ${usd} USD`, facts: { amountMinor: usd * 100, currency: 'USD', amountPercent: 10, increase: true } })
+
+async function checked(width: number) {
+  await page.setViewportSize({ width, height: 900 })
+  expect(await cspViolations(page)).toEqual([])
+  expect(await seriousA11yViolations(page)).toEqual([])
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+  expect({ width, overflow }).toEqual({ width, overflow: 0 })
+}
+
+describe('the policy page in Chromium', () => {
+  test.skipIf(!hasChromium)(
+    'an owner writes a rule requiring approval above an amount, reads the backtest, applies it; the next request waits',
+    async () => {
+      const { url } = await getHarness()
+      const ws = await makeWorkspace()
+      const pacer = await agentIn(ws.id, { allow: 'ads.adjust_budget', name: 'Budget Pacer', ceilings: { amounts: [{ amountMinor: 200_000, currency: 'USD' }], amountPercent: 50 } })
+      const before = await raise(pacer.credential, 600)
+      expect(before.body.data.decision).toBe('allowed')
+      const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+      await browser!.context.addCookies([{ name: 'growth_session', value: owner.token, url: `${url}/console` }])
+
+      await page.goto(`${url}/console/policy`, { waitUntil: 'load' })
+      await checked(1280)
+      await checked(320)
+      await page.setViewportSize({ width: 1280, height: 900 })
+      await page.getByLabel('For the tool action').selectOption('ads.adjust_budget')
+      await page.getByLabel('When').selectOption('amount')
+      await page.getByLabel('Value').fill('500')
+      await page.getByLabel('Currency (for an amount)').fill('USD')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Plan this rule' }).click()])
+      const plan = page.locator('#plan')
+      await expect(plan.innerText()).resolves.toContain('1 would be decided otherwise')
+      expect(await plan.innerText()).toContain(before.body.data.id)
+      expect(await plan.innerText()).toMatch(/Budget Pacer.*would need a person instead of being allowed/)
+      await checked(1280)
+      await checked(320)
+
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Apply 1 change' }).click()])
+      expect(await page.locator('main').innerText()).toContain('Applied 1 change')
+      expect(await page.locator('main').innerText()).toMatch(/by Maya Chen/i)
+      await checked(1280)
+      expect((await raise(pacer.credential, 600)).body.data.decision).toBe('requires_approval')
+      expect((await raise(pacer.credential, 100)).body.data.decision).toBe('allowed')
+      expect(errors).toEqual([])
+    },
+    120_000,
+  )
+})

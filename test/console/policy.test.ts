@@ -1,0 +1,178 @@
+import { describe, expect, test } from 'bun:test'
+import { listAudit } from '../../server/src/domain/audit.ts'
+import { agentIn, authorize } from '../agent-helpers.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { fetchConsole, signInAs } from '../support/console-session.ts'
+
+/**
+ * /console/policy over HTTP, signed in: the policy in sentences and as its document; an owner plans
+ * a rule from the form (each change a sentence, the backtest listing a recorded request whose
+ * decision would change), applies exactly that plan (the agent's next request is judged by the new
+ * rule; the history and the audit list name the person), a stale plan is refused, a bad document
+ * is refused naming line and field, the policy tests run; approvers and viewers read and change
+ * nothing, even posting the forms by hand.
+ */
+
+const send = (credential: string, recipients: number) =>
+  authorize(credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: `Send to ${recipients}`, facts: { recipients } })
+
+const unescape = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_, e) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e as string]!)
+/** The apply form of a plan page: the plan id and the document it carries. */
+function applyForm(page: string) {
+  const form = /<form method="post" action="\/console\/policy\/apply">[\s\S]*?<\/form>/.exec(page)?.[0]
+  if (!form) throw new Error(`no apply form in the page:\n${page.slice(0, 2000)}`)
+  const field = (name: string) => unescape(new RegExp(`name="${name}" value="([^"]*)"`).exec(form)![1]!)
+  return { plan: field('plan'), document: field('document') }
+}
+
+async function workspaceWithRequest() {
+  const ws = await makeWorkspace()
+  const writer = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer', maxUnattendedRisk: 'high' })
+  const before = await send(writer.credential, 120)
+  expect(before.body.data.decision).toBe('allowed')
+  return { ws, writer, requestId: before.body.data.id as string }
+}
+
+const ruleForm = (csrf: string, value = '50') => ({ csrf, edit: 'rule', effect: 'require_approval', target: 'email.send_campaign', agent: '', fact: 'recipients', value, currency: 'USD' })
+
+describe('the console: the policy page', () => {
+  test('an owner plans a rule from the form, reads the backtest, applies it; the next request waits for a person; history and audit name the person', async () => {
+    const { ws, writer, requestId } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const read = await fetchConsole('/console/policy', { cookie: owner.cookie })
+    expect(read.res.status).toBe(200)
+    expect(read.text).toContain('Lifecycle Writer may send an email campaign (email.send_campaign).')
+    expect(read.text).toContain('No rules')
+    expect(read.text).toMatch(/<textarea id="policy-document" name="document"[^>]*>tools:/)
+    expect(read.text).toContain('No policy has been applied here yet.')
+
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf) })
+    expect(planned.res.status).toBe(200)
+    expect(planned.text).toContain('1 change (rules version')
+    expect(planned.text).toMatch(/Adds the rule: Ask a person before any agent [^<]*more than 50 recipients/)
+    // The backtest lists the recorded request whose decision would change, with the counts.
+    expect(planned.text).toContain(`(${requestId})`)
+    expect(planned.text).toMatch(/Lifecycle Writer[^<]*would need a person instead of being allowed/)
+    expect(planned.text).toContain('1 would be decided otherwise')
+    expect(planned.text).toContain('allowed \u2192 requires_approval: 1')
+    expect(planned.text).toContain('<th scope="row">email.send_campaign</th>')
+
+    const { plan, document } = applyForm(planned.text)
+    expect(document).toContain('{ fact: recipients, op: ">", value: 50 }')
+    const applied = await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, plan, document } })
+    expect(applied.res.status).toBe(303)
+    const after = await fetchConsole(applied.res.headers.get('location')!, { cookie: owner.cookie })
+    expect(after.text).toContain('Applied 1 change')
+    expect(after.text).toMatch(/<li>Ask a person before any agent [^<]*more than 50 recipients/)
+    expect(after.text).toMatch(/Rules version \d+, by Maya Chen/)
+
+    // The agent's very next request is judged by the new rule; a small one still goes through.
+    expect((await send(writer.credential, 120)).body.data.decision).toBe('requires_approval')
+    expect((await send(writer.credential, 10)).body.data.decision).toBe('allowed')
+
+    const { entries } = await listAudit((await getHarness()).sql, ws.id)
+    const entry = entries.find((e) => e.action === 'policy.applied')!
+    expect(entry.actor).toEqual({ kind: 'person', id: owner.person.id, name: 'Maya Chen' })
+
+    // Applying the same plan again: the policy moved (by that very apply), so it is refused.
+    const again = await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, plan, document } })
+    expect(again.res.status).toBe(409)
+    expect(again.text).toContain('The policy changed since this plan')
+  }, 60_000)
+
+  test('a stale plan is refused and nothing is applied; a bad document names its line and field', async () => {
+    const { ws } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Ana Lima')
+    const first = applyForm((await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf, '50') })).text)
+    const second = applyForm((await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf, '80') })).text)
+    expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...second } })).res.status).toBe(303)
+    const stale = await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...first } })
+    expect(stale.res.status).toBe(409)
+    expect(stale.text).toContain('The policy changed since this plan')
+    expect(stale.text).toContain('Nothing was applied.')
+    const page = (await fetchConsole('/console/policy', { cookie: owner.cookie })).text
+    expect(page).toContain('more than 80 recipients')
+    expect(page).not.toContain('more than 50 recipients')
+    expect(page.match(/Rules version \d+, by Ana Lima/g)).toHaveLength(1)
+
+    const bad = first.document.replace('missingFacts:', 'colour: blue\nmissingFacts:')
+    const refused = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { csrf: owner.csrf, document: bad } })
+    expect(refused.res.status).toBe(400)
+    expect(refused.text).toMatch(/policy line \d+, column \d+: colour: unknown field/)
+    // The document as written stays in the editor, to be corrected.
+    expect(refused.text).toContain('colour: blue')
+    const unknownAgent = first.document.replace('agent: Lifecycle Writer', 'agent: Nobody')
+    const named = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { csrf: owner.csrf, document: unknownAgent } })
+    expect(named.res.status).toBe(400)
+    expect(named.text).toMatch(/policy line \d+, column \d+: agents\[\d\]\.agent: no agent Nobody/)
+    const badValue = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf, 'lots') })
+    expect(badValue.res.status).toBe(400)
+    expect(badValue.text).toContain('The recipients must be a whole number')
+  }, 60_000)
+
+  test("the agent form changes an agent's risk level and ceilings; applied, the agent's next request is judged by them", async () => {
+    const { ws, writer } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const form = { csrf: owner.csrf, edit: 'agent', agent: 'Lifecycle Writer', maxUnattendedRisk: 'high', amountPercent: '', recipients: '100', records: '' }
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form })
+    expect(planned.res.status).toBe(200)
+    expect(planned.text).toMatch(/Lifecycle Writer[^<]*recipients[^<]*100/)
+    expect(planned.text).toMatch(/Lifecycle Writer[^<]*would be denied instead of being allowed|Lifecycle Writer[^<]*would need a person instead of being allowed/)
+    const applied = await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...applyForm(planned.text) } })
+    expect(applied.res.status).toBe(303)
+    expect((await send(writer.credential, 120)).body.data.decision).not.toBe('allowed')
+    expect((await send(writer.credential, 90)).body.data.decision).toBe('allowed')
+    const wrong = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...form, maxUnattendedRisk: 'extreme' } })
+    expect(wrong.res.status).toBe(400)
+    expect(wrong.text).toContain('maxUnattendedRisk must be one of low, medium, high')
+  }, 60_000)
+
+  test('the policy tests run from the page under the policy in force, recording nothing', async () => {
+    const { ws } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const cases = [
+      '- { name: a big send goes out, agent: Lifecycle Writer, tool: email, action: send_campaign, facts: { recipients: 120 }, expect: allowed }',
+      '- { name: it may not pause ads, agent: Lifecycle Writer, tool: ads, action: pause_campaign, expect: allowed }',
+    ].join('\n')
+    const ran = await fetchConsole('/console/policy/test', { cookie: owner.cookie, form: { csrf: owner.csrf, cases } })
+    expect(ran.res.status).toBe(200)
+    expect(ran.text).toContain('FAIL: 1 passed, 1 failed.')
+    expect(ran.text).toContain('ok a big send goes out: allowed')
+    expect(ran.text).toMatch(/FAIL it may not pause ads: expected allowed, got denied \(failing: [^)]*permission/)
+    const wrong = await fetchConsole('/console/policy/test', { cookie: owner.cookie, form: { csrf: owner.csrf, cases: '- { name: x, agent: Nobody, tool: email, action: send_campaign, expect: allowed }' } })
+    expect(wrong.res.status).toBe(400)
+    expect(wrong.text).toMatch(/cases line 1, column \d+: case 1 &quot;x&quot;: no agent &quot;Nobody&quot;/)
+  }, 60_000)
+
+  test('approvers and viewers read the policy and change nothing, even posting the forms by hand; a form without the CSRF token does nothing', async () => {
+    const { ws } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const { plan, document } = applyForm((await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf) })).text)
+    for (const role of ['approver', 'viewer'] as const) {
+      const them = await signInAs(ws.id, role, `Kenji ${role}`)
+      const page = await fetchConsole('/console/policy', { cookie: them.cookie })
+      expect(page.res.status).toBe(200)
+      expect(page.text).toContain('Lifecycle Writer may send an email campaign')
+      expect(page.text).toContain('an owner plans and applies changes')
+      expect(page.text).not.toContain('action="/console/policy/plan"')
+      expect(page.text).not.toContain('action="/console/policy/test"')
+      for (const [path, form] of [
+        ['/console/policy/plan', ruleForm(them.csrf)],
+        ['/console/policy/apply', { csrf: them.csrf, plan, document }],
+        ['/console/policy/test', { csrf: them.csrf, cases: '- { name: x, agent: Lifecycle Writer, tool: email, action: send_campaign, expect: allowed }' }],
+      ] as const) {
+        const refused = await fetchConsole(path, { cookie: them.cookie, form })
+        expect(refused.res.status).toBe(403)
+        expect(refused.text).toContain('an owner plans, applies and tests it')
+      }
+    }
+    expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { plan, document } })).res.status).toBe(403)
+    // A document is larger than the console's other forms (16 KiB): the policy's forms take it, the others still refuse it.
+    const long = `${document}\n# ${'x'.repeat(20_000)}\n`
+    expect((await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { csrf: owner.csrf, document: long } })).res.status).toBe(200)
+    expect((await fetchConsole('/console/agents', { cookie: owner.cookie, form: { csrf: owner.csrf, switch: 'stop', reason: 'x'.repeat(20_000) } })).res.status).toBe(413)
+    expect((await fetchConsole('/console/policy/apply', { form: { csrf: owner.csrf, plan, document } })).res.status).toBe(401)
+    // Nothing was applied by any of them: the owner's plan still holds.
+    expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, plan, document } })).res.status).toBe(303)
+  }, 60_000)
+})
