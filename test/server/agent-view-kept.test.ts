@@ -1,4 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { applyPolicy } from '../../server/src/domain/agent-policy-apply.ts'
+import { exportPolicy } from '../../server/src/domain/agent-policy-export.ts'
+import { planPolicy } from '../../server/src/domain/agent-policy-plan.ts'
 import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 import { agentIn, authorize, checkOf, decisionOf, requestsOf, ruleIn } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
@@ -90,6 +93,27 @@ describe('POST /agent/authorize: a kept view never outlives a change', () => {
       expect(await requestsOf(ws.id)).toEqual({ requests: 3, used: 3 })
     })
   }
+
+  // The names a rule's sentence uses are not in the kept view's digest: an apply, the only way to
+  // rename a tool, moves the rules version, which is.
+  test('a tool renamed by an applied policy: the next ask is taken on a fresh read, and its rule says the new name', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'ads.pause_campaign' })
+    await ruleIn(ws.id, { match: [{ tool: 'ads' }], when: [] }, 'deny')
+    const sentenceOf = (a: Awaited<ReturnType<typeof authorize>>) => {
+      expect(decisionOf(a)).toBe('denied')
+      return (a.body.data.rules as { sentence: string }[]).map((r) => r.sentence).join(' ')
+    }
+    for (let i = 0; i < 2; i++) expect(sentenceOf(await authorize(agent.credential, PAUSE))).not.toContain('Paid ads, renamed')
+    const sql = await sqlOf()
+    const policy = await exportPolicy(sql, ws.id)
+    policy.tools.find((t) => t.key === 'ads')!.name = 'Paid ads, renamed'
+    const text = JSON.stringify(policy)
+    const plan = await planPolicy(sql, ws.id, text, { source: 'policy.json' })
+    await applyPolicy(sql, ws.id, text, { source: 'policy.json', planId: plan.planId, appliedBy: { kind: 'operator', name: 'test' } })
+    expect(sentenceOf(await authorize(agent.credential, PAUSE))).toContain('Paid ads, renamed')
+    expect(await requestsOf(ws.id)).toEqual({ requests: 3, used: 3 })
+  })
 
   test('agents of one workspace do not share a kept view: a permission of one is not lent to another', async () => {
     const ws = await makeWorkspace()

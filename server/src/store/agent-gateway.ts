@@ -72,8 +72,6 @@ type ViewJson = {
   tool: GatewayTool | null
   limits: WorkspaceLimitsRow | null
   rules: (Omit<RuleRow, 'created_at'> & { created_at: string })[]
-  tool_names: Record<string, string>
-  agent_names: Record<string, string>
   allowed_counts: Record<string, number>
 }
 
@@ -85,20 +83,28 @@ const date = (s: string | null) => (s === null ? null : new Date(s))
  * For each row of `asks` (columns n, agent_id, tool, action), everything its decision is judged
  * against as one json value, `view`, with the SHA-256 of its text, `digest`, and its length in
  * bytes, `size`: the workspace's gate (stop switch, rules version, rules in force) and limits, the
- * agent, the asked tool and action, the rules that could match with the names of the tools and
- * agents they name, and for each window a count condition of those rules names, how often the agent
+ * agent, the asked tool and action, the rules that could match, and for each window a count condition of those rules names, how often the agent
  * was already allowed the asked tool action within it (by the statement's own now(), so the check
  * at recording counts again: a request allowed since makes a kept view stale). A count stops one
  * past the largest figure a condition compares it with: it costs what the rules' figures say, not
- * what the history holds, and a condition compares the same either way. The same SQL reads a view (selectGatewayView) and checks that one still holds
- * (recordDecisions), so the check covers exactly what a decision was judged against. Its reads do
- * not grow with the workspace's tools or rules.
+ * what the history holds, and a condition compares the same either way. Beside the view, when
+ * `names`, the names of the tools, actions and agents those rules name (their sentences), outside
+ * the digest: they change only with an applied policy, which moves the rules version the view holds.
+ * The same SQL reads a view (selectGatewayView) and checks that one still holds (recordDecisions),
+ * so the check covers exactly what a decision was judged against. Its reads do not grow with the
+ * workspace's tools or rules.
  */
-function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
+function viewsOf(sql: Db, workspaceId: string, asks: Fragment, opts: { names: boolean }) {
+  // The names of what the rules name (tools, actions, agents) feed only their sentences, and change
+  // only with an applied policy, which moves the rules version the gate holds: the digest covers the
+  // version, not the names, so the check at recording (names: false) leaves their lookups out.
+  const nameColumns = opts.names
+    ? sql`, names.tool_names, agent_names.agent_names, octet_length(names.tool_names::text) + octet_length(agent_names.agent_names::text) AS names_size`
+    : sql``
   // c: the rules in force naming the tool with the action or with every action, each found by its
   // key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
   return sql`
-    SELECT q.n, v.view, encode(sha256(convert_to(vt.text, 'UTF8')), 'hex') AS digest, octet_length(vt.text) AS size
+    SELECT q.n, v.view, encode(sha256(convert_to(vt.text, 'UTF8')), 'hex') AS digest, octet_length(vt.text) AS size ${opts.names ? sql`, v.tool_names, v.agent_names, v.names_size` : sql``}
     FROM (${asks}) q
     CROSS JOIN LATERAL (
       SELECT json_build_object(
@@ -135,9 +141,7 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
          ) a ON true
          WHERE t.workspace_id = ${workspaceId} AND t.key = q.tool),
         'rules', c.rules,
-        'tool_names', names.tool_names,
-        'agent_names', agent_names.agent_names,
-        'allowed_counts', counts.allowed_counts) AS view
+        'allowed_counts', counts.allowed_counts) AS view ${nameColumns}
       FROM (
         SELECT COALESCE(json_agg(json_build_object('id', r.id, 'structure', r.structure, 'effect', r.effect, 'created_at', r.created_at)
                                  ORDER BY r.created_at, r.id), '[]') AS rules,
@@ -148,23 +152,7 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
         CROSS JOIN LATERAL (SELECT r.id, r.structure, r.effect, r.created_at FROM rules r
                             WHERE r.workspace_id = ${workspaceId} AND r.id = m.rule_id AND r.enabled LIMIT 1) r
       ) c
-      CROSS JOIN LATERAL (
-        SELECT COALESCE(json_object_agg(n.key, n.name), '{}') AS tool_names
-        FROM (SELECT DISTINCT m ->> 'tool' AS tool, COALESCE(m ->> 'action', '') AS action FROM unnest(c.structures) s(structure)
-              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.match[*]') m) k
-        CROSS JOIN LATERAL (
-          (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = k.tool AND k.action = '' LIMIT 1)
-          UNION ALL
-          (SELECT k.tool || '.' || a.key, a.name FROM tool_actions a
-           WHERE a.workspace_id = ${workspaceId} AND a.tool_key = k.tool AND a.key = k.action AND k.action <> '' LIMIT 1)
-        ) n
-      ) names
-      CROSS JOIN LATERAL (
-        SELECT COALESCE(json_object_agg(a.id, a.name ORDER BY a.id), '{}') AS agent_names
-        FROM (SELECT DISTINCT g #>> '{}' AS id FROM unnest(c.structures) s(structure)
-              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.agents[*]') g) k
-        CROSS JOIN LATERAL (SELECT a.id, a.name FROM agents a WHERE a.workspace_id = ${workspaceId} AND a.id = k.id LIMIT 1) a
-      ) agent_names
+      ${opts.names ? namesOf(sql, workspaceId) : sql``}
       CROSS JOIN LATERAL (
         SELECT COALESCE(json_object_agg(w.win, n.n ORDER BY w.win), '{}') AS allowed_counts
         FROM (SELECT k ->> 'window' AS win, max((k ->> 'value')::numeric)::bigint + 1 AS cap
@@ -187,24 +175,47 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment) {
     CROSS JOIN LATERAL (SELECT v.view::text AS text) vt`
 }
 
+/** The names of the tools, actions and agents the rules of `c` name (for their sentences): two laterals of viewsOf's. */
+function namesOf(sql: Db, workspaceId: string) {
+  return sql`
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(json_object_agg(n.key, n.name), '{}') AS tool_names
+        FROM (SELECT DISTINCT m ->> 'tool' AS tool, COALESCE(m ->> 'action', '') AS action FROM unnest(c.structures) s(structure)
+              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.match[*]') m) k
+        CROSS JOIN LATERAL (
+          (SELECT t.key, t.name FROM tools t WHERE t.workspace_id = ${workspaceId} AND t.key = k.tool AND k.action = '' LIMIT 1)
+          UNION ALL
+          (SELECT k.tool || '.' || a.key, a.name FROM tool_actions a
+           WHERE a.workspace_id = ${workspaceId} AND a.tool_key = k.tool AND a.key = k.action AND k.action <> '' LIMIT 1)
+        ) n
+      ) names
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(json_object_agg(a.id, a.name ORDER BY a.id), '{}') AS agent_names
+        FROM (SELECT DISTINCT g #>> '{}' AS id FROM unnest(c.structures) s(structure)
+              CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.agents[*]') g) k
+        CROSS JOIN LATERAL (SELECT a.id, a.name FROM agents a WHERE a.workspace_id = ${workspaceId} AND a.id = k.id LIMIT 1) a
+      ) agent_names`
+}
+
 /** What one ask is judged against (see viewsOf), read in one statement; undefined when the workspace does not exist. */
 export async function selectGatewayView(sql: Db, workspaceId: string, ask: GatewayAsk): Promise<ReadView | undefined> {
   const q = sql`SELECT ${ask.agentId}::text AS agent_id, ${ask.tool}::text AS tool, ${ask.action}::text AS action, 1 AS n`
-  const [row] = await sql<{ view: ViewJson; digest: string; size: number }[]>`${viewsOf(sql, workspaceId, q)}`
+  const [row] = await sql<{ view: ViewJson; tool_names: Record<string, string>; agent_names: Record<string, string>; digest: string; size: number; names_size: number }[]>`
+    ${viewsOf(sql, workspaceId, q, { names: true })}`
   const gate = row?.view.gate
   if (!row || !gate) return undefined
-  const { view: v, digest, size } = row
+  const { view: v, digest } = row
   const view: GatewayView = {
     gate: { ...gate, stopped_at: date(gate.stopped_at) },
     agent: v.agent,
     tool: v.tool,
     limits: v.limits,
     rules: v.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
-    toolNames: v.tool_names,
-    agentNames: v.agent_names,
+    toolNames: row.tool_names,
+    agentNames: row.agent_names,
     allowedCounts: v.allowed_counts,
   }
-  return { view, digest, size }
+  return { view, digest, size: row.size + row.names_size }
 }
 
 /**
@@ -254,7 +265,7 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
         n int, view_digest text, id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, judged_facts jsonb, params_digest text, decision text,
         reason text, checks jsonb, rules jsonb, rules_version int, approval_id text, expires_at timestamptz, created_at timestamptz)
     ), stale AS (
-      SELECT 1 FROM (${viewsOf(tx, workspaceId, checked)}) v JOIN item i ON i.n = v.n WHERE v.digest IS DISTINCT FROM i.view_digest LIMIT 1
+      SELECT 1 FROM (${viewsOf(tx, workspaceId, checked, { names: false })}) v JOIN item i ON i.n = v.n WHERE v.digest IS DISTINCT FROM i.view_digest LIMIT 1
     ), lim AS (
       SELECT COALESCE((SELECT a.amount FROM allowances a WHERE a.workspace_id = w.workspace_id AND a.name = 'agentRequests'),
                       (p.allowances ->> 'agentRequests')::bigint, 0) AS amount
