@@ -77,6 +77,8 @@ try {
       const agent = await page.locator('a[href^="/console/agents/agt_"]').first().getAttribute('href')
       if (agent) signedIn.push({ name: 'agent', path: agent })
       signedIn.push({ name: 'requests', path: '/console/requests' })
+      signedIn.push({ name: 'tokens', path: '/console/tokens' })
+      signedIn.push({ name: 'logs', path: '/console/logs' })
       for (const shot of signedIn) {
         const res = await page.goto(`${base}${shot.path}`, { waitUntil: 'load' })
         if (!res || res.status() !== 200) throw new Error(`${shot.path} answered ${res?.status()}`)
