@@ -14,7 +14,7 @@ import { layout } from './layout.ts'
 function tokenCard(t: TokenListed, session: ConsoleSession): Html {
   const allScopes = SCOPES.every((s) => t.scopes.includes(s))
   const state = t.revokedAt ? html`revoked ${when(t.revokedAt)}` : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? html`expired` : html`active`
-  return html`<li class="panel"><h3><code>${t.id}</code>: ${t.mode}, ${state}</h3>
+  return html`<li class="panel"><p><strong><code>${t.id}</code>: ${t.mode}, ${state}</strong></p>
 <dl class="facts">
 <dt>Scopes</dt><dd>${allScopes ? 'all' : t.scopes.join(', ')}</dd>
 <dt>Ends in</dt><dd><code>…${t.hint}</code></dd>
