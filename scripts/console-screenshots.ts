@@ -90,6 +90,8 @@ try {
       signedIn.push({ name: 'webhooks', path: '/console/webhooks' })
       signedIn.push({ name: 'webhook', path: `/console/webhooks/${hook.id}` })
       signedIn.push({ name: 'audit', path: '/console/audit' })
+      signedIn.push({ name: 'tokens', path: '/console/tokens' })
+      signedIn.push({ name: 'logs', path: '/console/logs' })
       for (const shot of signedIn) {
         const res = await page.goto(`${base}${shot.path}`, { waitUntil: 'load' })
         if (!res || res.status() !== 200) throw new Error(`${shot.path} answered ${res?.status()}`)

@@ -11,14 +11,19 @@ import { layout } from './layout.ts'
  * issuing shows the new token once (the POST's own answer, never a later page).
  */
 
-function tokenRow(t: TokenListed, session: ConsoleSession): Html {
+function tokenCard(t: TokenListed, session: ConsoleSession): Html {
   const allScopes = SCOPES.every((s) => t.scopes.includes(s))
   const state = t.revokedAt ? html`revoked ${when(t.revokedAt)}` : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? html`expired` : html`active`
-  return html`<tr>
-<td><code>${t.id}</code></td><td>${t.mode}</td><td>${allScopes ? 'all' : t.scopes.join(', ')}</td><td><code>…${t.hint}</code></td>
-<td>${when(t.createdAt)}</td><td>${t.lastUsedAt ? when(t.lastUsedAt) : 'not in the last 7 days'}</td><td>${t.expiresAt ? when(t.expiresAt) : 'never'}</td><td>${state}</td>
-${session.person.role === 'owner' ? html`<td>${t.revokedAt ? null : html`<form method="post" action="/console/tokens/${t.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Revoke ${t.id} (…${t.hint})">Revoke</button></form>`}</td>` : null}
-</tr>`
+  return html`<li class="panel"><p><strong><code>${t.id}</code>: ${t.mode}, ${state}</strong></p>
+<dl class="facts">
+<dt>Scopes</dt><dd>${allScopes ? 'all' : t.scopes.join(', ')}</dd>
+<dt>Ends in</dt><dd><code>…${t.hint}</code></dd>
+<dt>Created</dt><dd>${when(t.createdAt)}</dd>
+<dt>Last used</dt><dd>${t.lastUsedAt ? when(t.lastUsedAt) : 'not in the last 7 days'}</dd>
+<dt>Expires</dt><dd>${t.expiresAt ? when(t.expiresAt) : 'never'}</dd>
+</dl>
+${session.person.role === 'owner' && !t.revokedAt ? html`<form method="post" action="/console/tokens/${t.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Revoke ${t.id} (ends in ${t.hint})">Revoke</button></form>` : null}
+</li>`
 }
 
 function createForm(session: ConsoleSession, error: string | null): Html {
@@ -48,10 +53,7 @@ export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${owner ? createForm(session, opts.error ?? null) : html`<p class="hint">You can read this list; an owner issues and revokes tokens.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's tokens</h2>
-${tokens.length
-  ? html`<div class="scroll"><table><thead><tr><th scope="col">Id</th><th scope="col">Mode</th><th scope="col">Scopes</th><th scope="col">Ends in</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th>${owner ? html`<th scope="col"><span class="visually-hidden">Revoke</span></th>` : null}</tr></thead>
-<tbody>${tokens.map((t) => tokenRow(t, session))}</tbody></table></div>`
-  : html`<p>No tokens yet.</p>`}
+${tokens.length ? html`<ol class="calls">${tokens.map((t) => tokenCard(t, session))}</ol>` : html`<p>No tokens yet.</p>`}
 </section>`,
   })
 }

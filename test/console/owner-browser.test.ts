@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'bun:test'
+import { addPerson } from '../../server/src/domain/people.ts'
+import { signInLink } from '../../server/src/domain/sign-in.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+
+/**
+ * An owner's pages in headless Chromium: from a one-time sign-in link, the owner issues a token on
+ * the Tokens page, and a real `curl` uses it; the Tokens and Request log pages (the call shown) have
+ * no CSP violation, no serious or critical axe-core violation and nothing scrolling sideways at
+ * 320 px and 1280 px.
+ */
+skipWithoutChromium('the owner console browser tests')
+
+describe('an owner in Chromium', () => {
+  test.skipIf(!hasChromium)('signs in from a link, issues a token that curl then uses, reads the call in the request log; the pages are accessible at 320 and 1280 px', async () => {
+    const { url, sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await addPerson(sql, { workspaceId: ws.id, email: `owner-${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Mara Owner', role: 'owner' })
+    const link = await signInLink(sql, { personId: owner.id, consoleUrl: `${url}/console` })
+    const { context, close } = await launchChromium({ viewport: { width: 1280, height: 800 } })
+    try {
+      const page = context.pages()[0] ?? (await context.newPage())
+      await recordCspViolations(page)
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+      await page.goto(link.url, { waitUntil: 'load' })
+      await page.getByRole('button', { name: /sign in/i }).click()
+      await page.waitForURL(`${url}/console/`)
+      await page.getByRole('link', { name: 'Tokens' }).click()
+      await page.getByLabel('test (svc_test_…)').check()
+      await page.getByLabel('read:logs').check()
+      await page.getByRole('button', { name: 'Issue the token' }).click()
+      const token = await page.locator('#secret').inputValue()
+      expect(token).toMatch(/^svc_test_/)
+      expect(await seriousA11yViolations(page)).toEqual([])
+
+      // Spawned, not spawnSync: the server under test answers on this process's event loop.
+      const curl = Bun.spawn(['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '30', '-H', `Authorization: Bearer ${token}`, `${url}/api/v1/logs?limit=1`], { stdout: 'pipe' })
+      expect(await new Response(curl.stdout).text()).toBe('200')
+
+      for (const width of [1280, 320]) {
+        await page.setViewportSize({ width, height: 800 })
+        for (const path of ['/console/tokens', '/console/logs?operation=listRequestLogs']) {
+          const deadline = Date.now() + 15_000
+          for (;;) {
+            await page.goto(`${url}${path}`, { waitUntil: 'load' })
+            if (path === '/console/tokens' || (await page.locator('ol.calls li').count()) > 0 || Date.now() > deadline) break
+            await page.waitForTimeout(200)
+          }
+          expect(await page.content()).not.toContain(token)
+          expect(await cspViolations(page)).toEqual([])
+          expect(await seriousA11yViolations(page)).toEqual([])
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+          expect({ path, width, overflow }).toEqual({ path, width, overflow: 0 })
+        }
+      }
+      expect(await page.locator('ol.calls li').count()).toBeGreaterThan(0)
+      expect(errors).toEqual([])
+    } finally {
+      await close()
+    }
+  }, 240_000)
+})
