@@ -122,6 +122,11 @@ describe('the console: the policy page', () => {
     expect(applied.res.status).toBe(303)
     expect((await send(writer.credential, 120)).body.data.decision).not.toBe('allowed')
     expect((await send(writer.credential, 90)).body.data.decision).toBe('allowed')
+    // The agent's form starts from its values in force: submitting it unchanged changes nothing.
+    const page = await fetchConsole('/console/policy', { cookie: owner.cookie })
+    const its = page.text.slice(page.text.indexOf('<summary>Lifecycle Writer</summary>'))
+    expect(its).toMatch(/<option value="high" selected>high risk<\/option>/)
+    expect(its).toMatch(/name="recipients" inputmode="numeric" value="100"/)
     const wrong = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...form, maxUnattendedRisk: 'extreme' } })
     expect(wrong.res.status).toBe(400)
     expect(wrong.text).toContain('maxUnattendedRisk must be one of low, medium, high')

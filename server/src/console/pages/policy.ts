@@ -110,13 +110,8 @@ function ownerForms(opts: PolicyPageState): Html {
 ${opts.agents.length
   ? html`<section class="panel" aria-labelledby="agent-h">
 <h2 id="agent-h">Change an agent's risk level and ceilings</h2>
-<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent">
-<label for="agent-name">Agent</label><select id="agent-name" name="agent">${agentOptions}</select>
-<label for="agent-risk">Acts alone up to</label><select id="agent-risk" name="maxUnattendedRisk"><option value="low">low risk</option><option value="medium" selected>medium risk</option><option value="high">high risk</option></select>
-<label for="agent-percent">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent" name="amountPercent" inputmode="decimal">
-<label for="agent-recipients">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients" name="recipients" inputmode="numeric">
-<label for="agent-records">Ceiling: records (empty: none)</label><input type="text" id="agent-records" name="records" inputmode="numeric">
-<button type="submit">Plan this change</button></form>
+<p class="hint">Each form starts from the agent's values in force: change what should change, and the plan shows the rest as it is.</p>
+${opts.agents.map((a, n) => agentForm(s, a, n))}
 </section>`
   : null}
 <section class="panel" aria-labelledby="doc-h">
@@ -153,6 +148,20 @@ ${history.length
   ? html`<ol class="inbox">${history.map((a) => html`<li><h3>Rules version ${a.rulesVersion}, by ${describeDecider(a.appliedBy)}, ${when(a.appliedAt)}</h3>${changeList(a.changes)}</li>`)}</ol>`
   : html`<p>No policy has been applied here yet.</p>`}
 </section>`
+}
+
+/** One agent's form, filled with its values in force (an empty ceiling field: none of its own). */
+function agentForm(s: ConsoleSession, a: Agent, n: number): Html {
+  const risk = (r: string) => html`<option value="${r}"${a.maxUnattendedRisk === r ? html` selected` : null}>${r} risk</option>`
+  const value = (v: number | null) => (v === null ? '' : String(v))
+  return html`<details><summary>${a.name}</summary>
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.name}">
+<label for="agent-risk-${n}">Acts alone up to</label><select id="agent-risk-${n}" name="maxUnattendedRisk">${risk('low')}${risk('medium')}${risk('high')}</select>
+<label for="agent-percent-${n}">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent-${n}" name="amountPercent" inputmode="decimal" value="${value(a.ceilings.amountPercent)}">
+<label for="agent-recipients-${n}">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients-${n}" name="recipients" inputmode="numeric" value="${value(a.ceilings.recipients)}">
+<label for="agent-records-${n}">Ceiling: records (empty: none)</label><input type="text" id="agent-records-${n}" name="records" inputmode="numeric" value="${value(a.ceilings.records)}">
+<button type="submit">Plan this change</button></form>
+</details>`
 }
 
 export function policyPage(opts: PolicyPageState): Html {
