@@ -76,9 +76,11 @@ export function policyRoutes({ sql, signedIn, signedInPost, problem }: Kit) {
 
   return new Elysia({ name: 'console-policy' })
     .get('/console/policy', signedIn(async ({ request, session }) => {
+      // The notice after an apply says what the history holds for that rules version, never what the URL says.
       const applied = new URL(request.url).searchParams.get('applied')
-      const m = applied ? /^(\d{1,4})-(\d{1,9})$/.exec(applied) : null
-      return show(session, 200, m ? { notice: DONE(Number(m[1]), Number(m[2])) } : {})
+      const state = await page(session)
+      const entry = applied && /^\d{1,9}$/.test(applied) ? state.history.find((h) => h.rulesVersion === Number(applied)) : undefined
+      return pageResponse(policyPage(entry ? { ...state, notice: DONE(entry.changes.length, entry.rulesVersion) } : state))
     }))
     .post('/console/policy/plan', signedInPost(async ({ session }, fields) => {
       const refused = ownerOnly(session)
@@ -111,7 +113,7 @@ export function policyRoutes({ sql, signedIn, signedInPost, problem }: Kit) {
       const planId = fields.get('plan') ?? ''
       try {
         const applied = await applyPolicy(sql, session.workspace.id, document, { source: SOURCE, planId, appliedBy: personDecider(session.person) })
-        return redirectTo(`/console/policy?applied=${applied.changes.length}-${applied.rulesVersion}`)
+        return redirectTo(`/console/policy?applied=${applied.rulesVersion}`)
       } catch (error) {
         if (!(error instanceof RuleError)) throw error
         const stale = error.rule === 'stale_plan'
