@@ -5,9 +5,12 @@ import { join } from 'node:path'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { listAudit } from '../../server/src/domain/audit.ts'
+import { addPerson } from '../../server/src/domain/people.ts'
+import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
+import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 import { type SmtpReceiver, startSmtpReceiver } from '../support/smtp-receiver.ts'
 
 /**
@@ -15,7 +18,8 @@ import { type SmtpReceiver, startSmtpReceiver } from '../support/smtp-receiver.t
  * sign-in link shown once when the server sends no mail, mailed when it does), changes a role (the
  * person's next POST obeys it) and removes (their session ends at once), each in the audit list with
  * the person; the last owner can be neither removed nor demoted; an approver and a viewer posting
- * the forms by hand are refused on the server; another workspace's person is not found.
+ * the forms by hand are refused on the server; another workspace's person is not found. On
+ * PostgreSQL, a server process logging at debug level: a shown link is in none of its log lines.
  */
 
 const linkIn = (text: string) => /(https?:\/\/[^\s"<]+\/console\/signin\/[^\s"<]+)/.exec(text)?.[1]
@@ -218,4 +222,41 @@ describe('the console: people, with mail', () => {
     expect(page.text).toContain('approver')
     expect((await at('/console/people', { cookie: owner.cookie })).text).not.toContain(new URL(link).pathname)
   }, 60_000)
+})
+
+describe('the console: people, a shown link in no log line', () => {
+  let other: ServerProcess | undefined
+  afterAll(() => other?.proc.kill())
+
+  // A server process of its own, logging at debug level, needs a database both can open: PostgreSQL.
+  test.skipIf(!process.env.DATABASE_URL)('an invitation\'s link, shown once and redeemed, is in none of the process\'s log lines, the audit list or a later page', async () => {
+    const { sql, dataDir } = await getHarness()
+    other = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: dataDir, LOG_LEVEL: 'debug' })
+    const base = new URL(other.base).origin
+    const at = async (path: string, init: { cookie?: string; form?: Record<string, string> } = {}) => {
+      const res = await fetch(`${base}${path}`, {
+        method: init.form ? 'POST' : 'GET',
+        redirect: 'manual',
+        headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+        body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+      })
+      return { res, text: await res.text() }
+    }
+    const ws = await makeWorkspace()
+    const owner = await addPerson(sql, { workspaceId: ws.id, email: unique('owner'), name: 'Mara Owner', role: 'owner' })
+    const signed = await redeem((await signInLink(sql, { personId: owner.id, consoleUrl: `${base}/console` })).url, at)
+    const csrf = csrfOf((await at('/console/people', { cookie: signed.cookie })).text)!
+    const invited = await at('/console/people', { cookie: signed.cookie, form: { csrf, email: unique('lin'), name: 'Lin Park', role: 'viewer' } })
+    expect(invited.res.status, invited.text).toBe(200)
+    const link = linkIn(invited.text)!
+    expect(link).toStartWith(`${base}/console/signin/`)
+    const secret = new URL(link).pathname.split('/').pop()!
+    expect((await redeem(link, at)).status).toBe(303)
+
+    for (const page of [await at('/console/people', { cookie: signed.cookie }), await at('/console/audit', { cookie: signed.cookie })]) expect(page.text).not.toContain(secret)
+    expect(JSON.stringify((await listAudit(sql, ws.id, 100)).entries)).not.toContain(secret)
+    const logged = other.stdout() + other.stderr()
+    expect(logged.length).toBeGreaterThan(0)
+    expect(logged).not.toContain(secret)
+  }, 120_000)
 })
