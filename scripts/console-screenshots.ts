@@ -91,6 +91,7 @@ try {
       signedIn.push({ name: 'webhook', path: `/console/webhooks/${hook.id}` })
       signedIn.push({ name: 'audit', path: '/console/audit' })
       signedIn.push({ name: 'tokens', path: '/console/tokens' })
+      signedIn.push({ name: 'people', path: '/console/people' })
       signedIn.push({ name: 'logs', path: '/console/logs' })
       for (const shot of signedIn) {
         const res = await page.goto(`${base}${shot.path}`, { waitUntil: 'load' })
@@ -100,6 +101,7 @@ try {
         console.log(`wrote ${file}`)
       }
       // The plan of a rule written with the policy page's form: its change and the backtest (nothing is applied).
+      await page.goto(`${base}/console/policy`, { waitUntil: 'load' })
       await page.getByLabel('For the tool action').selectOption('ads.adjust_budget')
       await page.getByLabel('When').selectOption('amountPercent')
       await page.getByLabel('Value').fill('5')

@@ -129,7 +129,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // Its public address: CONSOLE_URL, else this server's own, known once it listens (PORT=0).
   let consoleUrl = config.consoleUrl
   const mailWaker = config.mail ? { wake: () => mail?.wake() } : undefined
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log, webhooks: { addresses: config.webhooks.addresses } }))
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log, webhooks: { addresses: config.webhooks.addresses }, consoleUrl: () => consoleUrl, mail: mailWaker }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!

@@ -148,6 +148,12 @@ describe('growth admin person', () => {
     expectRefused(await growth(['admin', 'person', 'link', p.id]), /was removed/)
     // The address may be added again: a new person.
     expect((await add(ws.id, 'viewer', p.email)).id).not.toBe(p.id)
+    // A workspace keeps an owner: its only one is not removed, one of two is.
+    const first = await add(ws.id, 'owner')
+    expectRefused(await growth(['admin', 'person', 'remove', first.id]), /only owner of this workspace/)
+    const second = await add(ws.id, 'owner')
+    expect((await growth(['admin', 'person', 'remove', first.id])).code).toBe(0)
+    expectRefused(await growth(['admin', 'person', 'remove', second.id]), /a workspace keeps at least one owner/)
   }, T)
 
   test('failed redemptions are limited per address; a good link from another address still works', async () => {

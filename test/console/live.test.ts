@@ -144,7 +144,7 @@ describe('the console, live', () => {
     const { ws, agent, url } = await setUp('owner')
     const id = await waitingSend(agent.credential, 'Send the winter newsletter')
     const hook = await createEndpoint((await getHarness()).sql, { workspaceId: ws.id, url: 'http://127.0.0.1:9/hooks', events: 'approval.approved' }, { addresses: loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' }).webhooks.addresses })
-    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests', '/console/audit', '/console/webhooks', `/console/webhooks/${hook.id}`]
+    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests', '/console/audit', '/console/people', '/console/webhooks', `/console/webhooks/${hook.id}`]
     for (const width of [320, 1280]) {
       await page.setViewportSize({ width, height: 800 })
       for (const path of paths) {

@@ -12,6 +12,7 @@ import { tokenRoutes } from './routes/tokens.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { auditRoutes } from './routes/audit.ts'
 import { policyRoutes } from './routes/policy.ts'
+import { peopleRoutes } from './routes/people.ts'
 
 /**
  * The console: a front door beside the API (/console, outside /api/v1 and its OpenAPI document),
@@ -35,6 +36,7 @@ export function consoleApp(deps: ConsoleDeps) {
     .use(agentRoutes(deps, kit))
     .use(requestRoutes(deps, kit))
     .use(tokenRoutes(deps, kit))
+    .use(peopleRoutes(deps, kit))
     .use(webhookRoutes(deps, kit))
     .use(auditRoutes(deps, kit))
     .use(logRoutes(deps, kit))

@@ -22,6 +22,10 @@ export type ConsoleDeps = {
   watcher?: EventWatcher
   /** The webhook address guard of this server's settings: an endpoint added in the console is checked as the API checks one. */
   webhooks: { addresses: AddressPolicy; resolve?: Resolver }
+  /** The console's public address (CONSOLE_URL, else the server's own, known once it listens): the base of the sign-in links it makes. */
+  consoleUrl: () => string
+  /** When this process sends mail (SMTP_URL): wakes the sender after mail is queued. Absent: no mail, links are shown instead. */
+  mail?: { wake(): void }
 }
 
 type Server = { requestIP(r: Request): { address: string } | null } | null

@@ -1,7 +1,8 @@
 import { type Actor, SYSTEM_ACTOR } from '../core/actor.ts'
 import type { Db } from '../core/db.ts'
-import { NotFoundError, RuleError } from '../core/errors.ts'
+import { ConflictError, NotFoundError, RuleError } from '../core/errors.ts'
 import { idPattern, newId } from '../core/ids.ts'
+import { iso } from '../core/time.ts'
 import { codePoints } from '../schemas/common.ts'
 import { endSessionsOf } from '../store/console-sessions.ts'
 import { inTransaction } from '../store/driver/db.ts'
@@ -72,30 +73,76 @@ export async function addPerson(
   }
 }
 
-export async function listPeople(sql: Db, workspaceId: string): Promise<{ people: Person[] }> {
+export type PersonListed = Person & { addedAt: string }
+
+/** The people of a workspace (not removed), oldest first; `added`: with when each was added (the console's list). */
+export async function listPeople(sql: Db, workspaceId: string): Promise<{ people: Person[] }>
+export async function listPeople(sql: Db, workspaceId: string, opts: { added: true }): Promise<{ people: PersonListed[] }>
+export async function listPeople(sql: Db, workspaceId: string, opts: { added?: boolean } = {}): Promise<{ people: Person[] }> {
   if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
-  return { people: (await store.selectPeople(sql, workspaceId)).map(toPerson) }
+  const rows = await store.selectPeople(sql, workspaceId)
+  return { people: rows.map((r) => (opts.added ? { ...toPerson(r), addedAt: iso(r.created_at) } : toPerson(r))) }
 }
 
-/** A person not removed, by id alone (operator commands); refused naming the id otherwise. */
-export async function currentPerson(sql: Db, id: string): Promise<store.PersonRow> {
+/**
+ * A person not removed, by id alone (operator commands), or of `workspaceId` only (the console: a
+ * person of another workspace is not found, worded alike); refused naming the id otherwise.
+ */
+export async function currentPerson(sql: Db, id: string, workspaceId?: string): Promise<store.PersonRow> {
   const trimmed = id.trim()
   if (!idPattern('person').test(trimmed)) throw new RuleError('id_prefix', `A person id starts with per_ (got ${id}).`, 'id')
   const row = await store.selectPersonById(sql, trimmed)
-  if (!row) throw new NotFoundError('person', trimmed, `No person ${trimmed}.`)
+  if (!row || (workspaceId !== undefined && row.workspace_id !== workspaceId)) throw new NotFoundError('person', trimmed, `No person ${trimmed}.`)
   if (row.removed_at) throw new RuleError('person_removed', `${row.name} (${row.id}) was removed from workspace ${row.workspace_id}.`, 'id')
   return row
 }
 
-/** Removes a person: their sessions end at once and their unused links stop working. */
-export async function removePerson(sql: Db, id: string, opts: { by?: Actor; at?: Date } = {}) {
-  const row = await currentPerson(sql, id)
+/**
+ * A workspace keeps at least one owner (someone must be able to manage it without the database):
+ * refused when `id` is its only owner and would stop being one. Under the owners' lock, so two
+ * changes at once cannot each leave the other as the last owner and then both go.
+ */
+async function keepAnOwner(tx: Db, row: store.PersonRow, change: 'remove' | 'demote') {
+  if (row.role !== 'owner') return
+  const owners = await store.lockOwners(tx, row.workspace_id)
+  if (owners.length === 1 && owners[0] === row.id) {
+    throw new ConflictError(
+      `${row.name} is the only owner of this workspace, so they cannot be ${change === 'remove' ? 'removed' : 'given another role'}: a workspace keeps at least one owner. Make someone else an owner first.`,
+    )
+  }
+}
+
+/**
+ * Removes a person: their sessions end at once and their unused links stop working. Refused for a
+ * workspace's last owner. `workspaceId`: only a person of that workspace (the console).
+ */
+export async function removePerson(sql: Db, id: string, opts: { by?: Actor; at?: Date; workspaceId?: string } = {}) {
+  const row = await currentPerson(sql, id, opts.workspaceId)
   const at = opts.at ?? new Date()
   return inTransaction(sql, async (tx) => {
+    await keepAnOwner(tx, row, 'remove')
     if (!(await store.markRemoved(tx, row.workspace_id, row.id, at))) throw new RuleError('person_removed', `${row.name} (${row.id}) was already removed.`, 'id')
     const sessionsEnded = await endSessionsOf(tx, row.workspace_id, row.id, at)
     await useUpLinksOf(tx, row.workspace_id, row.id, at)
     await recordAudit(tx, row.workspace_id, opts.by ?? SYSTEM_ACTOR, 'person.removed', row.id, { email: row.email, name: row.name, sessionsEnded }, at)
     return { ...toPerson(row), workspaceId: row.workspace_id, removed: true, sessionsEnded }
+  })
+}
+
+/**
+ * Gives a person (not removed) of the workspace another role, in the audit list with who did it and
+ * the role before; refused for the workspace's last owner. The person's next request obeys the new
+ * role (a session reads the role when it is used).
+ */
+export async function changeRole(sql: Db, opts: { workspaceId: string; id: string; role: string; by?: Actor; at?: Date }): Promise<Person & { from: Role }> {
+  const row = await currentPerson(sql, opts.id, opts.workspaceId)
+  const role = personRole(opts.role)
+  const at = opts.at ?? new Date()
+  return inTransaction(sql, async (tx) => {
+    if (role !== 'owner') await keepAnOwner(tx, row, 'demote')
+    const updated = await store.updateRole(tx, row.workspace_id, row.id, role)
+    if (!updated) throw new RuleError('person_removed', `${row.name} (${row.id}) was removed from workspace ${row.workspace_id}.`, 'id')
+    await recordAudit(tx, row.workspace_id, opts.by ?? SYSTEM_ACTOR, 'person.role_changed', row.id, { email: row.email, name: row.name, from: row.role, to: role }, at)
+    return { ...toPerson(updated), from: row.role }
   })
 }

@@ -53,3 +53,20 @@ export async function markRemoved(tx: Db, workspaceId: string, id: string, at: D
 export async function selectPeopleWithEmail(sql: Db, email: string): Promise<PersonRow[]> {
   return sql<PersonRow[]>`SELECT * FROM people WHERE email = ${email} AND removed_at IS NULL ORDER BY workspace_id, id`
 }
+
+/**
+ * The owners (not removed) of the workspace, locked until the transaction ends: two changes at once
+ * that would each leave one owner wait for each other, and the second sees the first's result.
+ */
+export async function lockOwners(tx: Db, workspaceId: string): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    SELECT id FROM people WHERE workspace_id = ${workspaceId} AND role = 'owner' AND removed_at IS NULL ORDER BY id FOR UPDATE`
+  return rows.map((r) => r.id)
+}
+
+/** Sets the role of a person not removed; the row as it is now, or undefined when there is none. */
+export async function updateRole(tx: Db, workspaceId: string, id: string, role: string): Promise<PersonRow | undefined> {
+  const [row] = await tx<PersonRow[]>`
+    UPDATE people SET role = ${role} WHERE workspace_id = ${workspaceId} AND id = ${id} AND removed_at IS NULL RETURNING *`
+  return row
+}

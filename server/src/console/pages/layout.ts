@@ -9,7 +9,7 @@ import type { ConsoleSession } from '../session-port.ts'
  * <main>. `live` marks a page that updates itself (assets/console.js): 'all' for any change in the
  * workspace, or the id of the one item it shows.
  */
-type Section = 'inbox' | 'agents' | 'requests' | 'policy' | 'tokens' | 'webhooks' | 'logs' | 'audit'
+type Section = 'inbox' | 'agents' | 'requests' | 'policy' | 'tokens' | 'people' | 'webhooks' | 'logs' | 'audit'
 
 const SECTIONS: [Section, string, string][] = [
   ['inbox', '/console/', 'Inbox'],
@@ -17,6 +17,7 @@ const SECTIONS: [Section, string, string][] = [
   ['requests', '/console/requests', 'Requests'],
   ['policy', '/console/policy', 'Policy'],
   ['tokens', '/console/tokens', 'Tokens'],
+  ['people', '/console/people', 'People'],
   ['webhooks', '/console/webhooks', 'Webhooks'],
   ['logs', '/console/logs', 'Request log'],
   ['audit', '/console/audit', 'Audit'],

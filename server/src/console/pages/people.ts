@@ -1,0 +1,94 @@
+import { type PersonListed, ROLES } from '../../domain/people.ts'
+import { type Html, html } from '../html.ts'
+import type { ConsoleSession } from '../session-port.ts'
+import { when } from './describe.ts'
+import { layout } from './layout.ts'
+
+/**
+ * GET /console/people: the workspace's people (name, email, role, added); for an owner the form to
+ * invite one, and on each person a role form and a Remove button. The page after inviting shows the
+ * sign-in link once when it was not mailed (the POST's own answer, never a later page).
+ */
+
+const ROLE_WORDS: Record<string, string> = {
+  owner: 'owner (everything)',
+  approver: 'approver (decides what waits, stops and resumes agents, reads everything)',
+  viewer: 'viewer (reads)',
+}
+
+function roleSelect(id: string, label: string, current: string): Html {
+  return html`<label for="${id}">${label}</label>
+<select id="${id}" name="role">${ROLES.map((r) => html`<option value="${r}"${r === current ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select>`
+}
+
+function personCard(p: PersonListed, session: ConsoleSession): Html {
+  const owner = session.person.role === 'owner'
+  const you = p.id === session.person.id
+  return html`<li class="panel"><p><strong>${p.name}</strong>${you ? ' (you)' : null}</p>
+<dl class="facts">
+<dt>Email</dt><dd>${p.email}</dd>
+<dt>Role</dt><dd>${p.role}</dd>
+<dt>Added</dt><dd>${when(p.addedAt)}</dd>
+<dt>Id</dt><dd><code>${p.id}</code></dd>
+</dl>
+${
+  owner
+    ? html`<form method="post" action="/console/people/${p.id}/role"><input type="hidden" name="csrf" value="${session.csrf}">
+${roleSelect(`role-${p.id}`, `Role of ${p.name}`, p.role)}
+<button type="submit">Change the role</button></form>
+<form method="post" action="/console/people/${p.id}/remove"><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Remove ${p.name} (${p.email})">Remove</button></form>`
+    : null
+}
+</li>`
+}
+
+function inviteForm(session: ConsoleSession, mailed: boolean, error: string | null): Html {
+  return html`<section class="panel" aria-labelledby="invite-h">
+<h2 id="invite-h">Invite a person</h2>
+<p class="hint">${mailed ? 'A sign-in link is mailed to them (it works once, for 15 minutes).' : 'This server sends no mail: the next page shows a sign-in link, once, for you to pass on (it works once, for 15 minutes).'}</p>
+${error ? html`<p class="failed" role="alert" id="invite-error">${error}</p>` : null}
+<form method="post" action="/console/people"><input type="hidden" name="csrf" value="${session.csrf}">
+<label for="invite-email">Email</label>
+<input id="invite-email" name="email" type="email" autocomplete="off" required>
+<label for="invite-name">Name</label>
+<input id="invite-name" name="name" type="text" autocomplete="off" required maxlength="100">
+${roleSelect('invite-role', 'Role', 'viewer')}
+<button type="submit">Invite</button></form>
+</section>`
+}
+
+export function peoplePage(opts: { session: ConsoleSession; people: PersonListed[]; mailed: boolean; error?: string; notice?: string }): Html {
+  const { session, people } = opts
+  const owner = session.person.role === 'owner'
+  return layout({
+    title: 'People',
+    session,
+    section: 'people',
+    body: html`<h1>People</h1>
+${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${owner ? inviteForm(session, opts.mailed, opts.error ?? null) : html`<p class="hint">You can read this list; an owner invites people, changes their roles and removes them.</p>`}
+<section aria-labelledby="list-h"><h2 id="list-h">The workspace's people</h2>
+<ol class="calls">${people.map((p) => personCard(p, session))}</ol>
+</section>`,
+  })
+}
+
+/** The answer to inviting: mailed, or the sign-in link this once, with a copy button (assets/console.js). */
+export function personInvitedPage(opts: { session: ConsoleSession; person: { name: string; email: string; role: string }; link: { url: string; expiresAt: string } | null }): Html {
+  const { person, link } = opts
+  return layout({
+    title: 'Person invited',
+    session: opts.session,
+    section: 'people',
+    body: html`<h1>Person invited</h1>
+${
+  link
+    ? html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${person.role === 'owner' ? 'an' : 'a'} ${person.role}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${link.expiresAt}. If it is lost, an operator makes another (growth admin person link).</p></div>
+<label for="secret">Sign-in link for ${person.name}</label>
+<input id="secret" class="secret" type="text" readonly value="${link.url}" autocomplete="off" spellcheck="false">
+<button type="button" data-copy="secret">Copy</button>`
+    : html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${person.role === 'owner' ? 'an' : 'a'} ${person.role}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
+}
+<p><a href="/console/people">Back to the people</a></p>`,
+  })
+}

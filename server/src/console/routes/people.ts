@@ -1,0 +1,57 @@
+import { Elysia } from 'elysia'
+import { DomainError } from '../../core/errors.ts'
+import { addPerson, changeRole, listPeople, removePerson } from '../../domain/people.ts'
+import { signInLink } from '../../domain/sign-in.ts'
+import { mailInviteLink } from '../../domain/sign-in-mail.ts'
+import { personInvitedPage, peoplePage } from '../pages/people.ts'
+import { pageResponse, redirectTo } from '../responses.ts'
+import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
+import { personActor, type ConsoleSession } from '../session-port.ts'
+
+const DONE: Record<string, string> = {
+  role: 'Role changed: their next request obeys it.',
+  removed: 'Person removed: their sessions ended at once, and their unused sign-in links no longer work.',
+}
+const ownersOnly = (session: ConsoleSession) =>
+  `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the list of people, and an owner invites them, changes their roles and removes them.`
+
+/**
+ * The workspace's people: every signed-in person reads the list (CONTRACT: approvers and viewers
+ * read); only an owner invites, changes a role and removes, through the same domain functions as
+ * growth admin person add|link|remove, recorded in the audit list with the person. An invitation's
+ * sign-in link is mailed when this server sends mail (queued, made when it goes), else shown once
+ * on the POST's answer.
+ */
+export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteKit) {
+  const { signedIn, rolePost } = kit
+  const list = async (session: ConsoleSession) => (await listPeople(sql, session.workspace.id, { added: true })).people
+  return new Elysia()
+    .get('/console/people', signedIn(async ({ request, session }) => {
+      const done = new URL(request.url).searchParams.get('done')
+      return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
+    }))
+    .post('/console/people', rolePost(['owner'], ownersOnly, async ({ session }, fields) => {
+      let person
+      try {
+        person = await addPerson(sql, { workspaceId: session.workspace.id, email: fields.get('email') ?? '', name: fields.get('name') ?? '', role: fields.get('role') ?? '', by: personActor(session) })
+      } catch (error) {
+        if (error instanceof DomainError && error.kind === 'rule') return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, error: error.message }), 400)
+        throw error
+      }
+      if (mail) {
+        await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id })
+        mail.wake()
+        return pageResponse(personInvitedPage({ session, person, link: null }))
+      }
+      const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
+      return pageResponse(personInvitedPage({ session, person, link }))
+    }), { parse: 'none' })
+    .post('/console/people/:id/role', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
+      await changeRole(sql, { workspaceId: session.workspace.id, id: params.id!, role: fields.get('role') ?? '', by: personActor(session) })
+      return redirectTo('/console/people?done=role')
+    }), { parse: 'none' })
+    .post('/console/people/:id/remove', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
+      await removePerson(sql, params.id!, { workspaceId: session.workspace.id, by: personActor(session) })
+      return redirectTo('/console/people?done=removed')
+    }), { parse: 'none' })
+}
