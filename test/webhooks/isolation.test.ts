@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { sampleEvent } from '../../server/src/domain/event-samples.ts'
 import net from 'node:net'
 import { getHarness } from '../harness.ts'
 import { appendEvents } from '../../server/src/store/events.ts'
@@ -35,7 +36,12 @@ function hanging() {
 async function commitEvents(workspaceId: string, n: number) {
   const { sql } = await getHarness()
   for (let done = 0; done < n; done += 1000) {
-    const batch = Array.from({ length: Math.min(1000, n - done) }, (_, i) => ({ type: 'contact.created' as const, data: { n: done + i } }))
+    // Each a contact.created as the server emits one (the receivers check every body against its schema).
+    const batch = Array.from({ length: Math.min(1000, n - done) }, (_, i) => {
+      const data = sampleEvent('contact.created').data as { contact: { id: string; email: string } }
+      data.contact.email = `backlog-${done + i}@example.com`
+      return { type: 'contact.created' as const, data }
+    })
     await sql.begin((tx) => appendEvents(tx, workspaceId, batch))
   }
 }
