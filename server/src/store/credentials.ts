@@ -105,7 +105,7 @@ export async function selectTokens(sql: Db, workspaceId: string, limit: number):
      LIMIT ${limit}`
 }
 
-export type AgentCredentialRow = { id: string; token_hint: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null }
+type AgentCredentialRow = { id: string; token_hint: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null }
 
 /** An agent's credentials, newest first (revoked and expired ones too: the page says which). */
 export async function selectAgentCredentials(sql: Db, workspaceId: string, agentId: string): Promise<AgentCredentialRow[]> {

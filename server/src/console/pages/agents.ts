@@ -1,5 +1,5 @@
 import { RISKS } from '../../core/enums.ts'
-import type { AgentCredential } from '../../domain/agents.ts'
+import { type AgentCredential, MAX_OVERLAP_MINUTES } from '../../domain/agents.ts'
 import { dataName } from '../../domain/agent-tools.ts'
 import type { Agent } from '../../schemas/agents.ts'
 import type { Tool } from '../../schemas/agent-tools.ts'
@@ -125,7 +125,7 @@ function credentialCard(c: AgentCredential, session: ConsoleSession, agentId: st
 ${session.person.role === 'owner' && !ended && !retired
     ? html`<form method="post" action="/console/agents/${agentId}/rotate"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="credential" value="${c.id}">
 <label for="overlap-${c.id}">Overlap in minutes: the old credential keeps working this long (0: refused at once)</label>
-<input id="overlap-${c.id}" name="overlap" type="number" min="0" max="10080" step="1" value="60" required>
+<input id="overlap-${c.id}" name="overlap" type="number" min="0" max="${MAX_OVERLAP_MINUTES}" step="1" value="60" required>
 <button type="submit" aria-label="Rotate ${c.id} (ends in ${c.hint})">Rotate</button></form>`
     : null}
 </li>`
