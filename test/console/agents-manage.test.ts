@@ -70,6 +70,18 @@ describe('the console: managing agents', () => {
     expect(await works(third)).toBe(201)
     expect(await works(reg.credential)).toBe(201)
 
+    // The first is being replaced: a second rotation of it is refused (no unseen credential); Revoke now cuts the overlap short.
+    const twice = await fetchConsole(`/console/agents/${reg.agentId}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, credential: reg.credentialId, overlap: '60' } })
+    expect(twice.res.status).toBe(400)
+    expect(twice.text).toContain('is already being replaced')
+    expect(credentialIn(twice.text)).toBeUndefined()
+    expect(twice.text).toContain(`/console/agents/${reg.agentId}/credentials/${reg.credentialId}/revoke`)
+    const cut = await fetchConsole(`/console/agents/${reg.agentId}/credentials/${reg.credentialId}/revoke`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(cut.res.status).toBe(303)
+    expect(cut.res.headers.get('location')).toBe(`/console/agents/${reg.agentId}?done=revoked`)
+    expect(await works(reg.credential)).toBe(401)
+    expect(await works(third)).toBe(201)
+
     // Bad input: a 400 naming what was wrong.
     const badOverlap = await fetchConsole(`/console/agents/${reg.agentId}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, credential: reg.credentialId, overlap: 'soon' } })
     expect(badOverlap.res.status).toBe(400)
@@ -80,6 +92,7 @@ describe('the console: managing agents', () => {
     const ended = await fetchConsole(`/console/agents/${reg.agentId}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, credential: secondId, overlap: '5' } })
     expect(ended.res.status).toBe(400)
     expect(ended.text).toContain('has already ended')
+    expect(await works(third)).toBe(201)
     const noName = await fetchConsole('/console/agents/register', { cookie: owner.cookie, form: { csrf: owner.csrf, name: ' ', risk: 'low' } })
     expect(noName.res.status).toBe(400)
     expect(noName.text).toContain('Give the agent a name')
@@ -111,7 +124,9 @@ describe('the console: managing agents', () => {
 
     const audit = (await listAudit(sql, ws.id, 100)).entries.filter((e) => e.subject === reg.agentId)
     expect(audit.map((e) => e.action).sort()).toEqual(['agent.created', 'agent.credential_issued', 'agent.credential_issued', 'agent.credential_rotated', 'agent.credential_rotated', 'agent.retired'])
-    for (const e of audit) expect(e.actor).toEqual({ kind: 'person', id: owner.person.id, name: 'Mara Owner' })
+    const revokedEntry = (await listAudit(sql, ws.id, 100)).entries.filter((e) => e.subject === reg.credentialId)
+    expect(revokedEntry.map((e) => e.action)).toEqual(['token.revoked'])
+    for (const e of [...audit, ...revokedEntry]) expect(e.actor).toEqual({ kind: 'person', id: owner.person.id, name: 'Mara Owner' })
     const auditPage = await fetchConsole('/console/audit', { cookie: owner.cookie })
     expect(auditPage.text).toContain('retired the agent')
     expect(auditPage.text).toContain('rotated a credential of')
@@ -141,6 +156,7 @@ describe('the console: managing agents', () => {
       const posts = [
         ['/console/agents/register', { name: 'Sneaky', risk: 'low' }],
         [`/console/agents/${reg.agentId}/rotate`, { credential: reg.credentialId, overlap: '0' }],
+        [`/console/agents/${reg.agentId}/credentials/${reg.credentialId}/revoke`, {}],
         [`/console/agents/${reg.agentId}/retire`, {}],
       ] as const
       for (const [path, fields] of posts) {
@@ -169,6 +185,10 @@ describe('the console: managing agents', () => {
     const mine = await register(owner.cookie, owner.csrf)
     const cross = await fetchConsole(`/console/agents/${mine.agentId}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, credential: theirs.credentialId, overlap: '0' } })
     expect(cross.res.status).toBe(404)
+    const crossRevoke = await fetchConsole(`/console/agents/${mine.agentId}/credentials/${theirs.credentialId}/revoke`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(crossRevoke.res.status).toBe(404)
+    const theirRevoke = await fetchConsole(`/console/agents/${theirs.agentId}/credentials/${theirs.credentialId}/revoke`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(theirRevoke.res.status).toBe(404)
     expect(await works(theirs.credential)).toBe(201)
     const noCsrf = await fetchConsole(`/console/agents/${mine.agentId}/retire`, { cookie: owner.cookie, form: {} })
     expect(noCsrf.res.status).toBe(403)

@@ -9,7 +9,7 @@ import { iso, isoOrNull } from '../core/time.ts'
 import type { Agent, CeilingsView } from '../schemas/agents.ts'
 import { knownToolActions } from '../store/agent-tools.ts'
 import * as store from '../store/agents.ts'
-import { endCredentialAt, insertCredential, selectAgentCredentials } from '../store/credentials.ts'
+import { endCredentialAt, insertCredential, lockAgentCredential, selectAgentCredentials } from '../store/credentials.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { workspaceExists } from '../store/workspaces.ts'
 import type { AgentProfile, Ceilings } from './agent-decision.ts'
@@ -191,7 +191,8 @@ export const MAX_OVERLAP_MINUTES = 7 * 24 * 60
 
 /**
  * Rotate an agent's credential with an overlap: a new credential (shown once), and the old one
- * ends `overlapMinutes` from now (its expiry set, so both work until then; 0: revoked at once).
+ * ends `overlapMinutes` from now (its expiry set, so both work until then; 0: refused at once), in
+ * one transaction with the old one locked. A credential already being replaced is not rotated again.
  */
 export async function rotateAgentCredential(
   sql: Sql,
@@ -201,20 +202,24 @@ export async function rotateAgentCredential(
   if (!Number.isInteger(overlapMinutes) || overlapMinutes < 0 || overlapMinutes > MAX_OVERLAP_MINUTES) {
     throw new RuleError('overlap.range', `The overlap is a whole number of minutes from 0 to ${MAX_OVERLAP_MINUTES} (a week); got ${overlapMinutes}.`, 'overlap')
   }
-  const old = (await selectAgentCredentials(sql, workspaceId, agentId)).find((c) => c.id === credentialId)
-  if (!old) throw new NotFoundError('credential', credentialId, `Agent ${agentId} has no credential ${credentialId}.`)
-  if (old.revoked_at || (old.expires_at && new Date(old.expires_at).getTime() <= Date.now())) {
-    throw new RuleError('credential.live', `Credential ${credentialId} has already ended; issue a new one instead of rotating it.`, 'credential')
-  }
-  const issued = await issueAgentCredential(sql, workspaceId, agentId, opts.by)
-  const endsAt = new Date(Date.now() + overlapMinutes * 60_000)
-  await inTransaction(sql, async (tx) => {
+  return inTransaction(sql, async (tx) => {
+    const old = await lockAgentCredential(tx, workspaceId, agentId, credentialId)
+    if (!old) throw new NotFoundError('credential', credentialId, `Agent ${agentId} has no credential ${credentialId}.`)
+    if (old.revoked_at || (old.expires_at && new Date(old.expires_at).getTime() <= Date.now())) {
+      throw new RuleError('credential.live', `Credential ${credentialId} has already ended; rotate one that is active.`, 'credential')
+    }
+    // Already being replaced (a second press of Rotate, say): one new credential per rotation, never an unseen second.
+    if (old.expires_at) {
+      throw new RuleError('credential.ending', `Credential ${credentialId} is already being replaced: it ends at ${iso(old.expires_at)}. Rotate the credential that replaced it, or revoke it now.`, 'credential')
+    }
+    const issued = await issueAgentCredential(tx, workspaceId, agentId, opts.by)
+    const endsAt = new Date(Date.now() + overlapMinutes * 60_000)
     await endCredentialAt(tx, workspaceId, credentialId, endsAt)
     await recordAudit(tx, workspaceId, opts.by ?? SYSTEM_ACTOR, 'agent.credential_rotated', agentId, {
       credentialId: issued.credentialId, replaces: credentialId, overlapMinutes, oldEndsAt: endsAt.toISOString(),
     })
+    return { ...issued, replaces: credentialId, oldEndsAt: endsAt.toISOString() }
   })
-  return { ...issued, replaces: credentialId, oldEndsAt: endsAt.toISOString() }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.ts'
+import type { Db, Sql, Tx } from '../core/db.ts'
 
 export type AuthenticatedRow = {
   workspace_id: string
@@ -120,4 +120,13 @@ export async function endCredentialAt(sql: Db, workspaceId: string, id: string, 
   await sql`
     UPDATE credentials SET expires_at = LEAST(COALESCE(expires_at, ${at}), ${at})
      WHERE workspace_id = ${workspaceId} AND id = ${id} AND revoked_at IS NULL`
+}
+
+/** One credential of the agent, locked until the transaction ends (two rotations of it at once: one waits and sees the other's). */
+export async function lockAgentCredential(tx: Tx, workspaceId: string, agentId: string, id: string): Promise<AgentCredentialRow | undefined> {
+  const [row] = await tx<AgentCredentialRow[]>`
+    SELECT id, token_hint, created_at, expires_at, revoked_at FROM credentials
+     WHERE workspace_id = ${workspaceId} AND agent_id = ${agentId} AND kind = 'agent' AND id = ${id}
+       FOR UPDATE`
+  return row
 }

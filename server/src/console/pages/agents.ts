@@ -122,7 +122,11 @@ function credentialCard(c: AgentCredential, session: ConsoleSession, agentId: st
 <dt>Ends in</dt><dd><code>…${c.hint}</code></dd>
 <dt>Created</dt><dd>${when(c.createdAt)}</dd>
 </dl>
-${session.person.role === 'owner' && !ended && !retired
+${session.person.role === 'owner' && !ended && !retired && c.expiresAt
+    ? html`<form method="post" action="/console/agents/${agentId}/credentials/${c.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}">
+<button class="danger" type="submit" aria-label="Revoke now ${c.id} (ends in ${c.hint})">Revoke now</button></form>`
+    : null}
+${session.person.role === 'owner' && !ended && !retired && !c.expiresAt
     ? html`<form method="post" action="/console/agents/${agentId}/rotate"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="credential" value="${c.id}">
 <label for="overlap-${c.id}">Overlap in minutes: the old credential keeps working this long (0: refused at once)</label>
 <input id="overlap-${c.id}" name="overlap" type="number" min="0" max="${MAX_OVERLAP_MINUTES}" step="1" value="60" required>

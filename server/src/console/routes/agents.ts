@@ -3,6 +3,7 @@ import { RISKS, type Risk } from '../../core/enums.ts'
 import { DomainError } from '../../core/errors.ts'
 import { agentCredentials, agentOf, createAgent, listAgents, retireAgent, retiredAgents, rotateAgentCredential } from '../../domain/agents.ts'
 import { listRequests } from '../../domain/agent-requests.ts'
+import { revokeToken } from '../../domain/credentials.ts'
 import { listTools } from '../../domain/agent-tools.ts'
 import { agentsSwitch, setAgentsStopped } from '../../domain/workspaces.ts'
 import { agentPage, agentsPage, credentialShownPage, type RegisterForm } from '../pages/agents.ts'
@@ -17,7 +18,9 @@ const AGENTS_SHOWN = 200
 export const agentsOf = async (sql: ConsoleDeps['sql'], workspaceId: string) => (await listAgents(sql, workspaceId, { limit: AGENTS_SHOWN })).map((p) => p.item)
 
 const TOOLS_SHOWN = 200
-const DONE: Record<string, string> = { retired: 'Agent retired: its credentials are revoked and the gateway refuses it from its next request. Its requests and audit entries are kept.' }
+const DONE: Record<string, string> = {
+  revoked: 'Credential revoked: it is refused from its very next request.',
+  retired: 'Agent retired: its credentials are revoked and the gateway refuses it from its next request. Its requests and audit entries are kept.' }
 const ownersOnly = (session: ConsoleSession) =>
   `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the agents, and an owner registers, rotates credentials and retires them.`
 
@@ -114,6 +117,14 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
         if (error instanceof DomainError && error.kind === 'rule') return onePage(session, agent.id, { error: error.message }, 400)
         throw error
       }
+    }), { parse: 'none' })
+    .post('/console/agents/:id/credentials/:credential/revoke', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
+      const agent = await agentOf(sql, session.workspace.id, params.id!)
+      if (!agent) return notFound(session)
+      if (!(await agentCredentials(sql, session.workspace.id, agent.id)).some((c) => c.id === params.credential)) return notFound(session)
+      // The same domain function as growth admin agent credential revoke, within this workspace.
+      await revokeToken(sql, params.credential!, personActor(session), session.workspace.id)
+      return redirectTo(`/console/agents/${agent.id}?done=revoked`)
     }), { parse: 'none' })
     .post('/console/agents/:id/retire', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
       const agent = await agentOf(sql, session.workspace.id, params.id!)
