@@ -16,7 +16,7 @@ export { openDatabase, type Database, type Sql } from '../../server/src/store/dr
 export { migrate, type MigrationResult } from '../../server/src/store/driver/migrate.ts'
 export { createWorkspace, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 export { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
-export { createAgent, issueAgentCredential } from '../../server/src/domain/agents.ts'
+export { createAgent, issueAgentCredential, retireAgent } from '../../server/src/domain/agents.ts'
 export { exportPolicy } from '../../server/src/domain/agent-policy-export.ts'
 export { policyYaml } from '../../server/src/domain/agent-policy-document.ts'
 export { documentPolicy, type PolicyPlan, planPolicy } from '../../server/src/domain/agent-policy-plan.ts'

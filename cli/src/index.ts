@@ -3,6 +3,7 @@ import pkg from '../../package.json'
 import { registerActionDecision } from './commands/admin/action/decide.ts'
 import { registerAgentCreate } from './commands/admin/agent/create.ts'
 import { registerAgentCredential } from './commands/admin/agent/credential.ts'
+import { registerAgentRetire } from './commands/admin/agent/retire.ts'
 import { registerAgentsResume } from './commands/admin/agents/resume.ts'
 import { registerAgentsStop } from './commands/admin/agents/stop.ts'
 import { registerApprovalDecision } from './commands/admin/approval/decide.ts'
@@ -69,6 +70,7 @@ export function buildProgram(): Command {
   const agent = admin.command('agent').description('agents and their credentials')
   registerAgentCreate(agent)
   registerAgentCredential(agent)
+  registerAgentRetire(agent)
 
   const agents = admin.command('agents').description('all the agents of a workspace at once (the kill switch)')
   registerAgentsStop(agents)

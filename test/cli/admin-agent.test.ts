@@ -1,4 +1,5 @@
 import { beforeAll, expect, test } from 'bun:test'
+import { listAudit } from '../../server/src/domain/audit.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
 import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf, refusalJson, type Run } from './run.ts'
 
@@ -76,6 +77,28 @@ test(
     expect((await call('GET', '/api/v1/agent/me', { token: issued.credential })).status).toBe(200)
     expectRefused(await growth(['admin', 'agent', 'credential', 'create', '--workspace', ws.id, '--agent', 'agt_00000000000000000000000000']), /No agent agt_0+ in workspace/)
     expectRefused(await growth(['admin', 'agent', 'credential', 'revoke', ws.agent.id]), /starts with cred_/)
+  },
+  CLI_TIMEOUT,
+)
+
+test(
+  'retire revokes every credential of the agent at once and records it; twice is not an error; a retired agent gets no new credential',
+  async () => {
+    const made = jsonOf(await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Old Hand', '--allow', 'ads.pause_campaign', '--json']), 'admin agent create')
+    const extra = jsonOf(await growth(['admin', 'agent', 'credential', 'create', '--workspace', ws.id, '--agent', made.id, '--json']), 'credential create')
+    expect((await call('GET', '/api/v1/agent/me', { token: made.credential })).status).toBe(200)
+    const retired = jsonOf(await growth(['admin', 'agent', 'retire', made.id, '--workspace', ws.id, '--json']), 'agent retire')
+    expect(retired).toEqual({ id: made.id, retired: true, alreadyRetired: false, revokedCredentials: [made.credentialId, extra.credentialId].sort() })
+    expect((await call('GET', '/api/v1/agent/me', { token: made.credential })).status).toBe(401)
+    expect((await call('GET', '/api/v1/agent/me', { token: extra.credential })).status).toBe(401)
+    const again = jsonOf(await growth(['admin', 'agent', 'retire', made.id, '--workspace', ws.id, '--json']), 'agent retire again')
+    expect(again).toMatchObject({ alreadyRetired: true, revokedCredentials: [] })
+    expectRefused(await growth(['admin', 'agent', 'credential', 'create', '--workspace', ws.id, '--agent', made.id]), /is retired: it gets no new credential/)
+    expectRefused(await growth(['admin', 'agent', 'retire', 'agt_00000000000000000000000000', '--workspace', ws.id]), /No agent agt_0+ in workspace/)
+    expectRefused(await growth(['admin', 'agent', 'retire', 'Old Hand', '--workspace', ws.id]), /starts with agt_/)
+    const { sql } = await getHarness()
+    const entries = (await listAudit(sql, ws.id, 100)).entries.filter((e) => e.action === 'agent.retired' && e.subject === made.id)
+    expect(entries.map((e) => e.actor.kind)).toEqual(['operator'])
   },
   CLI_TIMEOUT,
 )

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { loadConfig } from '../../server/src/config.ts'
+import { createAgent, retireAgent } from '../../server/src/domain/agents.ts'
 import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { growthIn } from '../cli/run.ts'
@@ -144,9 +145,33 @@ describe('the console, live', () => {
     const { ws, agent, url } = await setUp('owner')
     const id = await waitingSend(agent.credential, 'Send the winter newsletter')
     const hook = await createEndpoint((await getHarness()).sql, { workspaceId: ws.id, url: 'http://127.0.0.1:9/hooks', events: 'approval.approved' }, { addresses: loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8' }).webhooks.addresses })
-    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, '/console/requests', '/console/audit', '/console/people', '/console/webhooks', `/console/webhooks/${hook.id}`]
+    // A retired agent: its page and the list's Retired agents.
+    const { sql } = await getHarness()
+    const gone = await createAgent(sql, { workspaceId: ws.id, name: 'Old Hand', allow: 'ads.pause_campaign' })
+    await retireAgent(sql, ws.id, gone.id)
+    const paths = ['/console/', `/console/approvals/${id}`, '/console/agents', `/console/agents/${agent.id}`, `/console/agents/${gone.id}`, '/console/requests', '/console/audit', '/console/people', '/console/webhooks', `/console/webhooks/${hook.id}`]
+    // The answers of the owner's agent forms (register, rotate: a credential shown once), reached by submitting them.
+    const submitted: Record<string, () => Promise<unknown>> = {
+      'register an agent': async () => {
+        await page.goto(`${url}/console/agents`, { waitUntil: 'load' })
+        await page.fill('#agent-name', `Pacer ${crypto.randomUUID().slice(0, 6)}`)
+        await page.check('input[name="allow"][value="ads.pause_campaign"]')
+        await Promise.all([page.waitForURL(`${url}/console/agents/register`), page.click('button:has-text("Register the agent")')])
+      },
+      'rotate a credential': async () => {
+        await page.goto(`${url}/console/agents/${agent.id}`, { waitUntil: 'load' })
+        await Promise.all([page.waitForURL(`${url}/console/agents/${agent.id}/rotate`), page.locator('form[action$="/rotate"] button').first().click()])
+      },
+    }
     for (const width of [320, 1280]) {
       await page.setViewportSize({ width, height: 800 })
+      for (const [path, submit] of Object.entries(submitted)) {
+        await submit()
+        await page.waitForSelector('input.secret')
+        expect({ path, width, violations: await seriousA11yViolations(page) }).toEqual({ path, width, violations: [] })
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+        expect({ path, width, overflow }).toEqual({ path, width, overflow: 0 })
+      }
       for (const path of paths) {
         const res = await page.goto(`${url}${path}`, { waitUntil: 'load' })
         expect({ path, status: res?.status() }).toEqual({ path, status: 200 })

@@ -9,7 +9,7 @@ import { iso, isoOrNull } from '../core/time.ts'
 import type { Agent, CeilingsView } from '../schemas/agents.ts'
 import { knownToolActions } from '../store/agent-tools.ts'
 import * as store from '../store/agents.ts'
-import { insertCredential } from '../store/credentials.ts'
+import { endCredentialAt, insertCredential, lockAgentCredential, selectAgentCredentials } from '../store/credentials.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { workspaceExists } from '../store/workspaces.ts'
 import type { AgentProfile, Ceilings } from './agent-decision.ts'
@@ -174,7 +174,9 @@ export async function createAgent(
  * that leaked: issue the new one, give it to the agent, then revoke the old one by its id.
  */
 export async function issueAgentCredential(sql: Db, workspaceId: string, agentId: string, by: Actor = SYSTEM_ACTOR) {
-  if (!(await store.agentExists(sql, workspaceId, agentId))) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)
+  const retired = await store.agentRetired(sql, workspaceId, agentId)
+  if (retired === undefined) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)
+  if (retired) throw new RuleError('agent.retired', `Agent ${agentId} is retired: it gets no new credential. Register a new agent instead.`, 'agent')
   const credentialId = newId('credential')
   const minted = mintToken('agent', workspaceId)
   await inTransaction(sql, async (tx) => {
@@ -183,3 +185,71 @@ export async function issueAgentCredential(sql: Db, workspaceId: string, agentId
   })
   return { agentId, credentialId, credential: minted.token }
 }
+
+/** The most overlap a rotation allows: a week, in minutes. */
+export const MAX_OVERLAP_MINUTES = 7 * 24 * 60
+
+/**
+ * Rotate an agent's credential with an overlap: a new credential (shown once), and the old one
+ * ends `overlapMinutes` from now (its expiry set, so both work until then; 0: refused at once), in
+ * one transaction with the old one locked. A credential already being replaced is not rotated again.
+ */
+export async function rotateAgentCredential(
+  sql: Sql,
+  opts: { workspaceId: string; agentId: string; credentialId: string; overlapMinutes: number; by?: Actor },
+) {
+  const { workspaceId, agentId, credentialId, overlapMinutes } = opts
+  if (!Number.isInteger(overlapMinutes) || overlapMinutes < 0 || overlapMinutes > MAX_OVERLAP_MINUTES) {
+    throw new RuleError('overlap.range', `The overlap is a whole number of minutes from 0 to ${MAX_OVERLAP_MINUTES} (a week); got ${overlapMinutes}.`, 'overlap')
+  }
+  return inTransaction(sql, async (tx) => {
+    const old = await lockAgentCredential(tx, workspaceId, agentId, credentialId)
+    if (!old) throw new NotFoundError('credential', credentialId, `Agent ${agentId} has no credential ${credentialId}.`)
+    if (old.revoked_at || (old.expires_at && new Date(old.expires_at).getTime() <= Date.now())) {
+      throw new RuleError('credential.live', `Credential ${credentialId} has already ended; rotate one that is active.`, 'credential')
+    }
+    // Already being replaced (a second press of Rotate, say): one new credential per rotation, never an unseen second.
+    if (old.expires_at) {
+      throw new RuleError('credential.ending', `Credential ${credentialId} is already being replaced: it ends at ${iso(old.expires_at)}. Rotate the credential that replaced it, or revoke it now.`, 'credential')
+    }
+    const issued = await issueAgentCredential(tx, workspaceId, agentId, opts.by)
+    const endsAt = new Date(Date.now() + overlapMinutes * 60_000)
+    await endCredentialAt(tx, workspaceId, credentialId, endsAt)
+    await recordAudit(tx, workspaceId, opts.by ?? SYSTEM_ACTOR, 'agent.credential_rotated', agentId, {
+      credentialId: issued.credentialId, replaces: credentialId, overlapMinutes, oldEndsAt: endsAt.toISOString(),
+    })
+    return { ...issued, replaces: credentialId, oldEndsAt: endsAt.toISOString() }
+  })
+}
+
+/**
+ * Retire an agent: its credentials are revoked at once (the gateway refuses it from its next
+ * request), it is listed apart from the active agents, and its requests and audit entries are kept.
+ * Retiring twice is not an error.
+ */
+export async function retireAgent(sql: Sql, workspaceId: string, agentId: string, by: Actor = SYSTEM_ACTOR) {
+  const r = await inTransaction(sql, async (tx) => {
+    const exists = await store.agentRetired(tx, workspaceId, agentId)
+    if (exists === undefined) return undefined
+    const revoked = await store.markRetired(tx, workspaceId, agentId)
+    if (revoked) await recordAudit(tx, workspaceId, by, 'agent.retired', agentId, { revokedCredentials: revoked })
+    return { id: agentId, retired: true, alreadyRetired: revoked === undefined, revokedCredentials: revoked ?? [] }
+  })
+  if (!r) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)
+  return r
+}
+
+/** The agent's credentials as the console shows them: last four, created, ends, revoked. */
+export async function agentCredentials(sql: Db, workspaceId: string, agentId: string) {
+  return (await selectAgentCredentials(sql, workspaceId, agentId)).map((c) => ({
+    id: c.id,
+    hint: c.token_hint,
+    createdAt: iso(c.created_at),
+    expiresAt: isoOrNull(c.expires_at),
+    revokedAt: isoOrNull(c.revoked_at),
+  }))
+}
+export type AgentCredential = Awaited<ReturnType<typeof agentCredentials>>[number]
+
+/** When each retired agent of the workspace was retired, by id. */
+export const retiredAgents = (sql: Db, workspaceId: string) => store.selectRetiredAgents(sql, workspaceId)

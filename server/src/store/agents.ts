@@ -77,3 +77,27 @@ export async function touchAgent(tx: Tx, workspaceId: string, agentId: string, a
     UPDATE agents SET last_acted_at = GREATEST(COALESCE(last_acted_at, ${at}), ${at})
     WHERE workspace_id = ${workspaceId} AND id = ${agentId}`
 }
+
+/** When each retired agent of the workspace was retired (active agents are left out). */
+export async function selectRetiredAgents(sql: Db, workspaceId: string): Promise<Map<string, Date>> {
+  const rows = await sql<{ id: string; retired_at: Date }[]>`
+    SELECT id, retired_at FROM agents WHERE workspace_id = ${workspaceId} AND retired_at IS NOT NULL`
+  return new Map(rows.map((r) => [r.id, new Date(r.retired_at)]))
+}
+
+/** Whether the agent is retired; undefined when the workspace has no such agent. */
+export async function agentRetired(sql: Db, workspaceId: string, agentId: string): Promise<boolean | undefined> {
+  const [row] = await sql<{ retired_at: Date | null }[]>`SELECT retired_at FROM agents WHERE workspace_id = ${workspaceId} AND id = ${agentId}`
+  return row ? row.retired_at !== null : undefined
+}
+
+/** Mark the agent retired (once) and revoke its live credentials; the ids revoked. Undefined if it was retired already. */
+export async function markRetired(tx: Tx, workspaceId: string, agentId: string): Promise<string[] | undefined> {
+  const done = await tx`UPDATE agents SET retired_at = now() WHERE workspace_id = ${workspaceId} AND id = ${agentId} AND retired_at IS NULL RETURNING id`
+  if (!done.length) return undefined
+  const revoked = await tx<{ id: string }[]>`
+    UPDATE credentials SET revoked_at = now()
+     WHERE workspace_id = ${workspaceId} AND agent_id = ${agentId} AND revoked_at IS NULL
+    RETURNING id`
+  return revoked.map((r) => r.id).sort()
+}

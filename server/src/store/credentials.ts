@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../core/db.ts'
+import type { Db, Sql, Tx } from '../core/db.ts'
 
 export type AuthenticatedRow = {
   workspace_id: string
@@ -103,4 +103,30 @@ export async function selectTokens(sql: Db, workspaceId: string, limit: number):
      WHERE c.workspace_id = ${workspaceId} AND c.kind IN ('live', 'test')
      ORDER BY c.created_at DESC, c.id DESC
      LIMIT ${limit}`
+}
+
+type AgentCredentialRow = { id: string; token_hint: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null }
+
+/** An agent's credentials, newest first (revoked and expired ones too: the page says which). */
+export async function selectAgentCredentials(sql: Db, workspaceId: string, agentId: string): Promise<AgentCredentialRow[]> {
+  return sql<AgentCredentialRow[]>`
+    SELECT id, token_hint, created_at, expires_at, revoked_at FROM credentials
+     WHERE workspace_id = ${workspaceId} AND agent_id = ${agentId} AND kind = 'agent'
+     ORDER BY created_at DESC, id DESC`
+}
+
+/** End a credential at `at` (sooner only: a credential already ending earlier keeps its end). */
+export async function endCredentialAt(sql: Db, workspaceId: string, id: string, at: Date) {
+  await sql`
+    UPDATE credentials SET expires_at = LEAST(COALESCE(expires_at, ${at}), ${at})
+     WHERE workspace_id = ${workspaceId} AND id = ${id} AND revoked_at IS NULL`
+}
+
+/** One credential of the agent, locked until the transaction ends (two rotations of it at once: one waits and sees the other's). */
+export async function lockAgentCredential(tx: Tx, workspaceId: string, agentId: string, id: string): Promise<AgentCredentialRow | undefined> {
+  const [row] = await tx<AgentCredentialRow[]>`
+    SELECT id, token_hint, created_at, expires_at, revoked_at FROM credentials
+     WHERE workspace_id = ${workspaceId} AND agent_id = ${agentId} AND kind = 'agent' AND id = ${id}
+       FOR UPDATE`
+  return row
 }

@@ -1,4 +1,8 @@
+import { RISKS } from '../../core/enums.ts'
+import { type AgentCredential, MAX_OVERLAP_MINUTES } from '../../domain/agents.ts'
+import { dataName } from '../../domain/agent-tools.ts'
 import type { Agent } from '../../schemas/agents.ts'
+import type { Tool } from '../../schemas/agent-tools.ts'
 import type { AgentRequest } from '../../schemas/agent-requests.ts'
 import type { AgentsSwitch } from '../../domain/workspaces.ts'
 import { type Html, html } from '../html.ts'
@@ -10,8 +14,12 @@ import { requestCard } from './requests.ts'
 /**
  * GET /console/agents: the stop switch of the whole workspace (owners and approvers press it, with
  * a reason, or resume; a viewer sees its state), then each agent with what it may do, in the
- * sentences GET /agent/me answers. GET /console/agents/{id}: one agent and its recent requests.
+ * sentences GET /agent/me answers, retired ones apart; an owner registers an agent there. GET
+ * /console/agents/{id}: one agent, its credentials (an owner rotates one with an overlap, or
+ * retires the agent) and its recent requests. A new credential is shown once, on the POST's answer.
  */
+
+export type RegisterForm = { name: string; description: string; allow: string[]; risk: string }
 
 function switchPanel(session: ConsoleSession, state: AgentsSwitch, error: string | null): Html {
   const may = mayDecide(session.person.role)
@@ -38,35 +46,132 @@ ${form}
 
 function mayDo(a: Agent): Html {
   return html`<ul class="sentences">${a.permissions.length ? a.permissions.map((p) => html`<li>${p.sentence}</li>`) : html`<li>${a.name} may do nothing yet.</li>`}
+<li>${a.dataAccess.length ? `It may use ${a.dataAccess.map(dataName).join(', ')}.` : 'It may use no data.'}</li>
 ${a.ceilings.sentences.map((s) => html`<li>${s}</li>`)}
 <li>Acts alone up to ${a.maxUnattendedRisk} risk; above that a person decides.</li></ul>`
 }
 
-export function agentsPage(opts: { session: ConsoleSession; agents: Agent[]; state: AgentsSwitch; error?: string | null }): Html {
+function registerForm(session: ConsoleSession, tools: Tool[], form: RegisterForm | null, error: string | null): Html {
+  const allowed = new Set(form?.allow ?? [])
+  const risk = form?.risk ?? 'medium'
+  return html`<section class="panel" aria-labelledby="register-h">
+<h2 id="register-h">Register an agent</h2>
+${error ? html`<p class="failed" role="alert" id="register-error">${error}</p>` : null}
+<form method="post" action="/console/agents/register"><input type="hidden" name="csrf" value="${session.csrf}">
+<label for="agent-name">Name</label>
+<input id="agent-name" name="name" type="text" maxlength="100" required value="${form?.name ?? ''}"${error ? html` aria-describedby="register-error"` : null}>
+<label for="agent-description">What it is for (optional)</label>
+<input id="agent-description" name="description" type="text" maxlength="500" value="${form?.description ?? ''}">
+${tools.map(
+  (t) => html`<fieldset><legend>${t.name}: what it may do</legend>
+${t.actions.map((x) => html`<label><input type="checkbox" name="allow" value="${t.key}.${x.key}"${allowed.has(`${t.key}.${x.key}`) ? html` checked` : null}> ${x.name} (${x.risk} risk)</label>`)}</fieldset>`,
+)}
+<label for="agent-risk">The highest risk it takes alone (above it, a person decides)</label>
+<select id="agent-risk" name="risk">${RISKS.map((r) => html`<option value="${r}"${r === risk ? html` selected` : null}>${r}</option>`)}</select>
+<button type="submit">Register the agent</button></form>
+</section>`
+}
+
+function agentCard(a: Agent, retiredAt: Date | undefined): Html {
+  return html`<li><article class="panel" aria-labelledby="agent-${a.id}">
+<h3 id="agent-${a.id}"><a href="/console/agents/${a.id}">${a.name}</a></h3>
+<div class="meta"><span>${a.owner}</span>${retiredAt ? html`<span>retired ${when(retiredAt.toISOString())}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
+${a.description ? html`<p>${a.description}</p>` : null}
+${retiredAt ? html`<p>Retired: the gateway refuses it; its history is kept.</p>` : mayDo(a)}
+</article></li>`
+}
+
+export function agentsPage(opts: {
+  session: ConsoleSession
+  agents: Agent[]
+  state: AgentsSwitch
+  retired: Map<string, Date>
+  tools: Tool[]
+  error?: string | null
+  register?: RegisterForm
+  registerError?: string
+  notice?: string
+}): Html {
+  const owner = opts.session.person.role === 'owner'
+  const active = opts.agents.filter((a) => !opts.retired.has(a.id))
+  const retired = opts.agents.filter((a) => opts.retired.has(a.id))
   return layout({
     title: 'Agents',
     session: opts.session,
     section: 'agents',
     body: html`<h1>Agents</h1>
 <p class="lead">The agents of ${opts.session.workspace.name} and what each may do.</p>
+${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${switchPanel(opts.session, opts.state, opts.error ?? null)}
+${owner ? registerForm(opts.session, opts.tools, opts.register ?? null, opts.registerError ?? null) : html`<p class="hint">You can read the agents; an owner registers, rotates credentials and retires them.</p>`}
+<section aria-labelledby="active-h"><h2 id="active-h">Active agents</h2>
 ${
-  opts.agents.length
-    ? html`<ol class="inbox">${opts.agents.map(
-        (a) => html`<li><article class="panel" aria-labelledby="agent-${a.id}">
-<h2 id="agent-${a.id}"><a href="/console/agents/${a.id}">${a.name}</a></h2>
-<div class="meta"><span>${a.owner}</span><span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
-${a.description ? html`<p>${a.description}</p>` : null}
-${mayDo(a)}
-</article></li>`,
-      )}</ol>`
-    : html`<div class="panel empty" role="status"><p>No agent yet. An operator registers one with growth admin agent create.</p></div>`
-}`,
+  active.length
+    ? html`<ol class="inbox">${active.map((a) => agentCard(a, undefined))}</ol>`
+    : html`<div class="panel empty" role="status"><p>No active agent. An owner registers one here (or an operator with growth admin agent create).</p></div>`
+}</section>
+${retired.length ? html`<section aria-labelledby="retired-h"><h2 id="retired-h">Retired agents</h2><ol class="inbox">${retired.map((a) => agentCard(a, opts.retired.get(a.id)))}</ol></section>` : null}`,
   })
 }
 
-export function agentPage(opts: { session: ConsoleSession; agent: Agent; requests: AgentRequest[]; more: boolean }): Html {
+function credentialCard(c: AgentCredential, session: ConsoleSession, agentId: string, retired: boolean): Html {
+  const ended = c.revokedAt !== null || (c.expiresAt !== null && Date.parse(c.expiresAt) <= Date.now())
+  const state = c.revokedAt ? html`revoked ${when(c.revokedAt)}` : ended ? html`ended ${when(c.expiresAt!)}` : c.expiresAt ? html`active, ends ${when(c.expiresAt)}` : html`active`
+  return html`<li class="panel"><p><strong><code>${c.id}</code>: ${state}</strong></p>
+<dl class="facts">
+<dt>Ends in</dt><dd><code>…${c.hint}</code></dd>
+<dt>Created</dt><dd>${when(c.createdAt)}</dd>
+</dl>
+${session.person.role === 'owner' && !ended && !retired && c.expiresAt
+    ? html`<form method="post" action="/console/agents/${agentId}/credentials/${c.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}">
+<button class="danger" type="submit" aria-label="Revoke now ${c.id} (ends in ${c.hint})">Revoke now</button></form>`
+    : null}
+${session.person.role === 'owner' && !ended && !retired && !c.expiresAt
+    ? html`<form method="post" action="/console/agents/${agentId}/rotate"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="credential" value="${c.id}">
+<label for="overlap-${c.id}">Overlap in minutes: the old credential keeps working this long (0: refused at once)</label>
+<input id="overlap-${c.id}" name="overlap" type="number" min="0" max="${MAX_OVERLAP_MINUTES}" step="1" value="60" required>
+<button type="submit" aria-label="Rotate ${c.id} (ends in ${c.hint})">Rotate</button></form>`
+    : null}
+</li>`
+}
+
+/** The answer to registering or rotating: the agent's new credential, this once, with a copy button (assets/console.js). */
+export function credentialShownPage(opts: {
+  session: ConsoleSession
+  heading: string
+  agentId: string
+  agentName: string
+  credentialId: string
+  credential: string
+  replaced?: { id: string; endsAt: string }
+}): Html {
+  return layout({
+    title: opts.heading,
+    session: opts.session,
+    section: 'agents',
+    body: html`<h1>${opts.heading}</h1>
+<div class="panel notice" role="status"><p>This is the only time the credential is shown: copy it now and give it to the agent. If it is lost, rotate it with an overlap of 0.</p>
+${opts.replaced ? html`<p>The credential it replaces, <code>${opts.replaced.id}</code>, works until ${when(opts.replaced.endsAt)} and is refused after.</p>` : null}</div>
+<label for="secret">Credential ${opts.credentialId} of ${opts.agentName}</label>
+<input id="secret" class="secret" type="text" readonly value="${opts.credential}" autocomplete="off" spellcheck="false">
+<button type="button" data-copy="secret">Copy</button>
+<p><a href="/console/agents/${opts.agentId}">Back to ${opts.agentName}</a></p>`,
+  })
+}
+
+export function agentPage(opts: {
+  session: ConsoleSession
+  agent: Agent
+  credentials: AgentCredential[]
+  retiredAt: string | null
+  requests: AgentRequest[]
+  more: boolean
+  error?: string
+  notice?: string
+}): Html {
   const a = opts.agent
+  const owner = opts.session.person.role === 'owner'
+  const retired = opts.retiredAt !== null
   return layout({
     title: a.name,
     session: opts.session,
@@ -74,9 +179,21 @@ export function agentPage(opts: { session: ConsoleSession; agent: Agent; request
     live: 'all',
     body: html`<p><a href="/console/agents">Agents</a></p>
 <h1>${a.name}</h1>
-<div class="meta"><span>${a.owner}</span><span>${a.id}</span><span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
+<div class="meta"><span>${a.owner}</span><span>${a.id}</span>${retired ? html`<span>retired ${when(opts.retiredAt!)}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
+${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.error ? html`<p class="failed" role="alert">${opts.error}</p>` : null}
 ${a.description ? html`<p>${a.description}</p>` : null}
+${retired ? html`<div class="panel" role="status"><p>${a.name} is retired: its credentials are revoked and the gateway refuses it. Its history is kept below.</p></div>` : null}
 <section class="panel" aria-labelledby="may-h"><h2 id="may-h">What it may do</h2>${mayDo(a)}</section>
+<section aria-labelledby="creds-h"><h2 id="creds-h">Credentials</h2>
+${owner || retired ? null : html`<p class="hint">You can read this; an owner rotates credentials and retires the agent.</p>`}
+${opts.credentials.length ? html`<ol class="calls">${opts.credentials.map((c) => credentialCard(c, opts.session, a.id, retired))}</ol>` : html`<p>No credential.</p>`}
+</section>
+${owner && !retired
+  ? html`<section class="panel" aria-labelledby="retire-h"><h2 id="retire-h">Retire ${a.name}</h2>
+<p>Its credentials are revoked at once and the gateway refuses it from its next request; its requests and audit entries are kept. This cannot be undone: register a new agent instead.</p>
+<form method="post" action="/console/agents/${a.id}/retire"><input type="hidden" name="csrf" value="${opts.session.csrf}"><button class="danger" type="submit">Retire ${a.name}</button></form></section>`
+  : null}
 <h2>Recent requests</h2>
 ${
   opts.requests.length

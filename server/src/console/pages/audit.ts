@@ -23,6 +23,8 @@ const ACTION_WORDS: Record<string, string> = {
   'agents.resumed': 'resumed the agents',
   'agent.created': 'registered the agent',
   'agent.credential_issued': 'issued a credential for',
+  'agent.credential_rotated': 'rotated a credential of',
+  'agent.retired': 'retired the agent',
   'policy.applied': 'applied a policy change',
   'token.created': 'issued the token',
   'token.revoked': 'revoked the token',
