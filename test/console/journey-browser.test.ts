@@ -14,8 +14,9 @@ import { until } from '../webhooks/support.ts'
 /**
  * An owner runs a new workspace from the console alone, in headless Chromium (issue 31's walk): from
  * a one-time sign-in link, issues a token on the Tokens page and a real `curl` uses it; with the
- * workspace's agent (registered by an operator: the console's agent registration is not yet
- * built), writes a policy that requires approval above an amount on the Policy page and applies it
+ * workspace's agent (registered with its amount ceilings, which the console's registration form
+ * does not set: an owner writes them in the policy document; registering in Chromium is in
+ * live.test.ts), writes a policy that requires approval above an amount on the Policy page and applies it
  * after reading the backtest; adds a webhook endpoint on the Webhooks page (the secret shown once);
  * the agent's next request then waits in the inbox and the owner approves it; the receiver in this
  * test gets the signed approval.approved delivery and verifies it with that secret; the Request log
