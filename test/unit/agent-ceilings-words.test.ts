@@ -4,7 +4,8 @@ import { ceilingsView } from '../../server/src/domain/agents.ts'
 /** The ceilings' sentences (GET /agent/me, the policy plan, the console) read as a person would say them. */
 describe('ceilings in words', () => {
   test('no recipients and no records say so, rather than "At most 0 recipients"', () => {
-    const { sentences } = ceilingsView({ recipients: 0, records: 0 })
+    const { sentences } = ceilingsView({ recipients: 0, records: 0, amountPercent: 0 })
+    expect(sentences).toContain('No request may change a figure by any percent.')
     expect(sentences).toContain('No request may reach a recipient.')
     expect(sentences).toContain('No request may touch a record.')
     expect(sentences.join(' ')).not.toContain('At most 0')

@@ -40,7 +40,7 @@ export function ceilingsView(c: Ceilings): CeilingsView {
   const sentences = [
     ...(c.amounts ?? []).map((m) => `At most ${formatMoney(m)} in one request.`),
     ...(c.amounts?.length ? ['No amount in any other currency.'] : ['No amount in any currency.']),
-    ...(c.amountPercent !== undefined ? [`At most ${c.amountPercent}% in one request.`] : []),
+    ...(c.amountPercent !== undefined ? [c.amountPercent === 0 ? 'No request may change a figure by any percent.' : `At most ${c.amountPercent}% in one request.`] : []),
     ...(c.recipients !== undefined ? [c.recipients === 0 ? 'No request may reach a recipient.' : `At most ${formatCount(c.recipients)} ${c.recipients === 1 ? 'recipient' : 'recipients'} in one request.`] : []),
     ...(c.records !== undefined ? [c.records === 0 ? 'No request may touch a record.' : `At most ${formatCount(c.records)} ${c.records === 1 ? 'record' : 'records'} in one request.`] : []),
   ]
