@@ -40,7 +40,7 @@ export function consoleApp(deps: ConsoleDeps) {
     .use(webhookRoutes(deps, kit))
     .use(auditRoutes(deps, kit))
     .use(logRoutes(deps, kit))
-    .use(policyRoutes({ sql: deps.sql, ...kit }))
+    .use(policyRoutes(deps, kit))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
       if (!session) return redirectTo('/console/signin')

@@ -7,7 +7,7 @@ import type { AgentRequest } from '../../schemas/agent-requests.ts'
 import type { AgentsSwitch } from '../../domain/workspaces.ts'
 import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
-import { when } from './describe.ts'
+import { shownOnce, when } from './describe.ts'
 import { layout } from './layout.ts'
 import { requestCard } from './requests.ts'
 
@@ -152,9 +152,7 @@ export function credentialShownPage(opts: {
     body: html`<h1>${opts.heading}</h1>
 <div class="panel notice" role="status"><p>This is the only time the credential is shown: copy it now and give it to the agent. If it is lost, rotate it with an overlap of 0.</p>
 ${opts.replaced ? html`<p>The credential it replaces, <code>${opts.replaced.id}</code>, works until ${when(opts.replaced.endsAt)} and is refused after.</p>` : null}</div>
-<label for="secret">Credential ${opts.credentialId} of ${opts.agentName}</label>
-<input id="secret" class="secret" type="text" readonly value="${opts.credential}" autocomplete="off" spellcheck="false">
-<button type="button" data-copy="secret">Copy</button>
+${shownOnce(`Credential ${opts.credentialId} of ${opts.agentName}`, opts.credential)}
 <p><a href="/console/agents/${opts.agentId}">Back to ${opts.agentName}</a></p>`,
   })
 }

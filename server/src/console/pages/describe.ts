@@ -29,3 +29,13 @@ export function factList(entries: Record<string, unknown>, label: string): Html 
   if (!shown.length) return null
   return html`<dl class="facts" aria-label="${label}">${shown.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`
 }
+
+/**
+ * A secret shown once (a token, an agent's credential, a webhook secret, a sign-in link): its label,
+ * and a read-only field to select, with a Copy button (assets/console.js). The page that shows it is
+ * the answer to the form that made it, never stored: no later page holds it.
+ */
+export function shownOnce(label: Html | string, value: string): Html {
+  return html`<label for="secret">${label}</label>
+<div class="copy"><input id="secret" type="text" readonly value="${value}" class="secret" autocomplete="off" spellcheck="false"><button type="button" data-copy="secret">Copy</button></div>`
+}

@@ -1,7 +1,7 @@
 import { type PersonListed, ROLES } from '../../domain/people.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { when } from './describe.ts'
+import { shownOnce, when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -84,9 +84,7 @@ export function personInvitedPage(opts: { session: ConsoleSession; person: { nam
 ${
   link
     ? html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${person.role === 'owner' ? 'an' : 'a'} ${person.role}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${link.expiresAt}. If it is lost, an operator makes another (growth admin person link).</p></div>
-<label for="secret">Sign-in link for ${person.name}</label>
-<input id="secret" class="secret" type="text" readonly value="${link.url}" autocomplete="off" spellcheck="false">
-<button type="button" data-copy="secret">Copy</button>`
+${shownOnce(`Sign-in link for ${person.name}`, link.url)}`
     : html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${person.role === 'owner' ? 'an' : 'a'} ${person.role}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
 }
 <p><a href="/console/people">Back to the people</a></p>`,

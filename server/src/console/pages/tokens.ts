@@ -2,7 +2,7 @@ import { SCOPES } from '../../core/caller.ts'
 import type { TokenListed } from '../../domain/credentials.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { when } from './describe.ts'
+import { shownOnce, when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -66,9 +66,7 @@ export function tokenIssuedPage(opts: { session: ConsoleSession; id: string; tok
     section: 'tokens',
     body: html`<h1>Token issued</h1>
 <div class="panel notice" role="status"><p>This is the only time the token is shown: copy it now and keep it where your program reads its secrets. If it is lost, revoke it and issue another.</p></div>
-<label for="secret">${opts.mode} token ${opts.id} (${opts.scopes.length === SCOPES.length ? 'all scopes' : opts.scopes.join(', ')}; expires ${opts.expiresAt ?? 'never'})</label>
-<input id="secret" class="secret" type="text" readonly value="${opts.token}" autocomplete="off" spellcheck="false">
-<button type="button" data-copy="secret">Copy</button>
+${shownOnce(`${opts.mode} token ${opts.id} (${opts.scopes.length === SCOPES.length ? 'all scopes' : opts.scopes.join(', ')}; expires ${opts.expiresAt ?? 'never'})`, opts.token)}
 <p><a href="/console/tokens">Back to the tokens</a></p>`,
   })
 }

@@ -2,7 +2,7 @@ import { EVENT_CATALOGUE, EVENT_TYPES } from '../../core/event-types.ts'
 import type { EndpointView } from '../../domain/webhooks.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { when } from './describe.ts'
+import { shownOnce, when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -33,13 +33,12 @@ function summary(e: Endpoint): Html {
 ${e.circuit.openUntil && e.status === 'enabled' ? html`<span>next try ${when(e.circuit.openUntil)}</span>` : null}<span>added ${when(e.createdAt)}</span></div>`
 }
 
-/** The secret just made, once: in a read-only field to select or copy (assets/console.js adds the button's copy). */
+/** The secret just made, once, with what to do with it. */
 function secretOnce(secret: string, what: string): Html {
   return html`<section class="panel once" aria-labelledby="secret-h" role="status">
 <h2 id="secret-h">${what}</h2>
 <p>Give it to the receiver now: it verifies every delivery with it. It is not shown again, not even to you.</p>
-<label for="secret">Signing secret</label>
-<div class="copy"><input id="secret" type="text" readonly value="${secret}" spellcheck="false" autocomplete="off"><button type="button" data-copy="secret">Copy</button></div>
+${shownOnce('Signing secret', secret)}
 </section>`
 }
 

@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia'
-import type { Sql } from '../../core/db.ts'
 import { RuleError } from '../../core/errors.ts'
 import { listAgents } from '../../domain/agents.ts'
 import { listRules } from '../../domain/agent-rules.ts'
@@ -13,6 +12,7 @@ import { personDecider } from '../../domain/deciders.ts'
 import { policyPage, type PolicyPageState } from '../pages/policy.ts'
 import { addRuleEdit, agentEdit } from '../policy-edits.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
+import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import type { ConsoleSession } from '../session-port.ts'
 
 /**
@@ -21,16 +21,6 @@ import type { ConsoleSession } from '../session-port.ts'
  * server for every POST. Plan, apply and test are the very functions `growth admin policy
  * plan|apply|test` call (one rule, one place); apply records the person as who applied it.
  */
-
-type Signed = { request: Request; session: ConsoleSession }
-/** A handler as app.ts's kit makes them (the session read, errors turned into pages). */
-type Handler = (ctx: { request: Request; params: Record<string, string>; server: unknown }) => Promise<Response>
-type Kit = {
-  sql: Sql
-  signedIn: (fn: (ctx: Signed) => Promise<Response>) => Handler
-  signedInPost: (fn: (ctx: Signed, fields: URLSearchParams) => Promise<Response>, maxBytes?: number) => Handler
-  problem: (status: number, title: string, message: string, session?: ConsoleSession | null) => Response
-}
 
 /** A policy document is at most 1 MiB; form-encoded, up to three bytes a byte. */
 const POLICY_FORM_BYTES = 3 * 1024 * 1024 + 64 * 1024
@@ -42,7 +32,7 @@ const SOURCE = 'policy'
 const SINCE = ['24h', '7d', '30d']
 const DONE = (n: number, v: number) => `Applied ${n} change${n === 1 ? '' : 's'}: rules version ${v} is in force, for the agents' very next requests.`
 
-export function policyRoutes({ sql, signedIn, signedInPost, problem }: Kit) {
+export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, problem }: RouteKit) {
   const page = async (session: ConsoleSession, extra: Partial<PolicyPageState> = {}): Promise<PolicyPageState> => {
     const ws = session.workspace.id
     const [policy, rules, agents, history] = await Promise.all([
