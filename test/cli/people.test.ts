@@ -190,7 +190,10 @@ describe('growth admin audit', () => {
     const plan = jsonOf(await growth(['admin', 'policy', 'plan', '--workspace', ws.id, path, '--json']), 'policy plan')
     expect((await growth(['admin', 'policy', 'apply', '--workspace', ws.id, path, '--plan', plan.planId, '--json'])).code).toBe(0)
 
-    const { entries } = jsonOf(await growth(['admin', 'audit', '--workspace', ws.id, '--json']), 'audit')
+    const audit = jsonOf(await growth(['admin', 'audit', '--workspace', ws.id, '--json']), 'audit')
+    // CONTRACT: `{ entries: [...] }`, nothing else (the console's paging position stays in the console).
+    expect(Object.keys(audit)).toEqual(['entries'])
+    const { entries } = audit
     for (const e of entries) expect(Object.keys(e).sort()).toEqual(['action', 'actor', 'at', 'detail', 'subject'])
     const ats = entries.map((e: { at: string }) => Date.parse(e.at))
     expect([...ats].sort((x, y) => y - x)).toEqual(ats)
