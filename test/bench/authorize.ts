@@ -19,7 +19,8 @@
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; the scratch database is
  * made beside it and dropped), BENCH_SECONDS (5), BENCH_CONCURRENCY (16), BENCH_WARMUP_SECONDS (1),
- * BENCH_ROUNDS (3).
+ * BENCH_ROUNDS (3), BENCH_HISTORY (100000: requests the agents made in the month before, so the
+ * statements are planned for tables of a real workspace's size, not near-empty ones; 0: none).
  *
  * Exit status: 0 whether or not the aims are met; non-zero only when the benchmark itself failed.
  */
@@ -48,6 +49,8 @@ const SECONDS = envNumber('BENCH_SECONDS', 5)
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16, true)
 const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 1)
 const ROUNDS = envNumber('BENCH_ROUNDS', 3, true)
+/** Requests the workspace's agents made in the 29 days before the last (none in the count's window). */
+const HISTORY = envNumber('BENCH_HISTORY', 100_000)
 /** Credentials enough that none passes 3/4 of its hourly limit (1,200 for an agent, 600 for a token) at 6,000 requests a second. */
 const AGENTS = Math.max(16, Math.ceil((6_000 * Math.max(SECONDS, WARMUP)) / 900))
 const TOKENS = Math.max(20, Math.ceil((12_000 * Math.max(SECONDS, WARMUP)) / 450))
@@ -122,6 +125,15 @@ async function main(): Promise<number> {
       { structure: { match: [{ tool: 'ads', action: 'pause_campaign' }], when: [{ fact: 'records', op: '>', value: 1_000 }, { count: 'allowed', window: '24h', op: '>=', value: 5 }] }, effect: 'require_approval' },
     ]),
   )
+  // A workspace with a history, as a real one has: the gateway's statements are planned against
+  // tables of realistic size (on a near-empty table the planner scans where it would use an index).
+  if (HISTORY > 0)
+    await sql`
+      INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, decision, reason, checks, rules_version, created_at)
+      SELECT ${ws.id}, 'areq_history' || lpad(g::text, 8, '0'), a.ids[1 + g % array_length(a.ids, 1)], 'ads', 'pause_campaign',
+             CASE WHEN g % 10 = 0 THEN 'requires_approval' ELSE 'allowed' END, 'history', '[]', 1,
+             now() - interval '1 day' - (g::float8 / ${HISTORY}) * interval '29 days'
+      FROM generate_series(1, ${HISTORY}) g, (SELECT array_agg(id ORDER BY id) AS ids FROM agents WHERE workspace_id = ${ws.id}) a`
   await sql`ANALYZE`
   tmpDir = mkdtempSync(join(tmpdir(), 'growth-bench-'))
   const tokenFile = join(tmpDir, 'tokens.txt')

@@ -37,6 +37,8 @@
  *   BENCH_DRAIN_SECONDS (20)       the longest wait after the last commit for every delivery to
  *                                  arrive (parts 1 and 2); what has not arrived by then is reported
  *   BENCH_BASELINE_SECONDS (20, at most BENCH_SECONDS)  how long the bare loop offers load
+ *   BENCH_HISTORY_EVENTS (20000)   x 10 = deliveries already made, of another workspace, in the tables
+ *                                  (and their statistics) when parts 1 and 2 start (see history; 0: none)
  *   BENCH_BACKLOG_EVENTS (100000)  x BENCH_RECEIVERS = the part 3 backlog (1,000,000)
  *   BENCH_BACKLOG_SECONDS (30)     how long the part 3 worker drains (each backlog)
  *   BENCH_MULTI_EVENTS (1500)      x BENCH_RECEIVERS = the part 4 backlog
@@ -292,6 +294,7 @@ const BATCH_MS = envNumber('BENCH_BATCH_MS', 100)
 const DRAIN_SECONDS = envNumber('BENCH_DRAIN_SECONDS', 20)
 const BASELINE_SECONDS = envNumber('BENCH_BASELINE_SECONDS', Math.min(SECONDS, 20))
 const BACKLOG_EVENTS = envNumber('BENCH_BACKLOG_EVENTS', 100_000, true)
+const HISTORY_EVENTS = envNumber('BENCH_HISTORY_EVENTS', 20_000)
 const BACKLOG_SECONDS = envNumber('BENCH_BACKLOG_SECONDS', 30)
 const MULTI_EVENTS = envNumber('BENCH_MULTI_EVENTS', 1500, true)
 const MULTI_TIMEOUT_MS = envNumber('BENCH_MULTI_TIMEOUT_MS', 2000, true)
@@ -559,6 +562,23 @@ async function emptyQueue(db: Sql) {
   await db`TRUNCATE webhook_attempts, webhook_deliveries, webhook_secrets, webhook_endpoints, events`
 }
 
+/**
+ * A history, as a service that has run a while holds: HISTORY_EVENTS events of another workspace,
+ * each delivered to its ten endpoints, then analyzed as autovacuum would have. Without it a part
+ * starts on tables just emptied, with no statistics, and its statements are planned (and their
+ * plans kept) for tables of a few rows: they scan where they would look up by key, a state a
+ * running service is in for at most its first minute (autovacuum's first pass), not what it runs
+ * in. The history's endpoints point nowhere and nothing of it is due.
+ */
+async function history(db: Sql) {
+  if (HISTORY_EVENTS <= 0) return
+  const ws = await createWorkspace(db, { name: 'Earlier workspace' })
+  const policy = loadConfig(WORKER_ENV).webhooks.addresses
+  const ids: string[] = []
+  for (let i = 0; i < 10; i++) ids.push((await createEndpoint(db, { workspaceId: ws.id, url: `http://127.0.0.1:9/history-${i}`, events: 'contact.created' }, { addresses: policy })).id)
+  await bulkBacklog(db, ws.id, ids, HISTORY_EVENTS, { delivered: true })
+}
+
 /** A fresh workspace with one endpoint per URL (each subscribed to contact.created); secrets are kept per healthy receiver. */
 async function workspaceWithEndpoints(db: Sql, name: string, urls: string[]) {
   const ws = await createWorkspace(db, { name })
@@ -734,6 +754,7 @@ type FanOut = {
 /** The fan-out to the healthy receivers (the first `healthy` of them) and the `bad` ones. */
 async function fanOut(db: Sql, label: string, bad: Receiver[], healthy = receivers.length): Promise<FanOut> {
   await emptyQueue(db)
+  await history(db)
   const good = receivers.slice(0, healthy)
   const urls = [...good.map((r) => r.url), ...bad.map((r) => r.url)]
   const { ws, endpoints } = await workspaceWithEndpoints(db, label, urls)
@@ -924,7 +945,7 @@ async function part2(db: Sql, p1: FanOut | undefined) {
 // ---------------------------------------------------------------------------------------------
 
 /** `events` events of one workspace and a due delivery of each to each endpoint, made in SQL. */
-async function bulkBacklog(db: Sql, workspaceId: string, endpointIds: string[], events: number) {
+async function bulkBacklog(db: Sql, workspaceId: string, endpointIds: string[], events: number, opts: { delivered?: boolean } = {}) {
   const chunk = 20_000
   for (let from = 0; from < events; from += chunk) {
     const n = Math.min(chunk, events - from)
@@ -937,8 +958,9 @@ async function bulkBacklog(db: Sql, workspaceId: string, endpointIds: string[], 
         FROM unnest(${ids}::text[]) WITH ORDINALITY AS g(id, ord)`
       // Delivery ids as store/events.ts makes them: the event's time part and 64 random bits.
       await tx`
-        INSERT INTO webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_seq)
-        SELECT ${workspaceId}, 'dlv_' || substr(e.id, 5, 10) || substr(replace(gen_random_uuid()::text, '-', ''), 1, 16), w, e.id, e.seq
+        INSERT INTO webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_seq, status, attempts, delivered_at)
+        SELECT ${workspaceId}, 'dlv_' || substr(e.id, 5, 10) || substr(replace(gen_random_uuid()::text, '-', ''), 1, 16), w, e.id, e.seq,
+               ${opts.delivered ? 'succeeded' : 'pending'}, ${opts.delivered ? 1 : 0}, ${opts.delivered ? new Date() : null}
         FROM events e CROSS JOIN unnest(${endpointIds}::text[]) AS w
         WHERE e.workspace_id = ${workspaceId} AND e.seq > ${from} AND e.seq <= ${from + n}`
     })

@@ -26,8 +26,8 @@ const SLOTS = 64
 /** Deliveries of one endpoint out at once, across every worker: a slow endpoint never holds up the others. */
 const PER_ENDPOINT = 8
 const POLL_MS = 200
-/** A worker claims when this many slots are free (or none are out): fewer, fuller claims cost the database less. */
-const CLAIM_AT_LEAST = 16
+/** A worker claims when this many slots are free (or none are out): fewer, fuller claims cost the database less (a claim costs about the same for 16 as for 32; 48 lets the slots run dry: docs/performance.md). */
+const CLAIM_AT_LEAST = 32
 const REAP_MS = 1000
 /**
  * A send out longer than this stops counting against its worker's slots (its endpoint's bound still
