@@ -68,6 +68,26 @@ describe('rules naming agents and counting allowed requests', () => {
     expect(judgeRule(rule, ask('agt_a', 1, {} as never))).toEqual({ bites: false, missing: [] })
   })
 
+  test('a count is read only when no condition on a fact failed, whatever the order the rule lists them in', () => {
+    const reads: string[] = []
+    const counting = (agentId: string, allowed: number, facts: { records?: number }) => ({
+      ...ask(agentId, allowed, facts as never),
+      allowedWithin: (w: string) => (reads.push(w), allowed),
+    })
+    // The count is listed first; records 3 fails its condition: the count is not read.
+    expect(judgeRule(rule, counting('agt_a', 9, { records: 3 }))).toEqual({ bites: false, missing: [] })
+    expect(reads).toEqual([])
+    // Another agent: the rule does not cover it, nothing is read.
+    expect(judgeRule(rule, counting('agt_c', 9, { records: 11 }))).toEqual({ bites: false, missing: [] })
+    expect(reads).toEqual([])
+    // The fact holds: the count decides.
+    expect(judgeRule(rule, counting('agt_a', 9, { records: 11 }))).toEqual({ bites: true, missing: [] })
+    expect(judgeRule(rule, counting('agt_a', 4, { records: 11 }))).toEqual({ bites: false, missing: [] })
+    // Not stated: the count is read (it decides whether the missing fact matters).
+    expect(judgeRule(rule, counting('agt_a', 5, {}))).toEqual({ bites: false, missing: ['records'] })
+    expect(reads).toEqual(['24h', '24h', '24h'])
+  })
+
   test('sentences name the agents and the count', () => {
     expect(ruleSentence(rule, {}, { agt_a: 'Budget Pacer', agt_b: 'Promo Bot' })).toBe(
       'Ask a person before Budget Pacer or Promo Bot pauses a campaign when it has already been allowed to do so at least 5 times in the last 24 hours and affecting more than 10 records.',

@@ -115,6 +115,43 @@ describe('POST /agent/authorize: a kept view never outlives a change', () => {
     expect(await requestsOf(ws.id)).toEqual({ requests: 3, used: 3 })
   })
 
+  // A count changes with every request allowed: a decision that read one is recorded only if it
+  // still holds; one that read none (a condition on a fact failed first) holds whatever it became.
+  test('a count the decision read moves with each request allowed: the next ask is decided on it', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'ads.pause_campaign' })
+    await ruleIn(ws.id, { match: [{ tool: 'ads', action: 'pause_campaign' }], when: [{ fact: 'records', op: '>', value: 1_000 }, { count: 'allowed', window: '24h', op: '>=', value: 2 }] }, 'deny')
+    const big = { ...PAUSE, facts: { records: 2_000 } }
+    const small = { ...PAUSE, facts: { records: 10 } }
+    // Small asks read no count; each is allowed and each counts.
+    for (let i = 0; i < 2; i++) expect(decisionOf(await authorize(agent.credential, small))).toBe('allowed')
+    // A big ask reads the count (2 allowed already) on the view kept from the small ones.
+    const denied = await authorize(agent.credential, big)
+    expect(decisionOf(denied)).toBe('denied')
+    expect(checkOf(denied, 'rules').passed).toBe(false)
+    expect(decisionOf(await authorize(agent.credential, small))).toBe('allowed')
+    expect(await requestsOf(ws.id)).toEqual({ requests: 4, used: 4 })
+  })
+
+  test('a count the decision read, moved by requests allowed on another process: the kept view is not trusted with it', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'ads.pause_campaign' })
+    await ruleIn(ws.id, { match: [{ tool: 'ads', action: 'pause_campaign' }], when: [{ count: 'allowed', window: '1h', op: '>=', value: 2 }] }, 'deny')
+    // Kept: a view with a count of 0.
+    expect(decisionOf(await authorize(agent.credential, PAUSE))).toBe('allowed')
+    // Two more allowed, written as another server process records them.
+    const sql = await sqlOf()
+    for (let i = 0; i < 2; i++)
+      await sql`INSERT INTO agent_requests (workspace_id, id, agent_id, tool, action, decision, reason, checks, rules_version)
+                VALUES (${ws.id}, ${`areq_elsewhere${i}`}, ${agent.id}, 'ads', 'pause_campaign', 'allowed', 'Allowed elsewhere.', '[]', 1)`
+    // On the kept view the count is 0 and the ask would pass; the database holds 3: denied, on a fresh read.
+    const next = await authorize(agent.credential, PAUSE)
+    expect(decisionOf(next)).toBe('denied')
+    expect(checkOf(next, 'rules').passed).toBe(false)
+    // The attempt on the kept view wrote nothing: two asks recorded, two counted, beside the two written elsewhere.
+    expect(await requestsOf(ws.id)).toEqual({ requests: 4, used: 2 })
+  })
+
   test('agents of one workspace do not share a kept view: a permission of one is not lent to another', async () => {
     const ws = await makeWorkspace()
     const allowed = await agentIn(ws.id, { allow: 'ads.pause_campaign' })

@@ -91,6 +91,12 @@ export type Verdict = {
    * the same request (`prior`) change the verdict, so only then must it be read.
    */
   asksPerson: boolean
+  /**
+   * The count windows (24h, ...) the decision read, in the order read: a rule reads its counts only
+   * once every condition on the facts held, so a decision that read none holds whatever the counts
+   * become (recording checks again only these: store/agent-gateway.ts).
+   */
+  countsRead: string[]
 }
 
 type Outcome = 'pass' | 'deny' | 'person'
@@ -273,7 +279,12 @@ export function decide(input: DecisionInput): Verdict {
   // rules: the owner's rules, judged against the facts and how often the agent was already allowed
   // this tool action. A rule that reads a fact not stated (every condition on what was stated
   // holding) needs a person under require_approval, whatever its effect.
-  const ruleAsk = { agentId: agent.id, tool, action, facts, allowedWithin: (w: string) => input.allowedCounts[w] ?? 0 }
+  const countsRead: string[] = []
+  const allowedWithin = (w: string) => {
+    if (!countsRead.includes(w)) countsRead.push(w)
+    return input.allowedCounts[w] ?? 0
+  }
+  const ruleAsk = { agentId: agent.id, tool, action, facts, allowedWithin }
   const judged = input.rules.map((r) => ({ rule: r, ...judgeRule(r, ruleAsk) }))
   const bit = judged.filter((j) => j.bites).map((j) => j.rule)
   const unstated = asksFacts ? judged.filter((j) => !j.bites && j.missing.length) : []
@@ -308,6 +319,7 @@ export function decide(input: DecisionInput): Verdict {
     rules: applied.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect })),
     approvalUsed: liftedByApproval ? prior!.id : null,
     asksPerson,
+    countsRead,
   }
 }
 

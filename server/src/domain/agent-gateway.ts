@@ -149,7 +149,7 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
   const judgedFacts = canonicalJson(input.facts) === canonicalJson(facts) ? null : input.facts
   const ask = { id: newId('authorization', at), agentId, agentName: agent.name, body, facts, judgedFacts, resource, digest, rulesVersion: input.rulesVersion, at }
   const verdict = decide({ ...input, prior: null })
-  if (!def || !verdict.asksPerson) return toRecord(ask, verdict, null, [])
+  if (!def || !verdict.asksPerson) return toRecord(ask, verdict, null, [], null, countsUsedOf(verdict, view))
 
   return {
     withPerson: () =>
@@ -189,6 +189,18 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
   }
 }
 
+/** The counts `verdict` read, as `view` had them and with where each stopped: what recording checks of them (DecisionToRecord). */
+function countsUsedOf(verdict: Verdict, view: gateway.GatewayView): gateway.DecisionToRecord['countsUsed'] {
+  if (!verdict.countsRead.length) return null
+  return Object.fromEntries(
+    verdict.countsRead.map((w) => {
+      const n = view.allowedCounts[w] ?? 0
+      // A window the view did not count (no rule of this agent names it) is checked to be still empty past n.
+      return [w, { n, cap: view.countCaps?.[w] ?? n + 1 }]
+    }),
+  )
+}
+
 type Ask = {
   id: string; agentId: string; agentName: string; body: AuthorizeInput; facts: Facts; judgedFacts: Facts | null; resource: string | null; digest: string
   rulesVersion: number; at: Date
@@ -205,6 +217,7 @@ function toRecord(
   approvalId: string | null,
   events: EventAppend[],
   approvalDecision: AgentAuthorization['approvalDecision'] = null,
+  countsUsed: gateway.DecisionToRecord['countsUsed'] = null,
 ): Extract<Ruling<AgentAuthorization>, { decision: unknown }> {
   const { id, at, body } = ask
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
@@ -254,6 +267,7 @@ function toRecord(
       expiresAt,
       createdAt: at,
       events,
+      countsUsed,
     },
     answer: (outcome: Counted) => {
       if (!outcome.recorded) throw monthlyAllowanceError('agentRequests', outcome.limit, outcome.limit - outcome.usedBefore, 1)

@@ -146,11 +146,15 @@ export function judgeRule(rule: GatewayRule, ask: RuleAsk): { bites: boolean; mi
   const none = { bites: false, missing: [] }
   if (!ruleMatches(s, ask.tool, ask.action) || (s.agents && !s.agents.includes(ask.agentId))) return none
   const missing: FactName[] = []
+  // The conditions on facts first: a count is read only when none of them failed (all conditions
+  // must hold, so the order changes nothing but what is read).
   for (const c of s.when) {
-    const held = isCount(c) ? compare(ask.allowedWithin(c.window), c.op, c.value) : factHolds(c, ask.facts)
+    if (isCount(c)) continue
+    const held = factHolds(c, ask.facts)
     if (held === false) return none
-    if (held === 'missing') missing.push((c as FactCondition).fact)
+    if (held === 'missing') missing.push(c.fact)
   }
+  for (const c of s.when) if (isCount(c) && !compare(ask.allowedWithin(c.window), c.op, c.value)) return none
   return { bites: missing.length === 0, missing: [...new Set(missing)] }
 }
 

@@ -52,6 +52,12 @@ export type GatewayView = {
   agentNames: Record<string, string>
   /** For each window a count condition of these rules names (24h), the agent's allowed requests of the asked tool action within it. */
   allowedCounts: Record<string, number>
+  /**
+   * For each of those windows, where its count stopped (one past the largest figure a condition
+   * compares it with): recording counts again to the same point (DecisionToRecord's countsUsed).
+   * Absent from a view made from a policy in memory, which is never recorded against.
+   */
+  countCaps?: Record<string, number>
   /** The workspace's tool keys, when the view already knows them (a view made from a policy in memory); else read on refusal. */
   toolKeys?: string[]
 }
@@ -72,7 +78,6 @@ type ViewJson = {
   tool: GatewayTool | null
   limits: WorkspaceLimitsRow | null
   rules: (Omit<RuleRow, 'created_at'> & { created_at: string })[]
-  allowed_counts: Record<string, number>
 }
 
 type Fragment = ReturnType<Db['unsafe']>
@@ -83,28 +88,32 @@ const date = (s: string | null) => (s === null ? null : new Date(s))
  * For each row of `asks` (columns n, agent_id, tool, action), everything its decision is judged
  * against as one json value, `view`, with the SHA-256 of its text, `digest`, and its length in
  * bytes, `size`: the workspace's gate (stop switch, rules version, rules in force) and limits, the
- * agent, the asked tool and action, the rules that could match, and for each window a count condition of those rules names, how often the agent
- * was already allowed the asked tool action within it (by the statement's own now(), so the check
- * at recording counts again: a request allowed since makes a kept view stale). A count stops one
- * past the largest figure a condition compares it with: it costs what the rules' figures say, not
- * what the history holds, and a condition compares the same either way. Beside the view, when
- * `names`, the names of the tools, actions and agents those rules name (their sentences), outside
- * the digest: they change only with an applied policy, which moves the rules version the view holds.
- * The same SQL reads a view (selectGatewayView) and checks that one still holds (recordDecisions),
- * so the check covers exactly what a decision was judged against. Its reads do not grow with the
- * workspace's tools or rules.
+ * agent, the asked tool and action, and the rules that could match. The same SQL reads a view
+ * (selectGatewayView) and checks that one still holds (recordDecisions), so the check covers exactly
+ * what a decision was judged against. Its reads do not grow with the workspace's tools or rules.
+ *
+ * Beside the view, outside its digest, when `read` (not at the check):
+ * - the names of the tools, actions and agents those rules name (their sentences): they change only
+ *   with an applied policy, which moves the rules version the view holds;
+ * - for each window a count condition of those rules names, how often the agent was already allowed
+ *   the asked tool action within it (`allowed_counts`), stopping one past the largest figure a
+ *   condition compares it with (`count_caps`): it costs what the rules' figures say, not what the
+ *   history holds, and a condition compares the same either way. A count changes with every request
+ *   allowed, and a decision reads one only when a rule's conditions on facts all held
+ *   (Verdict.countsRead): so the counts a decision read are checked at recording on their own
+ *   (allowedCount, by that statement's now()), and a kept view whose counts moved still holds for
+ *   the decisions that read none.
  */
-function viewsOf(sql: Db, workspaceId: string, asks: Fragment, opts: { names: boolean }) {
-  // The names of what the rules name (tools, actions, agents) feed only their sentences, and change
-  // only with an applied policy, which moves the rules version the gate holds: the digest covers the
-  // version, not the names, so the check at recording (names: false) leaves their lookups out.
-  const nameColumns = opts.names
-    ? sql`, names.tool_names, agent_names.agent_names, octet_length(names.tool_names::text) + octet_length(agent_names.agent_names::text) AS names_size`
+function viewsOf(sql: Db, workspaceId: string, asks: Fragment, opts: { read: boolean }) {
+  const readColumns = opts.read
+    ? sql`, names.tool_names, agent_names.agent_names, octet_length(names.tool_names::text) + octet_length(agent_names.agent_names::text) AS names_size,
+         counts.allowed_counts, counts.count_caps`
     : sql``
   // c: the rules in force naming the tool with the action or with every action, each found by its
   // key (LIMIT 1 keeps it a lookup per match, whatever the planner's figures say).
   return sql`
-    SELECT q.n, v.view, encode(sha256(convert_to(vt.text, 'UTF8')), 'hex') AS digest, octet_length(vt.text) AS size ${opts.names ? sql`, v.tool_names, v.agent_names, v.names_size` : sql``}
+    SELECT q.n, v.view, encode(sha256(convert_to(vt.text, 'UTF8')), 'hex') AS digest, octet_length(vt.text) AS size
+           ${opts.read ? sql`, v.tool_names, v.agent_names, v.names_size, v.allowed_counts, v.count_caps` : sql``}
     FROM (${asks}) q
     CROSS JOIN LATERAL (
       SELECT json_build_object(
@@ -140,8 +149,7 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment, opts: { names: bo
            FROM tool_actions a WHERE a.workspace_id = t.workspace_id AND a.tool_key = t.key AND a.key = q.action
          ) a ON true
          WHERE t.workspace_id = ${workspaceId} AND t.key = q.tool),
-        'rules', c.rules,
-        'allowed_counts', counts.allowed_counts) AS view ${nameColumns}
+        'rules', c.rules) AS view ${readColumns}
       FROM (
         SELECT COALESCE(json_agg(json_build_object('id', r.id, 'structure', r.structure, 'effect', r.effect, 'created_at', r.created_at)
                                  ORDER BY r.created_at, r.id), '[]') AS rules,
@@ -152,9 +160,17 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment, opts: { names: bo
         CROSS JOIN LATERAL (SELECT r.id, r.structure, r.effect, r.created_at FROM rules r
                             WHERE r.workspace_id = ${workspaceId} AND r.id = m.rule_id AND r.enabled LIMIT 1) r
       ) c
-      ${opts.names ? namesOf(sql, workspaceId) : sql``}
+      ${opts.read ? sql`${namesOf(sql, workspaceId)} ${countsOf(sql, workspaceId)}` : sql``}
+    ) v
+    CROSS JOIN LATERAL (SELECT v.view::text AS text) vt`
+}
+
+/** For each window a count condition of the rules of `c` for this agent names, its count and where it stops (a lateral of viewsOf's). */
+function countsOf(sql: Db, workspaceId: string) {
+  return sql`
       CROSS JOIN LATERAL (
-        SELECT COALESCE(json_object_agg(w.win, n.n ORDER BY w.win), '{}') AS allowed_counts
+        SELECT COALESCE(json_object_agg(w.win, n.n ORDER BY w.win), '{}') AS allowed_counts,
+               COALESCE(json_object_agg(w.win, w.cap ORDER BY w.win), '{}') AS count_caps
         FROM (SELECT k ->> 'window' AS win, max((k ->> 'value')::numeric)::bigint + 1 AS cap
               FROM unnest(c.structures) s(structure)
               CROSS JOIN LATERAL jsonb_path_query(s.structure, 'lax $.when[*]') k
@@ -163,16 +179,22 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment, opts: { names: bo
                 -- Only rules for this agent: a rule naming other agents counts nothing for it.
                 AND (s.structure -> 'agents' IS NULL OR s.structure -> 'agents' @> to_jsonb(q.agent_id))
               GROUP BY 1) w
-        CROSS JOIN LATERAL (
-          SELECT count(*)::int AS n FROM (
-            SELECT 1 FROM agent_requests r
-            WHERE r.workspace_id = ${workspaceId} AND r.agent_id = q.agent_id AND r.tool = q.tool AND r.action = q.action AND r.decision = 'allowed'
-              AND r.created_at > now() - (left(w.win, -1) || CASE right(w.win, 1) WHEN 'm' THEN ' minutes' WHEN 'h' THEN ' hours' ELSE ' days' END)::interval
-            LIMIT w.cap) x
-        ) n
-      ) counts
-    ) v
-    CROSS JOIN LATERAL (SELECT v.view::text AS text) vt`
+        CROSS JOIN LATERAL (SELECT ${allowedCount(sql, workspaceId, sql`q`, sql`w.win`, sql`w.cap`)} AS n) n
+      ) counts`
+}
+
+/**
+ * How often the agent of `ask` (a row with agent_id, tool and action) was already allowed its tool
+ * action within the window `win` (30m, 24h, 7d), up to `cap`: the read (countsOf) and the check at
+ * recording count the same way.
+ */
+function allowedCount(sql: Db, workspaceId: string, ask: Fragment, win: Fragment, cap: Fragment) {
+  return sql`(
+    SELECT count(*)::int FROM (
+      SELECT 1 FROM agent_requests r
+      WHERE r.workspace_id = ${workspaceId} AND r.agent_id = ${ask}.agent_id AND r.tool = ${ask}.tool AND r.action = ${ask}.action AND r.decision = 'allowed'
+        AND r.created_at > now() - (left(${win}, -1) || CASE right(${win}, 1) WHEN 'm' THEN ' minutes' WHEN 'h' THEN ' hours' ELSE ' days' END)::interval
+      LIMIT ${cap}) x)`
 }
 
 /** The names of the tools, actions and agents the rules of `c` name (for their sentences): two laterals of viewsOf's. */
@@ -200,8 +222,12 @@ function namesOf(sql: Db, workspaceId: string) {
 /** What one ask is judged against (see viewsOf), read in one statement; undefined when the workspace does not exist. */
 export async function selectGatewayView(sql: Db, workspaceId: string, ask: GatewayAsk): Promise<ReadView | undefined> {
   const q = sql`SELECT ${ask.agentId}::text AS agent_id, ${ask.tool}::text AS tool, ${ask.action}::text AS action, 1 AS n`
-  const [row] = await sql<{ view: ViewJson; tool_names: Record<string, string>; agent_names: Record<string, string>; digest: string; size: number; names_size: number }[]>`
-    ${viewsOf(sql, workspaceId, q, { names: true })}`
+  const [row] = await sql<
+    {
+      view: ViewJson; tool_names: Record<string, string>; agent_names: Record<string, string>; allowed_counts: Record<string, number>; count_caps: Record<string, number>
+      digest: string; size: number; names_size: number
+    }[]
+  >`${viewsOf(sql, workspaceId, q, { read: true })}`
   const gate = row?.view.gate
   if (!row || !gate) return undefined
   const { view: v, digest } = row
@@ -213,7 +239,8 @@ export async function selectGatewayView(sql: Db, workspaceId: string, ask: Gatew
     rules: v.rules.map((r) => ({ ...r, created_at: new Date(r.created_at) })),
     toolNames: row.tool_names,
     agentNames: row.agent_names,
-    allowedCounts: v.allowed_counts,
+    allowedCounts: row.allowed_counts,
+    countCaps: row.count_caps,
   }
   return { view, digest, size: row.size + row.names_size }
 }
@@ -223,7 +250,12 @@ export async function selectGatewayView(sql: Db, workspaceId: string, ask: Gatew
  * approval.requested); `viewDigest`, when it was judged against a view read earlier (ReadView),
  * so that it is recorded only if the database still holds that view.
  */
-export type DecisionToRecord = RequestInsert & { events: EventAppend[]; viewDigest: string | null }
+export type DecisionToRecord = RequestInsert & {
+  events: EventAppend[]
+  viewDigest: string | null
+  /** The counts the decision read (Verdict.countsRead) as its view had them, with where each stopped: checked with the view's digest. */
+  countsUsed?: Record<string, { n: number; cap: number }> | null
+}
 
 /**
  * What recording came to: all recorded; or none, when the allowance has not room for them all
@@ -254,7 +286,7 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
   const { ctes } = eventCtes(tx, workspaceId, rs.flatMap((r) => r.events), { when: tx`AND EXISTS (SELECT 1 FROM usage)` })
   const agentIds = [...new Set(rs.map((r) => r.agentId))].sort()
   const items = rs.map((r, i) => ({
-    n: i + 1, view_digest: r.viewDigest, id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts, judged_facts: r.judgedFacts ?? null,
+    n: i + 1, view_digest: r.viewDigest, counts_used: r.viewDigest && r.countsUsed ? r.countsUsed : null, id: r.id, agent_id: r.agentId, tool: r.tool, action: r.action, resource: r.resource, summary: r.summary, facts: r.facts, judged_facts: r.judgedFacts ?? null,
     params_digest: r.paramsDigest, decision: r.decision, reason: r.reason, checks: r.checks, rules: r.rules,
     rules_version: r.rulesVersion, approval_id: r.approvalId, expires_at: r.expiresAt, created_at: r.createdAt,
   }))
@@ -262,10 +294,14 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
   const [row] = await tx<{ fresh: boolean; used: number | null; used_before: number | null; lim: number }[]>`
     WITH item AS (
       SELECT * FROM jsonb_to_recordset(${tx.json(items as never)}::jsonb) AS i(
-        n int, view_digest text, id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, judged_facts jsonb, params_digest text, decision text,
+        n int, view_digest text, counts_used jsonb, id text, agent_id text, tool text, action text, resource text, summary text, facts jsonb, judged_facts jsonb, params_digest text, decision text,
         reason text, checks jsonb, rules jsonb, rules_version int, approval_id text, expires_at timestamptz, created_at timestamptz)
     ), stale AS (
-      SELECT 1 FROM (${viewsOf(tx, workspaceId, checked, { names: false })}) v JOIN item i ON i.n = v.n WHERE v.digest IS DISTINCT FROM i.view_digest LIMIT 1
+      (SELECT 1 FROM (${viewsOf(tx, workspaceId, checked, { read: false })}) v JOIN item i ON i.n = v.n WHERE v.digest IS DISTINCT FROM i.view_digest LIMIT 1)
+      UNION ALL
+      -- A count the decision read that is no longer what it read (a request allowed since).
+      (SELECT 1 FROM item i CROSS JOIN LATERAL jsonb_each(i.counts_used) u(win, v)
+       WHERE ${allowedCount(tx, workspaceId, tx`i`, tx`u.win`, tx`(u.v ->> 'cap')::int`)} <> (u.v ->> 'n')::int LIMIT 1)
     ), lim AS (
       SELECT COALESCE((SELECT a.amount FROM allowances a WHERE a.workspace_id = w.workspace_id AND a.name = 'agentRequests'),
                       (p.allowances ->> 'agentRequests')::bigint, 0) AS amount
