@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { getHarness } from '../harness.ts'
-import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 
 /**
  * The console's pages without a session, in headless Chromium: under the strict
@@ -20,10 +20,7 @@ describe('console pages in Chromium', () => {
       for (const width of [1280, 320]) {
         const { context, close } = await launchChromium({ viewport: { width, height: 720 } })
         try {
-          const page = context.pages()[0] ?? (await context.newPage())
-          await recordCspViolations(page)
-          const errors: string[] = []
-          page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+          const { page, errors } = await watchedPage(context)
           page.on('console', (m) => {
             if (m.type() === 'error') errors.push(`console: ${m.text()}`)
           })
@@ -52,8 +49,7 @@ describe('console pages in Chromium', () => {
       const { url } = await getHarness()
       const { context, close } = await launchChromium()
       try {
-        const page = context.pages()[0] ?? (await context.newPage())
-        await recordCspViolations(page)
+        const { page } = await watchedPage(context)
         await page.goto(`${url}/console/signin/tok_keyboard`, { waitUntil: 'load' })
         const focused = async () =>
           page.evaluate(() => {

@@ -7,7 +7,7 @@ import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { Webhooks } from '../../sdk/src/index.ts'
 import { getHarness } from '../harness.ts'
-import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 import { signInAs } from '../support/console-session.ts'
 import { until } from '../webhooks/support.ts'
 
@@ -66,10 +66,7 @@ describe('an owner runs a new workspace from the console', () => {
 
     const { context, close } = await launchChromium({ viewport: { width: 1280, height: 900 } })
     try {
-      const page = context.pages()[0] ?? (await context.newPage())
-      await recordCspViolations(page)
-      const errors: string[] = []
-      page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+      const { page, errors } = await watchedPage(context)
       const settle = async () => {
         expect(await cspViolations(page)).toEqual([])
         expect(await seriousA11yViolations(page)).toEqual([])

@@ -6,7 +6,7 @@ import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { growthIn } from '../cli/run.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 import { signInAs } from '../support/console-session.ts'
 
 /**
@@ -26,9 +26,7 @@ const errors: string[] = []
 beforeAll(async () => {
   if (!hasChromium) return
   browser = await launchChromium({ timezoneId: ZONE, locale: 'en-US' })
-  page = browser.context.pages()[0] ?? (await browser.context.newPage())
-  await recordCspViolations(page)
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+  page = (await watchedPage(browser.context, errors)).page
 })
 afterAll(async () => {
   await browser?.close()

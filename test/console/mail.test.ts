@@ -9,7 +9,7 @@ import { takeSignInAttempt } from '../../server/src/domain/sign-in-limits.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { agentIn } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 import { callAt } from '../support/http-call.ts'
 import { type SmtpReceiver, startSilentSmtp, startSmtpReceiver } from '../support/smtp-receiver.ts'
 
@@ -199,8 +199,7 @@ describe('sign-in links by mail', () => {
     const kim = await personIn(ws.id, 'owner', 'Kim Park')
     const { context, close } = await launchChromium({ viewport: { width: 320, height: 720 } })
     try {
-      const page = context.pages()[0] ?? (await context.newPage())
-      await recordCspViolations(page)
+      const { page } = await watchedPage(context)
       const check = async (status: number | undefined, expected: number) => {
         expect(status).toBe(expected)
         expect(await cspViolations(page)).toEqual([])

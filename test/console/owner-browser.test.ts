@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 
 /**
  * An owner's pages in headless Chromium: from a one-time sign-in link, the owner issues a token on
@@ -20,10 +20,7 @@ describe('an owner in Chromium', () => {
     const link = await signInLink(sql, { personId: owner.id, consoleUrl: `${url}/console` })
     const { context, close } = await launchChromium({ viewport: { width: 1280, height: 800 } })
     try {
-      const page = context.pages()[0] ?? (await context.newPage())
-      await recordCspViolations(page)
-      const errors: string[] = []
-      page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+      const { page, errors } = await watchedPage(context)
       await page.goto(link.url, { waitUntil: 'load' })
       await page.getByRole('button', { name: /sign in/i }).click()
       await page.waitForURL(`${url}/console/`)

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
+import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 import { signInAs } from '../support/console-session.ts'
 
 /**
@@ -21,9 +21,7 @@ const errors: string[] = []
 beforeAll(async () => {
   if (!hasChromium) return
   browser = await launchChromium()
-  page = browser.context.pages()[0] ?? (await browser.context.newPage())
-  await recordCspViolations(page)
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+  page = (await watchedPage(browser.context, errors)).page
 })
 afterAll(async () => {
   await browser?.close()

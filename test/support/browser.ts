@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import type { Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { hasChromium, launchChromium, NO_CHROMIUM } from '../../scripts/chromium.ts'
 
 /**
@@ -24,6 +24,18 @@ export async function recordCspViolations(page: Page) {
     w.__violations = []
     document.addEventListener('securitypolicyviolation', (e) => w.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI }))
   })
+}
+
+/**
+ * The context's page, watched as every console browser test watches it: what the
+ * Content-Security-Policy refuses recorded (cspViolations), and each uncaught page error pushed to
+ * `errors` (a new list unless one is given, e.g. a file's shared one).
+ */
+export async function watchedPage(context: BrowserContext, errors: string[] = []): Promise<{ page: Page; errors: string[] }> {
+  const page = context.pages()[0] ?? (await context.newPage())
+  await recordCspViolations(page)
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`))
+  return { page, errors }
 }
 
 export const cspViolations = (page: Page) =>
