@@ -72,10 +72,13 @@ ${t.actions.map((x) => html`<label><input type="checkbox" name="allow" value="${
 </section>`
 }
 
+/** Who the agent belongs to, in words: one the workspace registered, or one that comes with the product. */
+const ownerWords = (owner: Agent['owner']) => (owner === 'product' ? 'comes with the product' : 'registered by the workspace')
+
 function agentCard(a: Agent, retiredAt: Date | undefined): Html {
   return html`<li><article class="panel" aria-labelledby="agent-${a.id}">
 <h3 id="agent-${a.id}"><a href="/console/agents/${a.id}">${a.name}</a></h3>
-<div class="meta"><span>${a.owner}</span>${retiredAt ? html`<span>retired ${when(retiredAt.toISOString())}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
+<div class="meta"><span>${ownerWords(a.owner)}</span>${retiredAt ? html`<span>retired ${when(retiredAt.toISOString())}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
 ${a.description ? html`<p>${a.description}</p>` : null}
 ${retiredAt ? html`<p>Retired: the gateway refuses it; its history is kept.</p>` : mayDo(a)}
 </article></li>`
@@ -119,7 +122,7 @@ function credentialCard(c: AgentCredential, session: ConsoleSession, agentId: st
   const state = c.revokedAt ? html`revoked ${when(c.revokedAt)}` : ended ? html`ended ${when(c.expiresAt!)}` : c.expiresAt ? html`active, ends ${when(c.expiresAt)}` : html`active`
   return html`<li class="panel"><p><strong><code>${c.id}</code>: ${state}</strong></p>
 <dl class="facts">
-<dt>Ends in</dt><dd><code>…${c.hint}</code></dd>
+<dt>Ends with</dt><dd><code>…${c.hint}</code></dd>
 <dt>Created</dt><dd>${when(c.createdAt)}</dd>
 </dl>
 ${session.person.role === 'owner' && !ended && !retired && c.expiresAt
@@ -177,7 +180,7 @@ export function agentPage(opts: {
     live: 'all',
     body: html`<p><a href="/console/agents">Agents</a></p>
 <h1>${a.name}</h1>
-<div class="meta"><span>${a.owner}</span><span>${a.id}</span>${retired ? html`<span>retired ${when(opts.retiredAt!)}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
+<div class="meta"><span>${ownerWords(a.owner)}</span><span>${a.id}</span>${retired ? html`<span>retired ${when(opts.retiredAt!)}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${opts.error ? html`<p class="failed" role="alert">${opts.error}</p>` : null}
 ${a.description ? html`<p>${a.description}</p>` : null}

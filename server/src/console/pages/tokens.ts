@@ -17,7 +17,7 @@ function tokenCard(t: TokenListed, session: ConsoleSession): Html {
   return html`<li class="panel"><p><strong><code>${t.id}</code>: ${t.mode}, ${state}</strong></p>
 <dl class="facts">
 <dt>Scopes</dt><dd>${allScopes ? 'all' : t.scopes.join(', ')}</dd>
-<dt>Ends in</dt><dd><code>…${t.hint}</code></dd>
+<dt>Ends with</dt><dd><code>…${t.hint}</code></dd>
 <dt>Created</dt><dd>${when(t.createdAt)}</dd>
 <dt>Last used</dt><dd>${t.lastUsedAt ? when(t.lastUsedAt) : 'not in the last 7 days'}</dd>
 <dt>Expires</dt><dd>${t.expiresAt ? when(t.expiresAt) : 'never'}</dd>
