@@ -69,6 +69,29 @@ describe('the request log', () => {
     expect([...rows]).toEqual([{ id: 'req_after_batch', message: 'bad \uFFFD byte' }])
   })
 
+  test('a flush given back after a failure is written once: what the failed one did write is not written twice', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const log = new RequestLog(sql, 60_000)
+    const entry = (id: string) => ({
+      workspaceId: ws.id, id, method: 'GET', path: '/api/v1/missions', operation: 'listMissions', status: 200, code: null,
+      message: null, durationMs: 2, credentialId: 'cred_none', idempotencyKey: null, replayed: false, createdAt: new Date(),
+    })
+    const first = entry('req_written_once')
+    log.add(first)
+    // Taken and written, as a flush does; then given back as a flush whose answer was lost is.
+    const batch = (log as unknown as { take(): { entries: unknown[] } }).take()
+    await (log as unknown as { write(b: unknown): Promise<void> }).write(batch)
+    ;(log as unknown as { putBack(b: unknown): void }).putBack(batch)
+    log.add(entry('req_after_given_back'))
+    await log.flush()
+    // A batch not given back is written as it is: the same call again is refused by the key.
+    log.add(first)
+    await expect(log.flush()).rejects.toMatchObject({ code: '23505' })
+    const rows = await sql<{ id: string }[]>`SELECT id FROM request_log WHERE workspace_id = ${ws.id} ORDER BY id`
+    expect(rows.map((r) => r.id)).toEqual(['req_after_given_back', 'req_written_once'])
+  })
+
   test('shows a refused call with its code and message, under the request id the caller got', async () => {
     const ws = await makeWorkspace()
     const refused = await call('POST', '/api/v1/experiments', { token: ws.live, body: { hypothesis: 'short' }, headers: { 'Idempotency-Key': 'log-refused-1' } })

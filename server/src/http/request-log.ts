@@ -13,8 +13,10 @@ const MAX_PENDING = 50_000
  * the others in one statement every `flushMs` (CALL_COUNT_FLUSH_MS, as the call counts are), so no
  * request waits on a round trip for it. While the database is away, the entries wait, bounded.
  */
-export class RequestLog extends PeriodicFlush<LoggedCall[]> {
+export class RequestLog extends PeriodicFlush<{ entries: LoggedCall[]; mayRepeat: boolean }> {
   private pending: LoggedCall[] = []
+  /** Whether some pending entries came back from a flush that failed, and so may be written already. */
+  private givenBack = false
 
   constructor(
     private readonly sql: Sql,
@@ -30,13 +32,14 @@ export class RequestLog extends PeriodicFlush<LoggedCall[]> {
 
   protected take() {
     if (this.pending.length === 0) return undefined
-    const batch = this.pending
+    const batch = { entries: this.pending, mayRepeat: this.givenBack }
     this.pending = []
+    this.givenBack = false
     return batch
   }
 
-  protected write(batch: LoggedCall[]) {
-    return insertRequestLog(this.sql, batch)
+  protected write(batch: { entries: LoggedCall[]; mayRepeat: boolean }) {
+    return insertRequestLog(this.sql, batch.entries, { mayRepeat: batch.mayRepeat })
   }
 
   /**
@@ -49,8 +52,10 @@ export class RequestLog extends PeriodicFlush<LoggedCall[]> {
     return !(typeof code === 'string' && /^2[23]/.test(code))
   }
 
-  protected putBack(batch: LoggedCall[]) {
-    this.pending = batch.concat(this.pending)
+  /** A failed flush may have been written all the same (its answer lost on the way): the next one skips what was. */
+  protected putBack(batch: { entries: LoggedCall[] }) {
+    this.givenBack = true
+    this.pending = batch.entries.concat(this.pending)
     if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING)
   }
 }

@@ -39,8 +39,12 @@ export type RequestLogRow = {
 /** Which calls: a status or a range of them ([from, to], inclusive), an operation, a credential. */
 type RequestLogFilter = { status?: [number, number]; operation?: string; credentialId?: string }
 
-/** Many entries in one statement (the request log's batch). */
-export async function insertRequestLog(sql: Sql, entries: LoggedCall[]): Promise<void> {
+/**
+ * Many entries in one statement (the request log's batch). `mayRepeat`: some of them may be written
+ * already (a flush given back after its answer was lost): those are skipped, by the key (ON CONFLICT,
+ * which waits for a write still under way), a check every entry pays, so only such a batch asks it.
+ */
+export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { mayRepeat?: boolean } = {}): Promise<void> {
   if (!entries.length) return
   const col = <K extends keyof LoggedCall>(k: K) => entries.map((e) => e[k])
   // postgres.js sends no boolean[]: the replays go as text and are read back as booleans.
@@ -54,7 +58,7 @@ export async function insertRequestLog(sql: Sql, entries: LoggedCall[]): Promise
                   ${col('credentialId') as string[]}::text[], ${col('idempotencyKey') as string[]}::text[],
                   ${entries.map((e) => (e.replayed ? 'true' : 'false'))}::text[], ${entries.map((e) => e.createdAt.toISOString())}::timestamptz[])
            AS u(w, i, m, p, o, s, c, msg, d, cr, k, r, t)
-    ON CONFLICT (workspace_id, id) DO NOTHING`
+    ${opts.mayRepeat ? sql`ON CONFLICT (workspace_id, created_at, id) DO NOTHING` : sql``}`
 }
 
 /** A workspace's calls, newest first, after `after` in that order, with the credential's kind and last four. */
@@ -78,13 +82,29 @@ export function selectRequestLog(
      LIMIT ${opts.limit}`
 }
 
-/** Deletes the calls older than 7 days, a bounded batch at a time; how many went. */
+/**
+ * Deletes the calls older than 7 days, a bounded batch at a time; how many went. The table's one
+ * index starts with the workspace: the workspaces that have calls are found by skipping through it
+ * (one lookup each), and each one's old calls are the start of its range.
+ */
 export async function purgeRequestLog(sql: Sql, batch = 10_000): Promise<number> {
   let total = 0
   for (;;) {
     const r = await sql`
-      DELETE FROM request_log WHERE (workspace_id, id) IN (
-        SELECT workspace_id, id FROM request_log WHERE created_at <= now() - interval '7 days' LIMIT ${batch})`
+      DELETE FROM request_log r USING (
+        WITH RECURSIVE ws(id) AS (
+          SELECT min(workspace_id) FROM request_log
+          UNION ALL
+          SELECT (SELECT min(l.workspace_id) FROM request_log l WHERE l.workspace_id > ws.id) FROM ws WHERE ws.id IS NOT NULL
+        )
+        SELECT old.* FROM ws
+        CROSS JOIN LATERAL (
+          SELECT l.workspace_id, l.created_at, l.id FROM request_log l
+          WHERE l.workspace_id = ws.id AND l.created_at <= now() - interval '7 days' ORDER BY l.created_at LIMIT ${batch}
+        ) old
+        LIMIT ${batch}
+      ) old
+      WHERE r.workspace_id = old.workspace_id AND r.created_at = old.created_at AND r.id = old.id`
     total += r.count
     if (r.count < batch) return total
   }
