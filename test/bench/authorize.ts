@@ -37,7 +37,7 @@ import { addRules } from '../../server/src/domain/agent-rules.ts'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
-import { envNumber, median, runBenchmark } from './support.ts'
+import { cpuGrowth, databaseCpu, envNumber, median, runBenchmark } from './support.ts'
 
 const AIM_VS_READ = 0.5
 const AIM_SCALING = 3
@@ -56,6 +56,8 @@ const AGENTS = Math.max(16, Math.ceil((6_000 * Math.max(SECONDS, WARMUP)) / 900)
 const TOKENS = Math.max(20, Math.ceil((12_000 * Math.max(SECONDS, WARMUP)) / 450))
 
 type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
+/** CPU per request of a measured run, in µs: this process (the server; the load runs in its own) and the local PostgreSQL's processes. */
+type Cpu = { server: number; database: number }
 
 const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 const dbName = `growth_bench_${randomBytes(4).toString('hex')}`
@@ -153,6 +155,7 @@ async function main(): Promise<number> {
   const failures: string[] = []
   const order = ['read', 'many', 'one'] as const
   const perRound: { vsRead: number; scaling: number }[] = []
+  const cpus: Record<Run, Cpu[]> = { read: [], many: [], one: [] }
   for (let round = 1; round <= ROUNDS; round++) {
     const measured: Partial<Record<Run, number>> = {}
     for (let i = 0; i < order.length; i++) {
@@ -162,13 +165,17 @@ async function main(): Promise<number> {
         await sql`DELETE FROM rate_limit_counters`
         await server.counter.flush()
         const before = statements
+        const [cpuBefore, dbBefore] = [process.cpuUsage(), databaseCpu()]
         const res = await load(r.url, r.file, phase === 'warm-up' ? WARMUP : SECONDS, r.concurrency, r.body)
+        const used = process.cpuUsage(cpuBefore)
+        const cpu: Cpu = { server: (used.user + used.system) / res.requests, database: (cpuGrowth(dbBefore, databaseCpu()) * 1e6) / res.requests }
         await server.counter.flush()
         const perRequest = (statements - before) / Math.max(1, res.requests)
         console.log(
           `  round ${round} ${r.label.padEnd(22)} ${phase.padEnd(8)} ${fmt(res.rps, 8)} req/s  p50 ${fmt(res.p50ms, 6, 2)} ms  p99 ${fmt(res.p99ms, 7, 2)} ms  ` +
-            `${res.requests} requests, ${res.errors} errors, ${perRequest.toFixed(2)} statements/request`,
+            `${res.requests} requests, ${res.errors} errors, ${perRequest.toFixed(2)} statements/request, CPU µs/request: server ${cpu.server.toFixed(0)}, database ${cpu.database.toFixed(0)}`,
         )
+        if (phase === 'measured') cpus[run].push(cpu)
         if (res.errors) failures.push(`${r.label}, round ${round}, ${phase}: ${res.errors} errors; ${res.errorSamples.join(' | ')}`)
         if (phase === 'measured') measured[run] = res.rps
         if (phase === 'measured' && (!best[run] || res.rps > best[run]!.rps)) best[run] = { ...res, statements: perRequest }
@@ -183,6 +190,8 @@ async function main(): Promise<number> {
     const r = best[run]!
     console.log(`${runs[run].label.padEnd(26)}${fmt(r.rps, 10)}${fmt(r.p50ms, 9, 2)}${fmt(r.p99ms, 9, 2)}${r.statements.toFixed(2)}`)
   }
+  const cpuOf = (run: Run) => `server ${median(cpus[run].map((c) => c.server)).toFixed(0)} µs, database ${median(cpus[run].map((c) => c.database)).toFixed(0)} µs`
+  console.log(`CPU per request (median of the rounds; the database's when it runs on this machine): read ${cpuOf('read')}; authorize, ${CONCURRENCY} agents ${cpuOf('many')}`)
   const vsRead = median(perRound.map((r) => r.vsRead))
   const scaling = median(perRound.map((r) => r.scaling))
   console.log(`authorize / read          ${vsRead.toFixed(2)}   median of ${ROUNDS} rounds (aim: at least ${AIM_VS_READ}: ${vsRead >= AIM_VS_READ ? 'met' : 'NOT met'})`)

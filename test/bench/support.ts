@@ -4,7 +4,7 @@
  * on one line, the cleanup always runs, and the exit status says how it went.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /** A positive number from the environment (an integer with `integer`), or `fallback` when unset. */
 export function envNumber(name: string, fallback: number, integer = false): number {
@@ -94,3 +94,33 @@ export function cpuSecondsOf(pid: number): number {
 }
 /** USER_HZ: 100 on every Linux the project runs on. */
 const CLOCK_TICKS = 100
+
+/**
+ * The CPU seconds of every PostgreSQL process on this machine (backends, writers, autovacuum), by
+ * pid: a local server's cost of a run is the growth from one reading to the next (cpuGrowth).
+ * Empty when none runs here (a remote DATABASE_URL, or no /proc).
+ */
+export function databaseCpu(): Map<number, number> {
+  const seconds = new Map<number, number>()
+  let pids: string[] = []
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+  } catch {
+    return seconds
+  }
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') seconds.set(Number(pid), cpuSecondsOf(Number(pid)))
+    } catch {
+      // The process ended while it was being read.
+    }
+  }
+  return seconds
+}
+
+/** The CPU seconds used between two readings of databaseCpu (a process started between them counts from zero). */
+export function cpuGrowth(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0
+  for (const [pid, s] of after) total += s - (before.get(pid) ?? 0)
+  return total
+}
