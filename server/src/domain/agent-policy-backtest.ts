@@ -84,11 +84,25 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   const decidable = new Set(policies.current.agents.map((a) => a.id).filter((id) => policies.planned.agents.some((a) => a.id === id)))
   const out: Backtest = { since: window.since.toISOString(), requests: 0, undecidable: 0, changed: [], byAgent: {}, byToolAction: {}, decided: 0 }
   const ask: DecisionAsk = { agentId: '', tool: '', action: '', facts: {} }
+  // Per tool action, found by tool then action (no key string made per request): its tally, and
+  // whether the two policies view it alike (their digests, compared once).
+  const actions = new Map<string, Map<string, { tally: Tally; alike: boolean }>>()
+  const actionOf = (tool: string, action: string) => {
+    let ofTool = actions.get(tool)
+    if (!ofTool) actions.set(tool, (ofTool = new Map()))
+    let a = ofTool.get(action)
+    if (!a) {
+      a = { tally: (out.byToolAction[`${tool}.${action}`] = tally()), alike: currentViews.actionDigest(tool, action) === plannedViews.actionDigest(tool, action) }
+      ofTool.set(action, a)
+    }
+    return a
+  }
   for await (const rows of requestHistory(db, workspaceId, { since: window.since, until: window.at })) {
     for (const row of rows) {
       const agentName = names.get(row.agent_id) ?? row.agent_id
       const byAgent = (out.byAgent[agentName] ??= tally())
-      const byToolAction = (out.byToolAction[`${row.tool}.${row.action}`] ??= tally())
+      const toolAction = actionOf(row.tool, row.action)
+      const byToolAction = toolAction.tally
       out.requests++
       byAgent.requests++
       byToolAction.requests++
@@ -109,7 +123,7 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       // A decision already made is answered at once, not through a promise (most are: see deciderOf).
       const b = current.decision(ask, at, factsKey)
       const before = typeof b === 'string' ? b : await b
-      const same = sameMissing && sameAgents.has(row.agent_id) && currentViews.actionDigest(row.tool, row.action) === plannedViews.actionDigest(row.tool, row.action)
+      const same = sameMissing && toolAction.alike && sameAgents.has(row.agent_id)
       const a = same ? before : planned.decision(ask, at, factsKey)
       const after = typeof a === 'string' ? a : await a
       // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
@@ -145,8 +159,9 @@ const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
 type Decider = { decision(ask: DecisionAsk, at: Date, factsKey: string): GatewayDecision | Promise<GatewayDecision>; distinct: number }
 
 function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
-  // agent -> tool -> action -> the rest of the input (facts, counts, hour) -> decision: no key string built from the ids.
-  const seen = new Map<string, Map<string, Map<string, Map<string, GatewayDecision>>>>()
+  // agent -> tool -> action -> facts -> each count -> the hour -> decision: maps within maps, so no
+  // key string is built (and hashed) per request from the ids, the counts or the hour.
+  const seen = new Map<string, Map<string, Map<string, KeyTree>>>()
   let distinct = 0
   return {
     get distinct() {
@@ -158,22 +173,31 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
       if (!byTool) seen.set(ask.agentId, (byTool = new Map()))
       let byAction = byTool.get(ask.tool)
       if (!byAction) byTool.set(ask.tool, (byAction = new Map()))
-      let byRest = byAction.get(ask.action)
-      if (!byRest) byAction.set(ask.action, (byRest = new Map()))
-      let key = factsKey
-      for (const w in view.allowedCounts) key += `\u0001${w}=${view.allowedCounts[w]}`
-      if (quietHours) key += `\u0001${at.getUTCHours()}`
-      const known = byRest.get(key)
-      if (known) return known
-      const rest = byRest
+      let node = byAction.get(ask.action)
+      if (!node) byAction.set(ask.action, (node = new Map()))
+      node = branch(node, factsKey)
+      for (const w in view.allowedCounts) node = branch(node, view.allowedCounts[w]!)
+      const last = quietHours ? at.getUTCHours() : 0
+      const known = node.get(last)
+      if (known) return known as GatewayDecision
+      const leaf = node
       return decisionInputOf(db, workspaceId, view, ask, at).then((input) => {
         const decided = decide({ ...input, prior: null }).decision
-        rest.set(key, decided)
+        leaf.set(last, decided)
         distinct++
         return decided
       })
     },
   }
+}
+
+/** A level of deciderOf's maps: a key part (facts as text, a count, an hour) to the next level, or at the last to the decision. */
+type KeyTree = Map<string | number, KeyTree | GatewayDecision>
+
+function branch(node: KeyTree, key: string | number): KeyTree {
+  let next = node.get(key) as KeyTree | undefined
+  if (!next) node.set(key, (next = new Map()))
+  return next
 }
 
 /** The agents whose grant (permissions, data, ceilings, risk) is the same under both policies. */

@@ -12,18 +12,22 @@ import { windowMs } from './agent-rules.ts'
  * a count is two binary searches.
  */
 export class HistoryCounts implements AllowedCounts {
-  private readonly times = new Map<string, number[]>()
+  /** agent -> tool -> action -> times: no key string built per request. */
+  private readonly times = new Map<string, Map<string, Map<string, number[]>>>()
 
   /** One allowed request, no older than any added before it. */
   add(agentId: string, tool: string, action: string, at: number) {
-    const key = `${agentId}|${tool}|${action}`
-    const list = this.times.get(key)
+    let byTool = this.times.get(agentId)
+    if (!byTool) this.times.set(agentId, (byTool = new Map()))
+    let byAction = byTool.get(tool)
+    if (!byAction) byTool.set(tool, (byAction = new Map()))
+    const list = byAction.get(action)
     if (list) list.push(at)
-    else this.times.set(key, [at])
+    else byAction.set(action, [at])
   }
 
   allowedWithin(agentId: string, tool: string, action: string, window: string, at: Date): number {
-    const list = this.times.get(`${agentId}|${tool}|${action}`)
+    const list = this.times.get(agentId)?.get(tool)?.get(action)
     const ms = windowMs(window)
     if (!list || ms === undefined) return 0
     const end = at.getTime()
