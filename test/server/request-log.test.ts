@@ -240,6 +240,24 @@ describe('the request log', () => {
   })
 })
 
+describe('the sweep', () => {
+  test('finds every workspace that has calls past 7 days and takes them a batch at a time, keeping the recent ones', async () => {
+    const { sql } = await getHarness()
+    const [a, b] = [await makeWorkspace(), await makeWorkspace()]
+    const row = (ws: string, id: string, age: string) => sql`
+      INSERT INTO request_log (workspace_id, id, method, path, operation, status, duration_ms, credential_id, created_at)
+      VALUES (${ws}, ${id}, 'GET', '/api/v1/missions', 'listMissions', 200, 1, 'cred_none', now() - ${age}::interval)`
+    await row(a.id, 'req_sweep_a_old', '8 days')
+    await row(a.id, 'req_sweep_a_older', '30 days')
+    await row(b.id, 'req_sweep_b_old', '7 days 1 minute')
+    await row(b.id, 'req_sweep_b_recent', '6 days')
+    // A batch of one: the sweep goes round until a batch comes back short.
+    expect(await purgeRequestLog(sql, 1)).toBeGreaterThanOrEqual(3)
+    const left = await sql<{ id: string }[]>`SELECT id FROM request_log WHERE workspace_id IN (${a.id}, ${b.id}) ORDER BY id`
+    expect(left.map((r) => r.id)).toEqual(['req_sweep_b_recent'])
+  })
+})
+
 describe('settings', () => {
   test('REQUEST_LOG, LOG_FORMAT and LOG_LEVEL: a bad value stops the start naming it', () => {
     expect(loadConfig({ REQUEST_LOG: 'off' }).requestLog).toBe(false)

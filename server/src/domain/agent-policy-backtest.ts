@@ -92,7 +92,7 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
     if (!ofTool) actions.set(tool, (ofTool = new Map()))
     let a = ofTool.get(action)
     if (!a) {
-      a = { tally: (out.byToolAction[`${tool}.${action}`] = tally()), alike: currentViews.actionDigest(tool, action) === plannedViews.actionDigest(tool, action) }
+      a = { tally: (out.byToolAction[`${tool}.${action}`] ??= tally()), alike: currentViews.actionDigest(tool, action) === plannedViews.actionDigest(tool, action) }
       ofTool.set(action, a)
     }
     return a

@@ -13,7 +13,10 @@ const MAX_PENDING = 50_000
  * the others in one statement every `flushMs` (CALL_COUNT_FLUSH_MS, as the call counts are), so no
  * request waits on a round trip for it. While the database is away, the entries wait, bounded.
  */
-export class RequestLog extends PeriodicFlush<{ entries: LoggedCall[]; mayRepeat: boolean }> {
+/** A flush's calls; `mayRepeat` when some came back from a flush that failed (insertRequestLog). */
+type Batch = { entries: LoggedCall[]; mayRepeat: boolean }
+
+export class RequestLog extends PeriodicFlush<Batch> {
   private pending: LoggedCall[] = []
   /** Whether some pending entries came back from a flush that failed, and so may be written already. */
   private givenBack = false
@@ -30,7 +33,7 @@ export class RequestLog extends PeriodicFlush<{ entries: LoggedCall[]; mayRepeat
     if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING)
   }
 
-  protected take() {
+  protected take(): Batch | undefined {
     if (this.pending.length === 0) return undefined
     const batch = { entries: this.pending, mayRepeat: this.givenBack }
     this.pending = []
@@ -38,7 +41,7 @@ export class RequestLog extends PeriodicFlush<{ entries: LoggedCall[]; mayRepeat
     return batch
   }
 
-  protected write(batch: { entries: LoggedCall[]; mayRepeat: boolean }) {
+  protected write(batch: Batch) {
     return insertRequestLog(this.sql, batch.entries, { mayRepeat: batch.mayRepeat })
   }
 
@@ -53,7 +56,7 @@ export class RequestLog extends PeriodicFlush<{ entries: LoggedCall[]; mayRepeat
   }
 
   /** A failed flush may have been written all the same (its answer lost on the way): the next one skips what was. */
-  protected putBack(batch: { entries: LoggedCall[] }) {
+  protected putBack(batch: Batch) {
     this.givenBack = true
     this.pending = batch.entries.concat(this.pending)
     if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING)
