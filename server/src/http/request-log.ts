@@ -29,7 +29,9 @@ export class RequestLog extends PeriodicFlush<Batch> {
   }
 
   add(entry: LoggedCall) {
-    this.pending.push({ ...entry, path: textOf(entry.path), message: entry.message === null ? null : textOf(entry.message), idempotencyKey: entry.idempotencyKey === null ? null : textOf(entry.idempotencyKey) })
+    // Copied only when a text holds a NUL (rare): the entry is kept as given otherwise.
+    const nul = entry.path.includes('\u0000') || entry.message?.includes('\u0000') || entry.idempotencyKey?.includes('\u0000')
+    this.pending.push(nul ? { ...entry, path: textOf(entry.path), message: entry.message === null ? null : textOf(entry.message), idempotencyKey: entry.idempotencyKey === null ? null : textOf(entry.idempotencyKey) } : entry)
     if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING)
   }
 
