@@ -8,7 +8,7 @@ import { selectWorkspaceLimits } from '../store/limits.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
 import { decide } from './agent-decision.ts'
 import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
-import { HistoryCounts } from './agent-policy-counts.ts'
+import { countWithin, HistoryCounts } from './agent-policy-counts.ts'
 import type { ResolvedPolicy } from './agent-policy-model.ts'
 import { policyViews, type PolicyViews } from './agent-policy-views.ts'
 import { isCount, windowMs } from './agent-rules.ts'
@@ -64,8 +64,8 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   const quietHours = limits.quiet_hours_start !== null && limits.quiet_hours_end !== null
   const currentViews = policyViews(policies.current, { gate: running, limits, counts })
   const plannedViews = policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts })
-  const current = deciderOf(db, workspaceId, currentViews, quietHours)
-  const planned = deciderOf(db, workspaceId, plannedViews, quietHours)
+  const current = deciderOf(db, workspaceId, currentViews, counts, quietHours)
+  const planned = deciderOf(db, workspaceId, plannedViews, counts, quietHours)
   // A request whose view is the same under both policies (its agent's grant, its tool action and the
   // rules that could match it) is decided alike under both: decided once. A plan changes a few
   // tool actions or agents; the rest of the history is decided once, not twice.
@@ -83,30 +83,48 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   const names = agentNames(policies.current, policies.planned)
   const decidable = new Set(policies.current.agents.map((a) => a.id).filter((id) => policies.planned.agents.some((a) => a.id === id)))
   const out: Backtest = { since: window.since.toISOString(), requests: 0, undecidable: 0, changed: [], byAgent: {}, byToolAction: {}, decided: 0 }
-  const ask: DecisionAsk = { agentId: '', tool: '', action: '', facts: {} }
-  // Per tool action, found by tool then action (no key string made per request): its tally, and
-  // whether the two policies view it alike (their digests, compared once).
-  const actions = new Map<string, Map<string, { tally: Tally; alike: boolean }>>()
-  const actionOf = (tool: string, action: string) => {
-    let ofTool = actions.get(tool)
-    if (!ofTool) actions.set(tool, (ofTool = new Map()))
+  // What a request needs besides its own row, made once per agent, tool action, and agent and tool
+  // action, and found through maps within maps (agent, tool, action: no key string made per request).
+  const agents = new Map<string, AgentPart>()
+  const agentOf = (id: string): AgentPart =>
+    getOrMake(agents, id, () => {
+      const name = names.get(id) ?? id
+      return { name, tally: (out.byAgent[name] ??= tally()), decidable: decidable.has(id), sameGrant: sameAgents.has(id) }
+    })
+  // Per tool action: its tally, and whether the two policies view it alike (their digests, compared once).
+  const actions = new Map<string, Map<string, ActionPart>>()
+  const actionOf = (tool: string, action: string): ActionPart => {
+    const ofTool = getOrMake<string, Map<string, ActionPart>>(actions, tool, newMap)
     let a = ofTool.get(action)
     if (!a) {
-      a = { tally: (out.byToolAction[`${tool}.${action}`] ??= tally()), alike: currentViews.actionDigest(tool, action) === plannedViews.actionDigest(tool, action) }
-      ofTool.set(action, a)
+      const alike = currentViews.actionDigest(tool, action) === plannedViews.actionDigest(tool, action)
+      ofTool.set(action, (a = { tally: (out.byToolAction[`${tool}.${action}`] ??= tally()), alike }))
     }
     return a
   }
+  const cells = new Map<string, Map<string, Map<string, Cell>>>()
+  const cellOf = (agentId: string, tool: string, action: string): Cell => {
+    const ofAction = getOrMake<string, Map<string, Cell>>(getOrMake<string, Map<string, Map<string, Cell>>>(cells, agentId, newMap), tool, newMap)
+    let cell = ofAction.get(action)
+    if (!cell) {
+      const agent = agentOf(agentId)
+      const toolAction = actionOf(tool, action)
+      const same = sameMissing && toolAction.alike && agent.sameGrant
+      cell = { agent, tally: toolAction.tally, times: counts.timesOf(agentId, tool, action), current: current.nodeOf(tool, action), planned: same ? null : planned.nodeOf(tool, action) }
+      ofAction.set(action, cell)
+    }
+    return cell
+  }
+  const ask: DecisionAsk = { agentId: '', tool: '', action: '', facts: {} }
   for await (const rows of requestHistory(db, workspaceId, { since: window.since, until: window.at })) {
     for (const row of rows) {
-      const agentName = names.get(row.agent_id) ?? row.agent_id
-      const byAgent = (out.byAgent[agentName] ??= tally())
-      const toolAction = actionOf(row.tool, row.action)
-      const byToolAction = toolAction.tally
+      const cell = cellOf(row.agent_id, row.tool, row.action)
+      const byAgent = cell.agent.tally
+      const byToolAction = cell.tally
       out.requests++
       byAgent.requests++
       byToolAction.requests++
-      if (!decidable.has(row.agent_id)) {
+      if (!cell.agent.decidable) {
         out.undecidable++
         byAgent.undecidable++
         byToolAction.undecidable++
@@ -121,18 +139,17 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       const at = row.created_at
       const factsKey = row.judged_facts ? `${JSON.stringify(row.facts)}\u0002${JSON.stringify(row.judged_facts)}` : JSON.stringify(row.facts)
       // A decision already made is answered at once, not through a promise (most are: see deciderOf).
-      const b = current.decision(ask, at, factsKey)
+      const b = current.decision(cell.current, cell.times, ask, at, factsKey)
       const before = typeof b === 'string' ? b : await b
-      const same = sameMissing && toolAction.alike && sameAgents.has(row.agent_id)
-      const a = same ? before : planned.decision(ask, at, factsKey)
+      const a = cell.planned ? planned.decision(cell.planned, cell.times, ask, at, factsKey) : before
       const after = typeof a === 'string' ? a : await a
       // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
-      if (row.decision === 'allowed') counts.add(row.agent_id, row.tool, row.action, at.getTime())
+      if (row.decision === 'allowed') cell.times.push(at.getTime())
       if (before === after) continue
       const transition = `${before}->${after}`
       out.changed.push({
-        authorizationId: row.id, agentId: row.agent_id, agentName, tool: row.tool, action: row.action, createdAt: at.toISOString(), before, after,
-        sentence: changeSentence(agentName, row.tool, row.action, ask.facts, at, before, after),
+        authorizationId: row.id, agentId: row.agent_id, agentName: cell.agent.name, tool: row.tool, action: row.action, createdAt: at.toISOString(), before, after,
+        sentence: changeSentence(cell.agent.name, row.tool, row.action, ask.facts, at, before, after),
       })
       for (const t of [byAgent, byToolAction]) {
         t.changed++
@@ -155,33 +172,49 @@ const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
  * of these are decided once: a history repeats its asks, and the gateway's code (decisionInputOf,
  * decide) then runs once per distinct ask instead of once per request.
  */
-/** `factsKey`: the facts as text (JSON.stringify of the recorded facts, made once per request). */
-type Decider = { decision(ask: DecisionAsk, at: Date, factsKey: string): GatewayDecision | Promise<GatewayDecision>; distinct: number }
+/** An agent as the backtest's loop needs it: its name in the tallies, its tally, whether it can be decided, whether its grant is the same under both policies. */
+type AgentPart = { name: string; tally: Tally; decidable: boolean; sameGrant: boolean }
+type ActionPart = { tally: Tally; alike: boolean }
+/**
+ * An agent's tool action: its tallies, the times of its allowed requests (HistoryCounts' own list,
+ * pushed to as the history is read), and its decisions under each policy (`planned` null when the
+ * two policies view it alike: decided once, under the policy in force).
+ */
+type Cell = { agent: AgentPart; tally: Tally; times: number[]; current: DecisionNode; planned: DecisionNode | null }
 
-function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
-  // agent -> tool -> action -> facts -> each count -> the hour -> decision: maps within maps, so no
-  // key string is built (and hashed) per request from the ids, the counts or the hour.
-  const seen = new Map<string, Map<string, Map<string, KeyTree>>>()
+/** An agent's tool action under one policy: the windows its view counts, and the decisions made, by facts, each count and the hour. */
+type DecisionNode = { windows: readonly string[]; decided: KeyTree }
+
+/**
+ * `factsKey`: the facts as text (JSON.stringify of the recorded facts, made once per request);
+ * `times`: the agent's allowed requests of the tool action (the counts of its count conditions).
+ */
+type Decider = {
+  nodeOf(tool: string, action: string): DecisionNode
+  decision(node: DecisionNode, times: number[], ask: DecisionAsk, at: Date, factsKey: string): GatewayDecision | Promise<GatewayDecision>
+  distinct: number
+}
+
+function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: HistoryCounts, quietHours: boolean): Decider {
   let distinct = 0
   return {
     get distinct() {
       return distinct
     },
-    decision(ask, at, factsKey) {
-      const view = views.viewOf(ask, at)
-      let byTool = seen.get(ask.agentId)
-      if (!byTool) seen.set(ask.agentId, (byTool = new Map()))
-      let byAction = byTool.get(ask.tool)
-      if (!byAction) byTool.set(ask.tool, (byAction = new Map()))
-      let node = byAction.get(ask.action)
-      if (!node) byAction.set(ask.action, (node = new Map()))
-      node = branch(node, factsKey)
-      for (const w in view.allowedCounts) node = branch(node, view.allowedCounts[w]!)
+    nodeOf(tool, action) {
+      return { windows: views.windowsOf(tool, action), decided: new Map() }
+    },
+    decision(node, times, ask, at, factsKey) {
+      // The facts, each count (in the order of the view's windows), the hour: maps within maps, so
+      // no key string is built (and hashed) per request from the counts or the hour.
+      let n = branch(node.decided, factsKey)
+      for (const w of node.windows) n = branch(n, countWithin(times, w, at.getTime()))
       const last = quietHours ? at.getUTCHours() : 0
-      const known = node.get(last)
+      const known = n.get(last)
       if (known) return known as GatewayDecision
-      const leaf = node
-      return decisionInputOf(db, workspaceId, view, ask, at).then((input) => {
+      const leaf = n
+      // Not decided yet: the view (it counts again, in `counts`, the same list) and the gateway's own decision.
+      return decisionInputOf(db, workspaceId, views.viewOf(ask, at), ask, at).then((input) => {
         const decided = decide({ ...input, prior: null }).decision
         leaf.set(last, decided)
         distinct++
@@ -195,10 +228,17 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
 type KeyTree = Map<string | number, KeyTree | GatewayDecision>
 
 function branch(node: KeyTree, key: string | number): KeyTree {
-  let next = node.get(key) as KeyTree | undefined
-  if (!next) node.set(key, (next = new Map()))
-  return next
+  return getOrMake(node, key, newMap) as KeyTree
 }
+
+/** `map.get(key)`, made by `make` and kept the first time it is asked for. */
+function getOrMake<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key)
+  if (v === undefined) map.set(key, (v = make()))
+  return v
+}
+
+const newMap = <K, V>() => new Map<K, V>()
 
 /** The agents whose grant (permissions, data, ceilings, risk) is the same under both policies. */
 function sameGrants(a: ResolvedPolicy, b: ResolvedPolicy): Set<string> {

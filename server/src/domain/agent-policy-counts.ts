@@ -17,22 +17,35 @@ export class HistoryCounts implements AllowedCounts {
 
   /** One allowed request, no older than any added before it. */
   add(agentId: string, tool: string, action: string, at: number) {
+    this.timesOf(agentId, tool, action).push(at)
+  }
+
+  /**
+   * The times of an agent's allowed requests of a tool action, oldest first: the list itself, kept
+   * (made empty when there is none yet), so a caller that meets the same tool action again may
+   * hold it and push to it (`add`) and count in it (`countWithin`) without looking it up again.
+   */
+  timesOf(agentId: string, tool: string, action: string): number[] {
     let byTool = this.times.get(agentId)
     if (!byTool) this.times.set(agentId, (byTool = new Map()))
     let byAction = byTool.get(tool)
     if (!byAction) byTool.set(tool, (byAction = new Map()))
-    const list = byAction.get(action)
-    if (list) list.push(at)
-    else byAction.set(action, [at])
+    let list = byAction.get(action)
+    if (!list) byAction.set(action, (list = []))
+    return list
   }
 
   allowedWithin(agentId: string, tool: string, action: string, window: string, at: Date): number {
     const list = this.times.get(agentId)?.get(tool)?.get(action)
-    const ms = windowMs(window)
-    if (!list || ms === undefined) return 0
-    const end = at.getTime()
-    return firstAtOrAfter(list, end) - firstAfter(list, end - ms)
+    return list ? countWithin(list, window, at.getTime()) : 0
   }
+}
+
+/** How many of `times` (sorted, oldest first) fall within `window` before `at`: after at - window, before at. */
+export function countWithin(times: number[], window: string, at: number): number {
+  const ms = windowMs(window)
+  if (ms === undefined || times.length === 0) return 0
+  return firstAtOrAfter(times, at) - firstAfter(times, at - ms)
 }
 
 /** The index of the first time >= t. */

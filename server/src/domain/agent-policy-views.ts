@@ -36,6 +36,8 @@ export type PolicyViews = {
    * policies giving the same text (and the same agent, and missingFacts) decide its requests alike.
    */
   actionDigest(tool: string, action: string): string
+  /** The windows of the count conditions of the rules that could match this tool action: the counts its views carry, in this order. */
+  windowsOf(tool: string, action: string): readonly string[]
 }
 
 /** What a view of one tool action holds, whatever the agent and time. */
@@ -112,6 +114,9 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
       const part = partOf(tool, action)
       part.digest ??= JSON.stringify([part.tool, part.rules.map((r) => [r.structure, r.effect])])
       return part.digest
+    },
+    windowsOf(tool, action) {
+      return partOf(tool, action).windows
     },
     viewOf(ask, at) {
       const part = partOf(ask.tool, ask.action)
