@@ -40,7 +40,7 @@ async function expectReplaysAsRecorded(sql: Sql, ws: string): Promise<number> {
   let replayed = 0
   for (const r of rows) {
     if (r.rules_version === gate.rules_version && !r.reason.startsWith('Allowed once')) {
-      const ask = { agentId: r.agent_id, tool: r.tool, action: r.action, facts: r.facts as Facts, judgedFacts: (r.judged_facts ?? undefined) as Facts | undefined }
+      const ask = { agentId: r.agent_id, tool: r.tool, action: r.action, facts: JSON.parse(r.facts) as Facts, judgedFacts: r.judged_facts === null ? undefined : (JSON.parse(r.judged_facts) as Facts) }
       const verdict = decide({ ...(await decisionInputOf(sql, ws, views.viewOf(ask, r.created_at), ask, r.created_at)), prior: null })
       expect({ id: r.id, decision: verdict.decision }).toEqual({ id: r.id, decision: r.decision })
       replayed++

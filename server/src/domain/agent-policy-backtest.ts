@@ -3,7 +3,7 @@ import type { GatewayDecision } from '../core/enums.ts'
 import { NotFoundError } from '../core/errors.ts'
 import { formatCount, formatMoney } from '../core/money.ts'
 import type { Facts } from '../schemas/agent-gateway.ts'
-import { requestHistory, selectAllowedTimes } from '../store/agent-request-history.ts'
+import { type HistoryRow, requestHistory, selectAllowedTimes } from '../store/agent-request-history.ts'
 import { selectWorkspaceLimits } from '../store/limits.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
 import { decide } from './agent-decision.ts'
@@ -115,7 +115,6 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
     }
     return cell
   }
-  const ask: DecisionAsk = { agentId: '', tool: '', action: '', facts: {} }
   for await (const rows of requestHistory(db, workspaceId, { since: window.since, until: window.at })) {
     for (const row of rows) {
       const cell = cellOf(row.agent_id, row.tool, row.action)
@@ -130,18 +129,14 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
         byToolAction.undecidable++
         continue
       }
-      ask.agentId = row.agent_id
-      ask.tool = row.tool
-      ask.action = row.action
-      ask.facts = row.facts as Facts
-      // The facts it was judged on (params read as facts) stand in for its params, which are kept only as a digest.
-      ask.judgedFacts = (row.judged_facts ?? undefined) as Facts | undefined
       const at = row.created_at
-      const factsKey = row.judged_facts ? `${JSON.stringify(row.facts)}\u0002${JSON.stringify(row.judged_facts)}` : JSON.stringify(row.facts)
+      // The facts' text keys the decisions (with the facts it was judged on, params read as facts,
+      // which stand in for its params, kept only as a digest); they are parsed only for an ask not decided yet.
+      const factsKey = row.judged_facts === null ? row.facts : `${row.facts}\u0002${row.judged_facts}`
       // A decision already made is answered at once, not through a promise (most are: see deciderOf).
-      const b = current.decision(cell.current, cell.times, ask, at, factsKey)
+      const b = current.decision(cell.current, cell.times, row, at, factsKey)
       const before = typeof b === 'string' ? b : await b
-      const a = cell.planned ? planned.decision(cell.planned, cell.times, ask, at, factsKey) : before
+      const a = cell.planned ? planned.decision(cell.planned, cell.times, row, at, factsKey) : before
       const after = typeof a === 'string' ? a : await a
       // Counted after it is decided: a count is of the requests allowed before this one, as recorded.
       if (row.decision === 'allowed') cell.times.push(at.getTime())
@@ -149,7 +144,7 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
       const transition = `${before}->${after}`
       out.changed.push({
         authorizationId: row.id, agentId: row.agent_id, agentName: cell.agent.name, tool: row.tool, action: row.action, createdAt: at.toISOString(), before, after,
-        sentence: changeSentence(cell.agent.name, row.tool, row.action, ask.facts, at, before, after),
+        sentence: changeSentence(cell.agent.name, row.tool, row.action, JSON.parse(row.facts) as Facts, at, before, after),
       })
       for (const t of [byAgent, byToolAction]) {
         t.changed++
@@ -185,13 +180,16 @@ type Cell = { agent: AgentPart; tally: Tally; times: number[]; current: Decision
 /** An agent's tool action under one policy: the windows its view counts, and the decisions made, by facts, each count and the hour. */
 type DecisionNode = { windows: readonly string[]; decided: KeyTree }
 
+/** What the backtest reads of a recorded request to decide it (store/agent-request-history.ts). */
+type Recorded = Pick<HistoryRow, 'agent_id' | 'tool' | 'action' | 'facts' | 'judged_facts'>
+
 /**
- * `factsKey`: the facts as text (JSON.stringify of the recorded facts, made once per request);
- * `times`: the agent's allowed requests of the tool action (the counts of its count conditions).
+ * `factsKey`: the recorded facts' text (and the judged facts'); `times`: the agent's allowed
+ * requests of the tool action (the counts of its count conditions).
  */
 type Decider = {
   nodeOf(tool: string, action: string): DecisionNode
-  decision(node: DecisionNode, times: number[], ask: DecisionAsk, at: Date, factsKey: string): GatewayDecision | Promise<GatewayDecision>
+  decision(node: DecisionNode, times: number[], recorded: Recorded, at: Date, factsKey: string): GatewayDecision | Promise<GatewayDecision>
   distinct: number
 }
 
@@ -204,7 +202,7 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: Hist
     nodeOf(tool, action) {
       return { windows: views.windowsOf(tool, action), decided: new Map() }
     },
-    decision(node, times, ask, at, factsKey) {
+    decision(node, times, recorded, at, factsKey) {
       // The facts, each count (in the order of the view's windows), the hour: maps within maps, so
       // no key string is built (and hashed) per request from the counts or the hour.
       let n = branch(node.decided, factsKey)
@@ -213,7 +211,14 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: Hist
       const known = n.get(last)
       if (known) return known as GatewayDecision
       const leaf = n
-      // Not decided yet: the view (it counts again, in `counts`, the same list) and the gateway's own decision.
+      // Not decided yet: the ask, the view (it counts again, in `counts`, the same list) and the gateway's own decision.
+      const ask: DecisionAsk = {
+        agentId: recorded.agent_id,
+        tool: recorded.tool,
+        action: recorded.action,
+        facts: JSON.parse(recorded.facts) as Facts,
+        judgedFacts: recorded.judged_facts === null ? undefined : (JSON.parse(recorded.judged_facts) as Facts),
+      }
       return decisionInputOf(db, workspaceId, views.viewOf(ask, at), ask, at).then((input) => {
         const decided = decide({ ...input, prior: null }).decision
         leaf.set(last, decided)

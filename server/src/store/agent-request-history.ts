@@ -7,15 +7,19 @@ import type { GatewayDecision } from '../core/enums.ts'
  * ones, which count conditions count.
  */
 
-type HistoryRow = {
+export type HistoryRow = {
   id: string
   agent_id: string
   tool: string
   action: string
-  /** The facts the request stated. */
-  facts: Record<string, unknown>
-  /** The facts it was judged on, when they differ from those stated (read from its params); null otherwise. */
-  judged_facts: Record<string, unknown> | null
+  /**
+   * The facts the request stated, as PostgreSQL writes the jsonb out (keys in its own order: facts
+   * alike give the same text), unparsed: the backtest keys its decisions by this text and parses
+   * only the facts of an ask it has not decided yet.
+   */
+  facts: string
+  /** The facts it was judged on, when they differ from those stated (read from its params), as text; null otherwise. */
+  judged_facts: string | null
   decision: GatewayDecision
   reason: string
   rules_version: number
@@ -29,7 +33,7 @@ type HistoryRow = {
  */
 export function requestHistory(sql: Db, workspaceId: string, range: { since: Date; until: Date }, batch = 5_000): AsyncIterable<HistoryRow[]> {
   return sql<HistoryRow[]>`
-    SELECT id, agent_id, tool, action, facts, judged_facts, decision, reason, rules_version, created_at FROM agent_requests
+    SELECT id, agent_id, tool, action, facts::text AS facts, judged_facts::text AS judged_facts, decision, reason, rules_version, created_at FROM agent_requests
     WHERE workspace_id = ${workspaceId} AND created_at >= ${range.since} AND created_at < ${range.until}
     ORDER BY created_at, id`.cursor(batch)
 }
