@@ -137,6 +137,21 @@ function ceilingsMissing(agent: AgentProfile, key: string, f: Facts): FactName[]
   return figure.filter((fact) => (fact === 'amountMinor' ? (c.amounts?.length ?? 0) > 0 : fact === 'currency' || fact === 'increase' ? false : c[fact] !== undefined))
 }
 
+/**
+ * An agent's permissions in words, sorted ("ads.adjust_budget, ads.pause_campaign and ..."), made
+ * once per set: a profile is kept per view (agent-decision-input.ts), so an agent refused again is
+ * not sorted again (a backtest of a history with many refusals did, each time).
+ */
+const permittedLists = new WeakMap<Set<string>, string>()
+function permittedWords(permissions: Set<string>): string {
+  let text = permittedLists.get(permissions)
+  if (text === undefined) {
+    const has = [...permissions].sort()
+    permittedLists.set(permissions, (text = has.length ? words(has) : 'no action'))
+  }
+  return text
+}
+
 const notStated = (facts: string[]) => `${words(facts)}, which the request did not state`
 
 /** The workspace limits' terms for a request's facts (the shared limits module does the judging). */
@@ -212,14 +227,7 @@ export function decide(input: DecisionInput): Verdict {
   // permission: the agent is permitted this action.
   if (!def) checks.push({ name: 'permission', outcome: 'deny', detail: unjudged })
   else if (agent.permissions.has(key)) checks.push({ name: 'permission', outcome: 'pass', detail: `${agent.name} is permitted to ${w.verb} (${key}).` })
-  else {
-    const has = [...agent.permissions].sort()
-    checks.push({
-      name: 'permission',
-      outcome: 'deny',
-      detail: `${agent.name} is not permitted to ${w.verb} (${key}); it is permitted ${has.length ? words(has) : 'no action'}.`,
-    })
-  }
+  else checks.push({ name: 'permission', outcome: 'deny', detail: `${agent.name} is not permitted to ${w.verb} (${key}); it is permitted ${permittedWords(agent.permissions)}.` })
 
   // data: every kind of data the action uses is data the agent may use.
   if (!def) checks.push({ name: 'data', outcome: 'deny', detail: unjudged })

@@ -11,7 +11,7 @@ import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
 import { countWithin, HistoryCounts } from './agent-policy-counts.ts'
 import type { ResolvedPolicy } from './agent-policy-model.ts'
 import { policyViews, type PolicyViews } from './agent-policy-views.ts'
-import { isCount, windowMs } from './agent-rules.ts'
+import { type CountCondition, countHolds, isCount, windowMs } from './agent-rules.ts'
 import { wordsOf } from './agent-tools.ts'
 
 /**
@@ -158,15 +158,6 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
 
 const tally = (): Tally => ({ requests: 0, changed: 0, undecidable: 0 })
 
-/**
- * Deciding under one policy, each distinct input once. A decision is a pure function of its input,
- * and the input of a recorded request is a function of the policy's view (agent-policy-views.ts:
- * one per agent and tool action, with the counts of its count conditions), the stated facts, and
- * the time, which decide reads only to place a send in the workspace's quiet hours (whole UTC
- * hours; the stop switch, which also carries a time, is off here). So requests that agree on all
- * of these are decided once: a history repeats its asks, and the gateway's code (decisionInputOf,
- * decide) then runs once per distinct ask instead of once per request.
- */
 /** An agent as the backtest's loop needs it: its name in the tallies, its tally, whether it can be decided, whether its grant is the same under both policies. */
 type AgentPart = { name: string; tally: Tally; decidable: boolean; sameGrant: boolean }
 type ActionPart = { tally: Tally; alike: boolean }
@@ -177,8 +168,11 @@ type ActionPart = { tally: Tally; alike: boolean }
  */
 type Cell = { agent: AgentPart; tally: Tally; times: number[]; current: DecisionNode; planned: DecisionNode | null }
 
-/** An agent's tool action under one policy: the windows its view counts, and the decisions made, by facts, each count and the hour. */
-type DecisionNode = { windows: readonly string[]; decided: KeyTree }
+/**
+ * An agent's tool action under one policy: the count conditions of the rules that could match it,
+ * and the decisions made, by facts, which of those conditions hold, and the hour.
+ */
+type DecisionNode = { conditions: readonly CountCondition[]; decided: KeyTree }
 
 /** What the backtest reads of a recorded request to decide it (store/agent-request-history.ts). */
 type Recorded = Pick<HistoryRow, 'agent_id' | 'tool' | 'action' | 'facts' | 'judged_facts'>
@@ -193,6 +187,17 @@ type Decider = {
   distinct: number
 }
 
+/**
+ * Deciding under one policy, each distinct input once. A decision is a pure function of its input,
+ * and the input of a recorded request is a function of the policy's view (agent-policy-views.ts:
+ * one per agent and tool action, with the counts of its count conditions), the stated facts, and
+ * the time, which decide reads only to place a send in the workspace's quiet hours (whole UTC
+ * hours; the stop switch, which also carries a time, is off here). A count is read only through
+ * the count conditions of the rules that could match (judgeRule compares it, nothing more), so
+ * what a decision depends on is whether each of those holds, not the count itself. Requests that
+ * agree on all of these are decided once: a history repeats its asks, and the gateway's code
+ * (decisionInputOf, decide) then runs once per distinct ask instead of once per request.
+ */
 function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: HistoryCounts, quietHours: boolean): Decider {
   let distinct = 0
   return {
@@ -200,13 +205,18 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: Hist
       return distinct
     },
     nodeOf(tool, action) {
-      return { windows: views.windowsOf(tool, action), decided: new Map() }
+      return { conditions: views.countConditionsOf(tool, action), decided: new Map() }
     },
     decision(node, times, recorded, at, factsKey) {
-      // The facts, each count (in the order of the view's windows), the hour: maps within maps, so
-      // no key string is built (and hashed) per request from the counts or the hour.
+      // The facts, which count conditions hold (31 to a level, as the bits of a number), the hour:
+      // maps within maps, so no key string is built (and hashed) per request from them.
       let n = branch(node.decided, factsKey)
-      for (const w of node.windows) n = branch(n, countWithin(times, w, at.getTime()))
+      const cs = node.conditions
+      for (let from = 0; from < cs.length; from += 31) {
+        let held = 0
+        for (let i = from; i < cs.length && i < from + 31; i++) if (countHolds(cs[i]!, countWithin(times, cs[i]!.window, at.getTime()))) held |= 1 << (i - from)
+        n = branch(n, held)
+      }
       const last = quietHours ? at.getUTCHours() : 0
       const known = n.get(last)
       if (known) return known as GatewayDecision
@@ -229,7 +239,7 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: Hist
   }
 }
 
-/** A level of deciderOf's maps: a key part (facts as text, a count, an hour) to the next level, or at the last to the decision. */
+/** A level of deciderOf's maps: a key part (facts as text, the count conditions held, an hour) to the next level, or at the last to the decision. */
 type KeyTree = Map<string | number, KeyTree | GatewayDecision>
 
 function branch(node: KeyTree, key: string | number): KeyTree {

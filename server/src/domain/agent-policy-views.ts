@@ -3,7 +3,7 @@ import type { RuleRow } from '../store/agent-rules.ts'
 import type { WorkspaceLimitsRow } from '../store/limits.ts'
 import type { DecisionAsk } from './agent-decision-input.ts'
 import type { PolicyAgentGrant, ResolvedPolicy } from './agent-policy-model.ts'
-import { isCount } from './agent-rules.ts'
+import { type CountCondition, isCount } from './agent-rules.ts'
 
 /**
  * The gateway's view (store/agent-gateway.ts GatewayView) of a policy held in memory: what a request
@@ -36,12 +36,23 @@ export type PolicyViews = {
    * policies giving the same text (and the same agent, and missingFacts) decide its requests alike.
    */
   actionDigest(tool: string, action: string): string
-  /** The windows of the count conditions of the rules that could match this tool action: the counts its views carry, in this order. */
-  windowsOf(tool: string, action: string): readonly string[]
+  /**
+   * The count conditions of the rules that could match this tool action (each alike once): a
+   * decision of it reads the counts only through them (judgeRule compares a count, nothing more).
+   */
+  countConditionsOf(tool: string, action: string): readonly CountCondition[]
 }
 
 /** What a view of one tool action holds, whatever the agent and time. */
-type ActionPart = { tool: GatewayView['tool']; rules: RuleRow[]; toolNames: Record<string, string>; agentNames: Record<string, string>; windows: string[]; digest?: string }
+type ActionPart = {
+  tool: GatewayView['tool']
+  rules: RuleRow[]
+  toolNames: Record<string, string>
+  agentNames: Record<string, string>
+  windows: string[]
+  digest?: string
+  countConditions: CountCondition[]
+}
 
 const NONE: Record<string, number> = Object.freeze({}) as Record<string, number>
 /** Rules of a policy carry no creation time; their order is the policy's (oldest first for the policy in force). */
@@ -79,6 +90,7 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
     const toolNames: Record<string, string> = {}
     const agentNames: Record<string, string> = {}
     const windows = new Set<string>()
+    const countConditions = new Map<string, CountCondition>()
     for (const r of policy.rules.filter((_, i) => matched.has(i))) {
       for (const m of r.structure.match) {
         const named = tools.get(m.tool)
@@ -94,7 +106,11 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
         const named = agents.get(id)
         if (named) agentNames[id] = named.name
       }
-      for (const c of r.structure.when) if (isCount(c)) windows.add(c.window)
+      for (const c of r.structure.when) {
+        if (!isCount(c)) continue
+        windows.add(c.window)
+        countConditions.set(`${c.window} ${c.op} ${c.value}`, c)
+      }
     }
     const t = tools.get(tool)
     const def = t?.actions.find((a) => a.key === action) ?? null
@@ -104,6 +120,7 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
       toolNames,
       agentNames,
       windows: [...windows],
+      countConditions: [...countConditions.values()],
     }
     ofTool.set(action, part)
     return part
@@ -115,8 +132,8 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
       part.digest ??= JSON.stringify([part.tool, part.rules.map((r) => [r.structure, r.effect])])
       return part.digest
     },
-    windowsOf(tool, action) {
-      return partOf(tool, action).windows
+    countConditionsOf(tool, action) {
+      return partOf(tool, action).countConditions
     },
     viewOf(ask, at) {
       const part = partOf(ask.tool, ask.action)

@@ -105,6 +105,9 @@ export function parseRuleStructure(input: unknown): RuleStructure {
   }
 }
 
+/** Whether a count condition holds for `n` requests already allowed in its window. */
+export const countHolds = (c: CountCondition, n: number): boolean => compare(n, c.op, c.value)
+
 function compare(x: number, op: Op, v: number): boolean {
   return op === '>' ? x > v : op === '>=' ? x >= v : op === '<' ? x < v : op === '<=' ? x <= v : x === v
 }
