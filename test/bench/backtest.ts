@@ -13,8 +13,9 @@
  * - "backtest": backtestPolicy under the policy in force and a planned one that changes a few
  *   rules (one removed, two with a new threshold, two added).
  * BENCH_FACTS=distinct gives every request facts of its own (no two alike), the worst case.
- * Prints the median and best of each, deciding's share (backtest minus read), and the goals:
- * backtest within 10 s, deciding at most what reading costs.
+ * Prints the median and best of each, deciding's share (backtest minus read), the same round by
+ * round and best against best (the machine's speed drifts within a run), and the goals: backtest
+ * within 10 s, deciding at most what reading costs (judged on the round-by-round median).
  *
  * Exit status: 0 whether or not the goals are met; non-zero only when the benchmark itself failed.
  */
@@ -153,9 +154,14 @@ async function main(): Promise<number> {
   console.log(`read the requests        ${r.toFixed(0).padEnd(11)} ${Math.min(...read).toFixed(0)}`)
   console.log(`backtest (read + decide) ${b.toFixed(0).padEnd(11)} ${Math.min(...backtest).toFixed(0)}`)
   console.log(`deciding alone           ${(b - r).toFixed(0).padEnd(11)} (${((b - r) / r).toFixed(2)} x reading; ${(((b - r) * 1000) / (2 * REQUESTS)).toFixed(1)} us a decision, 2 per request)`)
+  // A round's read and backtest run one after the other: their ratio, round by round, is steadier
+  // than the ratio of the medians when the machine's speed drifts within a run (it does, by a third).
+  const perRound = read.map((x, i) => (backtest[i]! - x) / x).sort((p, q) => p - q)
+  const best = (Math.min(...backtest) - Math.min(...read)) / Math.min(...read)
+  console.log(`deciding / reading, round by round: median ${median(perRound).toFixed(2)} (from ${perRound[0]!.toFixed(2)} to ${perRound.at(-1)!.toFixed(2)}); best backtest against best read: ${best.toFixed(2)}`)
   console.log(`the decision function ran ${last!.decided.toLocaleString('en')} times for ${(2 * REQUESTS).toLocaleString('en')} decisions (each distinct input once)`)
   console.log(`changed: ${last!.changed.length.toLocaleString('en')} of ${REQUESTS.toLocaleString('en')} (${JSON.stringify(transitions)})`)
-  console.log(`goals: backtest within ${GOAL_MS / 1000} s: ${b <= GOAL_MS ? 'met' : 'NOT met'}; deciding at most reading: ${b - r <= r ? 'met' : 'NOT met'}`)
+  console.log(`goals: backtest within ${GOAL_MS / 1000} s: ${b <= GOAL_MS ? 'met' : 'NOT met'}; deciding at most reading: ${median(perRound) <= 1 ? 'met' : 'NOT met'} (round by round)`)
   return 0
 }
 
