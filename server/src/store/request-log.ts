@@ -1,6 +1,5 @@
 import type { Db, Sql } from '../core/db.ts'
 import type { TimePosition } from '../core/paging.ts'
-import { booleanArray, numberArray, textArray } from './arrays.ts'
 import { olderThan } from './keyset.ts'
 
 /** One call as the request log keeps it (migration 0021). */
@@ -44,19 +43,21 @@ type RequestLogFilter = { status?: [number, number]; operation?: string; credent
  * Many entries in one statement (the request log's batch). `mayRepeat`: some of them may be written
  * already (a flush given back after its answer was lost): those are skipped, by the key (ON CONFLICT,
  * which waits for a write still under way), a check every entry pays, so only such a batch asks it.
- * Each column goes as one array literal (store/arrays.ts: made in one pass, not element by element).
  */
 export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { mayRepeat?: boolean } = {}): Promise<void> {
   if (!entries.length) return
-  const text = (k: 'workspaceId' | 'id' | 'method' | 'path' | 'operation' | 'code' | 'message' | 'credentialId' | 'idempotencyKey') => textArray(entries.map((e) => e[k]))
+  const col = <K extends keyof LoggedCall>(k: K) => entries.map((e) => e[k])
+  // postgres.js sends no boolean[]: the replays go as text and are read back as booleans.
   await sql`
     INSERT INTO request_log (workspace_id, id, method, path, operation, status, code, message, duration_ms,
                              credential_id, idempotency_key, replayed, created_at)
-    SELECT * FROM unnest(${text('workspaceId')}::text[], ${text('id')}::text[], ${text('method')}::text[], ${text('path')}::text[],
-                         ${text('operation')}::text[], ${numberArray(entries.map((e) => e.status))}::int[], ${text('code')}::text[],
-                         ${text('message')}::text[], ${numberArray(entries.map((e) => e.durationMs))}::numeric[], ${text('credentialId')}::text[],
-                         ${text('idempotencyKey')}::text[], ${booleanArray(entries.map((e) => e.replayed))}::boolean[],
-                         ${textArray(entries.map((e) => e.createdAt.toISOString()))}::timestamptz[])
+    SELECT w, i, m, p, o, s, c, msg, d, cr, k, r::boolean, t
+      FROM unnest(${col('workspaceId') as string[]}::text[], ${col('id') as string[]}::text[], ${col('method') as string[]}::text[],
+                  ${col('path') as string[]}::text[], ${col('operation') as string[]}::text[], ${col('status') as number[]}::int[],
+                  ${col('code') as string[]}::text[], ${col('message') as string[]}::text[], ${col('durationMs') as number[]}::numeric[],
+                  ${col('credentialId') as string[]}::text[], ${col('idempotencyKey') as string[]}::text[],
+                  ${entries.map((e) => (e.replayed ? 'true' : 'false'))}::text[], ${entries.map((e) => e.createdAt.toISOString())}::timestamptz[])
+           AS u(w, i, m, p, o, s, c, msg, d, cr, k, r, t)
     ${opts.mayRepeat ? sql`ON CONFLICT (workspace_id, created_at, id) DO NOTHING` : sql``}`
 }
 
