@@ -62,8 +62,9 @@ export type ConsolePasskeys = {
 }
 
 
-/** Owners and approvers decide what waits; a viewer reads. */
-export const mayDecide = (role: ConsoleRole) => role === 'owner' || role === 'approver'
+/** Owners and approvers decide what waits (and stop or resume the agents); a viewer reads. */
+export const DECIDERS: readonly ConsoleRole[] = ['owner', 'approver']
+export const mayDecide = (role: ConsoleRole) => DECIDERS.includes(role)
 
 /** The signed-in person as the audit list records who did something. */
 export const personActor = (session: ConsoleSession) => ({ kind: 'person' as const, id: session.person.id, name: session.person.name })

@@ -9,7 +9,7 @@ import { agentsSwitch, setAgentsStopped } from '../../domain/workspaces.ts'
 import { agentPage, agentsPage, credentialShownPage, type RegisterForm } from '../pages/agents.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
-import { type ConsoleSession, mayDecide, personActor } from '../session-port.ts'
+import { type ConsoleSession, DECIDERS, personActor } from '../session-port.ts'
 
 const AGENT_REQUESTS = 10
 const AGENTS_SHOWN = 200
@@ -24,6 +24,9 @@ const DONE: Record<string, string> = {
 const ownersOnly = (session: ConsoleSession) =>
   `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the agents, and an owner registers, rotates credentials and retires them.`
 
+const viewersWatch = (session: ConsoleSession) =>
+  `You are a viewer of ${session.workspace.name}: you can see whether the agents run, and an owner or approver stops or resumes them.`
+
 /**
  * The agents: whether they run (stop and resume all), each agent with what it may do, its
  * credentials and recent requests. Every role reads; an owner registers an agent, rotates a
@@ -32,7 +35,7 @@ const ownersOnly = (session: ConsoleSession) =>
  * credential is shown once, on the POST's own answer.
  */
 export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
-  const { signedIn, signedInPost, rolePost, problem, notFound } = kit
+  const { signedIn, rolePost, notFound } = kit
   const listPage = async (session: ConsoleSession, extra: { error?: string; register?: RegisterForm; registerError?: string; notice?: string } = {}, status = 200) => {
     const ws = session.workspace.id
     const [agents, state, retired, tools] = await Promise.all([agentsOf(sql, ws), agentsSwitch(sql, ws), retiredAgents(sql, ws), listTools(sql, ws, { limit: TOOLS_SHOWN })])
@@ -84,10 +87,7 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
         throw error
       }
     }), { parse: 'none' })
-    .post('/console/agents', signedInPost(async ({ session }, fields) => {
-      if (!mayDecide(session.person.role)) {
-        return problem(403, 'Not allowed', `You are a viewer of ${session.workspace.name}: you can see whether the agents run, and an owner or approver stops or resumes them.`, session)
-      }
+    .post('/console/agents', rolePost(DECIDERS, viewersWatch, async ({ session }, fields) => {
       const choice = fields.get('switch')
       const reason = fields.get('reason')?.trim() ?? ''
       const again = (error: string) => listPage(session, { error }, 400)

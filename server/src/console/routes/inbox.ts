@@ -9,24 +9,23 @@ import { inboxPage, parsePosition } from '../pages/inbox.ts'
 import { actionPage, approvalPage } from '../pages/item.ts'
 import { pageResponse, redirectTo, securityHeaders } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
-import { mayDecide } from '../session-port.ts'
+import { type ConsoleSession, DECIDERS } from '../session-port.ts'
 
 const INBOX_PAGE = 25
 /** How often an open live page's workspace is looked at for new events (one query per workspace, shared by its pages). */
 const LIVE_POLL_MS = 500
 
+const viewersRead = (session: ConsoleSession) => `You are a viewer of ${session.workspace.name}: you can read what waits, and an owner or approver decides it.`
+
 /** The inbox, one approval or action and its decision, and the live updates of open pages. */
 export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
   const { sql, log } = deps
-  const { handle, signedIn, signedInPost, problem, notFound } = kit
+  const { handle, signedIn, rolePost, problem, notFound } = kit
   const watcher = deps.watcher ?? new EventWatcher(sql, { everyMs: LIVE_POLL_MS, types: LIVE_TYPES, onError: (error) => log.warn('console live updates could not read events', { error }) })
 
   const decideWith = (kind: 'approval' | 'action') =>
-    signedInPost(async ({ session, params }, fields) => {
+    rolePost(DECIDERS, viewersRead, async ({ session, params }, fields) => {
       const id = params.id!
-      if (!mayDecide(session.person.role)) {
-        return problem(403, 'Not allowed', `You are a viewer of ${session.workspace.name}: you can read what waits, and an owner or approver decides it.`, session)
-      }
       const choice = fields.get('decision')
       const reason = fields.get('reason')?.trim() ?? ''
       const again = async (status: number, error: string) => {
