@@ -71,7 +71,7 @@ export async function serverSpan(request: Request, route: { method: string; path
   )
   const recording = span.isRecording()
   if (recording) span.setAttributes(urlAttributes(request))
-  try {
+  return endedAfter(span, async () => {
     const response = await context.with(trace.setSpan(parent, span), answer)
     if (recording) {
       span.setAttribute('http.response.status_code', response.status)
@@ -82,6 +82,13 @@ export async function serverSpan(request: Request, route: { method: string; path
     const traceparent = traceparentOf(span)
     if (traceparent) response.headers.set('traceparent', traceparent)
     return response
+  })
+}
+
+/** Awaits `work`; what it throws is recorded on `span` (an error status) and thrown on; the span ends either way. */
+async function endedAfter<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
   } catch (err) {
     span.recordException(err as Error)
     span.setStatus({ code: SpanStatusCode.ERROR })
@@ -108,17 +115,7 @@ export async function inSpan<T>(
   const span = { attributes: opts.attributes, links: opts.links, kind: opts.kind ?? SpanKind.INTERNAL, root: opts.root }
   // A `traceparent` given (a tool call's, from its MCP _meta) is the parent; else the span active now.
   const parent = opts.parent ? propagation.extract(ROOT_CONTEXT, { traceparent: opts.parent }) : context.active()
-  return tracer.startActiveSpan(name, span, parent, async (span) => {
-    try {
-      return await fn(span)
-    } catch (err) {
-      span.recordException(err as Error)
-      span.setStatus({ code: SpanStatusCode.ERROR })
-      throw err
-    } finally {
-      span.end()
-    }
-  })
+  return tracer.startActiveSpan(name, span, parent, (span) => endedAfter(span, () => fn(span)))
 }
 
 /** A span started now and ended by the caller (a statement, whose end is a callback). */
