@@ -94,7 +94,7 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   // Per tool action: its tally, and whether the two policies view it alike (their digests, compared once).
   const actions = new Map<string, Map<string, ActionPart>>()
   const actionOf = (tool: string, action: string): ActionPart => {
-    const ofTool = getOrMake<string, Map<string, ActionPart>>(actions, tool, newMap)
+    const ofTool = getOrMake(actions, tool, newMap)
     let a = ofTool.get(action)
     if (!a) {
       const alike = currentViews.actionDigest(tool, action) === plannedViews.actionDigest(tool, action)
@@ -104,7 +104,7 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   }
   const cells = new Map<string, Map<string, Map<string, Cell>>>()
   const cellOf = (agentId: string, tool: string, action: string): Cell => {
-    const ofAction = getOrMake<string, Map<string, Cell>>(getOrMake<string, Map<string, Map<string, Cell>>>(cells, agentId, newMap), tool, newMap)
+    const ofAction = getOrMake(getOrMake(cells, agentId, newMap), tool, newMap)
     let cell = ofAction.get(action)
     if (!cell) {
       const agent = agentOf(agentId)
@@ -247,7 +247,7 @@ function branch(node: KeyTree, key: string | number): KeyTree {
 }
 
 /** `map.get(key)`, made by `make` and kept the first time it is asked for. */
-function getOrMake<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+function getOrMake<K, V>(map: Map<K, V>, key: K, make: () => NoInfer<V>): V {
   let v = map.get(key)
   if (v === undefined) map.set(key, (v = make()))
   return v
