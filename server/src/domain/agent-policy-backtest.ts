@@ -64,8 +64,8 @@ export async function backtestPolicy(db: Db, workspaceId: string, policies: { cu
   const quietHours = limits.quiet_hours_start !== null && limits.quiet_hours_end !== null
   const currentViews = policyViews(policies.current, { gate: running, limits, counts })
   const plannedViews = policyViews(policies.planned, { gate: { ...running, rules_version: gate.rules_version + 1 }, limits, counts })
-  const current = deciderOf(db, workspaceId, currentViews, counts, quietHours)
-  const planned = deciderOf(db, workspaceId, plannedViews, counts, quietHours)
+  const current = deciderOf(db, workspaceId, currentViews, quietHours)
+  const planned = deciderOf(db, workspaceId, plannedViews, quietHours)
   // A request whose view is the same under both policies (its agent's grant, its tool action and the
   // rules that could match it) is decided alike under both: decided once. A plan changes a few
   // tool actions or agents; the rest of the history is decided once, not twice.
@@ -198,7 +198,7 @@ type Decider = {
  * agree on all of these are decided once: a history repeats its asks, and the gateway's code
  * (decisionInputOf, decide) then runs once per distinct ask instead of once per request.
  */
-function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: HistoryCounts, quietHours: boolean): Decider {
+function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: boolean): Decider {
   let distinct = 0
   return {
     get distinct() {
@@ -208,20 +208,15 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: Hist
       return { conditions: views.countConditionsOf(tool, action), decided: new Map() }
     },
     decision(node, times, recorded, at, factsKey) {
-      // The facts, which count conditions hold (31 to a level, as the bits of a number), the hour:
-      // maps within maps, so no key string is built (and hashed) per request from them.
+      // The facts, whether each count condition holds, the hour: maps within maps, so no key string
+      // is built (and hashed) per request from them.
       let n = branch(node.decided, factsKey)
-      const cs = node.conditions
-      for (let from = 0; from < cs.length; from += 31) {
-        let held = 0
-        for (let i = from; i < cs.length && i < from + 31; i++) if (countHolds(cs[i]!, countWithin(times, cs[i]!.window, at.getTime()))) held |= 1 << (i - from)
-        n = branch(n, held)
-      }
+      for (const c of node.conditions) n = branch(n, countHolds(c, countWithin(times, c.window, at.getTime())))
       const last = quietHours ? at.getUTCHours() : 0
       const known = n.get(last)
       if (known) return known as GatewayDecision
       const leaf = n
-      // Not decided yet: the ask, the view (it counts again, in `counts`, the same list) and the gateway's own decision.
+      // Not decided yet: the ask, the view (it counts again, in HistoryCounts, the same list) and the gateway's own decision.
       const ask: DecisionAsk = {
         agentId: recorded.agent_id,
         tool: recorded.tool,
@@ -239,10 +234,10 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, counts: Hist
   }
 }
 
-/** A level of deciderOf's maps: a key part (facts as text, the count conditions held, an hour) to the next level, or at the last to the decision. */
-type KeyTree = Map<string | number, KeyTree | GatewayDecision>
+/** A level of deciderOf's maps: a key part (facts as text, whether a count condition holds, an hour) to the next level, or at the last to the decision. */
+type KeyTree = Map<string | number | boolean, KeyTree | GatewayDecision>
 
-function branch(node: KeyTree, key: string | number): KeyTree {
+function branch(node: KeyTree, key: string | number | boolean): KeyTree {
   return getOrMake(node, key, newMap) as KeyTree
 }
 

@@ -89,7 +89,6 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
     const rules = [...matched.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
     const toolNames: Record<string, string> = {}
     const agentNames: Record<string, string> = {}
-    const windows = new Set<string>()
     const countConditions = new Map<string, CountCondition>()
     for (const r of policy.rules.filter((_, i) => matched.has(i))) {
       for (const m of r.structure.match) {
@@ -106,11 +105,7 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
         const named = agents.get(id)
         if (named) agentNames[id] = named.name
       }
-      for (const c of r.structure.when) {
-        if (!isCount(c)) continue
-        windows.add(c.window)
-        countConditions.set(`${c.window} ${c.op} ${c.value}`, c)
-      }
+      for (const c of r.structure.when) if (isCount(c)) countConditions.set(`${c.window} ${c.op} ${c.value}`, c)
     }
     const t = tools.get(tool)
     const def = t?.actions.find((a) => a.key === action) ?? null
@@ -119,7 +114,7 @@ export function policyViews(policy: ResolvedPolicy, ctx: PolicyViewContext): Pol
       rules,
       toolNames,
       agentNames,
-      windows: [...windows],
+      windows: [...new Set([...countConditions.values()].map((c) => c.window))],
       countConditions: [...countConditions.values()],
     }
     ofTool.set(action, part)

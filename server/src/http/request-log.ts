@@ -8,13 +8,14 @@ const textOf = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '\u
 /** At most this many entries wait in memory while the database is away; the oldest go first past it. */
 const MAX_PENDING = 50_000
 
+/** A flush's calls; `mayRepeat` when some came back from a flush that failed (insertRequestLog). */
+type Batch = { entries: LoggedCall[]; mayRepeat: boolean }
+
 /**
  * The request log's writer: every answered call of a workspace is kept in memory and written with
  * the others in one statement every `flushMs` (CALL_COUNT_FLUSH_MS, as the call counts are), so no
  * request waits on a round trip for it. While the database is away, the entries wait, bounded.
  */
-/** A flush's calls; `mayRepeat` when some came back from a flush that failed (insertRequestLog). */
-type Batch = { entries: LoggedCall[]; mayRepeat: boolean }
 
 export class RequestLog extends PeriodicFlush<Batch> {
   private pending: LoggedCall[] = []
