@@ -9,7 +9,8 @@ import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './l
 
 /**
  * The gateway's decision, as a pure function of plain values: the same function decides live
- * requests (POST /agent/authorize) and the demo's seeded history, so both read alike.
+ * requests (POST /agent/authorize), `policy test`, the demo's seeded history, and (its judging
+ * alone, without the sentences: `decisionOf`) the backtest, so they never disagree.
  *
  * Checks run in the contract's order and every one reports: agents_enabled, tool, permission, data,
  * limits, risk, rules. A check passes, denies, or needs a person. Any denial makes the decision
@@ -113,25 +114,24 @@ const SEND_ACTIONS = new Set(['email.send_campaign', 'sms.send_message'])
  * `require_approval` a request stating none of them needs a person. A budget change is stated in
  * percent or as the new amount; an action not listed (a tool the owner added) carries no known figure.
  */
-const ACTION_FIGURES: Record<string, FactName[]> = {
-  'ads.adjust_budget': ['amountPercent', 'amountMinor'],
-  'discounts.create_discount': ['amountPercent'],
-  'email.send_campaign': ['recipients'],
-  'sms.send_message': ['recipients'],
-  'contacts.export_contacts': ['records'],
-}
+const ACTION_FIGURES = new Map<string, FactName[]>([
+  ['ads.adjust_budget', ['amountPercent', 'amountMinor']],
+  ['discounts.create_discount', ['amountPercent']],
+  ['email.send_campaign', ['recipients']],
+  ['sms.send_message', ['recipients']],
+  ['contacts.export_contacts', ['records']],
+])
 
-/** The facts the workspace's limits read for an action (limits.ts): the budget change and the discount in percent, a send's recipients. */
-function limitReads(tool: string, action: string): { fact: FactName; limit: (l: WorkspaceLimits) => string } | null {
-  if (tool === 'ads' && action === 'adjust_budget') return { fact: 'amountPercent', limit: (l) => `the workspace's limit on budget changes (${l.maxBudgetChangePercent}%)` }
-  if (tool === 'discounts' && action === 'create_discount') return { fact: 'amountPercent', limit: (l) => `the workspace's limit on discounts (${l.maxDiscountPercent}%)` }
-  if (SEND_ACTIONS.has(`${tool}.${action}`)) return { fact: 'recipients', limit: (l) => `the workspace's limit on recipients per send (${formatCount(l.maxSendRecipients)})` }
-  return null
-}
+/** The facts the workspace's limits read for an action, by its key (limits.ts): the budget change and the discount in percent, a send's recipients. */
+const LIMIT_READS = new Map<string, { fact: FactName; limit: (l: WorkspaceLimits) => string }>([
+  ['ads.adjust_budget', { fact: 'amountPercent', limit: (l) => `the workspace's limit on budget changes (${l.maxBudgetChangePercent}%)` }],
+  ['discounts.create_discount', { fact: 'amountPercent', limit: (l) => `the workspace's limit on discounts (${l.maxDiscountPercent}%)` }],
+  ...[...SEND_ACTIONS].map((key) => [key, { fact: 'recipients', limit: (l: WorkspaceLimits) => `the workspace's limit on recipients per send (${formatCount(l.maxSendRecipients)})` }] as const),
+])
 
 /** Which of the agent's ceilings the action reads that the request did not state (none when it states the action's figure in any form). */
 function ceilingsMissing(agent: AgentProfile, key: string, f: Facts): FactName[] {
-  const figure = ACTION_FIGURES[key]
+  const figure = ACTION_FIGURES.get(key)
   if (!figure || figure.some((fact) => f[fact] !== undefined)) return []
   const c = agent.ceilings
   return figure.filter((fact) => (fact === 'amountMinor' ? (c.amounts?.length ?? 0) > 0 : fact === 'currency' || fact === 'increase' ? false : c[fact] !== undefined))
@@ -155,47 +155,78 @@ function permittedWords(permissions: Set<string>): string {
 const notStated = (facts: string[]) => `${words(facts)}, which the request did not state`
 
 /** The workspace limits' terms for a request's facts (the shared limits module does the judging). */
-function limitFactsOf(tool: string, action: string, f: Facts, at: Date): LimitFacts {
+function limitFactsOf(key: string, action: string, f: Facts, at: Date): LimitFacts {
   const out: LimitFacts = {}
   if (action === 'adjust_budget' && f.amountPercent !== undefined) out.budgetChangePercent = f.increase === false ? -f.amountPercent : f.amountPercent
   if (action === 'create_discount' && f.amountPercent !== undefined) out.discountPercent = f.amountPercent
   if (f.recipients !== undefined) out.recipients = f.recipients
-  if (SEND_ACTIONS.has(`${tool}.${action}`)) out.sendAt = at
+  if (SEND_ACTIONS.has(key)) out.sendAt = at
   return out
 }
 
-/** Each stated fact against the agent's ceilings: what was asked and the most it may ask for. */
-function ceilingComparisons(agent: AgentProfile, f: Facts): { ok: string[]; over: string[] } {
+/**
+ * Each stated fact against the agent's ceilings: what was asked and the most it may ask for, one
+ * entry each (its words only when `say`, else empty: what is over is what counts then).
+ */
+function ceilingComparisons(agent: AgentProfile, f: Facts, say: boolean): { ok: string[]; over: string[] } {
   const ok: string[] = []
   const over: string[] = []
   const c = agent.ceilings
   if (f.amountMinor !== undefined && f.currency) {
-    const asked = formatMoney({ amountMinor: f.amountMinor, currency: f.currency })
+    const asked = say ? formatMoney({ amountMinor: f.amountMinor, currency: f.currency }) : ''
     const ceiling = c.amounts?.find((m) => m.currency === f.currency)
     if (!ceiling) {
       const has = (c.amounts ?? []).map((m) => m.currency)
-      over.push(`asked ${asked}, but ${agent.name} has no ceiling in ${f.currency}, so no amount in ${f.currency} passes${has.length ? ` (it has ceilings in ${words(has)})` : ''}`)
-    } else (f.amountMinor > ceiling.amountMinor ? over : ok).push(`asked ${asked}, ceiling ${formatMoney(ceiling)}`)
+      over.push(say ? `asked ${asked}, but ${agent.name} has no ceiling in ${f.currency}, so no amount in ${f.currency} passes${has.length ? ` (it has ceilings in ${words(has)})` : ''}` : '')
+    } else (f.amountMinor > ceiling.amountMinor ? over : ok).push(say ? `asked ${asked}, ceiling ${formatMoney(ceiling)}` : '')
   }
-  const plain: [keyof Ceilings & ('amountPercent' | 'recipients' | 'records'), (n: number) => string][] = [
-    ['amountPercent', (n) => `${n}%`],
-    ['recipients', (n) => `${formatCount(n)} recipients`],
-    ['records', (n) => `${formatCount(n)} records`],
-  ]
-  for (const [name, show] of plain) {
+  for (const [name, show] of PLAIN_CEILINGS) {
     const asked = f[name]
     const ceiling = c[name]
     if (asked === undefined || ceiling === undefined) continue
-    ;(asked > ceiling ? over : ok).push(`asked ${show(asked)}, ceiling ${show(ceiling)}`)
+    ;(asked > ceiling ? over : ok).push(say ? `asked ${show(asked)}, ceiling ${show(ceiling)}` : '')
   }
   return { ok, over }
 }
 
+const PLAIN_CEILINGS: [keyof Ceilings & ('amountPercent' | 'recipients' | 'records'), (n: number) => string][] = [
+  ['amountPercent', (n) => `${n}%`],
+  ['recipients', (n) => `${formatCount(n)} recipients`],
+  ['records', (n) => `${formatCount(n)} records`],
+]
+
+/** What the limits check says when it passes: within the agent's ceilings it was compared with, or why none applied. */
+function withinLimits(agent: AgentProfile, facts: Facts, ok: string[]): string {
+  if (ok.length) return `Within ${agent.name}'s ceilings (${ok.join('; ')}) and the workspace's limits.`
+  return Object.keys(facts).some((k) => k !== 'currency' && k !== 'increase')
+    ? `Within the workspace's limits; ${agent.name} has no ceiling of its own on the facts stated.`
+    : `No amount, percentage, recipients or records were stated, so no ceiling of ${agent.name}'s applies; within the workspace's limits.`
+}
+
+const inForce = (input: DecisionInput) => `${formatCount(input.rulesInForce)} rule${input.rulesInForce === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
+
+/** The gateway's decision, with every check and the decision in words. */
 export function decide(input: DecisionInput): Verdict {
+  return judge(input, true)
+}
+
+/**
+ * The decision alone, by the same judging as `decide`, no sentence written: the backtest keeps
+ * only the decision of each of its 200,000 asks (a sentence made and dropped cost it more than
+ * the judging). The words of a verdict judged so are empty.
+ */
+export function decisionOf(input: DecisionInput): GatewayDecision {
+  return judge(input, false).decision
+}
+
+/**
+ * Judges the request; `say`: write what each check and the decision say. Every outcome is judged
+ * alike either way: only the words are left out (empty) when not said.
+ */
+function judge(input: DecisionInput, say: boolean): Verdict {
   const { agent, tool, action, actionDef: def, facts, prior } = input
   const key = `${tool}.${action}`
-  const w = wordsOf(tool, action, def?.name)
-  const unjudged = `Not judged: ${key} is not a tool action of this workspace.`
+  const unjudged = say ? `Not judged: ${key} is not a tool action of this workspace.` : ''
   const checks: Judged[] = []
 
   // agents_enabled: the workspace's stop switch, always first.
@@ -205,42 +236,38 @@ export function decide(input: DecisionInput): Verdict {
       ? {
           name: 'agents_enabled',
           outcome: 'deny',
-          detail: `The workspace's agents are stopped${s.at ? ` since ${iso(s.at)}` : ''}${s.by ? ` by ${s.by}` : ''}${s.reason ? `: ${s.reason}` : ''}. Nothing is allowed until they are resumed.`,
+          detail: say ? `The workspace's agents are stopped${s.at ? ` since ${iso(s.at)}` : ''}${s.by ? ` by ${s.by}` : ''}${s.reason ? `: ${s.reason}` : ''}. Nothing is allowed until they are resumed.` : '',
         }
-      : { name: 'agents_enabled', outcome: 'pass', detail: "The workspace's agents are running." },
+      : { name: 'agents_enabled', outcome: 'pass', detail: say ? "The workspace's agents are running." : '' },
   )
 
   // tool: the tool and the action exist in this workspace.
   const toolActions = input.toolActions
   checks.push(
     def
-      ? {
-          name: 'tool',
-          outcome: 'pass',
-          detail: `${key} (${def.name}) is a tool action of this workspace: ${def.risk} risk, ${def.reversible ? 'can be undone' : 'cannot be undone'}.`,
-        }
+      ? { name: 'tool', outcome: 'pass', detail: say ? `${key} (${def.name}) is a tool action of this workspace: ${def.risk} risk, ${def.reversible ? 'can be undone' : 'cannot be undone'}.` : '' }
       : toolActions
-        ? { name: 'tool', outcome: 'deny', detail: `The tool ${tool} has no action ${action}; its actions are ${words(toolActions)}.` }
-        : { name: 'tool', outcome: 'deny', detail: `${tool} is not a tool of this workspace; its tools are ${words([...input.toolKeys].sort())}.` },
+        ? { name: 'tool', outcome: 'deny', detail: say ? `The tool ${tool} has no action ${action}; its actions are ${words(toolActions)}.` : '' }
+        : { name: 'tool', outcome: 'deny', detail: say ? `${tool} is not a tool of this workspace; its tools are ${words([...input.toolKeys].sort())}.` : '' },
   )
 
   // permission: the agent is permitted this action.
   if (!def) checks.push({ name: 'permission', outcome: 'deny', detail: unjudged })
-  else if (agent.permissions.has(key)) checks.push({ name: 'permission', outcome: 'pass', detail: `${agent.name} is permitted to ${w.verb} (${key}).` })
-  else checks.push({ name: 'permission', outcome: 'deny', detail: `${agent.name} is not permitted to ${w.verb} (${key}); it is permitted ${permittedWords(agent.permissions)}.` })
+  else if (agent.permissions.has(key)) checks.push({ name: 'permission', outcome: 'pass', detail: say ? `${agent.name} is permitted to ${wordsOf(tool, action, def?.name).verb} (${key}).` : '' })
+  else checks.push({ name: 'permission', outcome: 'deny', detail: say ? `${agent.name} is not permitted to ${wordsOf(tool, action, def?.name).verb} (${key}); it is permitted ${permittedWords(agent.permissions)}.` : '' })
 
   // data: every kind of data the action uses is data the agent may use.
   if (!def) checks.push({ name: 'data', outcome: 'deny', detail: unjudged })
   else {
     const missing = def.dataUsed.filter((d) => !agent.dataAccess.includes(d))
-    const used = words(def.dataUsed.map(dataName))
+    const used = say ? words(def.dataUsed.map(dataName)) : ''
     checks.push(
       missing.length === 0
-        ? { name: 'data', outcome: 'pass', detail: def.dataUsed.length ? `${key} uses ${used}, which ${agent.name} may use.` : `${key} uses no workspace data.` }
+        ? { name: 'data', outcome: 'pass', detail: !say ? '' : def.dataUsed.length ? `${key} uses ${used}, which ${agent.name} may use.` : `${key} uses no workspace data.` }
         : {
             name: 'data',
             outcome: 'deny',
-            detail: `${key} uses ${used}; ${agent.name} may not use ${words(missing.map(dataName))}${agent.dataAccess.length ? ` (it may use ${words(agent.dataAccess.map(dataName))})` : ' (it may use no data)'}.`,
+            detail: say ? `${key} uses ${used}; ${agent.name} may not use ${words(missing.map(dataName))}${agent.dataAccess.length ? ` (it may use ${words(agent.dataAccess.map(dataName))})` : ' (it may use no data)'}.` : '',
           },
     )
   }
@@ -248,40 +275,39 @@ export function decide(input: DecisionInput): Verdict {
   // limits: the facts stated against those the params make (a contradiction is denied), the
   // agent's own ceilings and the workspace's limits (the shared limits module).
   const contradictions = contradictionsOf(tool, action, input.stated, facts)
-  const ceil = ceilingComparisons(agent, facts)
-  const ws = checkWorkspaceLimits(input.limits, limitFactsOf(tool, action, facts, input.at))
+  const ceil = ceilingComparisons(agent, facts, say)
+  const ws = checkWorkspaceLimits(input.limits, limitFactsOf(key, action, facts, input.at))
   const asksFacts = input.missingFacts === 'require_approval'
   const unstatedCeilings = asksFacts ? ceilingsMissing(agent, key, facts) : []
-  const reads = asksFacts ? limitReads(tool, action) : null
+  const reads = asksFacts ? (LIMIT_READS.get(key) ?? null) : null
   const unstatedLimit = reads && facts[reads.fact] === undefined ? reads : null
   if (contradictions.length || ceil.over.length || !ws.passed) {
-    const parts = [
-      ...(contradictions.length ? [`The facts stated contradict the params: ${contradictions.join('; ')}; the params are what the action would do.`] : []),
-      ...(ceil.over.length ? [`Over ${agent.name}'s ceilings: ${ceil.over.join('; ')}.`] : []),
-      ...ws.reasons,
-    ]
+    const parts = !say
+      ? []
+      : [
+          ...(contradictions.length ? [`The facts stated contradict the params: ${contradictions.join('; ')}; the params are what the action would do.`] : []),
+          ...(ceil.over.length ? [`Over ${agent.name}'s ceilings: ${ceil.over.join('; ')}.`] : []),
+          ...ws.reasons,
+        ]
     checks.push({ name: 'limits', outcome: 'deny', detail: parts.join(' ') })
   } else if (def && (unstatedCeilings.length || unstatedLimit)) {
-    const parts = [
-      ...(unstatedCeilings.length ? [`${agent.name}'s ceiling${unstatedCeilings.length > 1 ? 's' : ''} on ${words(unstatedCeilings)} ${unstatedCeilings.length > 1 ? 'read' : 'reads'} ${notStated(unstatedCeilings)}.`] : []),
-      ...(unstatedLimit ? [`${cap(unstatedLimit.limit(input.limits))} reads ${notStated([unstatedLimit.fact])}.`] : []),
-    ]
-    checks.push(withApproval({ name: 'limits', detail: parts.join(' ') }, prior))
+    const parts = !say
+      ? []
+      : [
+          ...(unstatedCeilings.length ? [`${agent.name}'s ceiling${unstatedCeilings.length > 1 ? 's' : ''} on ${words(unstatedCeilings)} ${unstatedCeilings.length > 1 ? 'read' : 'reads'} ${notStated(unstatedCeilings)}.`] : []),
+          ...(unstatedLimit ? [`${cap(unstatedLimit.limit(input.limits))} reads ${notStated([unstatedLimit.fact])}.`] : []),
+        ]
+    checks.push(withApproval({ name: 'limits', detail: parts.join(' ') }, prior, say))
   } else {
-    const within = ceil.ok.length ? `Within ${agent.name}'s ceilings (${ceil.ok.join('; ')}) and the workspace's limits.` : null
-    const stated = Object.keys(facts).some((k) => k !== 'currency' && k !== 'increase')
-    const none = stated
-      ? `Within the workspace's limits; ${agent.name} has no ceiling of its own on the facts stated.`
-      : `No amount, percentage, recipients or records were stated, so no ceiling of ${agent.name}'s applies; within the workspace's limits.`
-    checks.push({ name: 'limits', outcome: 'pass', detail: within ?? none })
+    checks.push({ name: 'limits', outcome: 'pass', detail: say ? withinLimits(agent, facts, ceil.ok) : '' })
   }
 
   // risk: above the highest risk the agent may take without a person, a person decides.
   const riskOver = !!def && RISKS.indexOf(def.risk) > RISKS.indexOf(agent.maxUnattendedRisk)
   if (!def) checks.push({ name: 'risk', outcome: 'deny', detail: unjudged })
   else {
-    const base = `${def.risk.charAt(0).toUpperCase()}${def.risk.slice(1)} risk${def.reversible ? '' : ' that cannot be undone'}; ${agent.name} may take up to ${agent.maxUnattendedRisk} risk without a person.`
-    checks.push(riskOver ? withApproval({ name: 'risk', detail: base }, prior) : { name: 'risk', outcome: 'pass', detail: base })
+    const base = say ? `${cap(def.risk)} risk${def.reversible ? '' : ' that cannot be undone'}; ${agent.name} may take up to ${agent.maxUnattendedRisk} risk without a person.` : ''
+    checks.push(riskOver ? withApproval({ name: 'risk', detail: base }, prior, say) : { name: 'risk', outcome: 'pass', detail: base })
   }
 
   // rules: the owner's rules, judged against the facts and how often the agent was already allowed
@@ -298,12 +324,11 @@ export function decide(input: DecisionInput): Verdict {
   const unstated = asksFacts ? judged.filter((j) => !j.bites && j.missing.length) : []
   const denying = bit.filter((r) => r.effect === 'deny')
   const asking = bit.filter((r) => r.effect === 'require_approval')
-  const inForce = `${formatCount(input.rulesInForce)} rule${input.rulesInForce === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
-  if (denying.length) checks.push({ name: 'rules', outcome: 'deny', detail: `${denying.map((r) => r.sentence).join(' ')} (${inForce}.)` })
+  if (denying.length) checks.push({ name: 'rules', outcome: 'deny', detail: say ? `${denying.map((r) => r.sentence).join(' ')} (${inForce(input)}.)` : '' })
   else if (asking.length || unstated.length) {
-    const parts = [...asking.map((r) => r.sentence), ...unstated.map((j) => `${j.rule.sentence} It reads ${notStated(j.missing)}.`)]
-    checks.push(withApproval({ name: 'rules', detail: parts.join(' ') }, prior))
-  } else checks.push({ name: 'rules', outcome: 'pass', detail: `No rule applies (${inForce}).` })
+    const parts = say ? [...asking.map((r) => r.sentence), ...unstated.map((j) => `${j.rule.sentence} It reads ${notStated(j.missing)}.`)] : []
+    checks.push(withApproval({ name: 'rules', detail: parts.join(' ') }, prior, say))
+  } else checks.push({ name: 'rules', outcome: 'pass', detail: say ? `No rule applies (${inForce(input)}).` : '' })
   const applied = denying.length ? bit : [...bit, ...unstated.map((j) => j.rule)]
 
   const firstDeny = checks.find((c) => c.outcome === 'deny')
@@ -312,14 +337,15 @@ export function decide(input: DecisionInput): Verdict {
   // A check that asked a person carries `base` (withApproval): only then can an approval change anything.
   const asksPerson = checks.some((c) => c.base !== undefined)
   const liftedByApproval = prior?.state === 'approved' && decision === 'allowed' && asksPerson
-  const reason =
-    decision === 'denied'
+  const reason = !say
+    ? ''
+    : decision === 'denied'
       ? `Denied: ${firstDeny!.detail}`
       : decision === 'requires_approval'
         ? `Needs a person's approval: ${persons.map((c) => c.base ?? c.detail).join(' ')}${prior?.state === 'pending' ? ` Approval ${prior.id} is waiting for a person.` : ''}`
         : liftedByApproval
           ? `Allowed once: ${(prior as { decidedBy: string }).decidedBy} approved this request (${prior!.id}).`
-          : `Allowed: ${agent.name} may ${w.verb} (${key}) and every check passed.`
+          : `Allowed: ${agent.name} may ${wordsOf(tool, action, def?.name).verb} (${key}) and every check passed.`
   return {
     decision,
     reason,
@@ -331,28 +357,28 @@ export function decide(input: DecisionInput): Verdict {
   }
 }
 
-/** A check that needs a person, as the latest approval of this same request leaves it. */
-function withApproval(c: { name: CheckName; detail: string }, prior: PriorApproval | null): Judged {
-  return { ...afterApproval(c, prior), base: c.detail }
+/** A check that needs a person, as the latest approval of this same request leaves it (its words only when `say`). */
+function withApproval(c: { name: CheckName; detail: string }, prior: PriorApproval | null, say: boolean): Judged {
+  return { name: c.name, outcome: outcomeAfter(prior), detail: say ? afterApproval(c.detail, prior) : '', base: c.detail }
 }
 
-function afterApproval(c: { name: CheckName; detail: string }, prior: PriorApproval | null): Judged {
+function outcomeAfter(prior: PriorApproval | null): Outcome {
+  return prior?.state === 'approved' ? 'pass' : prior?.state === 'rejected' ? 'deny' : 'person'
+}
+
+function afterApproval(detail: string, prior: PriorApproval | null): string {
   switch (prior?.state) {
     case 'approved':
-      return { name: c.name, outcome: 'pass', detail: `${c.detail} Approved by ${prior.decidedBy} (${prior.id}); allowed once, until ${iso(prior.expiresAt)}.` }
+      return `${detail} Approved by ${prior.decidedBy} (${prior.id}); allowed once, until ${iso(prior.expiresAt)}.`
     case 'rejected':
-      return {
-        name: c.name,
-        outcome: 'deny',
-        detail: `${c.detail} ${prior.decidedBy} rejected this same request (${prior.id}) at ${iso(prior.decidedAt)}${prior.reason ? `, saying: ${JSON.stringify(prior.reason)}` : ''}; the rejection stands until ${iso(prior.expiresAt)}.`,
-      }
+      return `${detail} ${prior.decidedBy} rejected this same request (${prior.id}) at ${iso(prior.decidedAt)}${prior.reason ? `, saying: ${JSON.stringify(prior.reason)}` : ''}; the rejection stands until ${iso(prior.expiresAt)}.`
     case 'pending':
-      return { name: c.name, outcome: 'person', detail: `${c.detail} Approval ${prior.id} is waiting for a person until ${iso(prior.expiresAt)}.` }
+      return `${detail} Approval ${prior.id} is waiting for a person until ${iso(prior.expiresAt)}.`
     case 'expired':
-      return { name: c.name, outcome: 'person', detail: `${c.detail} The earlier approval ${prior.id} expired at ${iso(prior.expiresAt)} without being used; a person must approve it again.` }
+      return `${detail} The earlier approval ${prior.id} expired at ${iso(prior.expiresAt)} without being used; a person must approve it again.`
     case 'used':
-      return { name: c.name, outcome: 'person', detail: `${c.detail} Approval ${prior.id} was used at ${iso(prior.usedAt)}; an approval allows a request once, so a person must approve it again.` }
+      return `${detail} Approval ${prior.id} was used at ${iso(prior.usedAt)}; an approval allows a request once, so a person must approve it again.`
     default:
-      return { name: c.name, outcome: 'person', detail: `${c.detail} A person must approve it.` }
+      return `${detail} A person must approve it.`
   }
 }

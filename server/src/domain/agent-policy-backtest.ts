@@ -6,7 +6,7 @@ import type { Facts } from '../schemas/agent-gateway.ts'
 import { type HistoryRow, requestHistory, selectAllowedTimes } from '../store/agent-request-history.ts'
 import { selectWorkspaceLimits } from '../store/limits.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
-import { decide } from './agent-decision.ts'
+import { decisionOf } from './agent-decision.ts'
 import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
 import { countWithin, HistoryCounts } from './agent-policy-counts.ts'
 import type { ResolvedPolicy } from './agent-policy-model.ts'
@@ -16,8 +16,9 @@ import { wordsOf } from './agent-tools.ts'
 
 /**
  * The backtest of a planned policy (CONTRACT: Agent policy, `growth admin policy plan`): every agent
- * request recorded in the window decided again, by the gateway's own decision function, under the
- * policy in force and under the planned one; each whose decision would change, listed.
+ * request recorded in the window decided again, by the gateway's own decision function (its judging
+ * alone, `decisionOf`: the sentences are not kept), under the policy in force and under the planned
+ * one; each whose decision would change, listed.
  *
  * Each request is decided as the gateway would have decided it when it arrived (its own createdAt):
  * the facts it stated, the workspace's limits of today, the agents running (the stop switch is not
@@ -210,12 +211,21 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
     decision(node, times, recorded, at, factsKey) {
       // The facts, whether each count condition holds, the hour: maps within maps, so no key string
       // is built (and hashed) per request from them.
-      let n = branch(node.decided, factsKey)
-      for (const c of node.conditions) n = branch(n, countHolds(c, countWithin(times, c.window, at.getTime())))
-      const last = quietHours ? at.getUTCHours() : 0
-      const known = n.get(last)
-      if (known) return known as GatewayDecision
+      // The last part keys the decision itself (an ask whose decision reads no count and no hour: its facts).
+      let n = node.decided
+      let part: string | boolean | number = factsKey
+      for (const c of node.conditions) {
+        n = branch(n, part)
+        part = countHolds(c, countWithin(times, c.window, at.getTime()))
+      }
+      if (quietHours) {
+        n = branch(n, part)
+        part = at.getUTCHours()
+      }
+      const known = n.get(part)
+      if (known !== undefined) return known as GatewayDecision
       const leaf = n
+      const last = part
       // Not decided yet: the ask, the view (it counts again, in HistoryCounts, the same list) and the gateway's own decision.
       const ask: DecisionAsk = {
         agentId: recorded.agent_id,
@@ -225,7 +235,7 @@ function deciderOf(db: Db, workspaceId: string, views: PolicyViews, quietHours: 
         judgedFacts: recorded.judged_facts === null ? undefined : (JSON.parse(recorded.judged_facts) as Facts),
       }
       return decisionInputOf(db, workspaceId, views.viewOf(ask, at), ask, at).then((input) => {
-        const decided = decide({ ...input, prior: null }).decision
+        const decided = decisionOf({ ...input, prior: null })
         leaf.set(last, decided)
         distinct++
         return decided
