@@ -58,6 +58,25 @@ describe('the console: tokens', () => {
     expect(JSON.stringify(audit)).not.toContain(token)
   }, 60_000)
 
+  test('each token says when it was last used: "no use on record" until its first call, then the time of its call', async () => {
+    const { url, server } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const issued = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'live', scope: 'read:logs' } })
+    const token = tokenIn(issued.text)!
+    const id = idIn(issued.text)!
+    const cardOf = (page: string) => new RegExp(`<code>${id}</code>[\\s\\S]*?</dl>`).exec(page)?.[0] ?? ''
+    const before = cardOf((await fetchConsole('/console/tokens', { cookie: owner.cookie })).text)
+    expect(before).toContain('<dt>Last used</dt><dd>no use on record</dd>')
+    const calledAt = new Date()
+    expect(await apiWith(url, token)).toBe(200)
+    await server.counter.flush()
+    const after = cardOf((await fetchConsole('/console/tokens', { cookie: owner.cookie })).text)
+    const used = /<dt>Last used<\/dt><dd><time datetime="([^"]+)">/.exec(after)?.[1]
+    expect(used, after).toBeDefined()
+    expect(Math.abs(Date.parse(used!) - calledAt.getTime())).toBeLessThan(10_000)
+  }, 60_000)
+
   test('bad input is a 400 naming what was wrong; another workspace\'s token is not found; no CSRF token, nothing done', async () => {
     const ws = await makeWorkspace()
     const owner = await signInAs(ws.id, 'owner', 'Mara Owner')

@@ -47,8 +47,8 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
     why: 'authentication: one statement checks and counts the credentials of a batch of requests, which may come from several workspaces (each pair is looked up by workspace and token hash); on Citus a multi-shard statement, or one per workspace of the batch',
   },
   {
-    statement: /^INSERT INTO call_counts AS c \(workspace_id, day, credential_id, operation, status, count\) SELECT \* FROM unnest\(/,
-    why: 'the call counter flushes the counts of every workspace that made calls since the last flush in one statement; on Citus a multi-shard INSERT ... SELECT from arrays (the coordinator splits the rows by workspace), or one statement per workspace',
+    statement: /^(WITH used AS \( UPDATE credentials cr SET last_used_at = u\.at FROM unnest\(.*\) AS u\(w, id, at\) WHERE cr\.workspace_id = u\.w AND cr\.id = u\.id .*\) )?INSERT INTO call_counts AS c \(workspace_id, day, credential_id, operation, status, count\) SELECT \* FROM unnest\(/,
+    why: "the call counter flushes the counts of every workspace that made calls since the last flush in one statement, and moves each credential's last use forward in it (each credential looked up by workspace and id); on Citus a multi-shard INSERT ... SELECT from arrays and UPDATE ... FROM (the coordinator splits the rows by workspace), or one statement per workspace",
   },
   {
     statement: /^INSERT INTO request_log \(workspace_id, id, method, path, operation, status, code, message, duration_ms, credential_id, idempotency_key, replayed, created_at\) SELECT .* FROM unnest\(/,

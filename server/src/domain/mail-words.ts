@@ -3,8 +3,8 @@ import type { Action } from '../schemas/actions.ts'
 import type { InboxItem } from './inbox.ts'
 
 /**
- * The console's mail in words, plain text: a sign-in link a person asked for, and a notice of what
- * waits for them. A mail's links open console pages; none decides anything (link previewers and
+ * The console's mail in words, plain text: a sign-in link a person asked for, the link of an
+ * invitation, and a notice of what waits for them. A mail's links open console pages; none decides anything (link previewers and
  * mail scanners open links): deciding takes a signed-in person's click on the page.
  */
 
@@ -26,6 +26,37 @@ export function signInLinkMail(to: Recipient, link: { url: string; expiresAt: st
       `It works once, until ${minute(link.expiresAt)} (15 minutes). Opening it asks you to confirm with one click.`,
       '',
       'If you did not ask for it, ignore this mail: nobody signs in without the link, and it expires by itself.',
+    ].join('\n'),
+  }
+}
+
+/** What each role may do, as the invitation says it. */
+const ROLE_WORDS: Record<string, string> = {
+  owner: 'an owner: you decide what waits for a person, stop and resume the agents, and manage the policy, tokens, webhooks and people',
+  approver: 'an approver: you decide what waits for a person and can stop and resume the agents',
+  viewer: 'a viewer: you can read everything in it',
+}
+
+/**
+ * An invitation: the invitee did not ask for a link, and may read the mail after it has expired, so
+ * it says who they are to the workspace and where to ask for a new link.
+ */
+export function invitationMail(to: Recipient & { role: string }, link: { url: string; expiresAt: string }, consoleUrl: string): Written {
+  return {
+    subject: `You are invited to ${to.workspaceName}`,
+    text: [
+      `Hello ${to.name},`,
+      '',
+      `You have been added to the console of ${to.workspaceName} as ${ROLE_WORDS[to.role] ?? to.role}.`,
+      '',
+      'Sign in with this link:',
+      '',
+      link.url,
+      '',
+      `It works once, until ${minute(link.expiresAt)} (15 minutes). Opening it asks you to confirm with one click.`,
+      `If it has expired, ask for a new one with this address at ${consoleUrl.replace(/\/+$/, '')}/signin.`,
+      '',
+      'If you did not expect this invitation, you can ignore this mail: nobody signs in without the link.',
     ].join('\n'),
   }
 }

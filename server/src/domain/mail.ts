@@ -2,7 +2,7 @@ import { SYSTEM_ACTOR } from '../core/actor.ts'
 import type { Sql } from '../core/db.ts'
 import { type ClaimedMail, recordMail } from '../store/mail-outbox.ts'
 import { actionIn, approvalIn } from './inbox.ts'
-import { signInLinkMail, type WaitingEntry, waitingMail } from './mail-words.ts'
+import { invitationMail, signInLinkMail, type WaitingEntry, waitingMail } from './mail-words.ts'
 import { signInLink } from './sign-in.ts'
 import { nextAttemptAt } from './webhook-schedule.ts'
 
@@ -61,9 +61,9 @@ export async function deliverMail(sql: Sql, m: ClaimedMail, o: DeliverOptions): 
   if (m.removed) return drop('The person was removed from the workspace.')
   const to = { name: m.name, workspaceName: m.workspace_name, role: m.role }
   let written: { subject: string; text: string }
-  if (m.kind === 'sign_in_link') {
+  if (m.kind === 'sign_in_link' || m.kind === 'invitation') {
     const link = await signInLink(sql, { personId: m.person_id, consoleUrl: o.consoleUrl, by: SYSTEM_ACTOR })
-    written = signInLinkMail(to, link)
+    written = m.kind === 'invitation' ? invitationMail(to, link, o.consoleUrl) : signInLinkMail(to, link)
   } else {
     if (to.role === 'viewer') return drop('The person only reads: notices go to owners and approvers.')
     const entries = await stillWaiting(sql, m)

@@ -23,15 +23,16 @@ export async function mailSignInLink(sql: Db, opts: { email: string; address: st
   await takeSignInAttempt(sql, 'linkRequestsPerEmail', email, at)
   for (const person of await selectPeopleWithEmail(sql, email)) {
     await takeSignInAttempt(sql, 'linksPerPerson', `${person.workspace_id}/${person.id}`, at)
-    await queueSignInMail(sql, { workspaceId: person.workspace_id, id: newId('mail', at), personId: person.id, at, expiresAt: new Date(at.getTime() + LINK_VALID_MS) })
+    await queueSignInMail(sql, { workspaceId: person.workspace_id, id: newId('mail', at), personId: person.id, at, expiresAt: new Date(at.getTime() + LINK_VALID_MS), kind: 'sign_in_link' })
   }
 }
 
 /**
  * A sign-in link mailed to a person an owner just invited (the console's People page): queued as
  * the "mail me a link" mail is (the sender makes the link when it goes, so the link is in no page,
- * log or audit entry), not counted against the hourly limits, which guard a form anyone can post.
+ * log or audit entry) but written as an invitation (mail-words.ts), not counted against the hourly
+ * limits, which guard a form anyone can post.
  */
 export async function mailInviteLink(sql: Db, person: { workspaceId: string; id: string }, at = new Date()): Promise<void> {
-  await queueSignInMail(sql, { workspaceId: person.workspaceId, id: newId('mail', at), personId: person.id, at, expiresAt: new Date(at.getTime() + LINK_VALID_MS) })
+  await queueSignInMail(sql, { workspaceId: person.workspaceId, id: newId('mail', at), personId: person.id, at, expiresAt: new Date(at.getTime() + LINK_VALID_MS), kind: 'invitation' })
 }

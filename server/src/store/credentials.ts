@@ -93,12 +93,12 @@ type TokenRow = {
 
 /**
  * A workspace's tokens (not its agents' credentials), newest first, with when each was last used
- * as the request log tells it (its last 7 days; null: not in them).
+ * (kept by the call counts' flush, at most a minute behind: null, no use on record).
  */
 export async function selectTokens(sql: Db, workspaceId: string, limit: number): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
     SELECT c.id, c.kind, c.token_hint, c.scopes, c.created_at, c.expires_at, c.revoked_at,
-           (SELECT max(l.created_at) FROM request_log l WHERE l.workspace_id = c.workspace_id AND l.credential_id = c.id) AS last_used_at
+           c.last_used_at
       FROM credentials c
      WHERE c.workspace_id = ${workspaceId} AND c.kind IN ('live', 'test')
      ORDER BY c.created_at DESC, c.id DESC

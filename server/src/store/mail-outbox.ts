@@ -12,7 +12,7 @@ export type ClaimedMail = {
   workspace_id: string
   id: string
   person_id: string
-  kind: 'sign_in_link' | 'waiting'
+  kind: 'sign_in_link' | 'invitation' | 'waiting'
   items: WaitingItem[]
   /** The attempt this claim makes (1 for the first). */
   attempt: number
@@ -46,11 +46,14 @@ export async function queueWaitingNotices(tx: Db, workspaceId: string, item: Wai
   return personIds.length
 }
 
-/** A sign-in link to mail to the person (made when it goes), due now, of no use after `expiresAt`. */
-export async function queueSignInMail(sql: Db, m: { workspaceId: string; id: string; personId: string; at: Date; expiresAt: Date }) {
+/**
+ * A sign-in link to mail to the person (made when it goes), due now, of no use after `expiresAt`:
+ * one they asked for, or the link of an invitation (`kind`: each is written in its own words).
+ */
+export async function queueSignInMail(sql: Db, m: { workspaceId: string; id: string; personId: string; at: Date; expiresAt: Date; kind: 'sign_in_link' | 'invitation' }) {
   await sql`
     INSERT INTO mail_outbox (workspace_id, id, person_id, kind, next_attempt_at, expires_at, created_at)
-    VALUES (${m.workspaceId}, ${m.id}, ${m.personId}, 'sign_in_link', ${m.at}, ${m.expiresAt}, ${m.at})`
+    VALUES (${m.workspaceId}, ${m.id}, ${m.personId}, ${m.kind}, ${m.at}, ${m.expiresAt}, ${m.at})`
 }
 
 /**

@@ -19,7 +19,7 @@ function tokenCard(t: TokenListed, session: ConsoleSession): Html {
 <dt>Scopes</dt><dd>${allScopes ? 'all' : t.scopes.join(', ')}</dd>
 <dt>Ends with</dt><dd><code>…${t.hint}</code></dd>
 <dt>Created</dt><dd>${when(t.createdAt)}</dd>
-<dt>Last used</dt><dd>${t.lastUsedAt ? when(t.lastUsedAt) : 'not in the last 7 days'}</dd>
+<dt>Last used</dt><dd>${t.lastUsedAt ? when(t.lastUsedAt) : 'no use on record'}</dd>
 <dt>Expires</dt><dd>${t.expiresAt ? when(t.expiresAt) : 'never'}</dd>
 </dl>
 ${session.person.role === 'owner' && !t.revokedAt ? html`<form method="post" action="/console/tokens/${t.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Revoke ${t.id} (ends in ${t.hint})">Revoke</button></form>` : null}
