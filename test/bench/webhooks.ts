@@ -1185,6 +1185,18 @@ async function part4(db: Sql) {
       `(only ones it held: ${met(killed.dupOutsideHeld === 0)}); none missing: ${met(killed.missing === 0)}.\n` +
       `  One endpoint alone: ${rate(single.rate)} (per endpoint with ${RECEIVERS}: ${rate(one.rate / RECEIVERS)}).`,
   )
+  // Which bound the run measured: the endpoints' (deliveries out at once, shared by every worker) or the workers' slots.
+  const endpointBound = RECEIVERS * PER_ENDPOINT
+  const slots1 = SLOTS * WORKERS
+  const slots3 = 3 * slots1
+  console.log(
+    endpointBound < slots3
+      ? `  Bound by the endpoints: ${RECEIVERS} x ${PER_ENDPOINT} = ${int(endpointBound)} deliveries out at once at most, against one process's ${int(slots1)} slots and 3 processes' ${int(slots3)}: ` +
+          `three processes share ${int(endpointBound)} where one has ${int(Math.min(slots1, endpointBound))} out, so each claims and records in smaller batches (more statements and CPU per delivery) ` +
+          `for at most ${(endpointBound / Math.min(slots1, endpointBound)).toFixed(2)}x the deliveries out. ` +
+          `BENCH_RECEIVERS=${Math.ceil(slots3 / PER_ENDPOINT) + 6} measures the workers instead (docs/performance.md, "Webhook delivery").`
+      : `  Bound by the workers: ${RECEIVERS} x ${PER_ENDPOINT} = ${int(endpointBound)} deliveries may be out at once, at least 3 processes' ${int(slots3)} slots.`,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
