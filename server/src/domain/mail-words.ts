@@ -4,8 +4,9 @@ import type { InboxItem } from './inbox.ts'
 
 /**
  * The console's mail in words, plain text: a sign-in link a person asked for, the link of an
- * invitation, and a notice of what waits for them. A mail's links open console pages; none decides anything (link previewers and
- * mail scanners open links): deciding takes a signed-in person's click on the page.
+ * invitation, and a notice of what waits for them. A mail's links open console pages; none decides
+ * anything (link previewers and mail scanners open links): deciding takes a signed-in person's
+ * click on the page.
  */
 
 type Written = { subject: string; text: string }
