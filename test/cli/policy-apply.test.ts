@@ -192,6 +192,45 @@ describe('growth admin policy plan and apply', () => {
     expect((await get(ws.token, '/events?type=agent.policy.changed&limit=100')).length).toBe(eventsBefore)
   }, 6 * T)
 
+  test("a retired agent is left out of the export and its name goes to the active agent of that name; the export applies as no change", async () => {
+    const ws = await blankWorkspace()
+    const create = async (allow: string) => jsonOf(await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Pacer', '--allow', allow, '--json']), 'admin agent create')
+    const old = await create('ads.pause_campaign')
+    // A rule for the first Pacer, by its name (the only Pacer then).
+    const withRule = file((await exported(ws.id)).replace(/^rules: \[\]\n?$/m, `rules:
+  - effect: require_approval
+    match: [ { tool: ads, action: pause_campaign } ]
+    agents: [ Pacer ]
+`))
+    const first = await plan(ws.id, withRule)
+    expect((await apply(ws.id, withRule, first.planId)).code).toBe(0)
+    expect(jsonOf(await growth(['admin', 'agent', 'retire', old.id, '--workspace', ws.id, '--json']), 'agent retire').retired).toBe(true)
+    const fresh = await create('ads.read_performance')
+
+    const policy = jsonOf(await growth(['admin', 'policy', 'export', '--workspace', ws.id, '--json']), 'admin policy export')
+    // The active agents by name (the new Pacer's name is its own now), the retired one left out; its rule names it by id.
+    expect(policy.agents.map((a: { agent: string; allow: string[] }) => [a.agent, a.allow])).toEqual([
+      ['Triage Bot', ['ads.pause_campaign']],
+      ['Pacer', ['ads.read_performance']],
+    ])
+    expect(policy.rules.map((r: { agents?: string[] }) => r.agents)).toEqual([[old.id]])
+    const same = file(await exported(ws.id))
+    const none = await plan(ws.id, same)
+    expect(none.changes).toEqual([])
+    expect(jsonOf(await apply(ws.id, same, none.planId), 'admin policy apply').changes).toEqual([])
+
+    // A rule naming Pacer now means the active one; the retired one is still named by its id.
+    const named = file((await exported(ws.id)).replace(/agents: \[ agt_[0-9a-z]+ \]/, 'agents: [ Pacer ]'))
+    const planned = await plan(ws.id, named)
+    expect(JSON.stringify(planned.changes)).toContain('Pacer')
+    expect((await apply(ws.id, named, planned.planId)).code).toBe(0)
+    const after = jsonOf(await growth(['admin', 'policy', 'export', '--workspace', ws.id, '--json']), 'admin policy export')
+    expect(after.rules.map((r: { agents?: string[] }) => r.agents)).toEqual([['Pacer']])
+    const { sql } = await getHarness()
+    const [rule] = await sql<{ structure: { agents?: string[] } }[]>`SELECT structure FROM rules WHERE workspace_id = ${ws.id} AND id = ${after.rules[0].id}`
+    expect(rule!.structure.agents).toEqual([fresh.id])
+  }, 8 * T)
+
   test('an applied policy is recorded with who applied it and announced as agent.policy.changed with the rules version and the sentences', async () => {
     const ws = await blankWorkspace()
     const path = file(governed(await exported(ws.id)))

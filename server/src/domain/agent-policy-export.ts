@@ -3,7 +3,7 @@ import { NotFoundError } from '../core/errors.ts'
 import type { AgentPolicy } from '../schemas/agent-policy.ts'
 import { selectTools } from '../store/agent-tools.ts'
 import { selectRules } from '../store/agent-rules.ts'
-import { selectAgents, type AgentRow } from '../store/agents.ts'
+import { selectAgents, selectRetiredAgents, type AgentRow } from '../store/agents.ts'
 import { selectMissingFacts } from '../store/workspaces.ts'
 import { isCount, parseRuleStructure } from './agent-rules.ts'
 import { parseCeilings } from './agents.ts'
@@ -14,11 +14,15 @@ import { parseCeilings } from './agents.ts'
  * rules in force: what `growth admin policy export` prints, ready to be edited and planned.
  * `missingFacts` is the workspace's own (require_approval unless set otherwise): what the gateway
  * does with a rule, ceiling or limit that reads a fact a request did not state (agent-decision.ts).
+ * Retired agents are left out (an agent the document does not list keeps what it has, so applying
+ * the export changes nothing), and agents are named among the active ones: a rule that still names
+ * a retired agent names it by its id.
  */
 export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentPolicy> {
   const missingFacts = await selectMissingFacts(sql, workspaceId)
   if (!missingFacts) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
-  const [tools, agents, rules] = await Promise.all([selectTools(sql, workspaceId), selectAgents(sql, workspaceId), selectRules(sql, workspaceId)])
+  const [tools, every, rules, retired] = await Promise.all([selectTools(sql, workspaceId), selectAgents(sql, workspaceId), selectRules(sql, workspaceId), selectRetiredAgents(sql, workspaceId)])
+  const agents = every.filter((a) => !retired.has(a.id))
   const policy: AgentPolicy = {
     tools: tools.map((t) => ({
       key: t.key,

@@ -1,7 +1,7 @@
 import type { Db } from '../core/db.ts'
 import type { MissingFacts, RuleEffect } from '../core/enums.ts'
 import type { AgentRow } from '../store/agents.ts'
-import { selectAgents } from '../store/agents.ts'
+import { selectAgents, selectRetiredAgents } from '../store/agents.ts'
 import { selectRules } from '../store/agent-rules.ts'
 import { selectTools, type ToolActionJson } from '../store/agent-tools.ts'
 import { parseRuleStructure, type RuleStructure } from './agent-rules.ts'
@@ -18,8 +18,12 @@ import { parseRuleStructure, type RuleStructure } from './agent-rules.ts'
  */
 export type PolicyTool = { key: string; name: string; description: string; actions: ToolActionJson[] }
 
-/** What one agent may do, as agents rows hold it (ceilings in their stored form). */
-export type PolicyAgentGrant = Pick<AgentRow, 'id' | 'name' | 'ceilings' | 'data_access' | 'max_unattended_risk' | 'permissions'>
+/**
+ * What one agent may do, as agents rows hold it (ceilings in their stored form). `retired`: the
+ * agent was retired (its credentials revoked): a document names it by its id only, and the export
+ * leaves it out (a name belongs to the workspace's active agents).
+ */
+export type PolicyAgentGrant = Pick<AgentRow, 'id' | 'name' | 'ceilings' | 'data_access' | 'max_unattended_risk' | 'permissions'> & { retired?: boolean }
 
 /** A rule: `id` null for a rule the document adds (apply gives it one). */
 export type PolicyRuleModel = { id: string | null; structure: RuleStructure; effect: RuleEffect }
@@ -36,10 +40,14 @@ export type ResolvedPolicy = {
 
 /** The policy in force in a workspace, as values (the workspace is known to exist). */
 export async function policyInForce(db: Db, workspaceId: string, missingFacts: MissingFacts): Promise<ResolvedPolicy> {
-  const [tools, agents, rules] = await Promise.all([selectTools(db, workspaceId), selectAgents(db, workspaceId), selectRules(db, workspaceId)])
+  const [tools, agents, rules, retired] = await Promise.all([selectTools(db, workspaceId), selectAgents(db, workspaceId), selectRules(db, workspaceId), selectRetiredAgents(db, workspaceId)])
   return {
     tools: tools.map((t) => ({ key: t.key, name: t.name, description: t.description, actions: t.actions })),
-    agents: agents.map((a) => ({ id: a.id, name: a.name, ceilings: a.ceilings, data_access: a.data_access, max_unattended_risk: a.max_unattended_risk, permissions: a.permissions.map((p) => ({ tool: p.tool, action: p.action })) })),
+    agents: agents.map((a) => ({
+      id: a.id, name: a.name, ceilings: a.ceilings, data_access: a.data_access, max_unattended_risk: a.max_unattended_risk,
+      permissions: a.permissions.map((p) => ({ tool: p.tool, action: p.action })),
+      ...(retired.has(a.id) ? { retired: true } : {}),
+    })),
     missingFacts,
     rules: rules.map((r) => ({ id: r.id, structure: parseRuleStructure(r.structure), effect: r.effect })),
   }

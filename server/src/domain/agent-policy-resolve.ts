@@ -40,13 +40,15 @@ export function resolvePolicy(doc: AgentPolicy, at: (path: DocumentPath) => Posi
   const dataKnown = new Set([...actions.values()].flatMap((a) => a.dataUsed))
   const toolKeys = tools.map((t) => t.key)
 
-  // An agent by its id, or by a name no other agent of the workspace has.
+  // An agent by its id, or by a name no other active agent of the workspace has (a retired agent,
+  // whose name may have been given to a new one, by its id only).
+  const active = current.agents.filter((a) => !a.retired)
   const agentOf = (label: string, path: DocumentPath): PolicyAgentGrant | undefined => {
     const byId = current.agents.find((a) => a.id === label)
     if (byId) return byId
-    const named = current.agents.filter((a) => a.name === label)
+    const named = active.filter((a) => a.name === label)
     if (named.length === 1) return named[0]
-    const list = current.agents.map((a) => `${a.name} (${a.id})`).join(', ') || 'none; register one with growth admin agent create'
+    const list = active.map((a) => `${a.name} (${a.id})`).join(', ') || 'none; register one with growth admin agent create'
     if (named.length > 1) fail(path, `${named.length} agents are named ${label} (${named.map((a) => a.id).join(', ')}); name it by its id`)
     else fail(path, `no agent ${label} in this workspace; its agents: ${list}`)
     return undefined
