@@ -124,7 +124,9 @@ describe('growth admin person', () => {
     // Seen at +11 h (touched): idle counts from then.
     expect(await sessionOf(sql, signed.token, new Date(now + 22 * 3600_000))).not.toBeNull()
     expect(await sessionOf(sql, signed.token, new Date(now + 34 * 3600_000 + 60_000))).toBeNull()
-    await sql`UPDATE console_sessions SET created_at = now() - interval '7 days', last_seen_at = now() WHERE workspace_id = ${ws.id}`
+    // A second past the 7 days (at exactly 7 days, the database's microseconds against this clock's
+    // milliseconds decided it: once in a CI run it read as not yet expired).
+    await sql`UPDATE console_sessions SET created_at = now() - interval '7 days 1 second', last_seen_at = now() WHERE workspace_id = ${ws.id}`
     expect(await sessionOf(sql, signed.token)).toBeNull()
   }, T)
 
