@@ -214,6 +214,10 @@ describe('growth admin policy plan and apply', () => {
       ['Pacer', ['ads.read_performance']],
     ])
     expect(policy.rules.map((r: { agents?: string[] }) => r.agents)).toEqual([[old.id]])
+    // `policy test` names agents the same way: Pacer is the active one.
+    const cases = file(`- name: the new Pacer reads performance\n  agent: Pacer\n  tool: ads\n  action: read_performance\n  expect: allowed\n`)
+    const tested = await growth(['admin', 'policy', 'test', '--workspace', ws.id, '--cases', cases])
+    expect({ code: tested.code, stderr: tested.stderr }).toEqual({ code: 0, stderr: '' })
     const same = file(await exported(ws.id))
     const none = await plan(ws.id, same)
     expect(none.changes).toEqual([])

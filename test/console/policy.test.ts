@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { retireAgent } from '../../server/src/domain/agents.ts'
 import { listAudit } from '../../server/src/domain/audit.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
@@ -132,6 +133,28 @@ describe('the console: the policy page', () => {
     const wrong = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...form, maxUnattendedRisk: 'extreme' } })
     expect(wrong.res.status).toBe(400)
     expect(wrong.text).toContain('maxUnattendedRisk must be one of low, medium, high')
+  }, 60_000)
+
+  test("a retired agent is not on the page; its name, given to a new agent, is the new one's in the forms", async () => {
+    const { ws } = await workspaceWithRequest()
+    const { sql } = await getHarness()
+    const old = await agentIn(ws.id, { allow: 'ads.pause_campaign', name: 'Pacer' })
+    await retireAgent(sql, ws.id, old.id)
+    const fresh = await agentIn(ws.id, { allow: 'ads.read_performance', name: 'Pacer' })
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const page = await fetchConsole('/console/policy', { cookie: owner.cookie })
+    expect(page.res.status).toBe(200)
+    expect(page.text.match(/<summary>Pacer<\/summary>/g)).toHaveLength(1)
+    expect(page.text).toContain('<option value="Pacer">Pacer</option>')
+    expect(page.text).not.toContain('Pacer may pause a campaign')
+    // The form for Pacer changes the agent the page shows: the new one.
+    const form = { csrf: owner.csrf, edit: 'agent', agent: 'Pacer', maxUnattendedRisk: 'low', amountPercent: '', recipients: '', records: '' }
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form })
+    expect(planned.res.status, planned.text.slice(0, 2000)).toBe(200)
+    const applied = await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...applyForm(planned.text) } })
+    expect(applied.res.status).toBe(303)
+    const risks = await sql<{ id: string; max_unattended_risk: string }[]>`SELECT id, max_unattended_risk FROM agents WHERE workspace_id = ${ws.id} AND name = 'Pacer'`
+    expect(Object.fromEntries(risks.map((r) => [r.id, r.max_unattended_risk]))).toEqual({ [old.id]: 'medium', [fresh.id]: 'low' })
   }, 60_000)
 
   test('the policy tests run from the page under the policy in force, recording nothing', async () => {

@@ -3,7 +3,7 @@ import { NotFoundError } from '../core/errors.ts'
 import type { AgentPolicy } from '../schemas/agent-policy.ts'
 import { selectTools } from '../store/agent-tools.ts'
 import { selectRules } from '../store/agent-rules.ts'
-import { selectAgents, selectRetiredAgents, type AgentRow } from '../store/agents.ts'
+import { selectAgents, type AgentRow } from '../store/agents.ts'
 import { selectMissingFacts } from '../store/workspaces.ts'
 import { isCount, parseRuleStructure } from './agent-rules.ts'
 import { parseCeilings } from './agents.ts'
@@ -21,8 +21,8 @@ import { parseCeilings } from './agents.ts'
 export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentPolicy> {
   const missingFacts = await selectMissingFacts(sql, workspaceId)
   if (!missingFacts) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
-  const [tools, every, rules, retired] = await Promise.all([selectTools(sql, workspaceId), selectAgents(sql, workspaceId), selectRules(sql, workspaceId), selectRetiredAgents(sql, workspaceId)])
-  const agents = every.filter((a) => !retired.has(a.id))
+  const [tools, every, rules] = await Promise.all([selectTools(sql, workspaceId), selectAgents(sql, workspaceId), selectRules(sql, workspaceId)])
+  const agents = every.filter((a) => a.retired_at === null)
   const policy: AgentPolicy = {
     tools: tools.map((t) => ({
       key: t.key,
@@ -30,7 +30,7 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
       description: t.description,
       actions: t.actions.map((a) => ({ key: a.key, name: a.name, risk: a.risk, dataUsed: a.dataUsed, reversible: a.reversible })),
     })),
-    agents: agents.map((a) => policyAgent(a, agentLabel(a, agents))),
+    agents: agents.map((a) => policyAgent(a, policyAgentLabel(a, agents))),
     missingFacts,
     rules: rules.map((r) => {
       const { match, agents: ids, when } = parseRuleStructure(r.structure)
@@ -40,7 +40,7 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
       ) as PolicyRule['when']
       const label = (id: string) => {
         const a = agents.find((x) => x.id === id)
-        return a ? agentLabel(a, agents) : id
+        return a ? policyAgentLabel(a, agents) : id
       }
       return {
         id: r.id,
@@ -56,8 +56,11 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
 
 type PolicyRule = NonNullable<AgentPolicy['rules']>[number]
 
-/** An agent is named by its name, or by its id when another agent of the workspace has the same name. */
-function agentLabel(agent: AgentRow, all: AgentRow[]): string {
+/**
+ * How the policy document names an agent: by its name, or by its id when another of `all` (the
+ * workspace's active agents) has the same name. The console's policy forms post it.
+ */
+export function policyAgentLabel(agent: Pick<AgentRow, 'id' | 'name'>, all: Pick<AgentRow, 'id' | 'name'>[]): string {
   return all.some((other) => other.id !== agent.id && other.name === agent.name) ? agent.id : agent.name
 }
 

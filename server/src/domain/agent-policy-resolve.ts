@@ -1,7 +1,7 @@
 import type { AgentPolicy } from '../schemas/agent-policy.ts'
 import type { DocumentPath } from './document-issues.ts'
 import type { DocumentError } from './document-text.ts'
-import type { PolicyAgentGrant, PolicyRuleModel, PolicyTool, ResolvedPolicy } from './agent-policy-model.ts'
+import { agentNamed, type PolicyAgentGrant, type PolicyRuleModel, type PolicyTool, type ResolvedPolicy } from './agent-policy-model.ts'
 import { ruleConflicts } from './agent-policy-rule-checks.ts'
 import type { Condition, RuleStructure } from './agent-rules.ts'
 
@@ -40,14 +40,10 @@ export function resolvePolicy(doc: AgentPolicy, at: (path: DocumentPath) => Posi
   const dataKnown = new Set([...actions.values()].flatMap((a) => a.dataUsed))
   const toolKeys = tools.map((t) => t.key)
 
-  // An agent by its id, or by a name no other active agent of the workspace has (a retired agent,
-  // whose name may have been given to a new one, by its id only).
-  const active = current.agents.filter((a) => !a.retired)
   const agentOf = (label: string, path: DocumentPath): PolicyAgentGrant | undefined => {
-    const byId = current.agents.find((a) => a.id === label)
-    if (byId) return byId
-    const named = active.filter((a) => a.name === label)
-    if (named.length === 1) return named[0]
+    const found = agentNamed(current.agents, label)
+    if (found.agent) return found.agent
+    const { named, active } = found
     const list = active.map((a) => `${a.name} (${a.id})`).join(', ') || 'none; register one with growth admin agent create'
     if (named.length > 1) fail(path, `${named.length} agents are named ${label} (${named.map((a) => a.id).join(', ')}); name it by its id`)
     else fail(path, `no agent ${label} in this workspace; its agents: ${list}`)
@@ -76,6 +72,7 @@ export function resolvePolicy(doc: AgentPolicy, at: (path: DocumentPath) => Posi
     listed.set(agent.id, {
       id: agent.id,
       name: agent.name,
+      retired_at: agent.retired_at,
       ceilings: storedCeilings(entry.ceilings),
       data_access: [...new Set(entry.dataAccess ?? used)].sort(),
       max_unattended_risk: entry.maxUnattendedRisk ?? 'medium',

@@ -12,7 +12,7 @@ import { selectWorkspaceGate, type WorkspaceGate } from '../store/workspaces.ts'
 import { decide } from './agent-decision.ts'
 import { type DecisionAsk, decisionInputOf } from './agent-decision-input.ts'
 import { HistoryCounts } from './agent-policy-counts.ts'
-import type { ResolvedPolicy } from './agent-policy-model.ts'
+import { agentNamed, type ResolvedPolicy } from './agent-policy-model.ts'
 import { policyViews } from './agent-policy-views.ts'
 import { isCount, windowMs } from './agent-rules.ts'
 import type { DocumentWording } from './document-issues.ts'
@@ -137,11 +137,10 @@ export async function testPolicy(db: Db, workspaceId: string, { cases, where }: 
   const [agents, tools] = opts.policy ? [opts.policy.agents, opts.policy.tools] : await Promise.all([selectAgents(db, workspaceId), selectTools(db, workspaceId)])
   const asks = cases.map((c, i): DecisionAsk => {
     const who = (field: keyof PolicyCase) => `${where(i, field)}: case ${i + 1} "${c.name}"`
-    const byId = agents.find((a) => a.id === c.agent)
-    const byName = agents.filter((a) => a.name === c.agent)
-    if (!byId && byName.length > 1) throw new RuleError('ambiguous_agent', `${who('agent')}: ${byName.length} agents are named "${c.agent}" (${byName.map((a) => a.id).join(', ')}); name it by its id.`)
-    const agent = byId ?? byName[0]
-    if (!agent) throw new RuleError('unknown_agent', `${who('agent')}: no agent "${c.agent}" in workspace ${workspaceId}; its agents are ${agents.map((a) => `${a.name} (${a.id})`).join(', ') || 'none'}.`)
+    const found = agentNamed(agents, c.agent)
+    if (!found.agent && found.named.length > 1) throw new RuleError('ambiguous_agent', `${who('agent')}: ${found.named.length} agents are named "${c.agent}" (${found.named.map((a) => a.id).join(', ')}); name it by its id.`)
+    if (!found.agent) throw new RuleError('unknown_agent', `${who('agent')}: no agent "${c.agent}" in workspace ${workspaceId}; its agents are ${found.active.map((a) => `${a.name} (${a.id})`).join(', ') || 'none'}.`)
+    const agent = found.agent
     const tool = tools.find((t) => t.key === c.tool)
     if (!tool) throw new RuleError('unknown_tool', `${who('tool')}: no tool "${c.tool}" in workspace ${workspaceId}; its tools are ${tools.map((t) => t.key).join(', ')}.`)
     if (!tool.actions.some((a) => a.key === c.action)) {

@@ -16,7 +16,6 @@ type Batch = { entries: LoggedCall[]; mayRepeat: boolean }
  * the others in one statement every `flushMs` (CALL_COUNT_FLUSH_MS, as the call counts are), so no
  * request waits on a round trip for it. While the database is away, the entries wait, bounded.
  */
-
 export class RequestLog extends PeriodicFlush<Batch> {
   private pending: LoggedCall[] = []
   /** Whether some pending entries came back from a flush that failed, and so may be written already. */

@@ -15,12 +15,14 @@ export type AgentRow = {
   max_unattended_risk: Risk
   last_acted_at: Date | null
   created_at: Date
+  /** Set when the agent was retired (its credentials revoked; it keeps its history). */
+  retired_at: Date | null
   /** Each with the action's name (null when the workspace has no such action), for the permission's sentence. */
   permissions: { tool: string; action: string; name?: string | null }[]
 }
 
 const agentColumns = (sql: Db) => sql`
-  a.id, a.name, a.owner, a.description, a.ceilings, a.data_access, a.max_unattended_risk, a.last_acted_at, a.created_at,
+  a.id, a.name, a.owner, a.description, a.ceilings, a.data_access, a.max_unattended_risk, a.last_acted_at, a.created_at, a.retired_at,
   COALESCE((SELECT json_agg(json_build_object('tool', p.tool_key, 'action', p.action_key, 'name', ta.name) ORDER BY p.tool_key, p.action_key)
             FROM agent_permissions p
             LEFT JOIN tool_actions ta ON ta.workspace_id = p.workspace_id AND ta.tool_key = p.tool_key AND ta.key = p.action_key

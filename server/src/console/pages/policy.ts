@@ -22,7 +22,8 @@ type TestRun = { passed: number; failed: number; cases: { name: string; expected
 export type PolicyPageState = {
   session: ConsoleSession
   rules: { id: string; sentence: string }[]
-  agents: Agent[]
+  /** The active agents, each with the name the policy document gives it (`label`: its name, or its id when two share a name). */
+  agents: (Agent & { label: string })[]
   tools: { key: string; actions: string[] }[]
   document: string
   /** The document as written (after a plan or a refusal): shown in the editor instead of the one in force. */
@@ -91,7 +92,7 @@ ${opts.agents.length
 function ownerForms(opts: PolicyPageState): Html {
   const s = opts.session
   const targets = opts.tools.flatMap((t) => t.actions.map((a) => `${t.key}.${a}`))
-  const agentOptions = opts.agents.map((a) => html`<option value="${a.name}">${a.name}</option>`)
+  const agentOptions = opts.agents.map((a) => html`<option value="${a.label}">${shown(a)}</option>`)
   return html`<section class="panel" aria-labelledby="rule-h">
 <h2 id="rule-h">Add a rule</h2>
 <form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="rule">
@@ -151,11 +152,15 @@ ${history.length
 }
 
 /** One agent's form, filled with its values in force (an empty ceiling field: none of its own). */
-function agentForm(s: ConsoleSession, a: Agent, n: number): Html {
+type PolicyAgent = PolicyPageState['agents'][number]
+/** An agent as the forms show it: its name, and its id beside it when another active agent has the name. */
+const shown = (a: PolicyAgent) => (a.label === a.name ? a.name : `${a.name} (${a.id})`)
+
+function agentForm(s: ConsoleSession, a: PolicyAgent, n: number): Html {
   const risk = (r: string) => html`<option value="${r}"${a.maxUnattendedRisk === r ? html` selected` : null}>${r} risk</option>`
   const value = (v: number | null) => (v === null ? '' : String(v))
-  return html`<details><summary>${a.name}</summary>
-<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.name}">
+  return html`<details><summary>${shown(a)}</summary>
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.label}">
 <label for="agent-risk-${n}">Acts alone up to</label><select id="agent-risk-${n}" name="maxUnattendedRisk">${risk('low')}${risk('medium')}${risk('high')}</select>
 <label for="agent-percent-${n}">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent-${n}" name="amountPercent" inputmode="decimal" value="${value(a.ceilings.amountPercent)}">
 <label for="agent-recipients-${n}">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients-${n}" name="recipients" inputmode="numeric" value="${value(a.ceilings.recipients)}">
