@@ -1,7 +1,7 @@
 import { enableMetrics, gaugeSources, registry } from './core/metrics.ts'
 import type { Logger } from './core/log.ts'
 import type { Sql } from './store/driver/db.ts'
-import { poolUse, trackPoolUse } from './store/driver/pool-use.ts'
+import { poolUse } from './store/driver/pool-use.ts'
 import { openCircuits, webhookBacklog } from './store/webhook-gauges.ts'
 
 export type MetricsListener = { url: string; stop(): Promise<void> }
@@ -19,7 +19,8 @@ export function startMetricsListener(opts: { host: string; port: number; sql: Sq
     throw metricsListenError(opts, err)
   }
   enableMetrics()
-  trackPoolUse()
+  // Read once now: a postgres.js left unpatched stops the start here, not every scrape quietly.
+  poolUse()
   gaugeSources.backlog(() => webhookBacklog(opts.sql))
   gaugeSources.circuitsOpen(() => openCircuits(opts.sql))
   gaugeSources.dbPool(async () => poolUse())

@@ -61,7 +61,7 @@ function scraped(name: string, help: string, labelNames: string[] = []) {
 /** Sources of the gauges read at each scrape, given by whoever holds them (the entry point). */
 export const gaugeSources = {
   // First: a scrape reads the gauges in this order, and the two below send statements of their own.
-  dbPool: scraped('growth_db_pool_connections', "The database pools' statements out: in_use (on a connection) and waiting (for one).", ['state']),
+  dbPool: scraped('growth_db_pool_connections', "The database pools' connections in_use (running statements, in a transaction, or opening), and statements waiting for one.", ['state']),
   backlog: scraped('growth_webhook_backlog', 'Webhook deliveries waiting to be sent (pending), across every workspace.'),
   circuitsOpen: scraped('growth_webhook_circuits_open', 'Webhook endpoints whose circuit breaker is open or half open.'),
 }

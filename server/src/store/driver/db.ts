@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
+import { countPool } from './pool-use.ts'
 import { trackQueries } from './request-scope.ts'
 import { createEmbeddedFiles, embeddedOptions, startHeapGuard } from './embedded-memory.ts'
 import { type MaintenancePass, startMaintenance } from './embedded-maintenance.ts'
@@ -123,6 +124,7 @@ export function openPool(
     },
   }) as unknown as Sql
   trackQueries(sql, { cancelRunning: true })
+  countPool(sql)
   return sql
 }
 
@@ -157,6 +159,7 @@ function connectSocket(path: string, debug?: StatementTrace): Sql {
   // PGlite runs one statement at a time in this process and takes no cancel request: only the
   // queries still waiting for the connection are cancelled.
   trackQueries(sql, { cancelRunning: false })
+  countPool(sql)
   return sql
 }
 

@@ -1,29 +1,42 @@
-import { type ObservedQuery, observeStatements } from './statement-observers.ts'
+import type { Sql } from '../../core/db.ts'
 
 /**
- * What the database pools are doing, for growth_db_pool_connections: statements on a connection
- * (in_use) and statements waiting for one (waiting), across every pool of the process. postgres.js
- * keeps its connection queues to itself; its statements are what we see (one statement holds one
- * connection, so in_use is the connections busy and waiting the requests queued for one).
+ * What the database pools are doing, for growth_db_pool_connections: connections in use (running
+ * statements, held by a transaction, or opening for a statement) and statements waiting for one,
+ * across every pool of the process. Read from postgres.js's own connection queues when scraped (the
+ * `pool` getter our patch of it adds, patches/postgres+3.4.9.patch), so a statement costs nothing
+ * for it: following each statement instead (a set entry and a callback each) cost the API about 5%
+ * of its CPU with metrics on (docs/performance.md).
  */
-const outstanding = new Set<ObservedQuery>()
+type PoolState = { in_use: number; waiting: number }
 
-export function trackPoolUse(): void {
-  observeStatements(observer)
+/** Each pool opened by this process (store/driver/db.ts), held weakly: a pool dropped leaves. */
+const pools = new Set<WeakRef<Sql>>()
+
+export function countPool(sql: Sql): void {
+  pools.add(new WeakRef(sql))
 }
 
-/** Told of each statement sent; what it returns is called with the statement once settled (one function for all: no allocation per statement). */
-function observer(q: ObservedQuery) {
-  outstanding.add(q)
-  return settled
+/** One pool's connections in use and statements waiting, now. */
+export function poolState(sql: Sql): PoolState {
+  const state = (sql as unknown as { pool?: PoolState }).pool
+  // Without the patch (an install that skipped postinstall) there is nothing to read: said, not guessed.
+  if (!state) throw new Error('postgres.js is not patched (patches/postgres+3.4.9.patch): run npm install')
+  return state
 }
 
-function settled(q: ObservedQuery) {
-  outstanding.delete(q)
-}
-
-export function poolUse(): { in_use: number; waiting: number } {
-  let inUse = 0
-  for (const q of outstanding) if (q.active) inUse++
-  return { in_use: inUse, waiting: outstanding.size - inUse }
+/** Every pool of the process, summed. */
+export function poolUse(): PoolState {
+  const use: PoolState = { in_use: 0, waiting: 0 }
+  for (const ref of pools) {
+    const sql = ref.deref()
+    if (!sql) {
+      pools.delete(ref)
+      continue
+    }
+    const state = poolState(sql)
+    use.in_use += state.in_use
+    use.waiting += state.waiting
+  }
+  return use
 }

@@ -52,7 +52,7 @@ export function trackQueries(sql: Sql, opts: { cancelRunning: boolean }): void {
 /** Tells the statement observers of `q` now, and each that asks of its end. */
 function observe(q: Query) {
   const query = q as unknown as ObservedQuery
-  // One observer (metrics or tracing alone) is the common case: no arrays per statement then.
+  // One observer (the SQL spans) is the common case: no arrays per statement then.
   if (statementObservers.length === 1) {
     const end = statementObservers[0]!(query)
     if (end) Promise.prototype.then.call(q, () => end(query), (error) => end(query, error))
