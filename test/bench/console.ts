@@ -14,44 +14,19 @@
  *    close (goal: 100 pages under 50 MB more than none). The pages' client side runs in this same
  *    process, so the figure is an upper bound of the server's own cost.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { loadConfig } from '../../server/src/config.ts'
-import { createLogger } from '../../server/src/core/log.ts'
 import { createDemoWorkspace } from '../../server/src/demo/index.ts'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
-import { startServer } from '../../server/src/server.ts'
 import { appendEvent } from '../../server/src/store/events.ts'
-import { openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
+import { inProcessServer } from './in-process-server.ts'
 import { envNumber, median, runBenchmark } from './support.ts'
 
 const WAITING = envNumber('BENCH_WAITING', 10_000, true)
 const RUNS = envNumber('BENCH_RUNS', 30, true)
 const PAGES = envNumber('BENCH_PAGES', 100, true)
 
-const serverUrl = process.env.DATABASE_URL
-let databaseUrl: string | undefined
-let drop = async () => {}
-const dataDir = mkdtempSync(join(tmpdir(), 'growth-console-bench-'))
-if (serverUrl) {
-  const name = `growth_console_${process.pid}_${Date.now()}`
-  const admin = openPool(serverUrl, { max: 1 })
-  await admin.unsafe(`CREATE DATABASE ${name}`)
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  databaseUrl = url.toString()
-  drop = async () => {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end()
-  }
-}
-const db = await openDatabase({ databaseUrl, dataDir, poolMax: 4 })
-const server = await startServer(loadConfig({ ...process.env, DATABASE_URL: databaseUrl ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0' }), {
-  db,
-  log: createLogger('warn'),
-})
+const { db, server, close } = await inProcessServer('growth_console')
 
 /** `count` sends waiting for a person, a second apart, expiring in a week. */
 async function waitingSends(sql: Sql, workspaceId: string, count: number) {
@@ -156,8 +131,4 @@ async function main(): Promise<number> {
   return inboxMs < 100 && open - before < 50 ? 0 : 1
 }
 
-await runBenchmark(main, async () => {
-  await server.stop()
-  await drop()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+await runBenchmark(main, close)

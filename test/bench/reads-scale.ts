@@ -11,46 +11,20 @@
  * /contacts in the small workspace, before the big one exists and after, and in the big one: how
  * much one workspace's size costs another's writes.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { loadConfig } from '../../server/src/config.ts'
-import { createLogger } from '../../server/src/core/log.ts'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { operations } from '../../server/src/http/operations.ts'
-import { startServer } from '../../server/src/server.ts'
-import { openDatabase, openPool, type Sql } from '../../server/src/store/driver/db.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
+import { inProcessServer } from './in-process-server.ts'
 import { exampleRequest } from '../../scripts/example-requests.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
-import { envNumber } from './support.ts'
+import { envNumber, median } from './support.ts'
 
 const SMALL = 1_000
 const BIG = envNumber('BENCH_ROWS', 100_000, true)
 const RUNS = envNumber('BENCH_RUNS', 25, true)
 
-const serverUrl = process.env.DATABASE_URL
-let databaseUrl: string | undefined
-let drop = async () => {}
-const dataDir = mkdtempSync(join(tmpdir(), 'growth-scale-'))
-if (serverUrl) {
-  const name = `growth_scale_${process.pid}_${Date.now()}`
-  const admin = openPool(serverUrl, { max: 1 })
-  await admin.unsafe(`CREATE DATABASE ${name}`)
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  databaseUrl = url.toString()
-  drop = async () => {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end()
-  }
-}
-const db = await openDatabase({ databaseUrl, dataDir, poolMax: 4 })
-const server = await startServer(loadConfig({ ...process.env, DATABASE_URL: databaseUrl ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_WORKERS: '0' }), {
-  db,
-  log: createLogger('warn'),
-})
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const { db, server, close } = await inProcessServer('growth_scale')
 const ms = (x: number) => x.toFixed(2).padStart(8)
 
 /** A workspace with a token per 500 requests (the hourly rate limit is per token). */
@@ -96,7 +70,7 @@ try {
   const big = await workspace(db.sql, 'Big')
   const sizes = await growWorkspace(db.sql, big.demo.workspace.id, BIG)
   await db.sql`VACUUM ANALYZE`
-  console.log(`${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}; small: ${SMALL.toLocaleString('en')} rows a table, big: ${sizes.contacts!.toLocaleString('en')} contacts, ${sizes.signals!.toLocaleString('en')} signals, ...; set up in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  console.log(`${db.kind === 'server' ? 'PostgreSQL server' : 'embedded PGlite'}; small: ${SMALL.toLocaleString('en')} rows a table, big: ${sizes.contacts!.toLocaleString('en')} contacts, ${sizes.signals!.toLocaleString('en')} signals, ...; set up in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
   console.log(`median of ${RUNS} sequential requests, ms; the answers' sizes in bytes\n${'read'.padEnd(26)}${'small'.padStart(8)}${'big'.padStart(8)}  big/small  ${'bytes small'.padStart(11)} ${'bytes big'.padStart(10)}`)
   const ratios: number[] = []
   for (const op of operations) {
@@ -121,8 +95,5 @@ try {
   const postBig = await postMedian(big.tokens)
   console.log(`POST /contacts, one contact: small workspace alone ${postAlone.toFixed(2)} ms, beside the big one ${postBeside.toFixed(2)} ms (${(postBeside / postAlone).toFixed(2)}x), in the big one ${postBig.toFixed(2)} ms (${(postBig / postAlone).toFixed(2)}x)`)
 } finally {
-  await server.stop()
-  await db.close()
-  await drop()
-  rmSync(dataDir, { recursive: true, force: true })
+  await close()
 }
