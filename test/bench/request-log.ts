@@ -6,7 +6,7 @@
  * - On the request's path: recording one answered call (its log line at a level that writes nothing,
  *   its error's code and message read back, the entry kept in memory), in µs per call, beside the
  *   same with REQUEST_LOG=off (the log line alone).
- * - Off the path: one flush, the batched INSERT of a second's calls (BENCH_RATE entries, 2,500 by
+ * - Off the path: one flush, the COPY of a second's calls (BENCH_RATE entries, 2,500 by
  *   default: about what the pipeline answers a second on the development machine), in ms until
  *   PostgreSQL answered (its work and any wait for the CPU) and in ms of this process's own CPU.
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a scratch database is made
@@ -86,7 +86,7 @@ try {
   const own = ((onUs - offUs) * RATE) / 1e6 + median(cpu) / 1000
   console.log(
     `at ${RATE} calls a second: ${(own * 100).toFixed(2)}% of one core in the server process (its part of the path plus the flush's own CPU), ` +
-      `and PostgreSQL's INSERT, at most ${(flushMs / 10).toFixed(1)}% of a core (the time until it answered, waits for the CPU included)`,
+      `and PostgreSQL's COPY, at most ${(flushMs / 10).toFixed(1)}% of a core (the time until it answered, waits for the CPU included)`,
   )
 } finally {
   await sql.end({ timeout: 5 })

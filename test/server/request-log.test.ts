@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { ConfigError, loadConfig } from '../../server/src/config.ts'
 import { RequestLog } from '../../server/src/http/request-log.ts'
-import { purgeRequestLog } from '../../server/src/store/request-log.ts'
+import { insertRequestLog, type LoggedCall, purgeRequestLog } from '../../server/src/store/request-log.ts'
 import { insertAbTest } from '../fixtures.ts'
 import { type Answer, call, expectError, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
 
@@ -68,6 +69,40 @@ describe('the request log', () => {
     const rows = await sql<{ id: string; message: string }[]>`SELECT id, message FROM request_log WHERE workspace_id = ${ws.id} ORDER BY id`
     expect([...rows]).toEqual([{ id: 'req_after_batch', message: 'bad \uFFFD byte' }])
   })
+
+  test('a call is written as it was, whatever its texts hold: tabs, newlines, backslashes, \\N, quotes, any script', async () => {
+    // A flush is one COPY in its text format, where a tab, a newline, a backslash and \N mean
+    // something: every text must come back as it went in, on either database.
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const special = fc.constantFrom('\t', '\n', '\r', '\\', '\\N', '\\t', 'N', "'", '"', ',', '\u00e9', '\u{1F600}', '\u7A7A', ' ')
+    const textOf = fc.array(fc.oneof(special, fc.string({ unit: 'grapheme', maxLength: 6 })), { maxLength: 8 }).map((parts) => parts.join('').replaceAll('\u0000', ''))
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ path: textOf, message: fc.option(textOf), idempotencyKey: fc.option(textOf), code: fc.option(textOf), durationMs: fc.integer({ min: 0, max: 9_999_999 }).map((x) => x / 1000), replayed: fc.boolean() }), { minLength: 1, maxLength: 20 }),
+        async (calls) => {
+          const batch = `b${n++}`
+          const entries: LoggedCall[] = calls.map((c, i) => ({
+            workspaceId: ws.id, id: `req_copy_${batch}_${i}`, method: 'POST', path: c.path, operation: 'createContact', status: 400, code: c.code,
+            message: c.message, durationMs: c.durationMs, credentialId: 'cred_none', idempotencyKey: c.idempotencyKey, replayed: c.replayed, createdAt: new Date(),
+          }))
+          await insertRequestLog(sql, entries)
+          const rows = await sql<{ id: string; path: string; code: string | null; message: string | null; idempotency_key: string | null; duration_ms: string; replayed: boolean }[]>`
+            SELECT id, path, code, message, idempotency_key, duration_ms::text, replayed FROM request_log
+            WHERE workspace_id = ${ws.id} AND id LIKE ${`req_copy_${batch}_%`}`
+          const byId = new Map(rows.map((r) => [r.id, r]))
+          expect(rows.length).toBe(entries.length)
+          for (const e of entries) {
+            const r = byId.get(e.id)!
+            expect({ path: r.path, code: r.code, message: r.message, key: r.idempotency_key, ms: Number(r.duration_ms), replayed: r.replayed })
+              .toEqual({ path: e.path, code: e.code, message: e.message, key: e.idempotencyKey, ms: e.durationMs, replayed: e.replayed })
+          }
+        },
+      ),
+      { numRuns: 60 },
+    )
+  }, 60_000)
 
   test('a flush given back after a failure is written once: what the failed one did write is not written twice', async () => {
     const { sql } = await getHarness()

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite'
+import { type CopyIn, copyFromStdin, cString, isCopyFromStdin, simpleQuery } from './embedded-copy.ts'
 
 /**
  * Serialises several client connections onto one PGlite session.
@@ -10,6 +11,13 @@ import type { PGlite } from '@electric-sql/pglite'
  * connection as the owner from its first message until the batch ends (Sync or a simple Query) and,
  * if a transaction is then open, until the transaction ends. It implements the interface
  * PGLiteSocketHandler expects of its `queryQueue`.
+ *
+ * It also takes `COPY table (columns) FROM STDIN`, which PGlite cannot: its backend reads the whole
+ * message it is given and cannot wait for the data that follows (the connection was closed at the
+ * first CopyData). The queue answers CopyInResponse itself, keeps the connection as the owner while
+ * the data comes, and at CopyDone runs the same COPY on PGlite from the data as a blob
+ * (`FROM '/dev/blob'`, PGlite's own way in): PGlite's answer (CommandComplete, or the error, and
+ * ReadyForQuery) goes back as it wrote it. So a client speaks the same COPY to either database.
  */
 type Item = {
   handlerId: number
@@ -22,11 +30,16 @@ type Item = {
 const SYNC = 0x53 // 'S'
 const QUERY = 0x51 // 'Q'
 const TERMINATE = 0x58 // 'X'
+const COPY_DATA = 0x64 // 'd'
+const COPY_DONE = 0x63 // 'c'
+const COPY_FAIL = 0x66 // 'f'
+const FLUSH = 0x48 // 'H'
 
 export class BatchingQueryQueue {
   private queue: Item[] = []
   private processing = false
   private owner: number | null = null
+  private copyIn: CopyIn | null = null
 
   constructor(private readonly db: PGlite) {}
 
@@ -49,28 +62,75 @@ export class BatchingQueryQueue {
     try {
       for (let item = this.next(); item; item = this.next()) {
         let bytes = 0
+        const onRawData = (data: Uint8Array) => {
+          bytes += data.length
+          item!.onData(data)
+        }
+        const type = item.message[0]
         try {
-          await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(item!.message, {
-              onRawData: (data: Uint8Array) => {
-                bytes += data.length
-                item!.onData(data)
-              },
-            }),
-          )
+          if (this.copyIn?.handlerId === item.handlerId) {
+            if (type === COPY_DATA) {
+              this.copyIn.chunks.push(item.message.slice(5))
+              item.resolve(0)
+              continue
+            }
+            // PostgreSQL ignores these during a COPY's data.
+            if (type === SYNC || type === FLUSH) {
+              item.resolve(0)
+              continue
+            }
+            await this.endCopy(this.copyIn, type === COPY_DONE ? null : type === COPY_FAIL ? cString(item.message, 5) : `unexpected message type 0x${type!.toString(16)} during COPY from stdin`, onRawData)
+            this.copyIn = null
+          } else if (type === QUERY && isCopyFromStdin(item.message)) {
+            const copy = copyFromStdin(cString(item.message, 5))
+            if (copy) {
+              this.copyIn = { handlerId: item.handlerId, statement: copy.statement, chunks: [] }
+              onRawData(copy.response)
+              // The connection keeps the queue until its COPY's data is done.
+              this.owner = item.handlerId
+              item.resolve(bytes)
+              continue
+            }
+            await this.raise('0A000', 'the embedded database takes COPY ... FROM STDIN with a column list: COPY table (column, ...) FROM STDIN', onRawData)
+          } else {
+            await this.db.runExclusive(() => this.db.execProtocolRawStream(item!.message, { onRawData }))
+          }
         } catch (err) {
           this.owner = null
+          this.copyIn = null
           item.reject(err)
           continue
         }
-        const type = item.message[0]
-        const batchEnded = type === SYNC || type === QUERY || type === TERMINATE || item.message.length >= 8 && type === 0
+        const batchEnded = type === SYNC || type === QUERY || type === TERMINATE || type === COPY_DONE || type === COPY_FAIL || item.message.length >= 8 && type === 0
         this.owner = batchEnded && !this.db.isInTransaction() ? null : item.handlerId
         item.resolve(bytes)
       }
     } finally {
       this.processing = false
     }
+  }
+
+  /** Runs the COPY from its data (`failed`: the client gave up, or broke the protocol: the COPY fails with that). */
+  private async endCopy(copy: CopyIn, failed: string | null, onRawData: (data: Uint8Array) => void): Promise<void> {
+    await this.db.runExclusive(async () => {
+      if (failed !== null) return this.raiseNow('57014', `COPY from stdin failed: ${failed}`, onRawData)
+      await this.db._handleBlob(new Blob(copy.chunks as BlobPart[]))
+      try {
+        await this.db.execProtocolRawStream(simpleQuery(copy.statement), { onRawData })
+      } finally {
+        await this.db._cleanupBlob()
+      }
+    })
+  }
+
+  /** An error raised in PGlite, so that its answer, and an open transaction's aborted state, are PostgreSQL's own. */
+  private raise(code: string, message: string, onRawData: (data: Uint8Array) => void): Promise<void> {
+    return this.db.runExclusive(() => this.raiseNow(code, message, onRawData))
+  }
+
+  private async raiseNow(code: string, message: string, onRawData: (data: Uint8Array) => void): Promise<void> {
+    const text = message.replaceAll('$', '')
+    await this.db.execProtocolRawStream(simpleQuery(`DO $raise$ BEGIN RAISE EXCEPTION USING ERRCODE = '${code}', MESSAGE = $m$${text}$m$; END $raise$`), { onRawData })
   }
 
   getQueueLength(): number {
@@ -86,9 +146,12 @@ export class BatchingQueryQueue {
   }
 
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {
+    // A connection gone in the middle of its COPY's data: the COPY never runs.
+    if (this.copyIn?.handlerId === handlerId) this.copyIn = null
     if (this.owner !== handlerId) return
     if (this.db.isInTransaction()) await this.db.exec('ROLLBACK')
     this.owner = null
     await this.processQueue()
   }
 }
+
