@@ -79,7 +79,7 @@ export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { 
 }
 
 /** COPY's text format: a line an entry, tab between columns, \N for none; backslash, tab, newline and carriage return escaped. */
-export function copyRows(entries: LoggedCall[]): string {
+function copyRows(entries: LoggedCall[]): string {
   let out = ''
   for (const e of entries) {
     out += `${text(e.workspaceId)}\t${text(e.id)}\t${text(e.method)}\t${text(e.path)}\t${text(e.operation)}\t${e.status}\t${orNone(e.code)}\t${orNone(e.message)}\t${e.durationMs}\t${text(e.credentialId)}\t${orNone(e.idempotencyKey)}\t${e.replayed ? 't' : 'f'}\t${e.createdAt.toISOString()}\n`
