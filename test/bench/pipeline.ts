@@ -12,6 +12,9 @@
  *   exact credential and rate-limit statement costs;
  * - "unlogged": the same pipeline in a server with REQUEST_LOG=off, so the difference to "pipeline"
  *   (which keeps the request log, as a server does by default) is what writing the request log costs.
+ *   Beside the throughput, each round prints the CPU per request of the two, this process's (the
+ *   server measured; the others are idle meanwhile) and PostgreSQL's: steadier than a throughput on a
+ *   machine where other work runs, and it counts the flush's work in PostgreSQL, off the request's path.
  * Load comes from test/bench/load.ts in a separate process, the same for both. Each target is warmed
  * up, then measured, once per round. The order turns each round (bare first, then pipeline first,
  * then uncounted first, ...), because whichever target runs first in a round measured faster on
@@ -39,7 +42,7 @@ import { createLogger } from '../../server/src/core/log.ts'
 import { startServer, type RunningServer } from '../../server/src/server.ts'
 import { selectMissions } from '../../server/src/store/missions.ts'
 import type { CheckResult } from '../../server/src/http/credential-batch.ts'
-import { cleanupStep, envNumber, median, runBenchmark } from './support.ts'
+import { cleanupStep, cpuGrowth, databaseCpu, envNumber, median, runBenchmark } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
 const POOL_MAX = 10
@@ -59,6 +62,8 @@ const TOKEN_BUDGET = Math.floor(LIMITS.workspace * 0.75)
 
 
 type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
+/** CPU per request answered in a measured run, in µs: this process's (the server measured: the others are idle) and PostgreSQL's. */
+type Cpu = { server: number; postgres: number }
 type Target = 'bare' | 'pipeline' | 'uncounted' | 'unlogged'
 
 const SECONDS = envNumber('BENCH_SECONDS', 8)
@@ -238,17 +243,23 @@ async function main(): Promise<number> {
   )
   const best: Partial<Record<Target, Result>> = {}
   const rounds: Record<Target, Result>[] = []
+  const cpus: Record<Target, Cpu>[] = []
   const failures: string[] = []
   const order = ['bare', 'pipeline', 'uncounted', 'unlogged'] as const
   for (let round = 1; round <= ROUNDS; round++) {
     const measured: Partial<Record<Target, Result>> = {}
+    const cpu: Partial<Record<Target, Cpu>> = {}
     for (let i = 0; i < order.length; i++) {
       const target = order[(i + round - 1) % order.length]!
       const t = targets[target]
       for (const phase of ['warm-up', 'measured'] as const) {
         // Every run starts with fresh rate-limit windows, so no token comes near its hourly limit.
         await sql`DELETE FROM rate_limit_counters`
+        const ownBefore = process.cpuUsage()
+        const postgresBefore = databaseCpu()
         const r = await load(t.url, t.tokenArg, phase === 'warm-up' ? WARMUP : SECONDS)
+        const own = process.cpuUsage(ownBefore)
+        const postgresSeconds = cpuGrowth(postgresBefore, databaseCpu())
         let used = ''
         if (target !== 'bare') {
           const [row] = await sql<{ max: number | null }[]>`SELECT max(count)::int AS max FROM rate_limit_counters`
@@ -264,31 +275,40 @@ async function main(): Promise<number> {
         }
         if (phase === 'measured') {
           measured[target] = r
+          cpu[target] = { server: (own.user + own.system) / r.requests, postgres: (postgresSeconds * 1e6) / r.requests }
           if (!best[target] || r.rps > best[target]!.rps) best[target] = r
         }
       }
     }
     rounds.push(measured as Record<Target, Result>)
+    cpus.push(cpu as Record<Target, Cpu>)
   }
 
   // 5. Each round's ratios, then the table of the best runs.
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+  const total = (c: Cpu) => c.server + c.postgres
+  const cpuText = (c: Cpu) => `${c.server.toFixed(0)} + ${c.postgres.toFixed(0)} µs`
   const perRound = rounds.map((r, i) => ({
     first: order[i % order.length]!,
     pipeline: r.pipeline.rps / r.bare.rps,
     uncounted: r.uncounted.rps / r.bare.rps,
     p99: r.pipeline.p99ms / r.bare.p99ms,
     logged: r.pipeline.rps / r.unlogged.rps,
+    cpu: cpus[i]!,
+    loggedCpu: total(cpus[i]!.unlogged) / total(cpus[i]!.pipeline),
   }))
   console.log('')
   console.log('Each round (runs of one round are minutes apart; the order turns each round):')
   perRound.forEach((r, i) =>
-    console.log(`  round ${i + 1} (${r.first} first): pipeline / bare ${pct(r.pipeline)}, uncounted / bare ${pct(r.uncounted)}, p99 pipeline / bare ${r.p99.toFixed(2)}, request log on / off ${pct(r.logged)}`),
+    console.log(`  round ${i + 1} (${r.first} first): pipeline / bare ${pct(r.pipeline)}, uncounted / bare ${pct(r.uncounted)}, p99 pipeline / bare ${r.p99.toFixed(2)}, request log on / off ${pct(r.logged)} ` +
+        `(CPU per request, the server's + PostgreSQL's: on ${cpuText(r.cpu.pipeline)}, off ${cpuText(r.cpu.unlogged)}: ${pct(r.loggedCpu)})`,
+    ),
   )
   const ratio = median(perRound.map((r) => r.pipeline))
   const uncountedRatio = median(perRound.map((r) => r.uncounted))
   const p99Ratio = median(perRound.map((r) => r.p99))
   const loggedRatio = median(perRound.map((r) => r.logged))
+  const loggedCpuRatio = median(perRound.map((r) => r.loggedCpu))
   const b = best.bare!
   const p = best.pipeline!
   console.log('')
@@ -304,7 +324,7 @@ async function main(): Promise<number> {
   console.log(`Median of ${ROUNDS} rounds:`)
   console.log(`${'pipeline / bare'.padEnd(20)}${pct(ratio)} of throughput, p99 ${p99Ratio.toFixed(2)} times${invalid}`)
   console.log(`${'uncounted / bare'.padEnd(20)}${pct(uncountedRatio)} of throughput (the same pipeline without the exact credential statement: what it costs)`)
-  console.log(`${'pipeline / unlogged'.padEnd(20)}${pct(loggedRatio)} of throughput (the request log on, beside REQUEST_LOG=off: what writing it costs)`)
+  console.log(`${'pipeline / unlogged'.padEnd(20)}${pct(loggedRatio)} of throughput (the request log on, beside REQUEST_LOG=off: what writing it costs); ${pct(loggedCpuRatio)} by CPU per request (off's / on's)`)
   console.log('')
 
   if (failures.length) {
