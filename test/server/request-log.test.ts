@@ -70,7 +70,7 @@ describe('the request log', () => {
     expect([...rows]).toEqual([{ id: 'req_after_batch', message: 'bad \uFFFD byte' }])
   })
 
-  test('a call is written as it was, whatever its texts hold: tabs, newlines, backslashes, \\N, quotes, any script', async () => {
+  test('a call is written as it was, whatever its texts hold (tabs, newlines, backslashes, \\N, quotes, any script), at the millisecond it was made', async () => {
     // A flush is one COPY in its text format, where a tab, a newline, a backslash and \N mean
     // something: every text must come back as it went in, on either database.
     const { sql } = await getHarness()
@@ -80,23 +80,25 @@ describe('the request log', () => {
     let n = 0
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ path: textOf, message: fc.option(textOf), idempotencyKey: fc.option(textOf), code: fc.option(textOf), durationMs: fc.integer({ min: 0, max: 9_999_999 }).map((x) => x / 1000), replayed: fc.boolean() }), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.record({ path: textOf, message: fc.option(textOf), idempotencyKey: fc.option(textOf), code: fc.option(textOf), durationMs: fc.integer({ min: 0, max: 9_999_999 }).map((x) => x / 1000), replayed: fc.boolean(), atMs: fc.integer({ min: -3_000, max: 3_000 }) }), { minLength: 1, maxLength: 20 }),
         async (calls) => {
           const batch = `b${n++}`
+          // Times a few seconds either side of now, many within one second (the flush formats each second's part once).
+          const now = Date.now()
           const entries: LoggedCall[] = calls.map((c, i) => ({
             workspaceId: ws.id, id: `req_copy_${batch}_${i}`, method: 'POST', path: c.path, operation: 'createContact', status: 400, code: c.code,
-            message: c.message, durationMs: c.durationMs, credentialId: 'cred_none', idempotencyKey: c.idempotencyKey, replayed: c.replayed, createdAt: new Date(),
+            message: c.message, durationMs: c.durationMs, credentialId: 'cred_none', idempotencyKey: c.idempotencyKey, replayed: c.replayed, createdAt: new Date(now + c.atMs),
           }))
           await insertRequestLog(sql, entries)
-          const rows = await sql<{ id: string; path: string; code: string | null; message: string | null; idempotency_key: string | null; duration_ms: string; replayed: boolean }[]>`
-            SELECT id, path, code, message, idempotency_key, duration_ms::text, replayed FROM request_log
+          const rows = await sql<{ id: string; path: string; code: string | null; message: string | null; idempotency_key: string | null; duration_ms: string; replayed: boolean; created_at: Date }[]>`
+            SELECT id, path, code, message, idempotency_key, duration_ms::text, replayed, created_at FROM request_log
             WHERE workspace_id = ${ws.id} AND id LIKE ${`req_copy_${batch}_%`}`
           const byId = new Map(rows.map((r) => [r.id, r]))
           expect(rows.length).toBe(entries.length)
           for (const e of entries) {
             const r = byId.get(e.id)!
-            expect({ path: r.path, code: r.code, message: r.message, key: r.idempotency_key, ms: Number(r.duration_ms), replayed: r.replayed })
-              .toEqual({ path: e.path, code: e.code, message: e.message, key: e.idempotencyKey, ms: e.durationMs, replayed: e.replayed })
+            expect({ path: r.path, code: r.code, message: r.message, key: r.idempotency_key, ms: Number(r.duration_ms), replayed: r.replayed, at: r.created_at.getTime() })
+              .toEqual({ path: e.path, code: e.code, message: e.message, key: e.idempotencyKey, ms: e.durationMs, replayed: e.replayed, at: e.createdAt.getTime() })
           }
         },
       ),

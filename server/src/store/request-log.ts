@@ -78,13 +78,31 @@ export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { 
     ON CONFLICT (workspace_id, created_at, id) DO NOTHING`
 }
 
-/** COPY's text format: a line an entry, tab between columns, \N for none; backslash, tab, newline and carriage return escaped. */
+/**
+ * COPY's text format: a line an entry, tab between columns, \N for none; backslash, tab, newline and
+ * carriage return escaped in the texts a caller's request can carry (the path, a refusal's code and
+ * message, the Idempotency-Key); the others are the service's own ids and names. Lines are joined
+ * once rather than appended one by one; each second's timestamp prefix is formatted once.
+ */
 function copyRows(entries: LoggedCall[]): string {
-  let out = ''
-  for (const e of entries) {
-    out += `${text(e.workspaceId)}\t${text(e.id)}\t${text(e.method)}\t${text(e.path)}\t${text(e.operation)}\t${e.status}\t${orNone(e.code)}\t${orNone(e.message)}\t${e.durationMs}\t${text(e.credentialId)}\t${orNone(e.idempotencyKey)}\t${e.replayed ? 't' : 'f'}\t${e.createdAt.toISOString()}\n`
+  const lines = new Array<string>(entries.length + 1)
+  let second = Number.NaN
+  let prefix = ''
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!
+    const ms = e.createdAt.getTime()
+    const s = Math.floor(ms / 1000)
+    if (s !== second) {
+      second = s
+      prefix = new Date(s * 1000).toISOString().slice(0, 20)
+    }
+    const frac = ms - s * 1000
+    lines[i] =
+      `${e.workspaceId}\t${e.id}\t${e.method}\t${text(e.path)}\t${e.operation}\t${e.status}\t${orNone(e.code)}\t${orNone(e.message)}\t` +
+      `${e.durationMs}\t${e.credentialId}\t${orNone(e.idempotencyKey)}\t${e.replayed ? 't' : 'f'}\t${prefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`
   }
-  return out
+  lines[entries.length] = ''
+  return lines.join('\n')
 }
 
 const SPECIAL = /[\\\t\n\r]/
