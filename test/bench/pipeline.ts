@@ -61,9 +61,9 @@ const ASSUMED_MAX_RPS = 20_000
 const TOKEN_BUDGET = Math.floor(LIMITS.workspace * 0.75)
 
 
-type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[] }
-/** CPU per request answered in a measured run, in µs: this process's (the server measured: the others are idle) and PostgreSQL's. */
+/** CPU per request answered in a run, in µs: this process's (the server measured: the others are idle) and PostgreSQL's. */
 type Cpu = { server: number; postgres: number }
+type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[]; cpu: Cpu }
 type Target = 'bare' | 'pipeline' | 'uncounted' | 'unlogged'
 
 const SECONDS = envNumber('BENCH_SECONDS', 8)
@@ -124,7 +124,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** One run of the load generator against `url`; resolves to its JSON result. */
-async function load(url: string, tokenArg: string, seconds: number): Promise<Result> {
+async function load(url: string, tokenArg: string, seconds: number): Promise<Omit<Result, 'cpu'>> {
   child = Bun.spawn({
     cmd: [process.execPath, join(import.meta.dir, 'load.ts'), url, tokenArg, String(seconds), String(CONCURRENCY), String(MISSIONS)],
     stdout: 'pipe',
@@ -134,7 +134,7 @@ async function load(url: string, tokenArg: string, seconds: number): Promise<Res
   if (code !== 0) throw new Error(`load generator exited with ${code}: ${out.trim()}`)
   const line = out.trim().split('\n').at(-1) ?? ''
   try {
-    return JSON.parse(line) as Result
+    return JSON.parse(line) as Omit<Result, 'cpu'>
   } catch {
     throw new Error(`load generator printed no result: ${out.trim()}`)
   }
@@ -243,12 +243,10 @@ async function main(): Promise<number> {
   )
   const best: Partial<Record<Target, Result>> = {}
   const rounds: Record<Target, Result>[] = []
-  const cpus: Record<Target, Cpu>[] = []
   const failures: string[] = []
   const order = ['bare', 'pipeline', 'uncounted', 'unlogged'] as const
   for (let round = 1; round <= ROUNDS; round++) {
     const measured: Partial<Record<Target, Result>> = {}
-    const cpu: Partial<Record<Target, Cpu>> = {}
     for (let i = 0; i < order.length; i++) {
       const target = order[(i + round - 1) % order.length]!
       const t = targets[target]
@@ -257,9 +255,10 @@ async function main(): Promise<number> {
         await sql`DELETE FROM rate_limit_counters`
         const ownBefore = process.cpuUsage()
         const postgresBefore = databaseCpu()
-        const r = await load(t.url, t.tokenArg, phase === 'warm-up' ? WARMUP : SECONDS)
+        const loaded = await load(t.url, t.tokenArg, phase === 'warm-up' ? WARMUP : SECONDS)
         const own = process.cpuUsage(ownBefore)
-        const postgresSeconds = cpuGrowth(postgresBefore, databaseCpu())
+        const perRequest = (us: number) => us / loaded.requests
+        const r: Result = { ...loaded, cpu: { server: perRequest(own.user + own.system), postgres: perRequest(cpuGrowth(postgresBefore, databaseCpu()) * 1e6) } }
         let used = ''
         if (target !== 'bare') {
           const [row] = await sql<{ max: number | null }[]>`SELECT max(count)::int AS max FROM rate_limit_counters`
@@ -275,13 +274,11 @@ async function main(): Promise<number> {
         }
         if (phase === 'measured') {
           measured[target] = r
-          cpu[target] = { server: (own.user + own.system) / r.requests, postgres: (postgresSeconds * 1e6) / r.requests }
           if (!best[target] || r.rps > best[target]!.rps) best[target] = r
         }
       }
     }
     rounds.push(measured as Record<Target, Result>)
-    cpus.push(cpu as Record<Target, Cpu>)
   }
 
   // 5. Each round's ratios, then the table of the best runs.
@@ -294,14 +291,15 @@ async function main(): Promise<number> {
     uncounted: r.uncounted.rps / r.bare.rps,
     p99: r.pipeline.p99ms / r.bare.p99ms,
     logged: r.pipeline.rps / r.unlogged.rps,
-    cpu: cpus[i]!,
-    loggedCpu: total(cpus[i]!.unlogged) / total(cpus[i]!.pipeline),
+    on: r.pipeline.cpu,
+    off: r.unlogged.cpu,
+    loggedCpu: total(r.unlogged.cpu) / total(r.pipeline.cpu),
   }))
   console.log('')
   console.log('Each round (runs of one round are minutes apart; the order turns each round):')
   perRound.forEach((r, i) =>
     console.log(`  round ${i + 1} (${r.first} first): pipeline / bare ${pct(r.pipeline)}, uncounted / bare ${pct(r.uncounted)}, p99 pipeline / bare ${r.p99.toFixed(2)}, request log on / off ${pct(r.logged)} ` +
-        `(CPU per request, the server's + PostgreSQL's: on ${cpuText(r.cpu.pipeline)}, off ${cpuText(r.cpu.unlogged)}: ${pct(r.loggedCpu)})`,
+        `(CPU per request, the server's + PostgreSQL's: on ${cpuText(r.on)}, off ${cpuText(r.off)}: ${pct(r.loggedCpu)})`,
     ),
   )
   const ratio = median(perRound.map((r) => r.pipeline))

@@ -80,13 +80,14 @@ describe('the request log', () => {
     let n = 0
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ path: textOf, message: fc.option(textOf), idempotencyKey: fc.option(textOf), code: fc.option(textOf), durationMs: fc.integer({ min: 0, max: 9_999_999 }).map((x) => x / 1000), replayed: fc.boolean(), atMs: fc.integer({ min: -3_000, max: 3_000 }) }), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.record({ path: textOf, message: fc.option(textOf), idempotencyKey: fc.option(textOf), code: fc.option(textOf), durationMs: fc.integer({ min: 0, max: 9_999_999 }).map((x) => x / 1000), replayed: fc.boolean(), atMs: fc.integer({ min: -3_000, max: 3_000 }), idTail: textOf }), { minLength: 1, maxLength: 20 }),
         async (calls) => {
           const batch = `b${n++}`
+          // An id with any text after its prefix: every column is escaped, not only those a caller can fill.
           // Times a few seconds either side of now, many within one second (the flush formats each second's part once).
           const now = Date.now()
           const entries: LoggedCall[] = calls.map((c, i) => ({
-            workspaceId: ws.id, id: `req_copy_${batch}_${i}`, method: 'POST', path: c.path, operation: 'createContact', status: 400, code: c.code,
+            workspaceId: ws.id, id: `req_copy_${batch}_${i}_${c.idTail}`, method: 'POST', path: c.path, operation: 'createContact', status: 400, code: c.code,
             message: c.message, durationMs: c.durationMs, credentialId: 'cred_none', idempotencyKey: c.idempotencyKey, replayed: c.replayed, createdAt: new Date(now + c.atMs),
           }))
           await insertRequestLog(sql, entries)

@@ -80,9 +80,11 @@ export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { 
 
 /**
  * COPY's text format: a line an entry, tab between columns, \N for none; backslash, tab, newline and
- * carriage return escaped in the texts a caller's request can carry (the path, a refusal's code and
- * message, the Idempotency-Key); the others are the service's own ids and names. Lines are joined
- * once rather than appended one by one; each second's timestamp prefix is formatted once.
+ * carriage return escaped in every text (the ids too: that they hold none is the pipeline's doing, not
+ * this module's, and a stray tab would shift a row's columns and lose its whole batch). The lines are
+ * joined once: appended one by one, they made a rope of thousands of pieces that doubled the time of
+ * every garbage collection (docs/performance.md, "The request log"). Each second's timestamp prefix
+ * is formatted once.
  */
 function copyRows(entries: LoggedCall[]): string {
   const lines = new Array<string>(entries.length + 1)
@@ -96,10 +98,9 @@ function copyRows(entries: LoggedCall[]): string {
       second = s
       prefix = new Date(s * 1000).toISOString().slice(0, 20)
     }
-    const frac = ms - s * 1000
     lines[i] =
-      `${e.workspaceId}\t${e.id}\t${e.method}\t${text(e.path)}\t${e.operation}\t${e.status}\t${orNone(e.code)}\t${orNone(e.message)}\t` +
-      `${e.durationMs}\t${e.credentialId}\t${orNone(e.idempotencyKey)}\t${e.replayed ? 't' : 'f'}\t${prefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`
+      `${text(e.workspaceId)}\t${text(e.id)}\t${text(e.method)}\t${text(e.path)}\t${text(e.operation)}\t${e.status}\t${orNone(e.code)}\t${orNone(e.message)}\t` +
+      `${e.durationMs}\t${text(e.credentialId)}\t${orNone(e.idempotencyKey)}\t${e.replayed ? 't' : 'f'}\t${prefix}${String(ms - s * 1000).padStart(3, '0')}Z`
   }
   lines[entries.length] = ''
   return lines.join('\n')
