@@ -1,3 +1,7 @@
+import { afterAll } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseSecretsKey, SecretsKeyring, useSecretsKeyring } from '../server/src/core/secrets.ts'
 
 /**
@@ -8,3 +12,14 @@ import { parseSecretsKey, SecretsKeyring, useSecretsKeyring } from '../server/sr
  */
 process.env.GROWTH_SECRETS_KEY ??= '6b6579206f66207468652074657374732c206e6f742061207365637265742121'
 useSecretsKeyring(new SecretsKeyring(parseSecretsKey(process.env.GROWTH_SECRETS_KEY)!, [], 'GROWTH_SECRETS_KEY'))
+
+/**
+ * One temporary directory for the whole run: every directory a test or a process it starts makes
+ * under the system's temporary directory (embedded databases, CLI profiles, packed SDKs, browser
+ * profiles) lands inside it, and it is removed when the run ends, whether or not each test cleaned
+ * up after itself. os.tmpdir() reads TMPDIR at each call, and child processes inherit it. (Bun's
+ * test runner does not emit process 'exit'; an afterAll in a preload runs once, after every file.)
+ */
+const runDir = mkdtempSync(join(tmpdir(), 'growth-test-run-'))
+process.env.TMPDIR = runDir
+afterAll(() => rmSync(runDir, { recursive: true, force: true }))
