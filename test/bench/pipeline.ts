@@ -1,7 +1,9 @@
 /**
  * Benchmark (not a test; run by hand with `npm run bench`): what the API's request pipeline costs.
  *
- * It compares, on the same PostgreSQL database, in the same process and run:
+ * It compares, on the same PostgreSQL database, in the same run, each target in a process of its own
+ * (this file started again with --serve, so that no target shares a heap, a collector or an event
+ * loop with another, as a deployed server does not):
  * - "pipeline": the real server (Elysia, token authentication + rate-limit counting in PostgreSQL,
  *   call counting, validation, envelope) answering GET /api/v1/missions;
  * - "bare handler": a plain Bun.serve whose fetch handler runs the same SQL as selectMissions
@@ -12,9 +14,9 @@
  *   exact credential and rate-limit statement costs;
  * - "unlogged": the same pipeline in a server with REQUEST_LOG=off, so the difference to "pipeline"
  *   (which keeps the request log, as a server does by default) is what writing the request log costs.
- *   Beside the throughput, each round prints the CPU per request of the two, this process's (the
- *   server measured; the others are idle meanwhile) and PostgreSQL's: steadier than a throughput on a
- *   machine where other work runs, and it counts the flush's work in PostgreSQL, off the request's path.
+ *   Beside the throughput, each round prints the CPU per request of the two, the server process's
+ *   and PostgreSQL's (from /proc): steadier than a throughput on a machine where other work runs,
+ *   and it counts the flush's work in PostgreSQL, off the request's path.
  * Load comes from test/bench/load.ts in a separate process, the same for both. Each target is warmed
  * up, then measured, once per round. The order turns each round (bare first, then pipeline first,
  * then uncounted first, ...), because whichever target runs first in a round measured faster on
@@ -23,26 +25,31 @@
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a scratch database is
  * created next to it and dropped at the end), BENCH_SECONDS (8), BENCH_CONCURRENCY (32),
- * BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (3; a multiple of 3 puts each target first equally often).
+ * BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (4; a multiple of 4 puts each target first equally often).
  *
  * Exit status: 0 whether or not the aim is met; non-zero only when the benchmark itself failed
  * (no database, a non-200 answer, the load generator failing).
  */
 import { randomBytes } from 'node:crypto'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { loadConfig } from '../../server/src/config.ts'
+import { useSecretsKeyring } from '../../server/src/core/secrets.ts'
+import { loadSecretsKeyring } from '../../server/src/secrets-key.ts'
 import { createToken } from '../../server/src/domain/credentials.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { newId } from '../../server/src/core/ids.ts'
 import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import { createLogger } from '../../server/src/core/log.ts'
-import { startServer, type RunningServer } from '../../server/src/server.ts'
+import { startServer } from '../../server/src/server.ts'
 import { selectMissions } from '../../server/src/store/missions.ts'
 import type { CheckResult } from '../../server/src/http/credential-batch.ts'
-import { cleanupStep, cpuGrowth, databaseCpu, envNumber, median, runBenchmark } from './support.ts'
+import type { Sql } from '../../server/src/store/driver/db.ts'
+import { cleanupStep, cpuGrowth, cpuSecondsOf, databaseCpu, envNumber, median, runBenchmark, spawnUntilReady, stopServerProcess } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
 const POOL_MAX = 10
@@ -61,15 +68,18 @@ const ASSUMED_MAX_RPS = 20_000
 const TOKEN_BUDGET = Math.floor(LIMITS.workspace * 0.75)
 
 
-/** CPU per request answered in a run, in µs: this process's (the server measured: the others are idle) and PostgreSQL's. */
+/** CPU per request answered in a run, in µs: the target's process's and PostgreSQL's. */
 type Cpu = { server: number; postgres: number }
 type Result = { requests: number; seconds: number; rps: number; p50ms: number; p99ms: number; errors: number; errorSamples: string[]; cpu: Cpu }
-type Target = 'bare' | 'pipeline' | 'uncounted' | 'unlogged'
+const TARGETS = ['bare', 'pipeline', 'uncounted', 'unlogged'] as const
+type Target = (typeof TARGETS)[number]
+/** What a target process prints when it serves: one JSON line. */
+type Ready = { url: string }
 
 const SECONDS = envNumber('BENCH_SECONDS', 8)
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 32, true)
 const WARMUP = envNumber('BENCH_WARMUP_SECONDS', 2)
-const ROUNDS = envNumber('BENCH_ROUNDS', 3, true)
+const ROUNDS = envNumber('BENCH_ROUNDS', 4, true)
 const TOKENS = Math.max(20, Math.ceil((ASSUMED_MAX_RPS * Math.max(SECONDS, WARMUP)) / TOKEN_BUDGET))
 
 const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -86,11 +96,7 @@ function withDatabase(url: string, database: string): string {
 const quiet = { onnotice: () => {} }
 let admin: postgres.Sql | undefined
 let created = false
-let server: RunningServer | undefined
-let uncounted: RunningServer | undefined
-let unlogged: RunningServer | undefined
-let bare: ReturnType<typeof Bun.serve> | undefined
-let bareSql: postgres.Sql | undefined
+const processes: ChildProcess[] = []
 let benchSql: postgres.Sql | undefined
 let child: ReturnType<typeof Bun.spawn> | undefined
 let tmpDir: string | undefined
@@ -101,11 +107,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     const step = cleanupStep
     if (child && child.exitCode === null) await step('stopping the load generator', () => child!.kill())
-    if (server) await step('stopping the server', () => server!.stop())
-    if (uncounted) await step('stopping the uncounted server', () => uncounted!.stop())
-    if (unlogged) await step('stopping the unlogged server', () => unlogged!.stop())
-    if (bare) await step('stopping the bare server', () => bare!.stop(true))
-    if (bareSql) await step('closing the bare pool', () => bareSql!.end({ timeout: 5 }))
+    for (const p of processes) await step('stopping a target', () => stopServerProcess(p))
     if (benchSql) await step('closing the bench connection', () => benchSql!.end({ timeout: 5 }))
     if (admin && created) {
       await step(`dropping database ${dbName}`, () => admin!.unsafe(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`))
@@ -114,13 +116,6 @@ function cleanup(): Promise<void> {
     if (tmpDir) rmSync(tmpDir, { recursive: true, force: true })
   })()
   return cleaning
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: cleaning up`)
-    void cleanup().finally(() => process.exit(130))
-  })
 }
 
 /** One run of the load generator against `url`; resolves to its JSON result. */
@@ -140,10 +135,17 @@ async function load(url: string, tokenArg: string, seconds: number): Promise<Omi
   }
 }
 
+/** Starts one target in a process of its own (this file with --serve) and waits until it serves. */
+async function startTarget(target: Target, workspaceId = '-'): Promise<{ url: string; pid: number }> {
+  const { child: proc, ready } = await spawnUntilReady<Ready>(process.execPath, [fileURLToPath(import.meta.url), '--serve', target, benchUrl, tmpDir!, workspaceId])
+  processes.push(proc)
+  return { url: `${ready.url}${ROUTE}`, pid: proc.pid! }
+}
+
 const fmt = (x: number, width: number, digits = 1) => x.toFixed(digits).padEnd(width)
 
 async function main(): Promise<number> {
-  // 1. A scratch database.
+  // 1. A scratch database, and a directory for the servers' files (their secrets key) and the tokens.
   admin = postgres(adminUrl, { ...quiet, max: 1, connect_timeout: 5 })
   try {
     await admin.unsafe(`CREATE DATABASE "${dbName}"`)
@@ -151,90 +153,50 @@ async function main(): Promise<number> {
     throw new Error(`cannot create a scratch database on ${new URL(adminUrl).host}: ${(err as Error).message}`)
   }
   created = true
-
-  // 2. The real server, in this process; it migrates the database.
-  const config = loadConfig({
-    ...process.env,
-    DATABASE_URL: benchUrl,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DB_POOL_MAX: String(POOL_MAX),
-  })
-  server = await startServer(config, { log: createLogger('silent') })
-  const sql = server.db.sql
-
-  const ws = await createWorkspace(sql, { name: 'Bench workspace', plan: 'growth' })
-  const tokens: string[] = []
-  for (let i = 0; i < TOKENS; i += 20) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(20, TOKENS - i) }, () => createToken(sql, { workspaceId: ws.id, scopes: 'all' })),
-    )
-    tokens.push(...batch.map((t) => t.token))
-  }
   tmpDir = mkdtempSync(join(tmpdir(), 'growth-bench-'))
+
+  // 2. The real server, in a process of its own; it migrates the database.
+  const pipeline = await startTarget('pipeline')
+  useSecretsKeyring(loadSecretsKeyring(process.env, tmpDir))
+  benchSql = postgres(benchUrl, { ...quiet, max: 1 })
+  const sql = benchSql
+  const db = sql as unknown as Sql
+
+  const ws = await createWorkspace(db, { name: 'Bench workspace', plan: 'growth' })
+  const tokens: string[] = []
+  for (let i = 0; i < TOKENS; i++) tokens.push((await createToken(db, { workspaceId: ws.id, scopes: 'all' })).token)
   const tokenFile = join(tmpDir, 'tokens.txt')
   writeFileSync(tokenFile, `${tokens.join('\n')}\n`, { mode: 0o600 })
 
   // Missions and automations, written with the bench's own connection.
-  benchSql = postgres(benchUrl, { ...quiet, max: 1 })
   const now = Date.now()
   for (let m = 0; m < MISSIONS; m++) {
     const createdAt = new Date(now - (MISSIONS - m) * 60_000)
     const missionId = newId('mission', createdAt)
-    await benchSql`
+    await sql`
       INSERT INTO missions (workspace_id, id, name, objective, status, metric_name, metric_unit,
                             baseline_value, current_value, target_value, measured_at, started_at, created_at)
       VALUES (${ws.id}, ${missionId}, ${`Grow repeat purchases ${m + 1}`}, 'Bring first-time buyers back for a second order.',
               'active', 'repeat_purchase_rate', 'percent', 20, 26, 30, ${createdAt}, ${createdAt}, ${createdAt})`
     for (let a = 0; a < AUTOMATIONS_PER_MISSION; a++) {
-      await benchSql`
+      await sql`
         INSERT INTO automations (workspace_id, id, mission_id, name, kind, status)
         VALUES (${ws.id}, ${newId('automation')}, ${missionId}, ${`Win-back flow ${a + 1}`}, 'winback_flow', 'running')`
     }
   }
-  await benchSql`ANALYZE`
+  await sql`ANALYZE`
 
-  // 3. The bare handler: the same query (the store's selectMissions), its own pool of the same size.
-  bareSql = postgres(benchUrl, { ...quiet, max: POOL_MAX, idle_timeout: 30, connection: { application_name: 'growth-bench-bare' } })
-  const bareDb = bareSql
-  const workspaceId = ws.id
-  bare = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    fetch: async () => {
-      const rows = await selectMissions(bareDb as never, workspaceId, { limit: 501 })
-      return Response.json({ data: rows })
-    },
-  })
-
-  // 3b. What would be left without the exact count: the same pipeline in a second server on the same
-  // database, whose credentials are checked once per token and then answered from memory, uncounted.
-  // Not a design the server may use (revocation and the rate limit would not hold); it shows what
-  // the one exact statement per batch costs.
-  uncounted = await startServer(config, {
-    log: createLogger('silent'),
-    credentials: (exact) => {
-      const known = new Map<string, Promise<CheckResult | undefined>>()
-      return {
-        check(workspaceId, tokenHash) {
-          const key = `${workspaceId}:${tokenHash}`
-          let found = known.get(key)
-          if (!found) known.set(key, (found = exact.check(workspaceId, tokenHash)))
-          return found.then((r) => r && { ...r, used: 1 })
-        },
-      }
-    },
-  })
-
-  // 3c. The same pipeline without the request log (REQUEST_LOG=off): what writing it costs.
-  unlogged = await startServer({ ...config, requestLog: false }, { log: createLogger('silent') })
-
-  const targets: Record<Target, { label: string; url: string; tokenArg: string }> = {
-    bare: { label: 'bare handler', url: `http://127.0.0.1:${bare.port}${ROUTE}`, tokenArg: '-' },
-    pipeline: { label: 'pipeline', url: `${server.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
-    uncounted: { label: 'uncounted', url: `${uncounted.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
-    unlogged: { label: 'unlogged', url: `${unlogged.url}${ROUTE}`, tokenArg: `@${tokenFile}` },
+  // 3. The others, each in a process of its own too (see serve() below for what each is).
+  const started: Record<Target, { url: string; pid: number }> = {
+    pipeline,
+    bare: await startTarget('bare', ws.id),
+    uncounted: await startTarget('uncounted'),
+    unlogged: await startTarget('unlogged'),
   }
+  const labels: Record<Target, string> = { bare: 'bare handler', pipeline: 'pipeline', uncounted: 'uncounted', unlogged: 'unlogged' }
+  const targets = Object.fromEntries(
+    TARGETS.map((t) => [t, { label: labels[t], url: started[t].url, pid: started[t].pid, tokenArg: t === 'bare' ? '-' : `@${tokenFile}` }]),
+  ) as Record<Target, { label: string; url: string; pid: number; tokenArg: string }>
 
   // 4. Each round runs every target once, the order turned by one each round; keep every measured run.
   console.log(
@@ -253,12 +215,11 @@ async function main(): Promise<number> {
       for (const phase of ['warm-up', 'measured'] as const) {
         // Every run starts with fresh rate-limit windows, so no token comes near its hourly limit.
         await sql`DELETE FROM rate_limit_counters`
-        const ownBefore = process.cpuUsage()
+        const serverBefore = cpuSecondsOf(t.pid)
         const postgresBefore = databaseCpu()
         const loaded = await load(t.url, t.tokenArg, phase === 'warm-up' ? WARMUP : SECONDS)
-        const own = process.cpuUsage(ownBefore)
-        const perRequest = (us: number) => us / loaded.requests
-        const r: Result = { ...loaded, cpu: { server: perRequest(own.user + own.system), postgres: perRequest(cpuGrowth(postgresBefore, databaseCpu()) * 1e6) } }
+        const perRequest = (seconds: number) => (seconds * 1e6) / loaded.requests
+        const r: Result = { ...loaded, cpu: { server: perRequest(cpuSecondsOf(t.pid) - serverBefore), postgres: perRequest(cpuGrowth(postgresBefore, databaseCpu())) } }
         let used = ''
         if (target !== 'bare') {
           const [row] = await sql<{ max: number | null }[]>`SELECT max(count)::int AS max FROM rate_limit_counters`
@@ -341,4 +302,63 @@ async function main(): Promise<number> {
   return 0
 }
 
-await runBenchmark(main, cleanup)
+/**
+ * A target, in this process (run as `pipeline.ts --serve TARGET DATABASE_URL DATA_DIR WORKSPACE_ID`):
+ * prints one JSON line ({"url"}) when it serves, and stops on SIGTERM.
+ */
+async function serve(target: Target, databaseUrl: string, dataDir: string, workspaceId: string): Promise<void> {
+  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', DB_POOL_MAX: String(POOL_MAX), WEBHOOK_WORKERS: '0' })
+  let stop: () => unknown
+  let url: string
+  if (target === 'bare') {
+    // A plain Bun.serve running the same query as the server (the store's selectMissions), with a
+    // pool of its own of the same size: no authentication, no limits, no envelope.
+    const bareSql = postgres(databaseUrl, { ...quiet, max: POOL_MAX, idle_timeout: 30, connection: { application_name: 'growth-bench-bare' } })
+    const bare = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async () => Response.json({ data: await selectMissions(bareSql as never, workspaceId, { limit: 501 }) }),
+    })
+    url = `http://127.0.0.1:${bare.port}`
+    stop = async () => (bare.stop(true), await bareSql.end({ timeout: 5 }))
+  } else {
+    const server = await startServer(target === 'unlogged' ? { ...config, requestLog: false } : config, {
+      log: createLogger('silent'),
+      // "uncounted": credentials checked once per token and then answered from memory, never counted.
+      // Not a design the server may use (revocation and the rate limit would not hold); it shows what
+      // the one exact statement per batch costs.
+      credentials:
+        target === 'uncounted'
+          ? (exact) => {
+              const known = new Map<string, Promise<CheckResult | undefined>>()
+              return {
+                check(workspaceId, tokenHash) {
+                  const key = `${workspaceId}:${tokenHash}`
+                  let found = known.get(key)
+                  if (!found) known.set(key, (found = exact.check(workspaceId, tokenHash)))
+                  return found.then((r) => r && { ...r, used: 1 })
+                },
+              }
+            }
+          : undefined,
+    })
+    url = server.url
+    stop = () => server.stop()
+  }
+  process.once('SIGTERM', () => void Promise.resolve(stop()).finally(() => process.exit(0)))
+  process.stdout.write(`${JSON.stringify({ url } satisfies Ready)}\n`)
+}
+
+if (process.argv[2] === '--serve') {
+  const [target, databaseUrl, dataDir, workspaceId] = process.argv.slice(3) as [Target, string, string, string]
+  if (!TARGETS.includes(target)) throw new Error(`--serve: ${target} is not one of ${TARGETS.join(', ')}`)
+  await serve(target, databaseUrl, dataDir, workspaceId)
+} else {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      console.error(`\n${signal}: cleaning up`)
+      void cleanup().finally(() => process.exit(130))
+    })
+  }
+  await runBenchmark(main, cleanup)
+}
