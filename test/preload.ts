@@ -1,5 +1,5 @@
 import { afterAll } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseSecretsKey, SecretsKeyring, useSecretsKeyring } from '../server/src/core/secrets.ts'
@@ -21,5 +21,8 @@ useSecretsKeyring(new SecretsKeyring(parseSecretsKey(process.env.GROWTH_SECRETS_
  * test runner does not emit process 'exit'; an afterAll in a preload runs once, after every file.)
  */
 const runDir = mkdtempSync(join(tmpdir(), 'growth-test-run-'))
+// Readable and searchable by other users: the fault suite runs PostgreSQL and PgBouncer as users of
+// their own, in directories of their own inside it (each made private by mkdtemp).
+chmodSync(runDir, 0o755)
 process.env.TMPDIR = runDir
 afterAll(() => rmSync(runDir, { recursive: true, force: true }))
