@@ -206,7 +206,7 @@ async function main(): Promise<number> {
   const best: Partial<Record<Target, Result>> = {}
   const rounds: Record<Target, Result>[] = []
   const failures: string[] = []
-  const order = ['bare', 'pipeline', 'uncounted', 'unlogged'] as const
+  const order = TARGETS
   for (let round = 1; round <= ROUNDS; round++) {
     const measured: Partial<Record<Target, Result>> = {}
     for (let i = 0; i < order.length; i++) {
