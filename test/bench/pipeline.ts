@@ -47,7 +47,7 @@ import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startServer } from '../../server/src/server.ts'
 import { selectMissions } from '../../server/src/store/missions.ts'
-import type { CheckResult } from '../../server/src/http/credential-batch.ts'
+import type { CheckResult, CredentialCheck } from '../../server/src/http/credential-batch.ts'
 import type { Sql } from '../../server/src/store/driver/db.ts'
 import { cleanupStep, cpuGrowth, cpuSecondsOf, databaseCpu, envNumber, median, runBenchmark, spawnUntilReady, stopServerProcess } from './support.ts'
 
@@ -306,8 +306,24 @@ async function main(): Promise<number> {
  * A target, in this process (run as `pipeline.ts --serve TARGET DATABASE_URL DATA_DIR WORKSPACE_ID`):
  * prints one JSON line ({"url"}) when it serves, and stops on SIGTERM.
  */
+/**
+ * "uncounted": credentials checked once per token and then answered from memory, never counted. Not a
+ * design the server may use (revocation and the rate limit would not hold); it shows what the one
+ * exact statement per batch costs.
+ */
+function uncountedCredentials(exact: CredentialCheck): CredentialCheck {
+  const known = new Map<string, Promise<CheckResult | undefined>>()
+  return {
+    check(workspaceId, tokenHash) {
+      const key = `${workspaceId}:${tokenHash}`
+      let found = known.get(key)
+      if (!found) known.set(key, (found = exact.check(workspaceId, tokenHash)))
+      return found.then((r) => r && { ...r, used: 1 })
+    },
+  }
+}
+
 async function serve(target: Target, databaseUrl: string, dataDir: string, workspaceId: string): Promise<void> {
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', DB_POOL_MAX: String(POOL_MAX), WEBHOOK_WORKERS: '0' })
   let stop: () => unknown
   let url: string
   if (target === 'bare') {
@@ -322,25 +338,10 @@ async function serve(target: Target, databaseUrl: string, dataDir: string, works
     url = `http://127.0.0.1:${bare.port}`
     stop = async () => (bare.stop(true), await bareSql.end({ timeout: 5 }))
   } else {
+    const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', DB_POOL_MAX: String(POOL_MAX), WEBHOOK_WORKERS: '0' })
     const server = await startServer(target === 'unlogged' ? { ...config, requestLog: false } : config, {
       log: createLogger('silent'),
-      // "uncounted": credentials checked once per token and then answered from memory, never counted.
-      // Not a design the server may use (revocation and the rate limit would not hold); it shows what
-      // the one exact statement per batch costs.
-      credentials:
-        target === 'uncounted'
-          ? (exact) => {
-              const known = new Map<string, Promise<CheckResult | undefined>>()
-              return {
-                check(workspaceId, tokenHash) {
-                  const key = `${workspaceId}:${tokenHash}`
-                  let found = known.get(key)
-                  if (!found) known.set(key, (found = exact.check(workspaceId, tokenHash)))
-                  return found.then((r) => r && { ...r, used: 1 })
-                },
-              }
-            }
-          : undefined,
+      credentials: target === 'uncounted' ? uncountedCredentials : undefined,
     })
     url = server.url
     stop = () => server.stop()

@@ -97,7 +97,7 @@ describe('the request log', () => {
           await insertRequestLog(sql, entries, { rowsPerChunk })
           const rows = await sql<{ id: string; path: string; code: string | null; message: string | null; idempotency_key: string | null; duration_ms: string; replayed: boolean; created_at: Date }[]>`
             SELECT id, path, code, message, idempotency_key, duration_ms::text, replayed, created_at FROM request_log
-            WHERE workspace_id = ${ws.id} AND id LIKE ${`req_copy_${batch}_%`}`
+            WHERE workspace_id = ${ws.id} AND id = ANY(${entries.map((e) => e.id)}::text[])`
           const byId = new Map(rows.map((r) => [r.id, r]))
           expect(rows.length).toBe(entries.length)
           for (const e of entries) {

@@ -67,6 +67,7 @@ export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { 
       const copy = await reserved`
         COPY request_log (workspace_id, id, method, path, operation, status, code, message, duration_ms,
                           credential_id, idempotency_key, replayed, created_at) FROM STDIN`.writable()
+      // Every piece is handed over at once (the stream queues them): the batch is in memory already.
       const rows = opts.rowsPerChunk ?? ROWS_PER_CHUNK
       for (let from = 0; from < entries.length; from += rows) copy.write(copyRows(entries, from, Math.min(from + rows, entries.length)))
       copy.end()
