@@ -1,0 +1,158 @@
+// The database driver when a connection closes under it, as patched by patches/postgres+3.4.9.patch
+// (applied by `npm install`).
+//
+// postgres.js 3.4.9 lost a pooled connection for good when the connection closed while a caller held
+// it with reserve() (the request log's COPY does): release() put the dead connection back in the
+// pool, every query given to it waited for ever, and a TypeError escaped from a timer
+// (porsager/postgres#1199, #1208). A COPY under way made its writable write to the null socket, a
+// waiting reserve() handed to the reconnection was dropped (#1195), and the error the server sent as
+// it closed (57P01) failed the first query on the next connection. A CI run caught the first of these
+// as a server that never recovered from a database outage (docs/decisions.md, "A dependency's bug is
+// patched in place"). Each test below uses a pool of one connection, so the connection lost is the
+// only one: on the unpatched driver each fails (a query never answered, or the stale error).
+//
+// On a PostgreSQL instance of the file's own, stopped and started and its backends terminated; runs
+// on CI's PostgreSQL leg (.ci/run's one_leg_only), or wherever the server binaries are.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import type postgresType from 'postgres'
+import { installedPackage } from '../support/installed-package.ts'
+import { type PrivatePostgres, privatePostgresUnavailable, startPrivatePostgres } from '../support/private-postgres.ts'
+
+const reason = privatePostgresUnavailable()
+if (reason) console.warn(`test/faults/driver-reconnect.test.ts skipped: ${reason}`)
+
+type Postgres = typeof postgresType
+type Sql = ReturnType<Postgres>
+const require = createRequire(import.meta.url)
+const root = installedPackage('postgres').dir
+const builds: [string, () => Promise<Postgres>][] = [
+  // Bun's and Node's `import 'postgres'` (the server, the CLI, the worker), and Node's require.
+  ['src (ESM)', async () => (await import(join(root, 'src/index.js'))).default],
+  ['cjs', async () => require(join(root, 'cjs/src/index.js'))],
+]
+
+/** How long a query may take before it counts as never answered: far above a reconnection's 100 ms. */
+const NEVER_MS = 4_000
+
+/** What became of a promise: 'ok', 'rejected CODE', or 'never answered' within NEVER_MS. */
+function outcome(p: Promise<unknown>): Promise<string> {
+  let timer: Timer | undefined
+  return Promise.race([
+    p.then(
+      () => 'ok',
+      (e: { code?: string }) => `rejected ${e.code}`,
+    ),
+    new Promise<string>((resolve) => (timer = setTimeout(resolve, NEVER_MS, 'never answered'))),
+  ]).finally(() => clearTimeout(timer))
+}
+
+let pg: PrivatePostgres | undefined
+const uncaught: string[] = []
+const onUncaught = (e: unknown) => uncaught.push(String((e as Error)?.message ?? e))
+beforeAll(async () => {
+  if (reason) return
+  process.on('uncaughtException', onUncaught)
+  pg = await startPrivatePostgres()
+  const sql = (await builds[0][1]())(pg.url, { onnotice: () => {} })
+  await sql`CREATE TABLE copied (line text)`
+  await sql.end()
+})
+afterAll(async () => {
+  process.off('uncaughtException', onUncaught)
+  await pg?.destroy()
+})
+
+describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connection closes', (_build, load) => {
+  const pools: Sql[] = []
+  let killer: Sql
+  /** A pool of one connection, the backoff the server uses (db.ts). */
+  async function pool(): Promise<Sql> {
+    const sql = (await load())(pg!.url, { max: 1, backoff: () => 0.1, onnotice: () => {} })
+    pools.push(sql)
+    return sql
+  }
+  const backendOf = async (sql: Sql) => (await sql`SELECT pg_backend_pid() AS pid`)[0].pid as number
+  const terminate = (pid: number) => killer`SELECT pg_terminate_backend(${pid})`
+  beforeAll(async () => {
+    killer = (await load())(pg!.url, { max: 1, onnotice: () => {} })
+  })
+  afterAll(async () => {
+    await Promise.all([...pools, killer].map((sql) => sql.end({ timeout: 1 }).catch(() => {})))
+  })
+
+  test('a COPY under way when the database stops: released, the pool answers its first query once the database is back', async () => {
+    const sql = await pool()
+    const reserved = await sql.reserve()
+    const copy = await reserved`COPY copied (line) FROM STDIN`.writable()
+    const copyError = new Promise<string>((resolve) => copy.on('error', (e: { code?: string }) => resolve(String(e.code))))
+    copy.write('a line\n')
+    await pg!.stop()
+    expect(await copyError).toBe('CONNECTION_CLOSED')
+    reserved.release()
+    await pg!.start()
+    // The first: not failed with the 57P01 the server sent as it shut down.
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    expect(uncaught).toEqual([])
+  })
+
+  test("a COPY under way when its backend is terminated: released, the pool's next queries are answered", async () => {
+    const sql = await pool()
+    const reserved = await sql.reserve()
+    const pid = await backendOf(reserved)
+    const copy = await reserved`COPY copied (line) FROM STDIN`.writable()
+    copy.on('error', () => {})
+    copy.write('a line\n')
+    await terminate(pid)
+    await Bun.sleep(100)
+    reserved.release()
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    expect(uncaught).toEqual([])
+  })
+
+  test('a query on a reserved connection whose backend was terminated fails with CONNECTION_CLOSED; after release the pool answers', async () => {
+    const sql = await pool()
+    const reserved = await sql.reserve()
+    await terminate(await backendOf(reserved))
+    await Bun.sleep(100)
+    expect(await outcome(reserved`SELECT 1`)).toBe('rejected CONNECTION_CLOSED')
+    expect(await outcome(reserved`SELECT 1`)).toBe('rejected CONNECTION_CLOSED')
+    reserved.release()
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    // No TypeError thrown from the driver's write timer.
+    expect(uncaught).toEqual([])
+  })
+
+  test("a reserve() waiting for the pool's one connection when its backend is terminated gets the next connection", async () => {
+    const sql = await pool()
+    const pid = await backendOf(sql)
+    const busy = outcome(sql`SELECT pg_sleep(30)`)
+    await Bun.sleep(100)
+    const reserving = sql.reserve()
+    await Bun.sleep(100)
+    await terminate(pid)
+    expect(await busy).toBe('rejected CONNECTION_CLOSED')
+    const reserved = await Promise.race([reserving, Bun.sleep(NEVER_MS).then(() => undefined)])
+    expect(reserved).toBeDefined()
+    expect(await outcome(reserved!`SELECT 1`)).toBe('ok')
+    reserved!.release()
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+  })
+
+  test('a reserve() waiting while the database is away is refused; the pool answers once it is back', async () => {
+    const sql = await pool()
+    const busy = outcome(sql`SELECT pg_sleep(30)`)
+    await Bun.sleep(100)
+    const reserving = outcome(sql.reserve().then((r) => r.release()))
+    await Bun.sleep(100)
+    await pg!.stop()
+    expect(await busy).toBe('rejected CONNECTION_CLOSED')
+    expect(await reserving).toBe('rejected ECONNREFUSED')
+    await pg!.start()
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    expect(await outcome(sql.reserve().then((r) => r.release()))).toBe('ok')
+  })
+})
