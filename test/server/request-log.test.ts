@@ -61,7 +61,7 @@ describe('the request log', () => {
       message: null, durationMs, credentialId: 'cred_none', idempotencyKey: null, replayed: false, createdAt: new Date(),
     })
     // numeric(10, 3) holds no duration of 10^9 ms: PostgreSQL refuses the batch (SQLSTATE 22003),
-    // its first row, with 599 more behind it.
+    // its first row, with pieces of the COPY's data still to come behind it (600 rows: three pieces).
     log.add(entry('req_refused_batch', 1e9))
     for (let i = 0; i < 599; i++) log.add(entry(`req_refused_batch_${i}`, 1))
     await expect(log.flush()).rejects.toMatchObject({ code: '22003' })
@@ -73,7 +73,7 @@ describe('the request log', () => {
   })
 
   test('a call is written as it was, whatever its texts hold (tabs, newlines, backslashes, \\N, quotes, any script), at the millisecond it was made', async () => {
-    // A flush is one COPY in its text format, where a tab, a newline, a backslash and \N mean
+    // A flush is one COPY (its data sent in pieces) in its text format, where a tab, a newline, a backslash and \N mean
     // something: every text must come back as it went in, on either database.
     const { sql } = await getHarness()
     const ws = await makeWorkspace()
@@ -83,7 +83,9 @@ describe('the request log', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.record({ path: textOf, message: fc.option(textOf), idempotencyKey: fc.option(textOf), code: fc.option(textOf), durationMs: fc.integer({ min: 0, max: 9_999_999 }).map((x) => x / 1000), replayed: fc.boolean(), atMs: fc.integer({ min: -3_000, max: 3_000 }), idTail: textOf }), { minLength: 1, maxLength: 20 }),
-        async (calls) => {
+        // The COPY's data goes in pieces of a few rows here (256 in a server): rows on either side of a piece's end.
+        fc.integer({ min: 1, max: 7 }),
+        async (calls, rowsPerChunk) => {
           const batch = `b${n++}`
           // An id with any text after its prefix: every column is escaped, not only those a caller can fill.
           // Times a few seconds either side of now, many within one second (the flush formats each second's part once).
@@ -92,7 +94,7 @@ describe('the request log', () => {
             workspaceId: ws.id, id: `req_copy_${batch}_${i}_${c.idTail}`, method: 'POST', path: c.path, operation: 'createContact', status: 400, code: c.code,
             message: c.message, durationMs: c.durationMs, credentialId: 'cred_none', idempotencyKey: c.idempotencyKey, replayed: c.replayed, createdAt: new Date(now + c.atMs),
           }))
-          await insertRequestLog(sql, entries)
+          await insertRequestLog(sql, entries, { rowsPerChunk })
           const rows = await sql<{ id: string; path: string; code: string | null; message: string | null; idempotency_key: string | null; duration_ms: string; replayed: boolean; created_at: Date }[]>`
             SELECT id, path, code, message, idempotency_key, duration_ms::text, replayed, created_at FROM request_log
             WHERE workspace_id = ${ws.id} AND id = ANY(${entries.map((e) => e.id)}::text[])`

@@ -41,13 +41,23 @@ export type RequestLogRow = {
 type RequestLogFilter = { status?: [number, number]; operation?: string; credentialId?: string }
 
 /**
+ * Rows a piece of a COPY's data holds (about 50 kB). Sent whole, a second's calls were one string and
+ * one buffer (1.4 MB at 7,000 calls a second), copied again into postgres.js's message, and the
+ * logged server spent about twice as long in Bun's collector as an unlogged one; in pieces this size
+ * the log measured 1 to 3 points cheaper in every paired run (docs/performance.md, "The request
+ * log"), and the pieces go out between requests instead of in one write.
+ */
+const ROWS_PER_CHUNK = 256
+
+/**
  * Many entries in one statement (the request log's batch): `COPY ... FROM STDIN`, which costs both
  * PostgreSQL and this process about half what an INSERT from arrays does (docs/performance.md, "The
  * request log"); the embedded database takes it too (store/driver/embedded-queue.ts). `mayRepeat`:
  * some of them may be written already (a flush given back after its answer was lost): those are
  * skipped, by the key (ON CONFLICT, which COPY has not, so that rare batch is an INSERT).
+ * The COPY's data goes in pieces of `rowsPerChunk` rows (ROWS_PER_CHUNK; tests make it small).
  */
-export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { mayRepeat?: boolean } = {}): Promise<void> {
+export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { mayRepeat?: boolean; rowsPerChunk?: number } = {}): Promise<void> {
   if (!entries.length) return
   if (!opts.mayRepeat) {
     // On a connection of its own: postgres.js would put other statements on a connection with a
@@ -57,12 +67,12 @@ export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { 
       const copy = await reserved`
         COPY request_log (workspace_id, id, method, path, operation, status, code, message, duration_ms,
                           credential_id, idempotency_key, replayed, created_at) FROM STDIN`.writable()
-      // In one write, not in pieces. Sent in pieces it measured 1 to 3 points cheaper, but the outage
-      // fault test then caught a server that never recovered. Our reading, not yet proven: a
-      // connection that closes while a COPY's data is still going out makes postgres.js's writable
-      // destroy write to the socket it has just set to null, and the pool loses that connection
-      // (docs/performance.md, "The request log").
-      copy.end(copyRows(entries))
+      // Every piece is handed over at once (the stream queues them): the batch is in memory already.
+      // A connection closing while pieces still go out once cost the pool that connection for good:
+      // a postgres.js bug, patched (patches/postgres+3.4.9.patch, test/faults/driver-reconnect.test.ts).
+      const rows = opts.rowsPerChunk ?? ROWS_PER_CHUNK
+      for (let from = 0; from < entries.length; from += rows) copy.write(copyRows(entries, from, Math.min(from + rows, entries.length)))
+      copy.end()
       return await finished(copy)
     } finally {
       reserved.release()
@@ -86,16 +96,16 @@ export async function insertRequestLog(sql: Sql, entries: LoggedCall[], opts: { 
 /**
  * COPY's text format: a line an entry, tab between columns, \N for none; backslash, tab, newline and
  * carriage return escaped in every text (the ids too: that they hold none is the pipeline's doing, not
- * this module's, and a stray tab would shift a row's columns and lose its whole batch). The lines are
- * joined once: appended one by one, they made a rope of thousands of pieces that doubled the time of
- * every garbage collection (docs/performance.md, "The request log"). Each second's timestamp prefix
- * is formatted once.
+ * this module's, and a stray tab would shift a row's columns and lose its whole batch). The lines of
+ * entries[from, to) are joined once: appended one by one, they made a rope of thousands of pieces that
+ * doubled the time of every garbage collection (docs/performance.md, "The request log"). Each second's
+ * timestamp prefix is formatted once.
  */
-function copyRows(entries: LoggedCall[]): string {
-  const lines = new Array<string>(entries.length + 1)
+function copyRows(entries: LoggedCall[], from: number, to: number): string {
+  const lines = new Array<string>(to - from + 1)
   let second = Number.NaN
   let prefix = ''
-  for (let i = 0; i < entries.length; i++) {
+  for (let i = from; i < to; i++) {
     const e = entries[i]!
     const ms = e.createdAt.getTime()
     const s = Math.floor(ms / 1000)
@@ -103,11 +113,11 @@ function copyRows(entries: LoggedCall[]): string {
       second = s
       prefix = new Date(s * 1000).toISOString().slice(0, 20)
     }
-    lines[i] =
+    lines[i - from] =
       `${text(e.workspaceId)}\t${text(e.id)}\t${text(e.method)}\t${text(e.path)}\t${text(e.operation)}\t${e.status}\t${orNone(e.code)}\t${orNone(e.message)}\t` +
       `${e.durationMs}\t${text(e.credentialId)}\t${orNone(e.idempotencyKey)}\t${e.replayed ? 't' : 'f'}\t${prefix}${String(ms - s * 1000).padStart(3, '0')}Z`
   }
-  lines[entries.length] = ''
+  lines[to - from] = ''
   return lines.join('\n')
 }
 
