@@ -6,7 +6,9 @@
 // pool, every query given to it waited for ever, and a TypeError escaped from a timer
 // (porsager/postgres#1199, #1208). A COPY under way made its writable write to the null socket, a
 // waiting reserve() handed to the reconnection was dropped (#1195), and the error the server sent as
-// it closed (57P01) failed the first query on the next connection. A CI run caught the first of these
+// it closed (57P01) failed the first query on the next connection, and a write cut short by a close
+// kept its timer, so that every later connection's startup waited out connect_timeout (seen as
+// the outage test's recoveries of about a second). A CI run caught the first of these
 // as a server that never recovered from a database outage (docs/decisions.md, "A dependency's bug is
 // patched in place"). Each test below uses a pool of one connection, so the connection lost is the
 // only one: on the unpatched driver each fails (a query never answered, or the stale error).
@@ -15,6 +17,7 @@
 // on CI's PostgreSQL leg (.ci/run's one_leg_only), or wherever the server binaries are.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createRequire } from 'node:module'
+import net from 'node:net'
 import { join } from 'node:path'
 import type postgresType from 'postgres'
 import { installedPackage } from '../support/installed-package.ts'
@@ -140,6 +143,28 @@ describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connectio
     expect(await outcome(reserved!`SELECT 1`)).toBe('ok')
     reserved!.release()
     expect(await outcome(sql`SELECT 1`)).toBe('ok')
+  })
+
+  test('a query whose bytes wait to go out when its connection closes does not hold up the next connection', async () => {
+    // postgres.js sends a small write on the next turn of the event loop (setImmediate). Its own
+    // socket option hands it a real TCP socket to PostgreSQL that the test holds, so that the close
+    // comes between the write and that turn, every time.
+    let current: net.Socket | undefined
+    const sql = (await load())(pg!.url, {
+      max: 1, backoff: () => 0.1, connect_timeout: 2, onnotice: () => {},
+      socket: () => (current = net.connect(pg!.port, '127.0.0.1')),
+    } as Parameters<Postgres>[1])
+    pools.push(sql)
+    expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    for (let i = 0; i < 3; i++) {
+      const cut = outcome(sql`SELECT 1`)
+      current!.destroy()
+      expect(await cut).toBe('rejected CONNECTION_CLOSED')
+      // The next connection's startup goes out at once: unpatched, it waited behind the cut query's
+      // bytes and the connection timed out (CONNECT_TIMEOUT), on every reconnection after.
+      expect(await outcome(sql`SELECT 1`)).toBe('ok')
+    }
+    expect(uncaught).toEqual([])
   })
 
   test('a reserve() waiting while the database is away is refused; the pool answers once it is back', async () => {
