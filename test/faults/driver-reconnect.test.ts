@@ -1,17 +1,22 @@
 // The database driver when a connection closes under it, as patched by patches/postgres+3.4.9.patch
 // (applied by `npm install`).
 //
-// postgres.js 3.4.9 lost a pooled connection for good when the connection closed while a caller held
-// it with reserve() (the request log's COPY does): release() put the dead connection back in the
-// pool, every query given to it waited for ever, and a TypeError escaped from a timer
-// (porsager/postgres#1199, #1208). A COPY under way made its writable write to the null socket, a
-// waiting reserve() handed to the reconnection was dropped (#1195), and the error the server sent as
-// it closed (57P01) failed the first query on the next connection, and a write cut short by a close
-// kept its timer, so that every later connection's startup waited out connect_timeout (seen as
-// the outage test's recoveries of about a second). A CI run caught the first of these
-// as a server that never recovered from a database outage (docs/decisions.md, "A dependency's bug is
-// patched in place"). Each test below uses a pool of one connection, so the connection lost is the
-// only one: on the unpatched driver each fails (a query never answered, or the stale error).
+// What postgres.js 3.4.9 did when a connection closed under it, each now settled by the patch:
+// - a connection held with reserve() (the request log's COPY) was put back in the pool by release()
+//   with no socket: every query given to it waited for ever, and a TypeError escaped from a timer
+//   (porsager/postgres#1199, #1208). A CI run caught it as a server that never recovered from a
+//   database outage;
+// - a COPY under way made its writable write to the null socket;
+// - a waiting reserve() handed to the reconnection was dropped (#1195), and a refused one stayed in
+//   line to swallow a later connection;
+// - the error the server sent as it closed (57P01) failed the first query on the next connection;
+// - a write cut short by a close kept its timer, so every later opening of that connection waited
+//   out connect_timeout with its startup unsent (the outage test's recoveries of about a second);
+// - a server that closed a connection during its startup without a word had it opened again at
+//   once, for ever, and the query never settled (#1193).
+// docs/decisions.md, "A dependency's bug is patched in place". Each test uses a pool of one
+// connection, so the connection lost is the only one: on the unpatched driver each fails (a query
+// never answered, a stale error, a connection timed out, thousands of attempts).
 //
 // On a PostgreSQL instance of the file's own, stopped and started and its backends terminated; runs
 // on CI's PostgreSQL leg (.ci/run's one_leg_only), or wherever the server binaries are.
@@ -165,6 +170,30 @@ describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connectio
       expect(await outcome(sql`SELECT 1`)).toBe('ok')
     }
     expect(uncaught).toEqual([])
+  })
+
+  test('a server that closes the connection during its startup without a word: the query fails with CONNECTION_CLOSED, and no attempt follows at once', async () => {
+    // A TCP proxy with nothing behind it: accepts, then closes. Unpatched, postgres.js opened the
+    // connection again at once, for ever (thousands a second), and the query never settled.
+    let accepted = 0
+    const mute = net.createServer((s) => {
+      accepted++
+      s.end()
+    })
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = mute.address() as net.AddressInfo
+      const sql = (await load())({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', max: 1, backoff: () => 0.1, connect_timeout: 2, onnotice: () => {} })
+      pools.push(sql)
+      expect(await outcome(sql`SELECT 1`)).toBe('rejected CONNECTION_CLOSED')
+      await Bun.sleep(300)
+      expect(accepted).toBe(1)
+      // The next query tries again, once.
+      expect(await outcome(sql`SELECT 1`)).toBe('rejected CONNECTION_CLOSED')
+      expect(accepted).toBe(2)
+    } finally {
+      mute.close()
+    }
   })
 
   test('a reserve() waiting while the database is away is refused; the pool answers once it is back', async () => {
