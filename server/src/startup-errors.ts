@@ -2,7 +2,7 @@ import type { Config } from './config.ts'
 
 /**
  * Why the server could not start, as one line saying what is wrong and how to fix it: the database
- * at DATABASE_URL refused, was not found or did not answer; the port is taken by another process;
+ * at DATABASE_URL refused, was not found, closed the connection or did not answer; the port is taken by another process;
  * DATA_DIR is open to other users.
  * Anything else is named by its message (never a stack trace: an operator reads this line).
  */
@@ -29,6 +29,10 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
       return `HOST ${config.host} is not an address of this machine. Set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`
     case 'ECONNREFUSED':
       return `Cannot connect to ${where}: connection refused. ${fixUrl}`
+    case 'CONNECTION_CLOSED':
+      // Something listens there but closed the connection without a word: not PostgreSQL, or a proxy
+      // with nothing behind it (PostgreSQL itself answers with an error).
+      return `Cannot connect to ${where}: it closed the connection without answering (is that a PostgreSQL server, or a proxy with nothing behind it?). ${fixUrl}`
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `Cannot connect to ${where}: its host name does not resolve. ${fixUrl}`
