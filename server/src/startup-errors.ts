@@ -2,8 +2,8 @@ import type { Config } from './config.ts'
 
 /**
  * Why the server could not start, as one line saying what is wrong and how to fix it: the database
- * at DATABASE_URL refused, was not found, closed the connection or did not answer; the port is taken by another process;
- * DATA_DIR is open to other users.
+ * at DATABASE_URL refused, was not found, closed the connection or did not answer; the port is taken
+ * by another process; DATA_DIR is open to other users.
  * Anything else is named by its message (never a stack trace: an operator reads this line).
  */
 export function explainStartupError(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseUrl'>): string {

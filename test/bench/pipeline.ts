@@ -303,10 +303,6 @@ async function main(): Promise<number> {
 }
 
 /**
- * A target, in this process (run as `pipeline.ts --serve TARGET DATABASE_URL DATA_DIR WORKSPACE_ID`):
- * prints one JSON line ({"url"}) when it serves, and stops on SIGTERM.
- */
-/**
  * "uncounted": credentials checked once per token and then answered from memory, never counted. Not a
  * design the server may use (revocation and the rate limit would not hold); it shows what the one
  * exact statement per batch costs.
@@ -323,6 +319,10 @@ function uncountedCredentials(exact: CredentialCheck): CredentialCheck {
   }
 }
 
+/**
+ * A target, in this process (run as `pipeline.ts --serve TARGET DATABASE_URL DATA_DIR WORKSPACE_ID`):
+ * prints one JSON line ({"url"}) when it serves, and stops on SIGTERM.
+ */
 async function serve(target: Target, databaseUrl: string, dataDir: string, workspaceId: string): Promise<void> {
   let stop: () => unknown
   let url: string

@@ -26,6 +26,7 @@ import net from 'node:net'
 import { join } from 'node:path'
 import type postgresType from 'postgres'
 import { installedPackage } from '../support/installed-package.ts'
+import { startMuteListener } from '../support/mute-listener.ts'
 import { type PrivatePostgres, privatePostgresUnavailable, startPrivatePostgres } from '../support/private-postgres.ts'
 
 const reason = privatePostgresUnavailable()
@@ -83,6 +84,13 @@ describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connectio
   }
   const backendOf = async (sql: Sql) => (await sql`SELECT pg_backend_pid() AS pid`)[0].pid as number
   const terminate = (pid: number) => killer`SELECT pg_terminate_backend(${pid})`
+  /** A COPY FROM STDIN on `reserved` with a line of its data sent and more to come; `ended`: the code of the error it ends with. */
+  async function copyUnderWay(reserved: Sql): Promise<{ ended: Promise<string> }> {
+    const copy = await reserved`COPY copied (line) FROM STDIN`.writable()
+    const ended = new Promise<string>((resolve) => copy.on('error', (e: { code?: string }) => resolve(String(e.code))))
+    copy.write('a line\n')
+    return { ended }
+  }
   beforeAll(async () => {
     killer = (await load())(pg!.url, { max: 1, onnotice: () => {} })
   })
@@ -93,11 +101,9 @@ describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connectio
   test('a COPY under way when the database stops: released, the pool answers its first query once the database is back', async () => {
     const sql = await pool()
     const reserved = await sql.reserve()
-    const copy = await reserved`COPY copied (line) FROM STDIN`.writable()
-    const copyError = new Promise<string>((resolve) => copy.on('error', (e: { code?: string }) => resolve(String(e.code))))
-    copy.write('a line\n')
+    const copy = await copyUnderWay(reserved)
     await pg!.stop()
-    expect(await copyError).toBe('CONNECTION_CLOSED')
+    expect(await copy.ended).toBe('CONNECTION_CLOSED')
     reserved.release()
     await pg!.start()
     // The first: not failed with the 57P01 the server sent as it shut down.
@@ -110,9 +116,7 @@ describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connectio
     const sql = await pool()
     const reserved = await sql.reserve()
     const pid = await backendOf(reserved)
-    const copy = await reserved`COPY copied (line) FROM STDIN`.writable()
-    copy.on('error', () => {})
-    copy.write('a line\n')
+    await copyUnderWay(reserved)
     await terminate(pid)
     await Bun.sleep(100)
     reserved.release()
@@ -175,22 +179,16 @@ describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connectio
   test('a server that closes the connection during its startup without a word: the query fails with CONNECTION_CLOSED, and no attempt follows at once', async () => {
     // A TCP proxy with nothing behind it: accepts, then closes. Unpatched, postgres.js opened the
     // connection again at once, for ever (thousands a second), and the query never settled.
-    let accepted = 0
-    const mute = net.createServer((s) => {
-      accepted++
-      s.end()
-    })
-    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve))
+    const mute = await startMuteListener()
     try {
-      const { port } = mute.address() as net.AddressInfo
-      const sql = (await load())({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', max: 1, backoff: () => 0.1, connect_timeout: 2, onnotice: () => {} })
+      const sql = (await load())({ host: '127.0.0.1', port: mute.port, user: 'postgres', database: 'postgres', max: 1, backoff: () => 0.1, connect_timeout: 2, onnotice: () => {} })
       pools.push(sql)
       expect(await outcome(sql`SELECT 1`)).toBe('rejected CONNECTION_CLOSED')
       await Bun.sleep(300)
-      expect(accepted).toBe(1)
+      expect(mute.accepted()).toBe(1)
       // The next query tries again, once.
       expect(await outcome(sql`SELECT 1`)).toBe('rejected CONNECTION_CLOSED')
-      expect(accepted).toBe(2)
+      expect(mute.accepted()).toBe(2)
     } finally {
       mute.close()
     }

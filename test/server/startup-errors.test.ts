@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { startMuteListener } from '../support/mute-listener.ts'
 import { runToExit, startServerProcess } from '../support/server-process.ts'
 
 /**
@@ -49,20 +49,15 @@ describe('a server that cannot start says why in one line', () => {
   test('a DATABASE_URL whose port closes every connection without a word (a proxy with nothing behind it)', async () => {
     // Before the driver's patch, postgres.js opened the connection again at once, for ever, and the
     // server never started nor said why (docs/decisions.md, "A dependency's bug is patched in place").
-    let accepted = 0
-    const mute = createServer((s) => {
-      accepted++
-      s.end()
-    })
-    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve))
+    const mute = await startMuteListener()
     try {
-      const { port } = mute.address() as AddressInfo
+      const { port } = mute
       const started = Date.now()
       const run = await runToExit({ DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${port}/x`, DATA_DIR: dataDir() })
       expectOneLine(run, 'DATABASE_URL', `127.0.0.1:${port}`, 'closed the connection without answering', 'Check DATABASE_URL')
       expect(run.stderr).not.toContain('s3cret')
       expect(Date.now() - started).toBeLessThan(20_000)
-      expect(accepted).toBeLessThan(10)
+      expect(mute.accepted()).toBeLessThan(10)
     } finally {
       mute.close()
     }
