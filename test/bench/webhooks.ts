@@ -22,7 +22,9 @@
  * 4. Several worker processes on one database: throughput 1 vs 3, exactly once; one killed mid-run;
  *    and one endpoint alone (what a single endpoint can get). Aim: 3 processes deliver at least what
  *    1 does, each delivery once, with the database's CPU (the worker pools' backends, from /proc) and
- *    statements (its transactions, pg_stat_database) per delivery flat from 1 to 3.
+ *    statements (its transactions, pg_stat_database) per delivery flat from 1 to 3. The endpoints
+ *    are held (disabled) until every process is running, then released at once: the rate and the
+ *    costs are those of delivering, not of processes starting beside one that already delivers.
  *
  * Env (every setting has a default; a default run takes about 5 minutes):
  *   BENCH_RATE (500)               events/s committed in parts 1 and 2
@@ -41,7 +43,8 @@
  *                                  (and their statistics) when parts 1 and 2 start (see history; 0: none)
  *   BENCH_BACKLOG_EVENTS (100000)  x BENCH_RECEIVERS = the part 3 backlog (1,000,000)
  *   BENCH_BACKLOG_SECONDS (30)     how long the part 3 worker drains (each backlog)
- *   BENCH_MULTI_EVENTS (1500)      x BENCH_RECEIVERS = the part 4 backlog
+ *   BENCH_MULTI_EVENTS (6000)      x BENCH_RECEIVERS = the part 4 backlog (60,000: a drain of about
+ *                                  10 s; 15,000 drained in 2 to 3 s, too short for a steady rate)
  *   BENCH_MULTI_TIMEOUT_MS (2000)  WEBHOOK_TIMEOUT_MS in part 4 (a killed worker's leases run out
  *                                  after 2 x this + 1 s)
  *   BENCH_SINGLE_SECONDS (15)      part 4's run to a single endpoint stops after this long
@@ -63,7 +66,7 @@ import type { Sql } from '../../server/src/core/db.ts'
 import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { openPool } from '../../server/src/store/driver/db.ts'
-import { appendEvents } from '../../server/src/store/events.ts'
+import { appendEvents, DELIVERIES_CHANNEL } from '../../server/src/store/events.ts'
 import { cleanupStep, envNumber } from './support.ts'
 import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { claimDeliveries } from '../../server/src/store/webhook-deliveries.ts'
@@ -296,7 +299,7 @@ const BASELINE_SECONDS = envNumber('BENCH_BASELINE_SECONDS', Math.min(SECONDS, 2
 const BACKLOG_EVENTS = envNumber('BENCH_BACKLOG_EVENTS', 100_000, true)
 const HISTORY_EVENTS = envNumber('BENCH_HISTORY_EVENTS', 20_000)
 const BACKLOG_SECONDS = envNumber('BENCH_BACKLOG_SECONDS', 30)
-const MULTI_EVENTS = envNumber('BENCH_MULTI_EVENTS', 1500, true)
+const MULTI_EVENTS = envNumber('BENCH_MULTI_EVENTS', 6000, true)
 const MULTI_TIMEOUT_MS = envNumber('BENCH_MULTI_TIMEOUT_MS', 2000, true)
 /** Part 4's single-endpoint run stops after this long (it may not drain). */
 const SINGLE_SECONDS = envNumber('BENCH_SINGLE_SECONDS', 15)
@@ -1059,15 +1062,24 @@ async function multiRun(db: Sql, opts: { processes: number; kill?: boolean; endp
   const { ws, endpoints } = await workspaceWithEndpoints(db, `part 4 x${processes}`, to.map((r) => r.url))
   const endpointIds = endpoints.map((e) => e.id)
   const events = opts.events ?? MULTI_EVENTS
+  // The endpoints are held (disabled) while the backlog is made and the processes start: the run
+  // measures the workers delivering, all of them running, not a process starting (loading the code,
+  // opening its pool: about as much CPU as a thousand deliveries) while another already delivers.
+  await db`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'held by the benchmark', disabled_at = now() WHERE id = ANY (${endpointIds})`
   await bulkBacklog(db, ws.id, endpointIds, events)
   const expected = events * to.length
   const rec = (recorder = new Recorder(receivers.length))
   const env = { WEBHOOK_TIMEOUT_MS: String(MULTI_TIMEOUT_MS) }
-  // Statistics of ended backends are in once they exit: what was pending before is flushed first.
-  await Bun.sleep(1100)
-  const xacts0 = await transactions(db)
   let cost = { workerCpu: Number.NaN, dbCpu: Number.NaN, xacts: Number.NaN }
   const workers = await Promise.all(Array.from({ length: processes }, (_, i) => startWorker(`part 4 worker ${i + 1}/${processes}`, env)))
+  // Statistics of backends are in once they are idle a second or exit: their start-up's are flushed first.
+  await Bun.sleep(1100)
+  const xacts0 = await transactions(db)
+  const workerCpu0 = new Map(workers.map((w) => [w.proc.pid, cpuMs(w.proc.pid)]))
+  const dbCpu0 = await workerBackendsCpuMs(db)
+  // Released at once to every worker (their LISTEN), as a commit of new deliveries would.
+  await db`UPDATE webhook_endpoints SET status = 'enabled', disabled_reason = NULL, disabled_at = NULL WHERE id = ANY (${endpointIds})`
+  await db`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
   let killed: { held: string[]; atReceipts: number } | undefined
   try {
     if (kill) {
@@ -1101,8 +1113,9 @@ async function multiRun(db: Sql, opts: { processes: number; kill?: boolean; endp
     await Bun.sleep(200)
     // While they still run: the worker processes' CPU and that of their database backends.
     const alive2 = workers.filter((w) => w.proc.exitCode === null && w.proc.signalCode === null)
-    cost.workerCpu = alive2.reduce((a, w) => a + cpuMs(w.proc.pid), 0)
-    cost.dbCpu = await workerBackendsCpuMs(db)
+    // From the release on (a killed worker's own, and its backends', are not counted).
+    cost.workerCpu = alive2.reduce((a, w) => a + cpuMs(w.proc.pid) - workerCpu0.get(w.proc.pid)!, 0)
+    cost.dbCpu = (await workerBackendsCpuMs(db)) - dbCpu0
     recorder = undefined
     const what = `part 4 (${processes} process${processes > 1 ? 'es' : ''}${kill ? ', one killed' : ''}${to.length === 1 ? ', one endpoint' : ''})`
     const { ids, states } = await deliveryStates(db, endpointIds)
@@ -1185,17 +1198,12 @@ async function part4(db: Sql) {
       `(only ones it held: ${met(killed.dupOutsideHeld === 0)}); none missing: ${met(killed.missing === 0)}.\n` +
       `  One endpoint alone: ${rate(single.rate)} (per endpoint with ${RECEIVERS}: ${rate(one.rate / RECEIVERS)}).`,
   )
-  // Which bound the run measured: the endpoints' (deliveries out at once, shared by every worker) or the workers' slots.
-  const endpointBound = RECEIVERS * PER_ENDPOINT
-  const slots1 = SLOTS * WORKERS
-  const slots3 = 3 * slots1
+  // Which bound the run measured: each process's slots, or its endpoints' bound (deliveries of one
+  // endpoint out at once from one process: each process has its own, so more processes take more).
+  const perProcess = Math.min(SLOTS * WORKERS, RECEIVERS * PER_ENDPOINT)
   console.log(
-    endpointBound < slots3
-      ? `  Bound by the endpoints: ${RECEIVERS} x ${PER_ENDPOINT} = ${int(endpointBound)} deliveries out at once at most, against one process's ${int(slots1)} slots and 3 processes' ${int(slots3)}: ` +
-          `three processes share ${int(endpointBound)} where one has ${int(Math.min(slots1, endpointBound))} out, so each claims and records in smaller batches (more statements and CPU per delivery) ` +
-          `for at most ${(endpointBound / Math.min(slots1, endpointBound)).toFixed(2)}x the deliveries out. ` +
-          `BENCH_RECEIVERS=${Math.ceil(slots3 / PER_ENDPOINT) + 6} measures the workers instead (docs/performance.md, "Webhook delivery").`
-      : `  Bound by the workers: ${RECEIVERS} x ${PER_ENDPOINT} = ${int(endpointBound)} deliveries may be out at once, at least 3 processes' ${int(slots3)} slots.`,
+    `  Each process has at most ${int(perProcess)} deliveries out (${SLOTS * WORKERS} slots; ${RECEIVERS} endpoints x ${PER_ENDPOINT}, the bound being each process's own), ` +
+      `3 processes ${int(3 * perProcess)}. Worker CPU is counted from the moment the endpoints are released (after every process is running), as are the database's CPU and statements.`,
   )
 }
 

@@ -66,6 +66,34 @@ describe('webhook isolation', () => {
     }
   }, 40_000)
 
+  test('the bound is each worker process\'s own: two of them hold 8 each at a hanging endpoint, and the healthy one gets every delivery', async () => {
+    // Two worker sets, as two `growth worker` processes are (each its own lease owner), on one queue.
+    const r = await rig({ WEBHOOK_TIMEOUT_MS: '60000' })
+    const second = await rig({ WEBHOOK_TIMEOUT_MS: '60000' })
+    const stuck = hanging()
+    const ok = receiver()
+    try {
+      const e = await endpoint(r, stuck.url, 'contact.created')
+      await endpoint(r, ok.url, 'contact.created')
+      await importContacts(r.ws, 40)
+      await until('the healthy endpoint has every delivery', () => ok.got.length === 40, 20_000)
+      await until('each worker holds its bound at the hanging endpoint', () => stuck.got.length === 16, 20_000)
+      const { sql } = await getHarness()
+      const held = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${e.id} AND status = 'delivering' GROUP BY lease_owner`
+      expect(held.map((h) => h.n)).toEqual([8, 8])
+      // No more than that, with 24 of its deliveries still waiting.
+      await Bun.sleep(300)
+      expect(stuck.got.length).toBe(16)
+    } finally {
+      stuck.release()
+      await second.done()
+      await r.done()
+      stuck.stop()
+      ok.stop()
+    }
+  }, 40_000)
+
   test('many hanging endpoints hold a bounded share of the worker: a healthy endpoint still gets every delivery', async () => {
     // Ten endpoints hanging at their bound of 8 each would hold 80 sends: more than a worker's 64 slots.
     const r = await rig({ WEBHOOK_TIMEOUT_MS: '60000' })

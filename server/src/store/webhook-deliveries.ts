@@ -26,7 +26,7 @@ export type ClaimedDelivery = {
 type ClaimLimits = {
   owner: string
   leaseMs: number
-  /** Deliveries of one endpoint out at once, across every worker. */
+  /** Deliveries of one endpoint out at once under this claim's lease owner (one per process). */
   perEndpoint: number
   /** Endpoints served by one claim. */
   endpoints: number
@@ -45,10 +45,11 @@ type ClaimLimits = {
 /**
  * Claims due deliveries: of each endpoint that may take work now (enabled; circuit closed, or open
  * with its cool-down over, which lets one probe out and makes it half open; not held by its drain
- * pace), taking turns between endpoints, up to its bound in flight (one, for a probe or while
- * draining). Endpoints are locked for the statement, so their bounds hold across workers: only as
- * many as the claim needs (`endpoints`), so that workers claiming at once take different ones rather
- * than finding every endpoint locked.
+ * pace), taking turns between endpoints, up to the claiming process's bound in flight (its lease
+ * owner's deliveries out: each process has its own bound; one, for a probe or while draining).
+ * Endpoints are locked for the statement, so a probe and a drain's pace hold across workers: only
+ * as many as the claim needs (`endpoints`), so that workers claiming at once take different ones
+ * rather than finding every endpoint locked.
  */
 export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<ClaimedDelivery[]> {
   const lease = l.leaseMs / 1000
@@ -72,11 +73,12 @@ export async function claimDeliveries(sql: Sql, l: ClaimLimits): Promise<Claimed
       FROM waiting w
       JOIN webhook_endpoints e ON e.workspace_id = w.workspace_id AND e.id = w.endpoint_id
       -- How many more of its deliveries may go out now: one while its circuit is open (the probe) or
-      -- a backlog drains, else up to the bound on deliveries out at once.
+      -- a backlog drains, else up to the bound on this owner's (this process's) deliveries out at once.
       CROSS JOIN LATERAL (
         SELECT CASE WHEN e.circuit = 'open' OR e.draining THEN 1
                     ELSE ${l.perEndpoint} - (SELECT count(*) FROM webhook_deliveries o
                          WHERE o.workspace_id = e.workspace_id AND o.endpoint_id = e.id AND o.status = 'delivering' AND o.lease_until > now()
+                           AND o.lease_owner = ${l.owner}
                            AND o.id <> ALL (${l.answered ?? []}::text[]))::int
                END AS n
       ) room

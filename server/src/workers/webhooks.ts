@@ -23,7 +23,12 @@ import { inSpan, linkTo, SpanKind } from '../core/tracing.ts'
 
 /** Deliveries one worker has out at once. */
 const SLOTS = 64
-/** Deliveries of one endpoint out at once, across every worker: a slow endpoint never holds up the others. */
+/**
+ * Deliveries of one endpoint out at once from this process's workers: a slow endpoint never holds up
+ * the others. Each process has its own bound (its lease owner's), so that more processes deliver
+ * more to busy endpoints rather than share a fixed number (docs/decisions.md, "Each worker process
+ * bounds an endpoint"); a receiver sees at most this many times the processes at once.
+ */
 const PER_ENDPOINT = 8
 const POLL_MS = 200
 /** A worker claims when this many slots are free (or none are out): fewer, fuller claims cost the database less (a claim costs about the same for 16 as for 32; 48 lets the slots run dry: docs/performance.md). */
