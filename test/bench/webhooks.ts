@@ -70,6 +70,7 @@ import { appendEvents, DELIVERIES_CHANNEL } from '../../server/src/store/events.
 import { cleanupStep, envNumber } from './support.ts'
 import { migrate } from '../../server/src/store/driver/migrate.ts'
 import { claimDeliveries } from '../../server/src/store/webhook-deliveries.ts'
+import { disableEndpoint } from '../../server/src/store/webhooks.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startDeliveryWorkers } from '../../server/src/workers/webhooks.ts'
 import { useSecretsKeyring } from '../../server/src/core/secrets.ts'
@@ -1065,7 +1066,7 @@ async function multiRun(db: Sql, opts: { processes: number; kill?: boolean; endp
   // The endpoints are held (disabled) while the backlog is made and the processes start: the run
   // measures the workers delivering, all of them running, not a process starting (loading the code,
   // opening its pool: about as much CPU as a thousand deliveries) while another already delivers.
-  await db`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'held by the benchmark', disabled_at = now() WHERE id = ANY (${endpointIds})`
+  for (const id of endpointIds) await disableEndpoint(db, ws.id, id, 'held by the benchmark')
   await bulkBacklog(db, ws.id, endpointIds, events)
   const expected = events * to.length
   const rec = (recorder = new Recorder(receivers.length))
@@ -1077,7 +1078,8 @@ async function multiRun(db: Sql, opts: { processes: number; kill?: boolean; endp
   const xacts0 = await transactions(db)
   const workerCpu0 = new Map(workers.map((w) => [w.proc.pid, cpuMs(w.proc.pid)]))
   const dbCpu0 = await workerBackendsCpuMs(db)
-  // Released at once to every worker (their LISTEN), as a commit of new deliveries would.
+  // Released at once to every worker (their LISTEN), as a commit of new deliveries would. Not
+  // store/webhooks.ts's enableEndpoint: an operator's enable drains the backlog at 10 a second.
   await db`UPDATE webhook_endpoints SET status = 'enabled', disabled_reason = NULL, disabled_at = NULL WHERE id = ANY (${endpointIds})`
   await db`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
   let killed: { held: string[]; atReceipts: number } | undefined
