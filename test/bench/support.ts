@@ -23,6 +23,46 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
+/**
+ * The interval that holds the median of what the rounds measure, with the confidence it has: the
+ * distribution-free one from the rounds' order statistics (the k-th smallest and k-th largest, k as
+ * large as keeps each tail's chance at most 5%; with fewer than 5 rounds no such k exists, and the
+ * interval is the smallest to the largest). The rounds of one run on a shared machine swing by 10
+ * to 20 points; a median alone read as "met" or "not met" said more than the run knew.
+ */
+export function medianInterval(xs: number[]): { low: number; high: number; confidence: number } {
+  const s = [...xs].sort((a, b) => a - b)
+  const n = s.length
+  // P(Binomial(n, 1/2) <= j), for j = 0, 1, ...: the chance that at most j rounds fall below the median.
+  const below = (j: number) => {
+    let c = 1
+    let sum = 0
+    for (let i = 0; i <= j; i++) {
+      sum += c
+      c = (c * (n - i)) / (i + 1)
+    }
+    return sum / 2 ** n
+  }
+  let k = 1
+  while (k < n / 2 && below(k) <= 0.05) k++
+  return { low: s[k - 1]!, high: s[n - k]!, confidence: 1 - 2 * below(k - 1) }
+}
+
+/**
+ * What a run says of an aim (`at least` it, of ratios measured once a round): met when the median's
+ * interval lies at or above it, not met when below, and not settled when it holds the aim: then the
+ * median alone is printed beside the interval and more rounds (BENCH_ROUNDS) would tell.
+ */
+export function verdict(ratios: number[], aim: number): { word: 'met' | 'NOT met' | 'not settled'; text: string } {
+  const m = median(ratios)
+  const { low, high, confidence } = medianInterval(ratios)
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+  const interval = `${Math.round(confidence * 100)}% interval of the median ${pct(low)} to ${pct(high)}`
+  const word = low >= aim ? 'met' : high < aim ? 'NOT met' : 'not settled'
+  const why = word === 'not settled' ? `: the interval holds the aim; more rounds (BENCH_ROUNDS) would tell` : ''
+  return { word, text: `median ${pct(m)} of ${ratios.length} rounds (${interval})${why}` }
+}
+
 /** Runs `main` (its exit status), then `cleanup` whatever happened, then exits with that status. */
 export async function runBenchmark(main: () => Promise<number>, cleanup: () => Promise<void>): Promise<never> {
   let code: number
