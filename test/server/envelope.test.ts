@@ -132,6 +132,9 @@ describe('bad input', () => {
       expectError(await call('GET', `/api/v1/decisions?${query}`, { token: ws.live }), 400, 'invalid_parameter', name!)
     }
     expectError(await call('GET', '/api/v1/missions?status=active', { token: ws.live }), 400, 'invalid_parameter', 'status')
+    // The message reads as a sentence: what is wrong, then what was sent.
+    const zero = await call('GET', '/api/v1/decisions?limit=0', { token: ws.live })
+    expect(zero.body.error.message).toBe('Invalid query parameter: limit must be at least 1 (got "0").')
   })
 
   test('a NUL character in any body string or query parameter is a 400 naming the field, never a 500', async () => {

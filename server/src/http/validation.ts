@@ -75,7 +75,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, search: URLSearchPara
   }
   const name = issue.path.map(String).join('.')
   const got = raw[name] === undefined ? '' : ` (got ${JSON.stringify(raw[name])})`
-  throw new HttpError('invalid_parameter', `Invalid query parameter ${describe(issue, 'query').replace(/\.$/, '')}${got}.`)
+  throw new HttpError('invalid_parameter', `Invalid query parameter: ${describe(issue, 'query').replace(/\.$/, '')}${got}.`)
 }
 
 /** A parsed JSON body against the operation's strict schema: 400 invalid_request naming the field(s). */
