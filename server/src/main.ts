@@ -42,7 +42,7 @@ try {
 }
 const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
 // Traces, when an OTLP endpoint is set (docs/operations.md, "Traces"); flushed at shutdown.
-const tracing = prepareOnly() ? null : startTracing(config.tracing)
+const tracing = prepareOnly() ? null : startTracing(config.tracing, log)
 // Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.
 let db: Database | undefined
 let demo: DemoWorkspace | undefined

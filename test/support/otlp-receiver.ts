@@ -36,7 +36,7 @@ export type OtlpReceiver = {
   close(): Promise<void>
 }
 
-export async function startOtlpReceiver(opts: { keep?: boolean } = {}): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(opts: { keep?: boolean; port?: number } = {}): Promise<OtlpReceiver> {
   const keep = opts.keep ?? true
   let received = 0
   const spans: ReceivedSpan[] = []
@@ -67,7 +67,7 @@ export async function startOtlpReceiver(opts: { keep?: boolean } = {}): Promise<
       res.writeHead(200, { 'content-type': type.startsWith('application/json') ? 'application/json' : 'application/x-protobuf' }).end(type.startsWith('application/json') ? '{}' : '')
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opts.port ?? 0, '127.0.0.1', resolve))
   const port = (server.address() as { port: number }).port
   return {
     url: `http://127.0.0.1:${port}`,

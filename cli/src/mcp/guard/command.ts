@@ -64,7 +64,9 @@ async function guard(command: string, args: string[], opts: GuardOptions) {
   if ('simulated' in me) throw new CliError('growth mcp guard needs an agent credential')
   const log = (line: string) => writeErr(`growth mcp guard: ${line}\n`)
   // Its spans (each tool call, the SDK's call to the gateway) when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-  const tracing = startTracing(guardTracing())
+  // A failed export is one line on stderr (stdout is the protocol), as the server's log says it.
+  const said = (msg: string, fields: Record<string, unknown> = {}) => log(`${msg}: ${fields.endpoint}${fields.reason ? ` (${fields.reason})` : ''}`)
+  const tracing = startTracing(guardTracing(), { warn: said, info: said })
   log(`acting as agent ${me.agent.name} (${me.agent.id})${me.agentsStopped ? `; the workspace has stopped its agents: ${me.stoppedReason ?? ''}` : ''}`)
   await runGuard({
     config,
