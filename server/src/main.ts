@@ -18,6 +18,7 @@ import { migrate } from './store/driver/migrate.ts'
 import { startTracing } from './tracing-setup.ts'
 import { metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
+import { shownUrl } from './core/shown-url.ts'
 
 /**
  * `npm start`: migrate, seed a demo workspace on the first start of an empty embedded database,
@@ -113,7 +114,7 @@ const lines = [
   `  database: ${db!.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
   `  reference: ${base}/reference`,
   ...(server.metricsUrl ? [`  metrics: ${server.metricsUrl}`] : []),
-  ...(config.tracing ? [`  traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`] : []),
+  ...(config.tracing ? [`  traces: ${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`] : []),
 ]
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')

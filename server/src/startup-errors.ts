@@ -1,4 +1,5 @@
 import type { Config } from './config.ts'
+import { shownUrl } from './core/shown-url.ts'
 
 /**
  * Why the server could not start, as one line saying what is wrong and how to fix it: the database
@@ -15,7 +16,7 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
   const e = (err ?? {}) as { code?: string; message?: string; errno?: string }
   const code = String(e.code ?? e.errno ?? '')
   const message = String(e.message ?? err).split('\n')[0]
-  const where = config.databaseUrl ? `the PostgreSQL server at DATABASE_URL (${redacted(config.databaseUrl)})` : 'the embedded database'
+  const where = config.databaseUrl ? `the PostgreSQL server at DATABASE_URL (${shownUrl(config.databaseUrl)})` : 'the embedded database'
   const fixUrl = 'Check DATABASE_URL (postgres://user:password@host:port/database) and that PostgreSQL is running and reachable there.'
   switch (code) {
     case 'SECRETS_KEY':
@@ -53,15 +54,4 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
       return `${where} is starting up or shutting down: ${message}. Start the server again when the database is up.`
   }
   return `Could not start: ${message}${code ? ` (${code})` : ''}.`
-}
-
-/** A database URL without its password, fit to print. */
-function redacted(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return '(not a URL)'
-  }
 }

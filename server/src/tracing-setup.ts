@@ -6,6 +6,7 @@ import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opent
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import type { Config } from './config.ts'
 import type { Logger } from './core/log.ts'
+import { shownUrl } from './core/shown-url.ts'
 import { enableTracing } from './core/tracing.ts'
 import { traceStatements } from './store/driver/sql-spans.ts'
 
@@ -65,7 +66,7 @@ export function startTracing(tracing: Config['tracing'], log?: ExportLog): { shu
   if (!tracing) return null
   // Each exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT and _HEADERS itself, as the specification says.
   const otlp = tracing.protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter()
-  const exporter = log ? new ReportingExporter(otlp, tracing.endpoint, log) : otlp
+  const exporter = log ? new ReportingExporter(otlp, shownUrl(tracing.endpoint), log) : otlp
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': tracing.serviceName }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],

@@ -10,7 +10,7 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
  * A collector that is not there (a wrong OTEL_EXPORTER_OTLP_ENDPOINT, or one that is down) is told
  * in the server's log: one warning naming the endpoint when sending starts failing, nothing more for
  * the failures after it, and one line when spans reach a collector again (server/src/tracing-setup.ts,
- * ReportingExporter). A real server process; the collector is a real OTLP/HTTP receiver started on
+ * ReportingExporter), its password never. A real server process; the collector is a real OTLP/HTTP receiver started on
  * the endpoint's port halfway through.
  */
 
@@ -48,7 +48,8 @@ async function until(what: string, done: () => boolean, ms = 20_000) {
 
 test('a collector away is one warning naming the endpoint, and its return one line', async () => {
   const port = await freePort()
-  const endpoint = `http://127.0.0.1:${port}`
+  // A collector's password in its URL is printed as *** (the banner, the warning), never as given.
+  const endpoint = `http://growth:collector-pass-7f3a@127.0.0.1:${port}`
   server = await startServerProcess({ DATA_DIR: dataDir, WEBHOOK_WORKERS: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'always_on' })
   const s = server
   // Requests over several export batches (one a second), none of which reaches anything.
@@ -64,7 +65,8 @@ test('a collector away is one warning naming the endpoint, and its return one li
   const warned = about(s, 'traces could not be sent')
   expect(warned).toHaveLength(1)
   expect(warned[0]!.level).toBe('warn')
-  expect(warned[0]!.endpoint).toBe(`${endpoint}/v1/traces`)
+  expect(warned[0]!.endpoint).toBe(`http://growth:***@127.0.0.1:${port}/v1/traces`)
+  expect(s.out).toContain(`traces: http://growth:***@127.0.0.1:${port}/v1/traces`)
   expect(warned[0]!.reason).toBeTruthy()
 
   // The collector comes up on that port: the spans go there, and the log says so once.
@@ -78,4 +80,5 @@ test('a collector away is one warning naming the endpoint, and its return one li
   await Bun.sleep(1_500)
   expect(about(s, 'traces reach the collector again')).toHaveLength(1)
   expect(about(s, 'traces could not be sent')).toHaveLength(1)
+  expect(s.stdout() + s.stderr()).not.toContain('collector-pass-7f3a')
 }, 90_000)
