@@ -10,7 +10,7 @@ import { shownUrl } from './core/shown-url.ts'
 import { enableTracing } from './core/tracing.ts'
 import { traceStatements } from './store/driver/sql-spans.ts'
 
-/** Where a process tells of its exports: the server's and the worker's log (none for `growth mcp guard`, whose stdout is the protocol). */
+/** Where a process tells of its exports: the server's and the worker's log; `growth mcp guard`'s stderr (its stdout is the protocol). */
 type ExportLog = Pick<Logger, 'warn' | 'info'>
 
 /**
