@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
@@ -10,8 +10,10 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
  * A collector that is not there (a wrong OTEL_EXPORTER_OTLP_ENDPOINT, or one that is down) is told
  * in the server's log: one warning naming the endpoint when sending starts failing, nothing more for
  * the failures after it, and one line when spans reach a collector again (server/src/tracing-setup.ts,
- * ReportingExporter), its password never. A real server process; the collector is a real OTLP/HTTP receiver started on
- * the endpoint's port halfway through.
+ * ReportingExporter), its password never. A real server process; the collector is first a real
+ * HTTP server that refuses every export with 400 (not retried: each batch, one a second, fails at
+ * once, so a warning said for each failure would show), then a real OTLP/HTTP receiver started on
+ * the same port.
  */
 
 let server: ServerProcess | undefined
@@ -24,13 +26,18 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-/** A port nothing listens on (taken, then given back). */
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
+/** A collector that refuses every export (400, which the exporter does not retry); how many it refused. */
+async function refusingCollector(): Promise<{ server: Server; port: number; refused: () => number }> {
+  let refused = 0
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      refused++
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('refused by the test')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, port: (server.address() as { port: number }).port, refused: () => refused }
 }
 
 type Line = { level: string; msg: string; endpoint?: string; reason?: string }
@@ -47,7 +54,8 @@ async function until(what: string, done: () => boolean, ms = 20_000) {
 }
 
 test('a collector away is one warning naming the endpoint, and its return one line', async () => {
-  const port = await freePort()
+  const refusing = await refusingCollector()
+  const { port } = refusing
   // A collector's password in its URL is printed as *** (the banner, the warning), never as given.
   const endpoint = `http://growth:collector-pass-7f3a@127.0.0.1:${port}`
   server = await startServerProcess({ DATA_DIR: dataDir, WEBHOOK_WORKERS: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'always_on' })
@@ -58,10 +66,12 @@ test('a collector away is one warning naming the endpoint, and its return one li
   }
   await ask(3)
   await until('the warning', () => about(s, 'traces could not be sent').length > 0)
-  for (let second = 0; second < 3; second++) {
-    await ask(3)
-    await Bun.sleep(1_000)
-  }
+  // More batches refused after the warning: still one warning.
+  const refusedAtWarning = refusing.refused()
+  await until('three more refused exports', () => {
+    void fetch(s.base).catch(() => {})
+    return refusing.refused() >= refusedAtWarning + 3
+  })
   const warned = about(s, 'traces could not be sent')
   expect(warned).toHaveLength(1)
   expect(warned[0]!.level).toBe('warn')
@@ -70,9 +80,10 @@ test('a collector away is one warning naming the endpoint, and its return one li
   expect(warned[0]!.reason).toBeTruthy()
 
   // The collector comes up on that port: the spans go there, and the log says so once.
+  await new Promise<void>((resolve) => refusing.server.close(() => resolve()))
   receiver = await startOtlpReceiver({ port })
   await until('the return', () => {
-    void fetch(s.base)
+    void fetch(s.base).catch(() => {})
     return about(s, 'traces reach the collector again').length > 0
   })
   await ask(3)
