@@ -226,10 +226,18 @@ function demoEnv(base: string, d: DemoWorkspace, owner: typeof ownerLink): strin
     ['CONTACT', f.contactEmail],
     ['DO_NOT_CONTACT', f.doNotContactEmail],
     ['EVENT', f.trackedEvent],
-    // The console and its owner, for the tour's step in the browser.
-    ...(owner ? ([['CONSOLE', owner.url.slice(0, owner.url.indexOf('/signin/'))], ['OWNER', owner.owner.id]] as [string, string][]) : []),
+    // The console and its owner, for the tour's step in the browser; CONSOLE_URL too, so that
+    // `growth admin person link` in this shell links to this server's console, not port 4000's.
+    ...(owner
+      ? ([['CONSOLE', consoleOf(owner.url)], ['CONSOLE_URL', consoleOf(owner.url)], ['OWNER', owner.owner.id]] as [string, string][])
+      : []),
   ]
   return `# The demo workspace of this embedded database, written by npm start (readable only by you).\n${vars.map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join('\n')}\n`
+}
+
+/** The console's base of a sign-in link (`http://host:port/console`). */
+function consoleOf(signInUrl: string): string {
+  return signInUrl.slice(0, signInUrl.indexOf('/signin/'))
 }
 
 /** GROWTH_PREPARE_ONLY=1: this process only creates, migrates and seeds the embedded database. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { recordAudit } from '../../server/src/domain/audit.ts'
+import { AUDIT_ACTIONS, recordAudit } from '../../server/src/domain/audit.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { fetchConsole, signInAs } from '../support/console-session.ts'
 
@@ -59,6 +59,23 @@ describe('the console: the audit list', () => {
     const stranger = await signInAs((await makeWorkspace()).id, 'owner', 'Lee Park')
     const theirs = await fetchConsole('/console/audit', { cookie: stranger.cookie })
     expect(theirs.text).not.toContain('tok_paged')
+  }, 60_000)
+
+  test('every action the list records is told in words, and a person it names by their name', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const ops = { kind: 'operator', name: 'ops' } as const
+    for (const action of AUDIT_ACTIONS) await recordAudit(sql, ws.id, ops, action, 'per_named01', { name: 'Lin Park' })
+    const me = await signInAs(ws.id, 'viewer', 'Ana Lima')
+    const page = await fetchConsole('/console/audit', { cookie: me.cookie })
+    expect(page.res.status).toBe(200)
+    const sentences = [...page.text.matchAll(/<p><strong>ops<\/strong> \(an operator, with the CLI\) (.*?)<\/p>/g)].map((m) => m[1]!)
+    expect(sentences).toHaveLength(AUDIT_ACTIONS.length)
+    for (const sentence of sentences) {
+      // Words, then the name, then the id: never the action's own name (webhook.secret_rotated) as the sentence.
+      expect(sentence).toMatch(/^[a-z][a-z -]+ <strong>Lin Park<\/strong> <code>per_named01<\/code>$/)
+      expect(AUDIT_ACTIONS.some((a) => sentence.startsWith(a))).toBe(false)
+    }
   }, 60_000)
 
   test('without a session the audit list is the sign-in page', async () => {

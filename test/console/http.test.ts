@@ -117,7 +117,9 @@ describe('sign-in pages', () => {
     const { res, text } = await post('/console/signin/tok_unknown', { csrf: t.field }, { Cookie: t.cookie })
     expect(res.status).toBe(404)
     expectSecurityHeaders(res)
-    expect(text).toContain('This sign-in link is not one we know')
+    expect(text).toContain('This sign-in link is not one we know. Check that the whole link was copied. Ask your workspace’s owner or operator for a new one.')
+    // Not a dead end: the way back to the sign-in page.
+    expect(text).toContain('<a href="/console/signin">Go to the sign-in page</a>')
     expect(res.headers.getSetCookie().some((c) => c.startsWith('growth_session='))).toBe(false)
   })
 })

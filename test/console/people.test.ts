@@ -33,7 +33,7 @@ async function redeem(link: string, fetcher = fetchConsole) {
   const form = page.res.headers.getSetCookie().find((c) => c.startsWith('growth_signin='))?.split(';')[0]
   const confirmed = await fetcher(path, { cookie: form, form: { csrf: csrfOf(page.text) ?? '' } })
   const cookie = confirmed.res.headers.getSetCookie().find((c) => c.startsWith('growth_session='))?.split(';')[0]
-  return { status: confirmed.res.status, cookie }
+  return { status: confirmed.res.status, cookie, text: confirmed.text }
 }
 
 async function invite(owner: { cookie: string; csrf: string }, fields: Record<string, string>) {
@@ -50,6 +50,7 @@ describe('the console: people', () => {
     expect(invited.res.status, invited.text).toBe(200)
     expect(invited.res.headers.get('cache-control')).toBe('no-store')
     expect(invited.text).toContain('only time it is shown')
+    expect(invited.text).toContain(`(${email}) is now a viewer.`)
     const link = linkIn(invited.text)!
     expect(link).toBeDefined()
 
@@ -73,7 +74,9 @@ describe('the console: people', () => {
     const changed = await fetchConsole(`/console/people/${id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'owner' } })
     expect(changed.res.status).toBe(303)
     expect((await fetchConsole('/console/people?done=role', { cookie: owner.cookie })).text).toContain('Role changed')
-    expect((await invite({ cookie: lin.cookie!, csrf: linCsrf }, { email: unique('y'), name: 'Yara Lopes', role: 'approver' })).res.status).toBe(200)
+    const yara = await invite({ cookie: lin.cookie!, csrf: linCsrf }, { email: unique('y'), name: 'Yara Lopes', role: 'approver' })
+    expect(yara.res.status).toBe(200)
+    expect(yara.text).toContain('is now an approver.')
 
     const removed = await fetchConsole(`/console/people/${id}/remove`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
     expect(removed.res.status).toBe(303)
@@ -222,6 +225,11 @@ describe('the console: people, with mail', () => {
     expect(link).toStartWith(`${server.url}/console/signin/`)
     const noor = await redeem(link, at)
     expect(noor.status).toBe(303)
+    // Used again: refused, and this server mails links, so the way to another is the sign-in page.
+    const twice = await redeem(link, at)
+    expect(twice.status).toBe(410)
+    expect(twice.text).toContain('This sign-in link was already used: a link works once. Ask for a new one on the sign-in page.')
+    expect(twice.text).toContain('<a href="/console/signin">Go to the sign-in page</a>')
     const page = await at('/console/people', { cookie: noor.cookie })
     expect(page.res.status).toBe(200)
     expect(page.text).toContain('<strong>Noor Haddad</strong> (you)')

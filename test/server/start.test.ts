@@ -65,6 +65,14 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
       // What the SDK reads when given no options.
       expect(readFileSync(envFile, 'utf8')).toContain(`export GROWTH_BASE_URL="${first.base}"`)
       expect(readFileSync(envFile, 'utf8')).toContain(`export GROWTH_TOKEN="${live}"`)
+      // The console of this server (its own port, not 4000), which `growth admin person link` in a
+      // shell that sourced demo.env links to.
+      const vars = Object.fromEntries([...readFileSync(envFile, 'utf8').matchAll(/^export (\w+)=(".*")$/gm)].map((m) => [m[1]!, JSON.parse(m[2]!) as string]))
+      expect(vars.CONSOLE_URL).toBe(`${first.base.replace(/\/api\/v1$/, '')}/console`)
+      const { PORT: _port, HOST: _host, CONSOLE_URL: _console, ...shell } = process.env
+      const link = Bun.spawnSync([process.execPath, 'cli/bin/growth.ts', 'admin', 'person', 'link', vars.OWNER!], { cwd: ROOT, env: { ...shell, DATA_DIR: dataDir, ...vars } })
+      expect(link.exitCode, link.stderr.toString()).toBe(0)
+      expect(link.stdout.toString()).toContain(`${vars.CONSOLE_URL}/signin/`)
       expect(await stop(first.proc)).toBe(0)
       expect(existsSync(join(dataDir, 'owner.lock'))).toBe(false)
 

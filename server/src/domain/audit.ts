@@ -14,7 +14,20 @@ import { workspaceExists } from '../store/workspaces.ts'
  */
 export type AuditEntry = { at: string; actor: Actor; action: string; subject: string; detail: Record<string, unknown> }
 
-export async function recordAudit(tx: Tx | Db, workspaceId: string, actor: Actor, action: string, subject: string, detail: Record<string, unknown> = {}, at = new Date()) {
+/** Every action the list records: whatever tells them in words (the console's audit page) must name each one. */
+export const AUDIT_ACTIONS = [
+  'approval.approved', 'approval.rejected', 'action.approved', 'action.rejected',
+  'agents.stopped', 'agents.resumed',
+  'agent.created', 'agent.credential_issued', 'agent.credential_rotated', 'agent.retired',
+  'policy.applied',
+  'token.created', 'token.revoked',
+  'webhook.created', 'webhook.disabled', 'webhook.enabled', 'webhook.secret_rotated',
+  'person.added', 'person.removed', 'person.role_changed', 'person.link_created',
+  'person.signed_in', 'person.signed_out', 'person.passkey_added', 'person.passkey_removed',
+] as const
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+export async function recordAudit(tx: Tx | Db, workspaceId: string, actor: Actor, action: AuditAction, subject: string, detail: Record<string, unknown> = {}, at = new Date()) {
   // Only what was given: no undefined members in the stored detail.
   const clean = Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined))
   await store.insertAuditEntry(tx, { workspaceId, id: newId('auditEntry', at), at, actor, action, subject, detail: clean })

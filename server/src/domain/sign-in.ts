@@ -44,7 +44,7 @@ export async function signInLink(
   const expiresAt = new Date(at.getTime() + LINK_VALID_MS)
   await inTransaction(sql, async (tx) => {
     await store.insertSignInLink(tx, { workspaceId: person.workspace_id, hash: minted.hash, personId: person.id, at, expiresAt })
-    await recordAudit(tx, person.workspace_id, opts.by ?? SYSTEM_ACTOR, 'person.link_created', person.id, { expiresAt: iso(expiresAt) }, at)
+    await recordAudit(tx, person.workspace_id, opts.by ?? SYSTEM_ACTOR, 'person.link_created', person.id, { name: person.name, expiresAt: iso(expiresAt) }, at)
   })
   return { url: `${opts.consoleUrl.replace(/\/+$/, '')}/signin/${minted.token}`, expiresAt: iso(expiresAt), person: toPerson(person), workspaceId: person.workspace_id }
 }

@@ -1,5 +1,5 @@
 import type { TimePosition } from '../../core/paging.ts'
-import type { AuditEntry } from '../../domain/audit.ts'
+import type { AuditAction, AuditEntry } from '../../domain/audit.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { factList, when } from './describe.ts'
@@ -13,8 +13,8 @@ import { layout } from './layout.ts'
  * An entry never holds a secret (a token, a credential, a link): only what names it.
  */
 
-/** The actions recorded, in words; an action not named here is shown as recorded. */
-const ACTION_WORDS: Record<string, string> = {
+/** The actions recorded, in words (every one: the type holds it to domain/audit.ts's list); an entry of an older server's action unknown here is shown as recorded. */
+const ACTION_WORDS: Record<AuditAction, string> = {
   'approval.approved': 'approved',
   'approval.rejected': 'rejected',
   'action.approved': 'approved the action',
@@ -31,8 +31,10 @@ const ACTION_WORDS: Record<string, string> = {
   'webhook.created': 'added the webhook endpoint',
   'webhook.disabled': 'disabled the webhook endpoint',
   'webhook.enabled': 'enabled the webhook endpoint',
+  'webhook.secret_rotated': 'rotated the signing secret of the webhook endpoint',
   'person.added': 'added',
   'person.removed': 'removed',
+  'person.role_changed': 'changed the role of',
   'person.link_created': 'made a sign-in link for',
   'person.signed_in': 'signed in',
   'person.signed_out': 'signed out',
@@ -46,11 +48,13 @@ function who(e: AuditEntry): Html {
 }
 
 function entry(e: AuditEntry): Html {
-  const words = ACTION_WORDS[e.action] ?? e.action
+  const words = ACTION_WORDS[e.action as AuditAction] ?? e.action
   // A sign-in's subject is the person themself: "Ana signed in", not "Ana signed in per_...".
   const self = e.actor.kind === 'person' && e.subject === e.actor.id
+  // A person (or whatever else) the entry names is named by their name, with its id beside it.
+  const named = typeof e.detail.name === 'string' ? html` <strong>${e.detail.name}</strong>` : null
   return html`<li class="panel">
-<p>${who(e)} ${words}${self ? null : html` <code>${e.subject}</code>`}</p>
+<p>${who(e)} ${words}${self ? null : html`${named} <code>${e.subject}</code>`}</p>
 <p class="meta"><span>${when(e.at)}</span><code>${e.action}</code></p>
 ${factList(e.detail, 'Details')}
 </li>`

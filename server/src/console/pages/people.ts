@@ -16,6 +16,11 @@ const ROLE_WORDS: Record<string, string> = {
   viewer: 'viewer (reads)',
 }
 
+/** A role with its article: "an owner", "an approver", "a viewer". */
+function withArticle(role: string): string {
+  return `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}`
+}
+
 function roleSelect(id: string, label: string, current: string): Html {
   return html`<label for="${id}">${label}</label>
 <select id="${id}" name="role">${ROLES.map((r) => html`<option value="${r}"${r === current ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select>`
@@ -83,9 +88,9 @@ export function personInvitedPage(opts: { session: ConsoleSession; person: { nam
     body: html`<h1>Person invited</h1>
 ${
   link
-    ? html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${person.role === 'owner' ? 'an' : 'a'} ${person.role}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${link.expiresAt}. If it is lost, an operator makes another (growth admin person link).</p></div>
+    ? html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${link.expiresAt}. If it is lost, an operator makes another (growth admin person link).</p></div>
 ${shownOnce(`Sign-in link for ${person.name}`, link.url)}`
-    : html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${person.role === 'owner' ? 'an' : 'a'} ${person.role}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
+    : html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
 }
 <p><a href="/console/people">Back to the people</a></p>`,
   })

@@ -94,12 +94,15 @@ export function redeemPage(opts: { token: string; formToken: string }): Html {
   })
 }
 
-const REFUSALS: Record<LinkRefusal, string> = {
-  used: 'This sign-in link was already used. A link works once: ask your workspace\u2019s owner or operator for a new one.',
-  expired: 'This sign-in link has expired (a link works for 15 minutes). Ask your workspace\u2019s owner or operator for a new one.',
-  unknown: 'This sign-in link is not one we know. Check that the whole link was copied, or ask for a new one.',
-  rate_limited: 'Too many sign-in attempts. Wait a few minutes, then try again.',
+/** Where a person gets a new link: mailed from the sign-in page when this server sends mail, else from an owner or operator. */
+const newLink = (mail: boolean) => (mail ? 'Ask for a new one on the sign-in page.' : 'Ask your workspace\u2019s owner or operator for a new one.')
+
+const REFUSALS: Record<LinkRefusal, (mail: boolean) => string> = {
+  used: (mail) => `This sign-in link was already used: a link works once. ${newLink(mail)}`,
+  expired: (mail) => `This sign-in link has expired (a link works for 15 minutes). ${newLink(mail)}`,
+  unknown: (mail) => `This sign-in link is not one we know. Check that the whole link was copied. ${newLink(mail)}`,
+  rate_limited: () => 'Too many sign-in attempts. Wait a few minutes, then try again.',
 }
 
-/** Why a link did not sign anyone in. */
-export const refusalMessage = (why: LinkRefusal) => REFUSALS[why]
+/** Why a link did not sign anyone in, and where to get another (`mail`: whether this server mails links). */
+export const refusalMessage = (why: LinkRefusal, mail: boolean) => REFUSALS[why](mail)

@@ -63,7 +63,7 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       const secure = overHttps(ctx.request)
       if ('refused' in redeemed) {
         const status = redeemed.refused === 'rate_limited' ? 429 : redeemed.refused === 'unknown' ? 404 : 410
-        return pageResponse(messagePage({ title: 'Not signed in', message: refusalMessage(redeemed.refused) }), status, [endFormCookie(SIGNIN_COOKIE, secure)])
+        return pageResponse(messagePage({ title: 'Not signed in', message: refusalMessage(redeemed.refused, Boolean(sessions.mailLink)), next: { href: '/console/signin', text: 'Go to the sign-in page' } }), status, [endFormCookie(SIGNIN_COOKIE, secure)])
       }
       return redirectTo('/console/', [sessionCookie(redeemed.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
     }), { parse: 'none' })
