@@ -673,7 +673,7 @@ export interface webhooks {
         put?: never;
         /**
          * action.rejected
-         * @description A person rejected a proposed change (added to the contract catalogue). data.action.
+         * @description A person rejected a proposed change. data.action.
          *
          *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
          */
@@ -2410,7 +2410,7 @@ export interface components {
              *     - `approval.rejected`: A person rejected it. data.approval.
              *     - `action.proposed`: A proposed change passed the workspace limits and waits for a person. data.action (the Action).
              *     - `action.refused`: The workspace's limits refused a proposed change; data.action.limits.reason says why. data.action.
-             *     - `action.rejected`: A person rejected a proposed change (added to the contract catalogue). data.action.
+             *     - `action.rejected`: A person rejected a proposed change. data.action.
              *     - `action.applied`: An approved change was carried out; data.action.outcome says how. data.action.
              *     - `action.failed`: An approved change could not be carried out; data.action.outcome.error says why. data.action.
              *     - `contact.created`: A contact was added (POST /contacts). data.contact (the Contact).
