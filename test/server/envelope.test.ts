@@ -135,6 +135,9 @@ describe('bad input', () => {
     // The message reads as a sentence: what is wrong, then what was sent.
     const zero = await call('GET', '/api/v1/decisions?limit=0', { token: ws.live })
     expect(zero.body.error.message).toBe('Invalid query parameter: limit must be at least 1 (got "0").')
+    // Past 2^53 the bound told is the list's, not the largest safe integer's.
+    const huge = await call('GET', '/api/v1/decisions?limit=99999999999999999999', { token: ws.live })
+    expect(huge.body.error.message).toBe('Invalid query parameter: limit must be at most 100 (got "99999999999999999999").')
   })
 
   test('a NUL character in any body string or query parameter is a 400 naming the field, never a 500', async () => {

@@ -2,6 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { insertAbTest, insertDecisions, insertEmailSend, insertMission } from '../fixtures.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 describe('GET /missions', () => {
@@ -117,6 +119,11 @@ describe('cursors', () => {
       `${forged}.${sig}`,
       `${body}.${sig!.slice(0, -2)}xx`,
       filteredCursor, // issued for another filter
+      // Texts that decode to the same signature but are not the one issued: the last character's
+      // bits that base64url drops flipped, padding and a character the decoder skips appended.
+      `${body}.${sig!.slice(0, -1)}${B64URL[B64URL.indexOf(sig!.at(-1)!) ^ 1]}`,
+      `${cursor}==`,
+      `${cursor}~`,
     ]) {
       expectError(await call('GET', `/api/v1/decisions?limit=2&cursor=${encodeURIComponent(bad)}`, { token: a.live }), 400, 'invalid_parameter', 'cursor')
     }

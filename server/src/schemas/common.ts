@@ -68,7 +68,8 @@ export const idOf = (kind: IdKind, what: string) =>
  */
 export const queryInteger = (min: number, max: number, fallback?: number) => {
   const digits = z.string().regex(/^(0|[1-9][0-9]*)$/, { message: 'must be a whole number written in decimal digits, without sign or leading zeros' })
-  return (fallback === undefined ? digits : digits.default(String(fallback))).transform(Number).pipe(z.number().int().min(min).max(max))
+  // The bounds before int(): a number past 2^53 fails both, and the first failure is the one told ("at most 100", not "at most 9007199254740991").
+  return (fallback === undefined ? digits : digits.default(String(fallback))).transform(Number).pipe(z.number().min(min).max(max).int())
 }
 
 export const Email = z.string().trim().max(254).email()
