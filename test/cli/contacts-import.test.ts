@@ -194,3 +194,18 @@ test.skipIf(!script)(
   },
   CLI_TIMEOUT,
 )
+
+test(
+  'two bad rows of one batch: each named with its own refusal, not the other one',
+  async () => {
+    const file = join(dir, 'two-bad.csv')
+    writeFileSync(file, 'email,name\nkim.two@example.com,Kim\nnot-an-email,Bad\nlee.two@example.com,Lee\n,No Address\n')
+    const r = await growthImport([file, '--json'])
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout).refused).toEqual([
+      { line: 3, message: 'email is not a valid email' },
+      { line: 5, message: 'email is required' },
+    ])
+  },
+  CLI_TIMEOUT,
+)

@@ -289,10 +289,13 @@ async function sendBatch(
   }
 }
 
-/** `contacts.1.email is not a valid email. Unknown field contacts.2.colour.` -> row 1 and row 2, each with its sentence. */
+/**
+ * `contacts.1.email is not a valid email. Unknown field contacts.2.colour.` -> row 1 and row 2, each
+ * with its sentence. A sentence starts with a capital or with the row it is about (`contacts.3.email is required.`).
+ */
 function rowErrors(message: string, count: number): Map<number, string> {
   const out = new Map<number, string>()
-  for (const sentence of message.split(/(?<=\.)\s+(?=[A-Z])/)) {
+  for (const sentence of message.split(/(?<=\.)\s+(?=[A-Z]|contacts\.\d)/)) {
     for (const m of sentence.matchAll(/contacts\.(\d+)\.?/g)) {
       const index = Number(m[1])
       if (index >= count) continue
