@@ -7,6 +7,9 @@ import { call, getHarness, type Answer } from './harness.ts'
 
 export const CHECK_ORDER = ['agents_enabled', 'tool', 'permission', 'data', 'limits', 'risk', 'rules']
 
+/** How many unnamed agents each workspace was given here. */
+const unnamed = new Map<string, number>()
+
 export async function agentIn(
   workspaceId: string,
   opts: {
@@ -18,7 +21,10 @@ export async function agentIn(
   },
 ) {
   const { sql } = await getHarness()
-  const a = await createAgent(sql, { workspaceId, name: opts.name ?? 'Gateway agent', ...opts })
+  // An agent's name is its own among the workspace's active agents: the second unnamed one is 'Gateway agent 2'.
+  const n = (unnamed.get(workspaceId) ?? 0) + 1
+  if (!opts.name) unnamed.set(workspaceId, n)
+  const a = await createAgent(sql, { workspaceId, name: opts.name ?? (n === 1 ? 'Gateway agent' : `Gateway agent ${n}`), ...opts })
   return { id: a.id, credential: a.credential }
 }
 

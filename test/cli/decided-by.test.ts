@@ -35,7 +35,7 @@ beforeAll(async () => {
 
 /** An agent's request held for a person: its approval and authorization ids. */
 async function pendingRequest(recipients: number) {
-  const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+  const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: `Lifecycle Writer ${recipients}` })
   const a = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', summary: `Send to ${recipients}`, facts: { recipients } })
   expect(decisionOf(a)).toBe('requires_approval')
   return { approvalId: a.body.data.approvalId as string, authorizationId: a.body.data.authorizationId as string }

@@ -94,11 +94,14 @@ describe('growth admin policy export', () => {
     expect(policy.rules).toContainEqual({ id: expect.stringMatching(/^rule_/), effect: 'deny', match: [{ tool: 'contacts', action: 'export_contacts' }], when: [{ fact: 'records', op: '>', value: 500 }] })
   }, T)
 
-  test('two agents of one name are named by their ids', async () => {
+  test('a second active agent of one name is refused; two of one name (from before that rule) are named by their ids', async () => {
     const ws = jsonOf(await growth(['admin', 'workspace', 'create', '--name', 'Twins', '--json']), 'admin workspace create')
-    const create = (allow: string) => growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Pacer', '--allow', allow, '--json'])
-    const a = jsonOf(await create('ads.pause_campaign'), 'admin agent create')
-    const b = jsonOf(await create('ads.read_performance'), 'admin agent create')
+    const create = (name: string, allow: string) => growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', name, '--allow', allow, '--json'])
+    const a = jsonOf(await create('Pacer', 'ads.pause_campaign'), 'admin agent create')
+    expectRefused(await create('pacer', 'ads.read_performance'), new RegExp(`^error: An agent named "pacer" is already registered \\(${a.id}\\): give this one another name, or retire that one first\\. \\(--name\\)$`))
+    const b = jsonOf(await create('Pacer Two', 'ads.read_performance'), 'admin agent create')
+    // A database of an earlier version may hold two of one name.
+    await db.sql`UPDATE agents SET name = 'Pacer' WHERE workspace_id = ${ws.id} AND id = ${b.id}`
     const policy = await exportJson(ws.id)
     expect(policy.agents.map((x: { agent: string; allow: string[] }) => [x.agent, x.allow])).toEqual([
       [a.id, ['ads.pause_campaign']],

@@ -102,6 +102,10 @@ describe('the console: managing agents', () => {
     const badRisk = await fetchConsole('/console/agents/register', { cookie: owner.cookie, form: { csrf: owner.csrf, name: 'X', risk: 'extreme' } })
     expect(badRisk.res.status).toBe(400)
     expect(badRisk.text).toContain('low, medium or high')
+    // A name an active agent has, case aside: refused, the form kept; once that one is retired (below), free again.
+    const twin = await fetchConsole('/console/agents/register', { cookie: owner.cookie, form: { csrf: owner.csrf, name: 'SPEND guard', allow: 'ads.pause_campaign', risk: 'low' } })
+    expect(twin.res.status).toBe(400)
+    expect(twin.text).toContain(`An agent named &quot;SPEND guard&quot; is already registered (${reg.agentId})`)
 
     // Retire: every credential refused at once; listed apart; its page and history kept.
     const retired = await fetchConsole(`/console/agents/${reg.agentId}/retire`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
@@ -112,6 +116,7 @@ describe('the console: managing agents', () => {
     const list = await fetchConsole('/console/agents', { cookie: owner.cookie })
     expect(list.text).toMatch(/Retired agents[\s\S]*Spend Guard/)
     expect(list.text).not.toMatch(/Active agents[\s\S]*Spend Guard[\s\S]*Retired agents/)
+    expect((await register(owner.cookie, owner.csrf)).agentId).not.toBe(reg.agentId)
     const after = await fetchConsole(`/console/agents/${reg.agentId}?done=retired`, { cookie: owner.cookie })
     expect(after.text).toContain('Agent retired')
     expect(after.text).toContain('Pause the spring campaign')

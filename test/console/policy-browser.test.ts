@@ -72,6 +72,14 @@ describe('the policy page in Chromium', () => {
       await checked(1280)
       expect((await raise(pacer.credential, 600)).body.data.decision).toBe('requires_approval')
       expect((await raise(pacer.credential, 100)).body.data.decision).toBe('allowed')
+
+      // The policy tests: their result is where the page opens, not far below the document's editor.
+      await page.getByLabel('Cases (YAML or JSON)').fill('- { name: big raise, agent: Budget Pacer, tool: ads, action: adjust_budget, facts: { amountMinor: 60000, currency: USD, amountPercent: 10, increase: true }, expect: requires_approval }')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Run the policy tests' }).click()])
+      expect(await page.locator('#tests [role=status]').innerText()).toBe('ok: 1 passed, 0 failed.')
+      const top = await page.evaluate(() => document.querySelector('#tests')!.getBoundingClientRect().top)
+      expect(top).toBeGreaterThanOrEqual(-1)
+      expect(top).toBeLessThan(900)
       expect(errors).toEqual([])
     },
     120_000,

@@ -185,7 +185,7 @@ describe('the console: the policy page', () => {
       expect(page.text).toContain('Lifecycle Writer may send an email campaign')
       expect(page.text).toContain('an owner plans and applies changes')
       expect(page.text).not.toContain('action="/console/policy/plan"')
-      expect(page.text).not.toContain('action="/console/policy/test"')
+      expect(page.text).not.toContain('action="/console/policy/test')
       for (const [path, form] of [
         ['/console/policy/plan', ruleForm(them.csrf)],
         ['/console/policy/apply', { csrf: them.csrf, plan, document }],

@@ -114,7 +114,8 @@ function parseAllow(input: string | undefined): { tool: string; action: string }
 }
 
 /**
- * A person registers an agent and gives it a credential (shown once). It is permitted the `allow`
+ * A person registers an agent and gives it a credential (shown once); its name is its own among the
+ * workspace's active agents, case aside (a retired agent's name is free again). It is permitted the `allow`
  * actions, may use the data they use (unless `dataAccess` says otherwise), and takes up to
  * `maxUnattendedRisk` (default medium) without a person.
  */
@@ -158,6 +159,9 @@ export async function createAgent(
   const credentialId = newId('credential')
   const minted = mintToken('agent', opts.workspaceId)
   await inTransaction(sql, async (tx) => {
+    // The policy names agents by name (CONTRACT: an agent's id or its name): two active agents of one name would make it name neither.
+    const taken = await store.activeAgentNamed(tx, opts.workspaceId, name)
+    if (taken) throw new RuleError('name.unique', `An agent named ${JSON.stringify(name)} is already registered (${taken}): give this one another name, or retire that one first.`, 'name')
     await store.insertAgent(tx, {
       workspaceId: opts.workspaceId, id, name, owner: opts.owner ?? 'workspace', description: opts.description, ceilings: opts.ceilings,
       dataAccess, maxUnattendedRisk: opts.maxUnattendedRisk ?? 'medium',

@@ -61,6 +61,18 @@ type AgentInsert = {
   dataAccess: string[]; maxUnattendedRisk: Risk
 }
 
+/**
+ * The id of an active agent of the workspace with this name, case aside (undefined: none), read
+ * under a lock that registering an agent of the workspace takes till its transaction ends, so two
+ * registrations of one name at once cannot both find it free.
+ */
+export async function activeAgentNamed(tx: Tx, workspaceId: string, name: string): Promise<string | undefined> {
+  await tx`SELECT pg_advisory_xact_lock(hashtext(${`agent names/${workspaceId}`}))`
+  const [row] = await tx<{ id: string }[]>`
+    SELECT id FROM agents WHERE workspace_id = ${workspaceId} AND retired_at IS NULL AND lower(name) = lower(${name}) LIMIT 1`
+  return row?.id
+}
+
 export async function insertAgent(tx: Tx, a: AgentInsert) {
   await tx`
     INSERT INTO agents (workspace_id, id, name, owner, description, ceilings, data_access, max_unattended_risk)

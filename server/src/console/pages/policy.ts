@@ -50,7 +50,7 @@ function tallyTable(caption: string, by: Record<string, { requests: number; chan
   const rows = Object.entries(by)
   if (!rows.length) return null
   const transitions = (t: Record<string, number>) => Object.entries(t).filter(([k]) => k.includes('->')).map(([k, v]) => `${k.replace('->', ' \u2192 ')}: ${v}`).join(', ')
-  return html`<div class="scroll"><table><caption>${caption}</caption><thead><tr><th scope="col">${caption.startsWith('By agent') ? 'Agent' : 'Tool action'}</th><th scope="col">Requests</th><th scope="col">Would change</th><th scope="col">How</th></tr></thead>
+  return html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table><caption>${caption}</caption><thead><tr><th scope="col">${caption.startsWith('By agent') ? 'Agent' : 'Tool action'}</th><th scope="col">Requests</th><th scope="col">Would change</th><th scope="col">How</th></tr></thead>
 <tbody>${rows.map(([k, t]) => html`<tr><th scope="row">${k}</th><td>${t.requests}</td><td>${t.changed}</td><td>${transitions(t) || '\u2014'}</td></tr>`)}</tbody></table></div>`
 }
 
@@ -135,7 +135,7 @@ ${t
   ? html`<p class="status" role="status">${t.failed ? 'FAIL' : 'ok'}: ${t.passed} passed, ${t.failed} failed.</p>
 <ul class="sentences">${t.cases.map((c) => html`<li class="${c.ok ? 'ok' : 'failed'}">${c.ok ? 'ok' : 'FAIL'} ${c.name}: ${c.ok ? c.got : `expected ${c.expected}, got ${c.got}`}${c.failing.length ? ` (failing: ${c.failing.join(', ')})` : ''}</li>`)}</ul>`
   : null}
-<form class="policy" method="post" action="/console/policy/test">${csrfField(opts.session)}
+<form class="policy" method="post" action="/console/policy/test#tests">${csrfField(opts.session)}
 <label for="policy-cases">Cases (YAML or JSON)</label>
 <textarea id="policy-cases" name="cases" rows="8" spellcheck="false"${opts.testError ? html` aria-describedby="tests-error"` : null}>${opts.cases ?? ''}</textarea>
 <button type="submit">Run the policy tests</button></form>
