@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { loadConfig } from '../../server/src/config.ts'
-import { createAgent, retireAgent } from '../../server/src/domain/agents.ts'
+import { createAgent, listAgents, retireAgent, retiredAgents } from '../../server/src/domain/agents.ts'
 import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { growthIn } from '../cli/run.ts'
@@ -154,11 +154,11 @@ describe('the console, live', () => {
         await page.goto(`${url}/console/agents`, { waitUntil: 'load' })
         await page.fill('#agent-name', `Pacer ${crypto.randomUUID().slice(0, 6)}`)
         await page.check('input[name="allow"][value="ads.pause_campaign"]')
-        await Promise.all([page.waitForURL(`${url}/console/agents/register`), page.click('button:has-text("Register the agent")')])
+        await Promise.all([page.waitForURL(`${url}/console/shown/agent`), page.click('button:has-text("Register the agent")')])
       },
       'rotate a credential': async () => {
         await page.goto(`${url}/console/agents/${agent.id}`, { waitUntil: 'load' })
-        await Promise.all([page.waitForURL(`${url}/console/agents/${agent.id}/rotate`), page.locator('form[action$="/rotate"] button').first().click()])
+        await Promise.all([page.waitForURL(`${url}/console/shown/agent`), page.locator('form[action$="/rotate"] button').first().click()])
       },
     }
     for (const width of [320, 1280]) {
@@ -180,6 +180,28 @@ describe('the console, live', () => {
         expect({ path, width, overflow }).toEqual({ path, width, overflow: 0 })
       }
     }
+    // Reloading the page that showed a credential shows it no more and registers no second agent.
+    const agentsBefore = (await listAgents(sql, ws.id, { limit: 500 })).length
+    await submitted['register an agent']!()
+    expect(await page.locator('input.secret').count()).toBe(1)
+    await page.reload({ waitUntil: 'load' })
+    expect(await page.locator('main').innerText()).toContain('It was shown once, on the page right after it was made')
+    expect(await page.locator('input.secret').count()).toBe(0)
+    expect((await listAgents(sql, ws.id, { limit: 500 })).length).toBe(agentsBefore + 1)
+
+    // Retiring cannot be undone, so the browser asks first: "no" sends nothing, "yes" retires it.
+    const doomed = await createAgent(sql, { workspaceId: ws.id, name: 'Short Lived', allow: 'ads.pause_campaign' })
+    await page.goto(`${url}/console/agents/${doomed.id}`, { waitUntil: 'load' })
+    const asked: string[] = []
+    page.once('dialog', (d) => void (asked.push(d.message()), d.dismiss()))
+    await page.getByRole('button', { name: 'Retire Short Lived' }).click()
+    await page.waitForTimeout(300)
+    expect(asked).toEqual(['Retire Short Lived? Its credentials stop working at once, and this cannot be undone.'])
+    expect(page.url()).toBe(`${url}/console/agents/${doomed.id}`)
+    expect((await retiredAgents(sql, ws.id)).has(doomed.id)).toBe(false)
+    page.once('dialog', (d) => void d.accept())
+    await Promise.all([page.waitForURL(`${url}/console/agents/${doomed.id}?done=retired`), page.getByRole('button', { name: 'Retire Short Lived' }).click()])
+    expect((await retiredAgents(sql, ws.id)).has(doomed.id)).toBe(true)
     expect(await cspViolations(page)).toEqual([])
     expect(errors).toEqual([])
   }, 90_000)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../server/src/config.ts'
 import { listAudit } from '../../server/src/domain/audit.ts'
+import { listEndpoints } from '../../server/src/domain/webhooks.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { Webhooks } from '../../sdk/src/index.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
@@ -51,7 +52,9 @@ afterAll(async () => {
 })
 
 /** The console of the server that lets local endpoints through. */
-async function at(path: string, init: { cookie?: string; form?: Record<string, string> | URLSearchParams } = {}) {
+type Visit = { res: Response; text: string; posted: Response | undefined; shownCookie: string | undefined }
+
+async function at(path: string, init: { cookie?: string; form?: Record<string, string> | URLSearchParams } = {}): Promise<Visit> {
   const body = init.form instanceof URLSearchParams ? init.form : init.form ? new URLSearchParams(init.form) : undefined
   const res = await fetch(`${server.url}${path}`, {
     method: body ? 'POST' : 'GET',
@@ -59,7 +62,14 @@ async function at(path: string, init: { cookie?: string; form?: Record<string, s
     headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
     body: body?.toString(),
   })
-  return { res, text: await res.text() }
+  // A form that made a secret leads, as a browser follows it, to the page that shows it once.
+  const location = res.headers.get('location')
+  if (body && res.status === 303 && location?.startsWith('/console/shown/')) {
+    const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!
+    const next: Visit = await at(location, { cookie: [init.cookie, shown.split(';')[0]].filter(Boolean).join('; ') })
+    return { ...next, posted: res, shownCookie: shown }
+  }
+  return { res, text: await res.text(), posted: undefined, shownCookie: undefined }
 }
 
 const secretIn = (html: string) => /id="secret" type="text" readonly value="(whsec_[^"]+)"/.exec(html)?.[1]
@@ -77,12 +87,28 @@ describe('the console: webhooks', () => {
     form.append('events', 'contact.created')
     form.append('events', 'approval.approved')
     const added = await at('/console/webhooks', { cookie: owner.cookie, form })
-    expect(added.res.status).toBe(201)
+    // Post/Redirect/Get: the POST answers 303 to the page that shows the secret, which it carries
+    // there in a cookie sealed with the secrets key, for that page alone and 5 minutes.
+    expect(added.posted!.status).toBe(303)
+    expect(added.posted!.headers.get('location')).toBe('/console/shown/webhook')
+    expect(added.shownCookie).toMatch(/^growth_shown=enc:v1:[0-9a-f]+:[\w-]+; Path=\/console\/shown; HttpOnly; SameSite=Strict; Max-Age=300$/)
+    expect(added.shownCookie).not.toContain('whsec_')
+    expect(added.res.status).toBe(200)
     expect(added.res.headers.get('cache-control')).toBe('no-store')
+    expect(added.res.headers.getSetCookie()).toContain('growth_shown=; Path=/console/shown; HttpOnly; SameSite=Strict; Max-Age=0')
     const secret = secretIn(added.text)!
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
     expect(added.text).toContain('It is not shown again')
     const id = /href="\/console\/webhooks\/(whe_\w+)"/.exec(added.text)![1]!
+    // Reloading that page (the cookie ended) shows no secret and adds nothing; nor does another
+    // person presenting the same cookie.
+    const reloaded = await at('/console/shown/webhook', { cookie: owner.cookie })
+    expect(reloaded.res.status).toBe(200)
+    expect(reloaded.text).toContain('It was shown once, on the page right after it was made')
+    expect(reloaded.text).not.toContain(secret)
+    const other = await signInAs(ws.id, 'owner', 'Kenji Sato')
+    expect((await at('/console/shown/webhook', { cookie: `${other.cookie}; ${added.shownCookie!.split(';')[0]}` })).text).not.toContain(secret)
+    expect((await listEndpoints((await getHarness()).sql, ws.id)).endpoints).toHaveLength(1)
 
     // The list and the endpoint's page say how it is doing, and never show the secret again.
     const list = await at('/console/webhooks', { cookie: owner.cookie })

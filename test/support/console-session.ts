@@ -15,6 +15,13 @@ export async function fetchConsole(path: string, init: { cookie?: string; form?:
     headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
     body: init.form ? new URLSearchParams(init.form).toString() : undefined,
   })
+  // A form that made a secret answers 303 to the page that shows it once, with a cookie for that
+  // page alone (server/src/console/shown.ts): followed as a browser follows it.
+  const location = res.headers.get('location')
+  if (init.form && res.status === 303 && location?.startsWith('/console/shown/')) {
+    const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!.split(';')[0]!
+    return fetchConsole(location, { cookie: [init.cookie, shown].filter(Boolean).join('; ') })
+  }
   return { res, text: await res.text() }
 }
 

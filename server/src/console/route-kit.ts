@@ -9,6 +9,7 @@ import type { Html } from './html.ts'
 import { messagePage } from './pages/layout.ts'
 import { cookieOf, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE } from './responses.ts'
 import type { ConsoleRole, ConsoleSession, ConsoleSessions, SignInMeta } from './session-port.ts'
+import { endShownCookie, openShown, SHOWN_PATH, type ShownPage, shownCookie } from './shown.ts'
 
 /**
  * The handler kit every console route is written with: the session read from its cookie, errors
@@ -110,5 +111,27 @@ export function routeKit(deps: ConsoleDeps) {
     return pageResponse(page(token), 200, [formCookie(SIGNIN_COOKIE, token, overHttps(request))])
   }
 
-  return { metaOf, problem, notFound, handle, signedIn, signedInPost, rolePost, rolePage, signInPost, withFormToken, csrfRefused }
+  /** The answer to a POST that made a secret: 303 to the GET that shows it once (shown.ts). */
+  const showOnce = (request: Request, session: ConsoleSession, page: ShownPage, data: unknown) =>
+    redirectTo(`${SHOWN_PATH}/${page}`, [shownCookie(session, page, data, overHttps(request))])
+
+  /**
+   * GET /console/shown/<page>: what the POST sealed, rendered by `render`, once (this answer ends the
+   * cookie); without it (reloaded, come back to, expired), a page saying it was shown once and
+   * `lost` (what to do if it was not copied), with a way on to `back`.
+   */
+  const shownPage = <T>(page: ShownPage, opts: { lost: string; back: { href: string; text: string } }, render: (session: ConsoleSession, data: T) => Promise<Response>) =>
+    signedIn(async ({ request, session }) => {
+      const data = openShown(request, session, page)
+      const end = endShownCookie(overHttps(request))
+      if (data === null) {
+        const message = `It was shown once, on the page right after it was made; reloading that page or coming back to it shows it no more, and made nothing new. ${opts.lost}`
+        return pageResponse(messagePage({ title: 'Shown once', tone: 'notice', message, session, next: opts.back }), 200, [end])
+      }
+      const answer = await render(session, data as T)
+      answer.headers.append('Set-Cookie', end)
+      return answer
+    })
+
+  return { metaOf, problem, notFound, handle, signedIn, signedInPost, rolePost, rolePage, signInPost, withFormToken, csrfRefused, showOnce, shownPage }
 }

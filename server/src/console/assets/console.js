@@ -3,7 +3,8 @@
 // browser's zone and language (the server writes UTC, which stays without JavaScript). 2. Live
 // updates: a page whose <main> has data-live listens to /console/live (server-sent events) and,
 // when something it shows changes, fetches itself again and puts the new <main> in place. 3. Copy
-// buttons beside a secret shown once.
+// buttons beside a secret shown once. 4. A form that cannot be undone (retire, revoke, remove,
+// disable) asks first: its data-confirm is the question.
 ;(() => {
   const format = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
   function localTimes(root) {
@@ -95,3 +96,9 @@ for (const b of document.querySelectorAll('button[data-copy]')) {
     }
   })
 }
+
+// 4. A form with data-confirm is sent only once the person says yes (the live update's new forms too).
+document.addEventListener('submit', (e) => {
+  const form = e.target
+  if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) e.preventDefault()
+})

@@ -21,7 +21,7 @@ export function accountPage(opts: {
     ? html`<ul class="passkeys">${opts.passkeys.map(
         (p) => html`<li><div><strong>${p.name}</strong>
 <div class="meta"><span>added ${when(p.createdAt)}</span><span>${p.lastUsedAt ? html`last used ${when(p.lastUsedAt)}` : 'not used yet'}</span></div></div>
-<form method="post" action="/console/account/passkeys/${encodeURIComponent(p.id)}/remove">
+<form method="post" action="/console/account/passkeys/${encodeURIComponent(p.id)}/remove" data-confirm="Remove the passkey ${p.name}? It no longer signs you in.">
 <input type="hidden" name="csrf" value="${s.csrf}">
 <button class="secondary" type="submit" aria-label="Remove the passkey ${p.name}">Remove</button>
 </form></li>`,

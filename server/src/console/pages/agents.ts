@@ -126,7 +126,7 @@ function credentialCard(c: AgentCredential, session: ConsoleSession, agentId: st
 <dt>Created</dt><dd>${when(c.createdAt)}</dd>
 </dl>
 ${session.person.role === 'owner' && !ended && !retired && c.expiresAt
-    ? html`<form method="post" action="/console/agents/${agentId}/credentials/${c.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}">
+    ? html`<form method="post" action="/console/agents/${agentId}/credentials/${c.id}/revoke" data-confirm="Revoke ${c.id} (ends in ${c.hint}) now? The agent is refused with it from its next request."><input type="hidden" name="csrf" value="${session.csrf}">
 <button class="danger" type="submit" aria-label="Revoke now ${c.id} (ends in ${c.hint})">Revoke now</button></form>`
     : null}
 ${session.person.role === 'owner' && !ended && !retired && !c.expiresAt
@@ -139,15 +139,17 @@ ${session.person.role === 'owner' && !ended && !retired && !c.expiresAt
 }
 
 /** The answer to registering or rotating: the agent's new credential, this once, with a copy button (assets/console.js). */
-export function credentialShownPage(opts: {
-  session: ConsoleSession
+/** A credential just made (an agent registered, or one rotated), shown once: on GET /console/shown/agent after the POST. */
+export type CredentialShown = {
   heading: string
   agentId: string
   agentName: string
   credentialId: string
   credential: string
   replaced?: { id: string; endsAt: string }
-}): Html {
+}
+
+export function credentialShownPage(opts: CredentialShown & { session: ConsoleSession }): Html {
   return layout({
     title: opts.heading,
     session: opts.session,
@@ -193,7 +195,7 @@ ${opts.credentials.length ? html`<ol class="calls">${opts.credentials.map((c) =>
 ${owner && !retired
   ? html`<section class="panel" aria-labelledby="retire-h"><h2 id="retire-h">Retire ${a.name}</h2>
 <p>Its credentials are revoked at once and the gateway refuses it from its next request; its requests and audit entries are kept. This cannot be undone: register a new agent instead.</p>
-<form method="post" action="/console/agents/${a.id}/retire"><input type="hidden" name="csrf" value="${opts.session.csrf}"><button class="danger" type="submit">Retire ${a.name}</button></form></section>`
+<form method="post" action="/console/agents/${a.id}/retire" data-confirm="Retire ${a.name}? Its credentials stop working at once, and this cannot be undone."><input type="hidden" name="csrf" value="${opts.session.csrf}"><button class="danger" type="submit">Retire ${a.name}</button></form></section>`
   : null}
 <h2>Recent requests</h2>
 ${

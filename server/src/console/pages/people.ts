@@ -41,7 +41,7 @@ ${
     ? html`<form method="post" action="/console/people/${p.id}/role"><input type="hidden" name="csrf" value="${session.csrf}">
 ${roleSelect(`role-${p.id}`, `Role of ${p.name}`, p.role)}
 <button type="submit">Change the role</button></form>
-<form method="post" action="/console/people/${p.id}/remove"><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Remove ${p.name} (${p.email})">Remove</button></form>`
+<form method="post" action="/console/people/${p.id}/remove" data-confirm="Remove ${p.name} (${p.email}) from the workspace? Their sessions end at once."><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Remove ${p.name} (${p.email})">Remove</button></form>`
     : null
 }
 </li>`
@@ -79,7 +79,10 @@ ${owner ? inviteForm(session, opts.mailed, opts.error ?? null) : html`<p class="
 }
 
 /** The answer to inviting: mailed, or the sign-in link this once, with a copy button (assets/console.js). */
-export function personInvitedPage(opts: { session: ConsoleSession; person: { name: string; email: string; role: string }; link: { url: string; expiresAt: string } | null }): Html {
+/** A person just invited, and their sign-in link when this server sends no mail: shown once, on GET /console/shown/person after the POST. */
+export type PersonShown = { person: { name: string; email: string; role: string }; link: { url: string; expiresAt: string } | null }
+
+export function personInvitedPage(opts: PersonShown & { session: ConsoleSession }): Html {
   const { person, link } = opts
   return layout({
     title: 'Person invited',

@@ -22,7 +22,7 @@ function tokenCard(t: TokenListed, session: ConsoleSession): Html {
 <dt>Last used</dt><dd>${t.lastUsedAt ? when(t.lastUsedAt) : 'no use on record'}</dd>
 <dt>Expires</dt><dd>${t.expiresAt ? when(t.expiresAt) : 'never'}</dd>
 </dl>
-${session.person.role === 'owner' && !t.revokedAt ? html`<form method="post" action="/console/tokens/${t.id}/revoke"><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Revoke ${t.id} (ends in ${t.hint})">Revoke</button></form>` : null}
+${session.person.role === 'owner' && !t.revokedAt ? html`<form method="post" action="/console/tokens/${t.id}/revoke" data-confirm="Revoke ${t.id} (ends in ${t.hint})? It is refused from its next request, and this cannot be undone."><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Revoke ${t.id} (ends in ${t.hint})">Revoke</button></form>` : null}
 </li>`
 }
 
@@ -59,7 +59,10 @@ ${tokens.length ? html`<ol class="calls">${tokens.map((t) => tokenCard(t, sessio
 }
 
 /** The answer to issuing: the token, this once, with a copy button (assets/console.js). */
-export function tokenIssuedPage(opts: { session: ConsoleSession; id: string; token: string; mode: string; scopes: string[]; expiresAt: string | null }): Html {
+/** The token just issued, shown once (after the POST, on GET /console/shown/token). */
+export type TokenShown = { session: ConsoleSession; id: string; token: string; mode: string; scopes: string[]; expiresAt: string | null }
+
+export function tokenIssuedPage(opts: TokenShown): Html {
   return layout({
     title: 'Token issued',
     session: opts.session,

@@ -6,7 +6,7 @@ import { listRequests } from '../../domain/agent-requests.ts'
 import { revokeToken } from '../../domain/credentials.ts'
 import { listTools } from '../../domain/agent-tools.ts'
 import { agentsSwitch, setAgentsStopped } from '../../domain/workspaces.ts'
-import { agentPage, agentsPage, credentialShownPage, type RegisterForm } from '../pages/agents.ts'
+import { agentPage, agentsPage, type CredentialShown, credentialShownPage, type RegisterForm } from '../pages/agents.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { type ConsoleSession, DECIDERS, personActor } from '../session-port.ts'
@@ -35,7 +35,7 @@ const viewersWatch = (session: ConsoleSession) =>
  * credential is shown once, on the POST's own answer.
  */
 export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
-  const { signedIn, rolePost, notFound } = kit
+  const { signedIn, rolePost, notFound, showOnce, shownPage } = kit
   const listPage = async (session: ConsoleSession, extra: { error?: string; register?: RegisterForm; registerError?: string; notice?: string } = {}, status = 200) => {
     const ws = session.workspace.id
     const [agents, state, retired, tools] = await Promise.all([agentsOf(sql, ws), agentsSwitch(sql, ws), retiredAgents(sql, ws), listTools(sql, ws, { limit: TOOLS_SHOWN })])
@@ -56,11 +56,17 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
     )
   }
   return new Elysia()
+    .get(
+      '/console/shown/agent',
+      shownPage<CredentialShown>('agent', { lost: 'If the credential was not copied, rotate it on the agent\u2019s page: the new one is shown once too.', back: { href: '/console/agents', text: 'Back to the agents' } }, async (session, shown) =>
+        pageResponse(credentialShownPage({ session, ...shown })),
+      ),
+    )
     .get('/console/agents', signedIn(async ({ session, request }) => {
       const done = new URL(request.url).searchParams.get('done')
       return listPage(session, { notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined })
     }))
-    .post('/console/agents/register', rolePost(['owner'], ownersOnly, async ({ session }, fields) => {
+    .post('/console/agents/register', rolePost(['owner'], ownersOnly, async ({ request, session }, fields) => {
       const register: RegisterForm = {
         name: fields.get('name')?.trim() ?? '',
         description: fields.get('description')?.trim() ?? '',
@@ -81,7 +87,7 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
           maxUnattendedRisk: register.risk as Risk,
           by: personActor(session),
         })
-        return pageResponse(credentialShownPage({ session, agentId: a.id, agentName: a.name, credentialId: a.credentialId, credential: a.credential, heading: 'Agent registered' }))
+        return showOnce(request, session, 'agent', { agentId: a.id, agentName: a.name, credentialId: a.credentialId, credential: a.credential, heading: 'Agent registered' } satisfies CredentialShown)
       } catch (error) {
         if (error instanceof DomainError && error.kind === 'rule') return again(error.message)
         throw error
@@ -103,7 +109,7 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       const done = new URL(request.url).searchParams.get('done')
       return onePage(session, params.id!, { notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined })
     }))
-    .post('/console/agents/:id/rotate', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
+    .post('/console/agents/:id/rotate', rolePost(['owner'], ownersOnly, async ({ request, session, params }, fields) => {
       const agent = await agentOf(sql, session.workspace.id, params.id!)
       if (!agent) return notFound(session)
       const overlap = fields.get('overlap')?.trim() ?? ''
@@ -112,7 +118,7 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
         const r = await rotateAgentCredential(sql, {
           workspaceId: session.workspace.id, agentId: agent.id, credentialId: fields.get('credential') ?? '', overlapMinutes: Number(overlap), by: personActor(session),
         })
-        return pageResponse(credentialShownPage({ session, agentId: agent.id, agentName: agent.name, credentialId: r.credentialId, credential: r.credential, heading: 'Credential rotated', replaced: { id: r.replaces, endsAt: r.oldEndsAt } }))
+        return showOnce(request, session, 'agent', { agentId: agent.id, agentName: agent.name, credentialId: r.credentialId, credential: r.credential, heading: 'Credential rotated', replaced: { id: r.replaces, endsAt: r.oldEndsAt } } satisfies CredentialShown)
       } catch (error) {
         if (error instanceof DomainError && error.kind === 'rule') return onePage(session, agent.id, { error: error.message }, 400)
         throw error

@@ -3,7 +3,7 @@ import { DomainError } from '../../core/errors.ts'
 import { addPerson, changeRole, listPeople, removePerson } from '../../domain/people.ts'
 import { signInLink } from '../../domain/sign-in.ts'
 import { mailInviteLink } from '../../domain/sign-in-mail.ts'
-import { personInvitedPage, peoplePage } from '../pages/people.ts'
+import { type PersonShown, personInvitedPage, peoplePage } from '../pages/people.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { personActor, type ConsoleSession } from '../session-port.ts'
@@ -20,17 +20,23 @@ const ownersOnly = (session: ConsoleSession) =>
  * read); only an owner invites, changes a role and removes, through the same domain functions as
  * growth admin person add|link|remove, recorded in the audit list with the person. An invitation's
  * sign-in link is mailed when this server sends mail (queued, made when it goes), else shown once
- * on the POST's answer.
+ * on the page the POST leads to (shown.ts).
  */
 export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteKit) {
-  const { signedIn, rolePost } = kit
+  const { signedIn, rolePost, showOnce, shownPage } = kit
   const list = async (session: ConsoleSession) => (await listPeople(sql, session.workspace.id, { added: true })).people
   return new Elysia()
+    .get(
+      '/console/shown/person',
+      shownPage<PersonShown>('person', { lost: 'If the sign-in link was lost, an operator makes another (growth admin person link).', back: { href: '/console/people', text: 'Back to the people' } }, async (session, shown) =>
+        pageResponse(personInvitedPage({ session, ...shown })),
+      ),
+    )
     .get('/console/people', signedIn(async ({ request, session }) => {
       const done = new URL(request.url).searchParams.get('done')
       return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
     }))
-    .post('/console/people', rolePost(['owner'], ownersOnly, async ({ session }, fields) => {
+    .post('/console/people', rolePost(['owner'], ownersOnly, async ({ request, session }, fields) => {
       let person
       try {
         person = await addPerson(sql, { workspaceId: session.workspace.id, email: fields.get('email') ?? '', name: fields.get('name') ?? '', role: fields.get('role') ?? '', by: personActor(session) })
@@ -41,10 +47,10 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       if (mail) {
         await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id })
         mail.wake()
-        return pageResponse(personInvitedPage({ session, person, link: null }))
+        return showOnce(request, session, 'person', { person: shownPerson(person), link: null } satisfies PersonShown)
       }
       const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
-      return pageResponse(personInvitedPage({ session, person, link }))
+      return showOnce(request, session, 'person', { person: shownPerson(person), link: { url: link.url, expiresAt: link.expiresAt } } satisfies PersonShown)
     }), { parse: 'none' })
     .post('/console/people/:id/role', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
       await changeRole(sql, { workspaceId: session.workspace.id, id: params.id!, role: fields.get('role') ?? '', by: personActor(session) })
@@ -55,3 +61,6 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       return redirectTo('/console/people?done=removed')
     }), { parse: 'none' })
 }
+
+/** What the invitation's page names of the person. */
+const shownPerson = (p: { name: string; email: string; role: string }) => ({ name: p.name, email: p.email, role: p.role })

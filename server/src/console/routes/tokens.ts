@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { SCOPES } from '../../core/caller.ts'
 import { DomainError } from '../../core/errors.ts'
 import { createToken, listTokens, revokeToken } from '../../domain/credentials.ts'
-import { tokenIssuedPage, tokensPage } from '../pages/tokens.ts'
+import { type TokenShown, tokenIssuedPage, tokensPage } from '../pages/tokens.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { personActor, type ConsoleSession } from '../session-port.ts'
@@ -16,13 +16,19 @@ const ownersOnly = (session: ConsoleSession) => `You are ${session.person.role =
  * growth admin token create|revoke, recorded in the audit list with the person.
  */
 export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
-  const { signedIn, rolePost, notFound } = kit
+  const { signedIn, rolePost, notFound, showOnce, shownPage } = kit
   return new Elysia()
     .get('/console/tokens', signedIn(async ({ request, session }) => {
       const done = new URL(request.url).searchParams.get('done')
       return pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
     }))
-    .post('/console/tokens', rolePost(['owner'], ownersOnly, async ({ session }, fields) => {
+    .get(
+      '/console/shown/token',
+      shownPage<Omit<TokenShown, 'session'>>('token', { lost: 'If the token was not copied, revoke it and issue another.', back: { href: '/console/tokens', text: 'Back to the tokens' } }, async (session, t) =>
+        pageResponse(tokenIssuedPage({ session, ...t })),
+      ),
+    )
+    .post('/console/tokens', rolePost(['owner'], ownersOnly, async ({ request, session }, fields) => {
       const again = async (error: string) => pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), error }), 400)
       const mode = fields.get('mode') ?? 'live'
       if (mode !== 'live' && mode !== 'test') return again(`Mode is live or test (got ${JSON.stringify(mode.slice(0, 40))}).`)
@@ -37,7 +43,8 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
           expiresAt: expires ? `${expires}T00:00:00Z` : undefined,
           by: personActor(session),
         })
-        return pageResponse(tokenIssuedPage({ session, ...t, scopes: t.scopes.length === SCOPES.length ? [...SCOPES] : t.scopes }))
+        const shown: Omit<TokenShown, 'session'> = { id: t.id, token: t.token, mode: t.mode, scopes: t.scopes.length === SCOPES.length ? [...SCOPES] : t.scopes, expiresAt: t.expiresAt }
+        return showOnce(request, session, 'token', shown)
       } catch (error) {
         if (error instanceof DomainError && error.kind === 'rule') return again(error.message)
         throw error

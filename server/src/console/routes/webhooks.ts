@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import { DomainError } from '../../core/errors.ts'
 import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled } from '../../domain/webhooks.ts'
-import type { Html } from '../html.ts'
 import { webhookPage, webhooksPage } from '../pages/webhooks.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
@@ -17,7 +16,7 @@ import type { ConsoleSession } from '../session-port.ts'
 const ATTEMPTS_SHOWN = 50
 
 export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteKit) {
-  const { signedIn, signedInPost, problem } = kit
+  const { signedIn, signedInPost, problem, showOnce, shownPage } = kit
   const person = (s: ConsoleSession) => ({ kind: 'person' as const, id: s.person.id, name: s.person.name })
   const onlyOwners = (s: ConsoleSession) =>
     problem(403, 'Not allowed', `You are ${s.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${s.workspace.name}: you can read the webhooks, and an owner changes them.`, s)
@@ -30,11 +29,11 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
   }
 
   /** An owner's form on one endpoint: refused for other roles; a domain refusal shown on the page. */
-  const ownerPost = (fn: (session: ConsoleSession, id: string, fields: URLSearchParams) => Promise<Response>) =>
-    signedInPost(async ({ session, params }, fields) => {
+  const ownerPost = (fn: (session: ConsoleSession, id: string, fields: URLSearchParams, request: Request) => Promise<Response>) =>
+    signedInPost(async ({ request, session, params }, fields) => {
       if (session.person.role !== 'owner') return onlyOwners(session)
       try {
-        return await fn(session, params.id!, fields)
+        return await fn(session, params.id!, fields, request)
       } catch (error) {
         if (error instanceof DomainError && error.kind === 'rule') return endpointPage(session, params.id!, { error: error.message }, 400)
         throw error
@@ -42,23 +41,35 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
     })
 
   return new Elysia()
+    .get(
+      '/console/shown/webhook',
+      shownPage<Created>('webhook', { lost: 'If the signing secret was not copied, rotate it on the endpoint\u2019s page: the new one is shown once too.', back: { href: '/console/webhooks', text: 'Back to the webhooks' } }, async (session, created) =>
+        pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints, created })),
+      ),
+    )
+    .get(
+      '/console/shown/webhook-secret',
+      shownPage<Rotated>('webhook-secret', { lost: 'If the new signing secret was not copied, rotate it again.', back: { href: '/console/webhooks', text: 'Back to the webhooks' } }, (session, r) =>
+        endpointPage(session, r.endpointId, { rotated: r.secret, notice: r.notice }),
+      ),
+    )
     .get('/console/webhooks', signedIn(async ({ session }) => pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints }))))
-    .post('/console/webhooks', signedInPost(async ({ session }, fields) => {
+    .post('/console/webhooks', signedInPost(async ({ request, session }, fields) => {
       if (session.person.role !== 'owner') return onlyOwners(session)
       const url = fields.get('url')?.trim() ?? ''
       const events = fields.getAll('events')
-      let page: Html
+      let created: Created
       try {
         if (!url) throw new RefusedForm('Give the endpoint its URL.')
-        const created = await createEndpoint(sql, { workspaceId: session.workspace.id, url, events: events.join(','), by: person(session) }, guard)
-        page = webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints, created: { id: created.id, url: created.url, secret: created.secret } })
+        const made = await createEndpoint(sql, { workspaceId: session.workspace.id, url, events: events.join(','), by: person(session) }, guard)
+        created = { id: made.id, url: made.url, secret: made.secret }
       } catch (error) {
         const message = error instanceof RefusedForm || (error instanceof DomainError && error.kind === 'rule') ? (error as Error).message : null
         if (message === null) throw error
         return pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints, refused: { message, url, events } }), 400)
       }
-      // The secret is on this answer only (no-store): a reload or a later visit never shows it again.
-      return pageResponse(page, 201)
+      // The secret is on the page this leads to, once: a reload or a later visit never shows it again.
+      return showOnce(request, session, 'webhook', created)
     }), { parse: 'none' })
     .get('/console/webhooks/:id', signedIn(async ({ session, params }) => endpointPage(session, params.id!)))
     .post('/console/webhooks/:id/test', ownerPost(async (session, id, fields) => {
@@ -66,11 +77,12 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
       const sent = await sendTestEvent(sql, id, event, { within: session.workspace.id })
       return endpointPage(session, id, { notice: `Queued ${event ?? 'webhook.test'} event ${sent.eventId} as delivery ${sent.deliveryId}; its attempt shows below once it is made.` })
     }), { parse: 'none' })
-    .post('/console/webhooks/:id/rotate', ownerPost(async (session, id, fields) => {
+    .post('/console/webhooks/:id/rotate', ownerPost(async (session, id, fields, request) => {
       const raw = fields.get('overlap') ?? ''
       if (!/^\d{1,7}$/.test(raw)) return endpointPage(session, id, { error: `The overlap must be a number of seconds (got ${JSON.stringify(raw.slice(0, 40))}); nothing was changed.` }, 400)
       const { secret } = await rotateSecret(sql, id, Number(raw) * 1000, { within: session.workspace.id, by: person(session) })
-      return endpointPage(session, id, { rotated: secret, notice: Number(raw) ? `The old secret keeps signing beside the new one for ${overlapWords(Number(raw))}.` : 'The old secret stopped signing now.' })
+      const notice = Number(raw) ? `The old secret keeps signing beside the new one for ${overlapWords(Number(raw))}.` : 'The old secret stopped signing now.'
+      return showOnce(request, session, 'webhook-secret', { endpointId: id, secret, notice } satisfies Rotated)
     }), { parse: 'none' })
     .post('/console/webhooks/:id/disable', ownerPost(async (session, id) => {
       await setEndpointEnabled(sql, id, false, person(session), { within: session.workspace.id })
@@ -86,6 +98,11 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
       })
     }), { parse: 'none' })
 }
+
+/** An endpoint just added, with its signing secret: shown once, on GET /console/shown/webhook after the POST. */
+type Created = { id: string; url: string; secret: string }
+/** An endpoint's new signing secret: shown once, on GET /console/shown/webhook-secret after the POST. */
+type Rotated = { endpointId: string; secret: string; notice: string }
 
 /** A form's own refusal, shown on the page like the domain's. */
 class RefusedForm extends Error {}
