@@ -118,6 +118,9 @@ describe('the console: people', () => {
     const badEmail = await invite(owner, { email: 'not-an-address', name: 'Lin', role: 'viewer' })
     expect(badEmail.res.status).toBe(400)
     expect(badEmail.text).toContain('email must be an address')
+    // What was typed stays in the form, to be mended rather than typed again.
+    expect(badEmail.text).toContain('name="email" type="email" autocomplete="off" required value="not-an-address" aria-describedby="invite-error"')
+    expect(badEmail.text).toContain('value="Lin"')
     const badRole = await invite(owner, { email: unique('lin'), name: 'Lin', role: 'boss' })
     expect(badRole.res.status).toBe(400)
     expect(badRole.text).toContain('role must be one of owner, approver, viewer')
@@ -127,6 +130,7 @@ describe('the console: people', () => {
     const again = await invite(owner, { email: owner.person.email, name: 'Twin', role: 'viewer' })
     expect(again.res.status).toBe(400)
     expect(again.text).toContain('already a person of workspace')
+    expect(again.text).toContain('value="Twin"')
     const roleWrong = await fetchConsole(`/console/people/${owner.person.id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'king' } })
     expect(roleWrong.res.status).toBe(400)
     expect(roleWrong.text).toContain('role must be one of')

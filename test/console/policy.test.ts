@@ -111,6 +111,12 @@ describe('the console: the policy page', () => {
     const badValue = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf, 'lots') })
     expect(badValue.res.status).toBe(400)
     expect(badValue.text).toContain('The recipients must be a whole number')
+    // The rule's form as it was sent: the tool action and fact chosen, the value as typed.
+    expect(badValue.text).toContain('<option value="email.send_campaign" selected>')
+    expect(badValue.text).toContain('<option value="recipients" selected>')
+    expect(badValue.text).toContain('name="value" inputmode="decimal" required value="lots" aria-describedby="policy-error"')
+    const form = badValue.text.slice(badValue.text.indexOf('id="rule-h"'), badValue.text.indexOf('</form>', badValue.text.indexOf('id="rule-h"')))
+    expect(form.match(/ selected>/g)).toHaveLength(4) // effect, target, agent (every agent), fact
   }, 60_000)
 
   test("the agent form changes an agent's risk level and ceilings; applied, the agent's next request is judged by them", async () => {

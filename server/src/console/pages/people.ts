@@ -47,22 +47,26 @@ ${roleSelect(`role-${p.id}`, `Role of ${p.name}`, p.role)}
 </li>`
 }
 
-function inviteForm(session: ConsoleSession, mailed: boolean, error: string | null): Html {
+/** What was typed into the invitation form, shown again beside its refusal. */
+export type InviteForm = { email: string; name: string; role: string }
+
+function inviteForm(session: ConsoleSession, mailed: boolean, error: string | null, typed: InviteForm | null): Html {
+  const described = error ? html` aria-describedby="invite-error"` : null
   return html`<section class="panel" aria-labelledby="invite-h">
 <h2 id="invite-h">Invite a person</h2>
 <p class="hint">${mailed ? 'A sign-in link is mailed to them (it works once, for 15 minutes).' : 'This server sends no mail: the next page shows a sign-in link, once, for you to pass on (it works once, for 15 minutes).'}</p>
 ${error ? html`<p class="failed" role="alert" id="invite-error">${error}</p>` : null}
 <form method="post" action="/console/people"><input type="hidden" name="csrf" value="${session.csrf}">
 <label for="invite-email">Email</label>
-<input id="invite-email" name="email" type="email" autocomplete="off" required>
+<input id="invite-email" name="email" type="email" autocomplete="off" required value="${typed?.email ?? ''}"${described}>
 <label for="invite-name">Name</label>
-<input id="invite-name" name="name" type="text" autocomplete="off" required maxlength="100">
-${roleSelect('invite-role', 'Role', 'viewer')}
+<input id="invite-name" name="name" type="text" autocomplete="off" required maxlength="100" value="${typed?.name ?? ''}"${described}>
+${roleSelect('invite-role', 'Role', typed && Object.hasOwn(ROLE_WORDS, typed.role) ? typed.role : 'viewer')}
 <button type="submit">Invite</button></form>
 </section>`
 }
 
-export function peoplePage(opts: { session: ConsoleSession; people: PersonListed[]; mailed: boolean; error?: string; notice?: string }): Html {
+export function peoplePage(opts: { session: ConsoleSession; people: PersonListed[]; mailed: boolean; error?: string; typed?: InviteForm; notice?: string }): Html {
   const { session, people } = opts
   const owner = session.person.role === 'owner'
   return layout({
@@ -71,7 +75,7 @@ export function peoplePage(opts: { session: ConsoleSession; people: PersonListed
     section: 'people',
     body: html`<h1>People</h1>
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
-${owner ? inviteForm(session, opts.mailed, opts.error ?? null) : html`<p class="hint">You can read this list; an owner invites people, changes their roles and removes them.</p>`}
+${owner ? inviteForm(session, opts.mailed, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner invites people, changes their roles and removes them.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's people</h2>
 <ol class="calls">${people.map((p) => personCard(p, session))}</ol>
 </section>`,

@@ -36,6 +36,8 @@ export type PolicyPageState = {
   tested?: TestRun
   testError?: string
   history: AppliedEntry[]
+  /** What was chosen in the "Add a rule" form, after a refusal: shown chosen again. */
+  ruleForm?: Partial<Record<'effect' | 'target' | 'agent' | 'fact' | 'value' | 'currency', string>>
 }
 
 const MARK = { add: '+', change: '~', remove: '-' } as const
@@ -92,20 +94,24 @@ ${opts.agents.length
 function ownerForms(opts: PolicyPageState): Html {
   const s = opts.session
   const targets = opts.tools.flatMap((t) => t.actions.map((a) => `${t.key}.${a}`))
-  const agentOptions = opts.agents.map((a) => html`<option value="${a.label}">${shown(a)}</option>`)
+  // After a refusal, the form as it was sent: chosen options chosen again, the value as typed.
+  const typed = opts.ruleForm ?? {}
+  const option = (field: keyof typeof typed, value: string, label: Html | string) => html`<option value="${value}"${typed[field] === value ? html` selected` : null}>${label}</option>`
+  const agentOptions = opts.agents.map((a) => option('agent', a.label, shown(a)))
+  const facts: [string, string][] = [['amount', 'the amount is more than'], ['amountPercent', 'the change in percent is more than'], ['recipients', 'the recipients are more than'], ['records', 'the records are more than']]
   return html`<section class="panel" aria-labelledby="rule-h">
 <h2 id="rule-h">Add a rule</h2>
 <form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="rule">
 <label for="rule-effect">What happens</label>
-<select id="rule-effect" name="effect"><option value="require_approval">Ask a person first</option><option value="deny">Deny</option></select>
+<select id="rule-effect" name="effect">${option('effect', 'require_approval', 'Ask a person first')}${option('effect', 'deny', 'Deny')}</select>
 <label for="rule-target">For the tool action</label>
-<select id="rule-target" name="target">${targets.map((t) => html`<option value="${t}">${t}</option>`)}</select>
+<select id="rule-target" name="target">${targets.map((t) => option('target', t, t))}</select>
 <label for="rule-agent">For the agent</label>
-<select id="rule-agent" name="agent"><option value="">Every agent</option>${agentOptions}</select>
+<select id="rule-agent" name="agent">${option('agent', '', 'Every agent')}${agentOptions}</select>
 <label for="rule-fact">When</label>
-<select id="rule-fact" name="fact"><option value="amount">the amount is more than</option><option value="amountPercent">the change in percent is more than</option><option value="recipients">the recipients are more than</option><option value="records">the records are more than</option></select>
-<label for="rule-value">Value</label><input type="text" id="rule-value" name="value" inputmode="decimal" required>
-<label for="rule-currency">Currency (for an amount)</label><input type="text" id="rule-currency" name="currency" value="USD" maxlength="3" autocomplete="off">
+<select id="rule-fact" name="fact">${facts.map(([v, words]) => option('fact', v, words))}</select>
+<label for="rule-value">Value</label><input type="text" id="rule-value" name="value" inputmode="decimal" required value="${typed.value ?? ''}"${opts.ruleForm ? html` aria-describedby="policy-error"` : null}>
+<label for="rule-currency">Currency (for an amount)</label><input type="text" id="rule-currency" name="currency" value="${typed.currency ?? 'USD'}" maxlength="3" autocomplete="off">
 <button type="submit">Plan this rule</button></form>
 </section>
 ${opts.agents.length

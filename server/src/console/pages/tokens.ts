@@ -26,23 +26,28 @@ ${session.person.role === 'owner' && !t.revokedAt ? html`<form method="post" act
 </li>`
 }
 
-function createForm(session: ConsoleSession, error: string | null): Html {
+/** What was chosen in the form, shown again beside its refusal. */
+export type TokenForm = { mode: string; scopes: string[]; expires: string }
+
+function createForm(session: ConsoleSession, error: string | null, typed: TokenForm | null): Html {
+  const checked = (on: boolean) => (on ? html` checked` : null)
+  const test = typed?.mode === 'test'
   return html`<section class="panel" aria-labelledby="create-h">
 <h2 id="create-h">Issue a token</h2>
 ${error ? html`<p class="failed" role="alert" id="create-error">${error}</p>` : null}
 <form method="post" action="/console/tokens"><input type="hidden" name="csrf" value="${session.csrf}">
 <fieldset><legend>Mode</legend>
-<label><input type="radio" name="mode" value="live" checked> live (svc_live_…)</label>
-<label><input type="radio" name="mode" value="test"> test (svc_test_…)</label></fieldset>
+<label><input type="radio" name="mode" value="live"${checked(!test)}> live (svc_live_…)</label>
+<label><input type="radio" name="mode" value="test"${checked(test)}> test (svc_test_…)</label></fieldset>
 <fieldset><legend>Scopes (none ticked: all)</legend>
-${SCOPES.map((s) => html`<label><input type="checkbox" name="scope" value="${s}"> ${s}</label>`)}</fieldset>
+${SCOPES.map((s) => html`<label><input type="checkbox" name="scope" value="${s}"${checked(Boolean(typed?.scopes.includes(s)))}> ${s}</label>`)}</fieldset>
 <label for="expires">Expires (the start of that day, UTC; empty: never)</label>
-<input id="expires" name="expires" type="date">
+<input id="expires" name="expires" type="date" value="${typed?.expires ?? ''}"${error ? html` aria-describedby="create-error"` : null}>
 <button type="submit">Issue the token</button></form>
 </section>`
 }
 
-export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[]; error?: string; notice?: string }): Html {
+export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[]; error?: string; typed?: TokenForm; notice?: string }): Html {
   const { session, tokens } = opts
   const owner = session.person.role === 'owner'
   return layout({
@@ -51,15 +56,14 @@ export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[
     section: 'tokens',
     body: html`<h1>Tokens</h1>
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
-${owner ? createForm(session, opts.error ?? null) : html`<p class="hint">You can read this list; an owner issues and revokes tokens.</p>`}
+${owner ? createForm(session, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner issues and revokes tokens.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's tokens</h2>
 ${tokens.length ? html`<ol class="calls">${tokens.map((t) => tokenCard(t, session))}</ol>` : html`<p>No tokens yet.</p>`}
 </section>`,
   })
 }
 
-/** The answer to issuing: the token, this once, with a copy button (assets/console.js). */
-/** The token just issued, shown once (after the POST, on GET /console/shown/token). */
+/** The token just issued, shown once (after the POST, on GET /console/shown/token), with a copy button (assets/console.js). */
 export type TokenShown = { session: ConsoleSession; id: string; token: string; mode: string; scopes: string[]; expiresAt: string | null }
 
 export function tokenIssuedPage(opts: TokenShown): Html {

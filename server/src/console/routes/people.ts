@@ -37,11 +37,12 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
     }))
     .post('/console/people', rolePost(['owner'], ownersOnly, async ({ request, session }, fields) => {
+      const typed = { email: fields.get('email') ?? '', name: fields.get('name') ?? '', role: fields.get('role') ?? '' }
       let person
       try {
-        person = await addPerson(sql, { workspaceId: session.workspace.id, email: fields.get('email') ?? '', name: fields.get('name') ?? '', role: fields.get('role') ?? '', by: personActor(session) })
+        person = await addPerson(sql, { workspaceId: session.workspace.id, ...typed, by: personActor(session) })
       } catch (error) {
-        if (error instanceof DomainError && error.kind === 'rule') return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, error: error.message }), 400)
+        if (error instanceof DomainError && error.kind === 'rule') return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, error: error.message, typed }), 400)
         throw error
       }
       if (mail) {

@@ -86,7 +86,10 @@ export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, pro
       if (edit === 'rule' || edit === 'agent') {
         const current = await exportPolicy(sql, session.workspace.id)
         const edited = edit === 'rule' ? addRuleEdit(current, fields) : agentEdit(current, fields)
-        if ('refused' in edited) return show(session, 400, { error: edited.refused })
+        if ('refused' in edited) {
+          const ruleForm = edit === 'rule' ? Object.fromEntries(['effect', 'target', 'agent', 'fact', 'value', 'currency'].map((k) => [k, fields.get(k) ?? ''])) : undefined
+          return show(session, 400, { error: edited.refused, ruleForm })
+        }
         document = policyYaml(edited.policy)
       } else if (edit !== null) {
         return show(session, 400, { error: `edit must be rule or agent, or absent with the document (got ${JSON.stringify(edit.slice(0, 20))}).` })

@@ -29,11 +29,11 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       ),
     )
     .post('/console/tokens', rolePost(['owner'], ownersOnly, async ({ request, session }, fields) => {
-      const again = async (error: string) => pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), error }), 400)
       const mode = fields.get('mode') ?? 'live'
-      if (mode !== 'live' && mode !== 'test') return again(`Mode is live or test (got ${JSON.stringify(mode.slice(0, 40))}).`)
       const scopes = fields.getAll('scope')
       const expires = fields.get('expires')?.trim() ?? ''
+      const again = async (error: string) => pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), error, typed: { mode, scopes, expires } }), 400)
+      if (mode !== 'live' && mode !== 'test') return again(`Mode is live or test (got ${JSON.stringify(mode.slice(0, 40))}).`)
       if (expires && !/^\d{4}-\d{2}-\d{2}$/.test(expires)) return again(`Expires is a date, YYYY-MM-DD (got ${JSON.stringify(expires.slice(0, 40))}).`)
       try {
         const t = await createToken(sql, {
