@@ -8,7 +8,11 @@ import { decideAction } from '../../server/src/domain/actions.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
 import { personDecider } from '../../server/src/domain/deciders.ts'
 import { actionIn, approvalIn, listInbox } from '../../server/src/domain/inbox.ts'
+import { newId } from '../../server/src/core/ids.ts'
+import { insertApproval } from '../../server/src/store/approvals.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
+import { insertEmailSend } from '../fixtures.ts'
+import { fetchConsole, signInAs } from '../support/console-session.ts'
 import { call, getHarness, makeWorkspace } from '../harness.ts'
 
 /**
@@ -102,6 +106,21 @@ describe('an item and its decision', () => {
     const viewer = approvalPage({ session: sessionIn(ws, 'viewer'), item, now: new Date() }).text
     expect(viewer).not.toContain('class="decide"')
     expect(viewer).toContain('an owner or approver decides it')
+  })
+
+  test('a send waiting for a person shows what would go out: its subject line, how many it goes to, its campaign, who asked', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const sendId = await insertEmailSend(ws.id, 'open')
+    const id = newId('approval')
+    await sql.begin((tx) => insertApproval(tx, ws.id, { id, kind: 'send', summary: 'Send the lonely-beans mail', subjectId: sendId, requestedBy: 'Lifecycle Writer', expiresAt: new Date(Date.now() + 86_400_000), createdAt: new Date() }))
+    const me = await signInAs(ws.id, 'approver', 'Ana Lima')
+    const page = await fetchConsole(`/console/approvals/${id}`, { cookie: me.cookie })
+    expect(page.res.status).toBe(200)
+    expect(page.text).toContain('<h2 id="asked-h">What exactly</h2>')
+    expect(page.text).toContain(`<dt>email send</dt><dd><code>${sendId}</code></dd><dt>subject line</dt><dd>Your beans are getting lonely</dd><dt>recipients</dt><dd>4,200</dd>`)
+    expect(page.text).toContain('<dt>campaign</dt><dd>none</dd><dt>requested by</dt><dd>Lifecycle Writer</dd>')
+    expect(page.text).toContain('approved, it goes to 4,200 recipients')
   })
 
   test('a person rejecting through the domain, as the console does: recorded with their id, name and reason, shown on the page, gone from the inbox', async () => {

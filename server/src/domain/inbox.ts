@@ -29,7 +29,14 @@ export type Asked = {
   rulesVersion: number
 }
 
-export type InboxItem = { kind: 'approval'; approval: Approval; asked: Asked | null } | { kind: 'action'; action: Action }
+/** The email send an approval is about: its subject line, how many it goes to, its campaign. */
+export type SendAsked = { id: string; subject: string; recipients: number; campaignId: string | null; campaignName: string | null }
+
+export type InboxItem = { kind: 'approval'; approval: Approval; asked: Asked | null; send: SendAsked | null } | { kind: 'action'; action: Action }
+
+function toSend(r: store.SendRow | null): SendAsked | null {
+  return r ? { id: r.id, subject: r.subject, recipients: Number(r.recipients), campaignId: r.campaign_id, campaignName: r.campaign_name } : null
+}
 
 function toAsked(r: store.AskedRow | null): Asked | null {
   if (!r) return null
@@ -48,7 +55,7 @@ function toAsked(r: store.AskedRow | null): Asked | null {
   }
 }
 
-const approvalItem = (row: store.WaitingApprovalRow, now: Date): InboxItem => ({ kind: 'approval', approval: toApproval(row, now), asked: toAsked(row.asked) })
+const approvalItem = (row: store.WaitingApprovalRow, now: Date): InboxItem => ({ kind: 'approval', approval: toApproval(row, now), asked: toAsked(row.asked), send: toSend(row.send) })
 
 /** Oldest first by (created_at, id), as the two lists are each read. */
 const older = (a: TimePosition, b: TimePosition) => (a.t === b.t ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.t < b.t ? -1 : 1)

@@ -6,8 +6,8 @@ import { newerThan } from './keyset.ts'
 import type { RequestRow } from './agent-requests.ts'
 
 /**
- * What waits for a person, read for the console: pending approvals (with the agent request each
- * one is about, when it is one) and proposed actions, oldest first, keyset-paged on (created_at,
+ * What waits for a person, read for the console: pending approvals (with the agent request or the
+ * email send each one is about) and proposed actions, oldest first, keyset-paged on (created_at,
  * id) by the indexes (workspace_id, status, created_at, id) of both tables. Every read is scoped
  * by the workspace: an id of another workspace is simply not found.
  */
@@ -15,7 +15,10 @@ import type { RequestRow } from './agent-requests.ts'
 /** The agent request an approval is about, as the person deciding needs it. */
 export type AskedRow = Pick<RequestRow, 'agent_id' | 'agent_name' | 'tool' | 'action' | 'resource' | 'summary' | 'facts' | 'reason' | 'checks' | 'rules' | 'rules_version'>
 
-export type WaitingApprovalRow = ApprovalRow & { asked: AskedRow | null }
+/** The email send an approval of kind send is about: what would go out, to how many, for which campaign. */
+export type SendRow = { id: string; subject: string; recipients: number; campaign_id: string | null; campaign_name: string | null }
+
+export type WaitingApprovalRow = ApprovalRow & { asked: AskedRow | null; send: SendRow | null }
 
 const approvalColumns = (sql: Db) => sql`
   ap.id, ap.kind, ap.status, ap.summary, ap.subject_id, ap.requested_by, ap.decided_by, ap.decided_at, ap.decision_reason,
@@ -23,12 +26,16 @@ const approvalColumns = (sql: Db) => sql`
   CASE WHEN r.id IS NULL THEN NULL ELSE json_build_object(
     'agent_id', r.agent_id, 'agent_name', a.name, 'tool', r.tool, 'action', r.action, 'resource', r.resource,
     'summary', r.summary, 'facts', r.facts, 'reason', r.reason, 'checks', r.checks, 'rules', r.rules,
-    'rules_version', r.rules_version) END AS asked`
+    'rules_version', r.rules_version) END AS asked,
+  CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object(
+    'id', s.id, 'subject', s.subject, 'recipients', s.recipients, 'campaign_id', s.campaign_id, 'campaign_name', c.name) END AS send`
 
 const approvalJoins = (sql: Db) => sql`
   FROM approvals ap
   LEFT JOIN agent_requests r ON ap.kind = 'agent_request' AND r.workspace_id = ap.workspace_id AND r.id = ap.subject_id
-  LEFT JOIN agents a ON a.workspace_id = r.workspace_id AND a.id = r.agent_id`
+  LEFT JOIN agents a ON a.workspace_id = r.workspace_id AND a.id = r.agent_id
+  LEFT JOIN email_sends s ON ap.kind = 'send' AND s.workspace_id = ap.workspace_id AND s.id = ap.subject_id
+  LEFT JOIN campaigns c ON c.workspace_id = s.workspace_id AND c.id = s.campaign_id`
 
 /** Pending approvals not yet expired at `now`, oldest first, after `after`. */
 export async function selectWaitingApprovals(sql: Sql, workspaceId: string, opts: { after?: TimePosition; now: Date; limit: number }): Promise<WaitingApprovalRow[]> {

@@ -52,6 +52,15 @@ ${error ? html`<p class="failed" role="alert" id="decide-error">${error}</p>` : 
 </section>`
 }
 
+/** A send waiting to go out: what it is, to how many, for which campaign, and who asked. */
+function sendSection(send: NonNullable<ApprovalItem['send']>, requestedBy: string): Html {
+  return html`<section class="panel" aria-labelledby="asked-h"><h2 id="asked-h">What exactly</h2>
+<dl class="facts"><dt>email send</dt><dd><code>${send.id}</code></dd><dt>subject line</dt><dd>${send.subject}</dd><dt>recipients</dt><dd>${send.recipients.toLocaleString('en-US')}</dd>
+<dt>campaign</dt><dd>${send.campaignId ? html`${send.campaignName ?? 'unnamed'} <code>${send.campaignId}</code>` : 'none'}</dd><dt>requested by</dt><dd>${requestedBy}</dd></dl>
+<h3>Why it waits</h3><p>A send goes out only once a person approves it: approved, it goes to ${send.recipients.toLocaleString('en-US')} ${send.recipients === 1 ? 'recipient' : 'recipients'}.</p>
+</section>`
+}
+
 export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem; now: Date; error?: string | null }): Html {
   const { approval: a, asked } = opts.item
   const open = a.status === 'pending' && !a.expired
@@ -73,7 +82,9 @@ ${
 <h3>Checks</h3><ul class="checks">${asked.checks.map((c) => html`<li><span class="${c.passed ? 'passed' : 'failed'}">${c.passed ? 'Passed' : 'Failed'}</span> ${c.name}: ${c.detail}</li>`)}</ul>
 ${asked.rules.length ? html`<h3>Rules that bit (version ${asked.rulesVersion})</h3><ul class="checks">${asked.rules.map((r) => html`<li>${r.sentence} <span class="meta">(${r.effect.replace('_', ' ')})</span></li>`)}</ul>` : null}
 </section>`
-    : html`<section class="panel"><p>${a.summary}</p></section>`
+    : opts.item.send
+      ? sendSection(opts.item.send, a.requestedBy)
+      : html`<section class="panel"><p>${a.summary}</p></section>`
 }
 ${
   a.status !== 'pending'
