@@ -5967,7 +5967,7 @@ export interface operations {
                  * @example 5
                  */
                 limit?: number;
-                /** @description Only calls of this operation (its operationId, e.g. createDecision). */
+                /** @description Only calls of this operation (its operationId, e.g. createDecision); one the API does not have is 400. */
                 operation?: string;
                 /**
                  * @description Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.

@@ -6,6 +6,7 @@ import { consoleApp } from './console/app.ts'
 import type { ConsoleSessions } from './console/session-port.ts'
 import { consoleSessions } from './console-sessions.ts'
 import { createApp } from './http/app.ts'
+import { operations } from './http/operations.ts'
 import { CallCounter } from './http/count.ts'
 import { RequestLog } from './http/request-log.ts'
 import type { MemoryLimiter } from './http/rate-limit.ts'
@@ -129,7 +130,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // Its public address: CONSOLE_URL, else this server's own, known once it listens (PORT=0).
   let consoleUrl = config.consoleUrl
   const mailWaker = config.mail ? { wake: () => mail?.wake() } : undefined
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log, webhooks: { addresses: config.webhooks.addresses }, consoleUrl: () => consoleUrl, mail: mailWaker }))
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log, webhooks: { addresses: config.webhooks.addresses }, consoleUrl: () => consoleUrl, mail: mailWaker, operationIds: () => operations.map((o) => o.operationId) }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!

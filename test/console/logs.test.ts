@@ -54,7 +54,7 @@ describe('the console: the request log', () => {
   test('a wrong filter is a 400 naming it; another workspace\'s credential is not found; signed out, the sign-in page', async () => {
     const ws = await makeWorkspace()
     const me = await signInAs(ws.id, 'viewer', 'Lee Viewer')
-    for (const [query, words] of [['status=6xx', 'status must be'], ['operation=drop%20table', 'operation must be'], ['credential=tok_1', 'credential must be'], ['after=yesterday', 'after must be']] as const) {
+    for (const [query, words] of [['status=6xx', 'status must be'], ['operation=drop%20table', 'operation must be'], ['operation=nope', 'operation is not an operation of this API'], ['credential=tok_1', 'credential must be'], ['after=yesterday', 'after must be']] as const) {
       const page = await fetchConsole(`/console/logs?${query}`, { cookie: me.cookie })
       expect(page.res.status, query).toBe(400)
       expect(page.text).toContain(words)

@@ -230,6 +230,7 @@ describe('the request log', () => {
       ['status=42', 'status'],
       ['credentialId=agt_1', 'credentialId'],
       ['operation=list%20missions', 'operation'],
+      ['operation=nope', 'operation'], // well formed, but no operation of the API: not an empty page
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
       ['before=nonsense', 'before'],
@@ -237,6 +238,7 @@ describe('the request log', () => {
     ]) {
       expectError(await logs(ws.live, query), 400, 'invalid_parameter', named)
     }
+    expect((await logs(ws.live, 'operation=nope')).body.error.message).toBe('operation "nope" is not an operation of this API: give an operationId such as createDecision or listMissions.')
   })
 
   test('keeps nothing of another workspace, even asked by its credential id', async () => {

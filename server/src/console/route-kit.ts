@@ -27,6 +27,8 @@ export type ConsoleDeps = {
   consoleUrl: () => string
   /** When this process sends mail (SMTP_URL): wakes the sender after mail is queued. Absent: no mail, links are shown instead. */
   mail?: { wake(): void }
+  /** The API's operationIds, which the request log's page filters by (absent: not checked). */
+  operationIds?: () => readonly string[]
 }
 
 type Server = { requestIP(r: Request): { address: string } | null } | null

@@ -30,7 +30,7 @@ export type Asked = {
 }
 
 /** The email send an approval is about: its subject line, how many it goes to, its campaign. */
-export type SendAsked = { id: string; subject: string; recipients: number; campaignId: string | null; campaignName: string | null }
+type SendAsked = { id: string; subject: string; recipients: number; campaignId: string | null; campaignName: string | null }
 
 export type InboxItem = { kind: 'approval'; approval: Approval; asked: Asked | null; send: SendAsked | null } | { kind: 'action'; action: Action }
 

@@ -46,5 +46,5 @@ export const API_OPERATIONS: Operation[] = [
   ...agentRuleOperations,
   ...agentRequestOperations,
   ...agentGatewayOperations,
-  ...requestLogOperations,
+  ...requestLogOperations(() => API_OPERATIONS),
 ]

@@ -1,10 +1,16 @@
 import { z } from 'zod'
+import { RuleError } from '../core/errors.ts'
 import { listRequestLog } from '../domain/request-log.ts'
 import { idOf } from '../schemas/common.ts'
 import { RequestLogEntry, StatusFilter } from '../schemas/request-log.ts'
 import { defineList, model } from './operation.ts'
 
-export const requestLogOperations = [
+/**
+ * GET /logs. `operations`: every operation of the API (read when a call filters by one, so the
+ * table this is part of can be passed in): an operationId that names none is a 400 naming it,
+ * never an empty page that reads as "no such calls".
+ */
+export const requestLogOperations = (operations: () => readonly { operationId: string }[]) => [
   defineList({
     method: 'GET',
     path: '/logs',
@@ -17,12 +23,17 @@ export const requestLogOperations = [
     auth: { kind: 'workspace', scope: 'read:logs' },
     query: z.strictObject({
       status: StatusFilter.optional().describe('Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.'),
-      operation: z.string().regex(/^[a-zA-Z]{1,64}$/, { message: 'must be an operationId such as createDecision' }).optional().describe('Only calls of this operation (its operationId, e.g. createDecision).'),
+      operation: z.string().regex(/^[a-zA-Z]{1,64}$/, { message: 'must be an operationId such as createDecision' }).optional().describe('Only calls of this operation (its operationId, e.g. createDecision); one the API does not have is 400.'),
       credentialId: idOf('credential', 'a credential').optional().describe('Only calls made with this credential (cred_...).'),
     }),
     paging: { style: 'before', defaultLimit: 20, maxLimit: 100 },
     response: model('RequestLogEntry', RequestLogEntry),
     example: { query: { status: '4xx', limit: '5' } },
-    handler: ({ sql, caller, query, page }) => listRequestLog(sql, caller.workspaceId, { ...query, ...page }),
+    handler: ({ sql, caller, query, page }) => {
+      if (query.operation && !operations().some((o) => o.operationId === query.operation)) {
+        throw new RuleError('operation.known', `operation ${JSON.stringify(query.operation)} is not an operation of this API: give an operationId such as createDecision or listMissions.`, 'operation')
+      }
+      return listRequestLog(sql, caller.workspaceId, { ...query, ...page })
+    },
   }),
 ]

@@ -48,7 +48,7 @@ ${roleSelect(`role-${p.id}`, `Role of ${p.name}`, p.role)}
 }
 
 /** What was typed into the invitation form, shown again beside its refusal. */
-export type InviteForm = { email: string; name: string; role: string }
+type InviteForm = { email: string; name: string; role: string }
 
 function inviteForm(session: ConsoleSession, mailed: boolean, error: string | null, typed: InviteForm | null): Html {
   const described = error ? html` aria-describedby="invite-error"` : null

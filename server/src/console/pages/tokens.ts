@@ -27,7 +27,7 @@ ${session.person.role === 'owner' && !t.revokedAt ? html`<form method="post" act
 }
 
 /** What was chosen in the form, shown again beside its refusal. */
-export type TokenForm = { mode: string; scopes: string[]; expires: string }
+type TokenForm = { mode: string; scopes: string[]; expires: string }
 
 function createForm(session: ConsoleSession, error: string | null, typed: TokenForm | null): Html {
   const checked = (on: boolean) => (on ? html` checked` : null)

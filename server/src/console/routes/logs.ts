@@ -14,7 +14,7 @@ const CREDENTIAL_ID = idOf('credential', 'a credential')
  * The request log as a page: read by every signed-in person (CONTRACT: an approver reads
  * everything, a viewer reads), through listRequestLog as GET /api/v1/logs reads it.
  */
-export function logRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
+export function logRoutes({ sql, operationIds }: ConsoleDeps, kit: RouteKit) {
   const { signedIn, problem } = kit
   return new Elysia().get('/console/logs', signedIn(async ({ request, session }) => {
     const q = new URL(request.url).searchParams
@@ -22,6 +22,7 @@ export function logRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
     const bad = (what: string, rule: string, got: string) => problem(400, 'Not a filter of the log', `${what} ${rule} (got ${JSON.stringify(got.slice(0, 80))}).`, session)
     if (filter.status && !StatusFilter.safeParse(filter.status).success) return bad('status', 'must be 2xx, 4xx, 5xx or one HTTP status such as 429', filter.status)
     if (filter.operation && !/^[a-zA-Z]{1,64}$/.test(filter.operation)) return bad('operation', 'must be an operationId such as createDecision', filter.operation)
+    if (filter.operation && operationIds && !operationIds().includes(filter.operation)) return bad('operation', 'is not an operation of this API: give an operationId such as createDecision', filter.operation)
     if (filter.credentialId && !CREDENTIAL_ID.safeParse(filter.credentialId).success) return bad('credential', 'must be a credential id, cred_…', filter.credentialId)
     const raw = q.get('after')
     const after = raw === null ? undefined : parsePosition(raw)
