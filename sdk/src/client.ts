@@ -25,14 +25,17 @@ export type ClientOptions<T extends string = string> = {
   defaultHeaders?: Record<string, string>
 }
 
-/** Reads a setting from the environment where there is one (Node.js, Bun; Deno with --allow-env). */
-function fromEnvironment(name: string): string | undefined {
+/**
+ * Reads a setting from the environment where there is one (Node.js, Bun; Deno with --allow-env).
+ * `refused`: the runtime would not let it be read (Deno without --allow-env), which a missing
+ * token's message then names: the variable may well be set.
+ */
+function fromEnvironment(name: string): { value: string | undefined; refused: boolean } {
   try {
     const g = globalThis as { process?: { env?: Record<string, string | undefined> }; Deno?: { env?: { get(n: string): string | undefined } } }
-    return g.process?.env?.[name] ?? g.Deno?.env?.get(name)
+    return { value: g.process?.env?.[name] ?? g.Deno?.env?.get(name), refused: false }
   } catch {
-    // Deno without --allow-env refuses to read it: as if unset.
-    return undefined
+    return { value: undefined, refused: true }
   }
 }
 
@@ -43,11 +46,15 @@ class GrowthClient<M extends Mode = 'unknown'> {
   readonly #settings: TransportSettings
 
   constructor(options: ClientOptions = {}) {
-    const token = options.token ?? fromEnvironment('GROWTH_TOKEN')
+    const env = options.token ? null : fromEnvironment('GROWTH_TOKEN')
+    const token = options.token ?? env?.value
     if (!token) {
+      if (env?.refused) {
+        throw new GrowthError('No token: pass new Growth({ token }), or let the runtime read GROWTH_TOKEN: Deno refused to read the environment (run with --allow-env=GROWTH_TOKEN,GROWTH_BASE_URL).')
+      }
       throw new GrowthError('No token: pass new Growth({ token }) or set GROWTH_TOKEN (a svc_live_, svc_test_ or svc_agt_ credential).')
     }
-    const baseUrl = (options.baseUrl ?? fromEnvironment('GROWTH_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
+    const baseUrl = (options.baseUrl ?? fromEnvironment('GROWTH_BASE_URL').value ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
     if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new GrowthError(`baseUrl must be an http(s) URL such as ${DEFAULT_BASE_URL}; got ${JSON.stringify(baseUrl)}.`)
     this.baseUrl = baseUrl
     this.maxRetries = checkedMaxRetries(options.maxRetries ?? 2)

@@ -447,6 +447,26 @@ async function awayFromHourEnd(margin = 150_000) {
   if (left < margin) await Bun.sleep(left + 1_000)
 }
 
+describe('the packed SDK under Deno without --allow-env', () => {
+  test(
+    'a token only in GROWTH_TOKEN, which Deno will not read: the error says Deno refused and which flag lets it',
+    async () => {
+      const { project } = await packedSdk()
+      const script = await scriptInProject('no-env.mjs', "import { Growth } from '@growth-service/sdk'\ntry { new Growth() } catch (e) { console.log(e.message) }\n")
+      const proc = Bun.spawn([join(import.meta.dir, '../../node_modules/.bin/deno'), 'run', '--allow-read', '--no-prompt', script], {
+        cwd: project,
+        stdout: 'pipe',
+        stderr: 'pipe',
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', GROWTH_TOKEN: 'svc_test_set_but_unread' },
+      })
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+      expect(stdout.trim()).toBe('No token: pass new Growth({ token }), or let the runtime read GROWTH_TOKEN: Deno refused to read the environment (run with --allow-env=GROWTH_TOKEN,GROWTH_BASE_URL).')
+    },
+    PACK_TIMEOUT,
+  )
+})
+
 describe('the rate limit, under Node.js', () => {
   test(
     'a fresh token’s 600 calls in the hour pass, each leaving one fewer; the next is a RateLimitError with retryAfter, retried or not',
