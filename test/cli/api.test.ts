@@ -95,6 +95,10 @@ describe('reads: --json prints exactly the data the API answers', () => {
       const lines = r.stdout.trimEnd().split('\n')
       expect(lines[0]).toMatch(/^id\s+mission id\s+title/)
       expect(lines).toHaveLength(4)
+      // The state and the time stay in view however far down the API lists them; a member that only
+      // repeats another (an agent request's authorizationId is its id) takes no column.
+      const requests = (await run(['agents', 'requests', '--limit', '3'])).stdout.split('\n')[0]!.trim().split(/\s{2,}/)
+      expect(requests).toEqual(['id', 'agent id', 'agent name', 'tool', 'action', 'decision', 'created at'])
       const data = await apiData('/decisions?limit=3')
       const tokyo = new Date(new Date(data[0].createdAt).getTime() + 9 * 3_600_000).toISOString().slice(0, 16).replace('T', ' ')
       expect(lines[1]).toContain(data[0].id)

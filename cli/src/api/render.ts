@@ -61,10 +61,18 @@ function cell(value: unknown): string {
   return String(value)
 }
 
-/** The columns worth a table: short scalar members, money and deciders, in the API's own order. */
+/** What a row is read by whenever a list has it: its state and when it happened. */
+const ALWAYS_SHOWN = ['status', 'decision', 'createdAt']
+
+/**
+ * The columns worth a table: short scalar members, money and deciders, in the API's own order, at
+ * most MAX_COLUMNS. A member that repeats an earlier one in every row (an agent request's
+ * authorizationId is its id) is left out; the state and the time (ALWAYS_SHOWN) are kept however far
+ * down the API lists them, and the first other members fill the rest.
+ */
 function columnsOf(items: Record<string, unknown>[]): string[] {
   const first = items[0] ?? {}
-  return Object.keys(first)
+  const scalar = Object.keys(first)
     .filter((key) => key !== 'workspaceId')
     .filter((key) =>
       items.every((item) => {
@@ -72,7 +80,11 @@ function columnsOf(items: Record<string, unknown>[]): string[] {
         return v === null || v === undefined || typeof v !== 'object' || isMoney(v) || isDecider(v)
       }),
     )
-    .slice(0, MAX_COLUMNS)
+  const same = (a: string, b: string) => items.every((item) => item[a] !== null && item[a] !== undefined && JSON.stringify(item[a]) === JSON.stringify(item[b]))
+  const distinct = scalar.filter((key, i) => !scalar.slice(0, i).some((earlier) => same(earlier, key)))
+  const kept = new Set(distinct.filter((key) => ALWAYS_SHOWN.includes(key)))
+  for (const key of distinct) if (kept.size < MAX_COLUMNS) kept.add(key)
+  return distinct.filter((key) => kept.has(key))
 }
 
 export function renderList(items: unknown[], opts: { color: boolean }): string[] {
