@@ -1,4 +1,5 @@
 import { type Event, type Growth, RateLimitError } from '@growth-service/sdk'
+import { type OutageNotices, OutageWatch } from './outage.ts'
 
 const PAGE = 100
 
@@ -13,6 +14,8 @@ type StreamOptions = {
   signal: AbortSignal
   /** Told when a 429 makes it wait, with how long. */
   onWait?: (ms: number) => void
+  /** Following, told when the API stops answering and when it answers again (OutageWatch). */
+  outage?: OutageNotices
 }
 
 /**
@@ -20,14 +23,18 @@ type StreamOptions = {
  * commit. Each yield is a page's events with the position after them, to resume from. Once caught
  * up it asks again no sooner than `interval`, and no sooner than the calls left in the token's hour
  * allow when spread over the time left, so a follower left running never spends the hourly limit;
- * a 429 is waited out. Ends when the signal aborts (or, not following, when caught up).
+ * a 429 is waited out, and so is an API that stops answering (a restart): retried with capped
+ * backoff from the same position, so nothing is lost or given twice. Ends when the signal aborts
+ * (or, not following, when caught up; not following, an error ends it too).
  */
 export async function* eventPages(growth: Growth, opts: StreamOptions): AsyncGenerator<{ events: Event[]; after: string | undefined }> {
   let after = opts.after
+  const outage = new OutageWatch(opts.outage)
   while (!opts.signal.aborted) {
     let wait = 0
     try {
       const answer = await growth.events.list({ type: opts.type, limit: PAGE, after }, { signal: opts.signal }).withResponse()
+      outage.answered()
       const page = answer.data
       after = page.meta?.nextCursor ?? after
       yield { events: page.data, after }
@@ -38,9 +45,11 @@ export async function* eventPages(growth: Growth, opts: StreamOptions): AsyncGen
       wait = Math.max(opts.interval, spread)
     } catch (err) {
       if (opts.signal.aborted) return
-      if (!(err instanceof RateLimitError) || !opts.follow) throw err
-      wait = Math.max(opts.interval, (err.retryAfter ?? 60) * 1000)
-      opts.onWait?.(wait)
+      if (!opts.follow) throw err
+      if (err instanceof RateLimitError) {
+        wait = Math.max(opts.interval, (err.retryAfter ?? 60) * 1000)
+        opts.onWait?.(wait)
+      } else wait = outage.failed(err)
     }
     await sleep(wait, opts.signal)
   }

@@ -6,6 +6,7 @@ import { withCredentials } from './refusal.ts'
 import { eventPages, untilInterrupted } from './event-stream.ts'
 import { addCredentialOptions, type CredentialOptions, type Credentials } from './credentials.ts'
 import { formatTime } from './render.ts'
+import { outageNotices } from './outage.ts'
 
 type TailOptions = CredentialOptions & { type?: string; after?: string; follow?: boolean; interval: string; json?: boolean }
 
@@ -42,6 +43,7 @@ async function tail(opts: TailOptions, credentials: Credentials) {
         interval,
         signal,
         onWait: (ms) => opts.json || writeErr(`Rate limited: waiting ${Math.round(ms / 1000)} s.\n`),
+        outage: outageNotices(credentials, Boolean(opts.json)),
       })
       for await (const page of pages) {
         for (const event of page.events) print(event, Boolean(opts.json))

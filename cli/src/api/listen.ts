@@ -8,6 +8,7 @@ import { trigger } from './listen-trigger.ts'
 import { refusalOf } from './refusal.ts'
 import { eventPages, untilInterrupted } from './event-stream.ts'
 import { addCredentialOptions, type Credentials, resolveCredentials } from './credentials.ts'
+import { outageNotices } from './outage.ts'
 
 /**
  * growth listen --forward-to URL: local webhook development without a public address, as
@@ -84,7 +85,7 @@ async function listen(opts: ListenOptions, credentials: Credentials) {
     writeErr(`Ready. Forwarding events${filter} to ${target.href}, signed with ${described.shown} (Ctrl-C stops)\n`)
     if (described.where) writeErr(`${described.where}\n`)
     // The whole stream, filtered here: a position is bound to its filter, and the one kept is the whole stream's.
-    const pages = eventPages(growth, { after: after || undefined, follow: true, interval, signal })
+    const pages = eventPages(growth, { after: after || undefined, follow: true, interval, signal, outage: outageNotices(credentials, Boolean(opts.json)) })
     for await (const page of pages) {
       for (const event of page.events) {
         if (types && !types.includes(event.event)) continue

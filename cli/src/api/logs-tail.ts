@@ -6,6 +6,7 @@ import { writeErr, writeOut } from '../output.ts'
 import { addCredentialOptions, type CredentialOptions, type Credentials } from './credentials.ts'
 import { sleep, untilInterrupted } from './event-stream.ts'
 import { withCredentials } from './refusal.ts'
+import { OutageWatch, outageNotices } from './outage.ts'
 
 type TailOptions = CredentialOptions & { status?: string; operation?: string; limit: string; follow?: boolean; interval: string; json?: boolean }
 
@@ -71,12 +72,14 @@ async function tail(opts: TailOptions, credentials: Credentials) {
     return { entries: fresh.reverse(), rateLimit }
   }
 
+  const outage = new OutageWatch(outageNotices(credentials, json))
   await untilInterrupted(async (signal) => {
     let first = true
     while (!signal.aborted) {
       let wait = interval
       try {
         const { entries, rateLimit } = await poll(signal, first)
+        outage.answered()
         for (const e of entries) {
           print(e, json)
           printed.set(e.id, Date.parse(e.createdAt))
@@ -92,9 +95,11 @@ async function tail(opts: TailOptions, credentials: Credentials) {
         }
       } catch (err) {
         if (signal.aborted) return
-        if (!(err instanceof RateLimitError) || !opts.follow) throw err
-        wait = Math.max(interval, (err.retryAfter ?? 60) * 1000)
-        if (!json) writeErr(`Rate limited: waiting ${Math.round(wait / 1000)} s.\n`)
+        if (!opts.follow) throw err
+        if (err instanceof RateLimitError) {
+          wait = Math.max(interval, (err.retryAfter ?? 60) * 1000)
+          if (!json) writeErr(`Rate limited: waiting ${Math.round(wait / 1000)} s.\n`)
+        } else wait = outage.failed(err)
       }
       await sleep(wait, signal)
     }

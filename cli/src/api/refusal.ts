@@ -45,7 +45,7 @@ function messageOf(err: GrowthError, credentials: Credentials | undefined): stri
 }
 
 /** Why no answer came, in a few words, from the error under the SDK's (Bun's and Node's codes alike). */
-function reasonOf(err: ConnectionError): string {
+export function reasonOf(err: ConnectionError): string {
   if (err instanceof TimeoutError) return `none came within ${/within (\d+) ms/.exec(err.message)?.[1] ?? '?'} ms`
   const failure = err.cause as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined
   const code = String(failure?.code ?? failure?.cause?.code ?? '')
