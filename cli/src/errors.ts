@@ -5,6 +5,9 @@ import { printError, writeErr } from './output.ts'
 /** A refusal by the CLI itself (bad configuration, bad input it checks before the domain does): exit 1. */
 export class CliError extends Error {}
 
+/** The command was stopped by Ctrl-C (or SIGTERM) before it was done; it said what it did: exit 130, as a shell has it. */
+export class Interrupted extends CliError {}
+
 /**
  * The command printed its result, and the result is a failure (a policy test case failed): exit 1,
  * nothing more printed (the result said what failed).
@@ -50,6 +53,7 @@ function refusalMessage(err: DomainError): string {
 
 /** The API's code for a refusal of the same kind. */
 function codeOf(err: DomainError | CliError): string {
+  if (err instanceof Interrupted) return 'interrupted'
   if (!(err instanceof DomainError)) return 'invalid_request'
   return { not_found: 'not_found', rule: 'invalid_request', conflict: 'conflict', allowance: 'plan_required' }[err.kind as string] ?? 'invalid_request'
 }
@@ -58,6 +62,7 @@ function codeOf(err: DomainError | CliError): string {
  * The one top-level error handler. Returns the exit code:
  * - commander's own outcomes (help, version, usage errors: it has already printed them) keep its code;
  * - a refusal meant for the operator (a domain refusal, a CliError) prints `error: <message>` and gives 1;
+ * - an interruption (Interrupted, a Ctrl-C the command stopped for) prints the same and gives 130;
  * - no answer from the API (NoAnswer) prints one sentence (with --json the envelope) and gives 2;
  * - a result that is a failure (ResultFailed), already printed, gives 1;
  * - anything else is unexpected: `error: <message>` (the stack with DEBUG set) and 2.
@@ -82,7 +87,7 @@ export function handleError(err: unknown, opts: { json?: boolean } = {}): number
     // With --json a refusal is JSON too, shaped as the API's error envelope.
     if (opts.json) writeErr(`${JSON.stringify({ error: { code: codeOf(err), message, requestId: null } })}\n`)
     else printError(message)
-    return 1
+    return err instanceof Interrupted ? 130 : 1
   }
   const message = err instanceof Error ? err.message : String(err)
   printError(message || 'unexpected failure')

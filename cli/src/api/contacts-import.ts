@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import { createReadStream, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
 import { parse } from 'csv-parse'
-import { BadRequestError, type ContactImport, Growth, type ImportContactsRequest, isSimulated } from '@growth-service/sdk'
-import { CliError } from '../errors.ts'
-import { createOutput } from '../output.ts'
+import { BadRequestError, type ContactImport, Growth, GrowthError, type ImportContactsRequest, isSimulated } from '@growth-service/sdk'
+import { CliError, Interrupted } from '../errors.ts'
+import { createOutput, writeErr } from '../output.ts'
+import { untilInterrupted } from './event-stream.ts'
+import { importProgress } from './import-progress.ts'
 import { withCredentials } from './refusal.ts'
 import { addCredentialOptions, type CredentialOptions, type Credentials } from './credentials.ts'
 
@@ -25,7 +26,11 @@ import { addCredentialOptions, type CredentialOptions, type Credentials } from '
  *   summary says what was imported; nothing from that line on is sent.
  * - A batch the API answers from its memory of the key (Idempotent-Replayed) was imported by an
  *   earlier run: its rows are counted as already imported, not as created again.
- * - A progress bar on a terminal (cli-progress), on stderr; a summary at the end.
+ * - A refusal of a whole batch (a 402 allowance, a 429), no answer, or Ctrl-C stops the import: the
+ *   request out is answered, nothing more is sent, and the summary of what this run did is printed
+ *   with the line it stopped at and that the same command resumes.
+ * - A progress bar on a terminal (cli-progress), on stderr, stopped (the terminal restored) before
+ *   anything else is said; a summary at the end.
  */
 
 type ImportOptions = CredentialOptions & { listId?: string; json?: boolean }
@@ -66,7 +71,10 @@ type Summary = {
   updated: number
   skipped: { doNotContact: number; unchanged: number }
   refused: { line: number; message: string }[]
-  /** The line that could not be read, where the import stopped (nothing from it on was sent). */
+  /**
+   * Where the import stopped, nothing from that line on sent: a line that could not be read, a
+   * request refused (its message) or no answer, or Ctrl-C (`interrupted`).
+   */
   stoppedAt: { line: number; message: string } | null
 }
 
@@ -91,60 +99,85 @@ async function importFile(file: string, opts: ImportOptions, credentials: Creden
   const growth = new Growth({ token, baseUrl, maxRetries: 4 })
   const fileHash = await hashOf(file)
   const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, alreadyImported: 0, simulated: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [], stoppedAt: null }
-  const bar = process.stderr.isTTY && !opts.json ? new SingleBar({ format: 'importing {bar} {percentage}% | {rows} rows | {eta_formatted} left', hideCursor: true, clearOnComplete: true, stream: process.stderr }) : undefined
-  bar?.start(size, 0, { rows: 0 })
+  const progress = importProgress(size, Boolean(process.stderr.isTTY) && !opts.json)
   const refuse = (line: number, message: string) => {
     summary.refused.push({ line, message })
-    const text = `line ${line}: ${message}\n`
-    if (bar) bar.stop()
-    if (!opts.json) process.stderr.write(text)
-    if (bar) bar.start(size, lastBytes, { rows: summary.rows })
+    if (!opts.json) progress.say(`line ${line}: ${message}\n`)
   }
-  let lastBytes = 0
-  let batch: Row[] = []
-  // One request out at a time, in the file's order (batch n is sent after batch n-1 was answered, so a
-  // rerun's keys line up), while the next batch is read and parsed: the file's work overlaps the server's.
-  let inFlight: Promise<void> | undefined
-  const send = async () => {
-    const rows = batch
-    batch = []
-    summary.batches++
-    const key = `import-${fileHash}-${summary.batches}`
-    await inFlight
-    inFlight = sendBatch(growth, rows, { key, listId: opts.listId }, summary, refuse)
-    // Awaited before the next batch goes or at the end; marked handled so a failure waits for that await.
-    inFlight.catch(() => {})
-  }
-  const refuseRead = (line: number, message: string) => {
-    summary.rows++
-    refuse(line, message)
-  }
-  try {
-    for await (const { row, bytes } of rowsOf(file, refuseRead)) {
-      lastBytes = bytes
-      if (row) {
-        summary.rows++
-        batch.push(row)
-        if (batch.length === BATCH) await send()
-      }
-      bar?.update(bytes, { rows: summary.rows })
+  await untilInterrupted(async (signal) => {
+    // Ctrl-C: the bar goes at once (the terminal as it was); the request out is answered, no other is sent.
+    signal.addEventListener('abort', () => {
+      progress.stop()
+      if (!opts.json) writeErr('Stopping once the request out is answered (Ctrl-C again stops at once)...\n')
+    })
+    /** A batch's failure (a refusal such as 402 or 429, or no answer): nothing more is sent, and it is thrown at the end. */
+    let failure: { err: unknown } | undefined
+    const halted = () => failure !== undefined || signal.aborted
+    /** Stopped before these rows (read, not sent) were sent: they are not this run's. */
+    const halt = (rows: Row[]) => {
+      summary.rows -= rows.length
+      summary.stoppedAt ??= { line: rows[0]!.line, message: 'interrupted' }
     }
-  } catch (err) {
-    // A line that cannot be read ends the import there: the rows before it are sent (the batch
-    // already out is answered first, and its failure, earlier in the file, is the one reported).
-    if (!(err instanceof UnreadableLine)) {
+    let batch: Row[] = []
+    // One request out at a time, in the file's order (batch n is sent after batch n-1 was answered, so a
+    // rerun's keys line up), while the next batch is read and parsed: the file's work overlaps the server's.
+    let inFlight: Promise<void> | undefined
+    const send = async () => {
+      const rows = batch
+      batch = []
       await inFlight
-      throw err
+      if (halted()) return halt(rows)
+      summary.batches++
+      const key = `import-${fileHash}-${summary.batches}`
+      inFlight = sendBatch(growth, rows, { key, listId: opts.listId }, summary, refuse).catch((err) => {
+        // The failure is earlier in the file than anything else that stopped the import: it is where it stopped.
+        failure = { err }
+        summary.stoppedAt = { line: rows[0]!.line, message: (err as Error).message }
+      })
     }
-    summary.stoppedAt = { line: err.line, message: err.why }
-  }
-  if (batch.length) await send()
-  await inFlight
-  // Rows refused while reading can be named before a batch sent earlier was answered: report in line order.
-  summary.refused.sort((a, b) => a.line - b.line)
-  bar?.update(size, { rows: summary.rows })
-  bar?.stop()
-  createOutput({ json: opts.json }).result(summary, () => summaryLines(summary))
+    const refuseRead = (line: number, message: string) => {
+      summary.rows++
+      refuse(line, message)
+    }
+    try {
+      for await (const { row, bytes } of rowsOf(file, refuseRead)) {
+        if (row) {
+          summary.rows++
+          batch.push(row)
+          if (halted()) {
+            halt(batch)
+            batch = []
+            break
+          }
+          if (batch.length === BATCH) await send()
+        }
+        progress.update(bytes, summary.rows)
+      }
+    } catch (err) {
+      // A line that cannot be read ends the import there: the rows before it are sent (the batch
+      // already out is answered first, and its failure, earlier in the file, is the one reported).
+      if (!(err instanceof UnreadableLine)) {
+        await inFlight
+        progress.stop()
+        throw failure ? failure.err : err
+      }
+      summary.stoppedAt = { line: err.line, message: err.why }
+    }
+    if (batch.length) await send()
+    await inFlight
+    // Rows refused while reading can be named before a batch sent earlier was answered: report in line order.
+    summary.refused.sort((a, b) => a.line - b.line)
+    if (!summary.stoppedAt) progress.update(size, summary.rows)
+    progress.stop()
+    // What this run did, however it ended; then why it stopped, and that the same command resumes.
+    createOutput({ json: opts.json }).result(summary, () => summaryLines(summary))
+    const stop = summary.stoppedAt
+    if (failure) {
+      if (!opts.json) writeErr(`The import stopped at line ${stop!.line}: nothing from it on was sent. ${RESUME}\n`)
+      throw failure.err
+    }
+    if (stop && signal.aborted) throw new Interrupted(`interrupted at line ${stop.line} of ${file}: nothing from it on was sent (the summary above says what this run did). ${RESUME}`)
+  })
   if (summary.stoppedAt) {
     const { line, message } = summary.stoppedAt
     const before = summary.rows - summary.refused.filter((r) => r.line < line).length
@@ -159,6 +192,7 @@ async function importFile(file: string, opts: ImportOptions, credentials: Creden
   }
 }
 
+const RESUME = "Run the same command again to resume: what this run did is answered again from the API's memory of it (24 hours), not done twice."
 
 function summaryLines(s: Summary): string[] {
   const fresh = s.rows - s.alreadyImported - s.refused.length
@@ -246,6 +280,10 @@ async function* rowsOf(file: string, refuse: (line: number, message: string) => 
 /**
  * Sends one batch. A 400 naming rows (`contacts.3.email ...`) refuses those rows by line and sends
  * the rest again, under a key that says which rows were left out; any other refusal ends the import.
+ * A refusal the API kept under the key from an earlier run (a 402 allowance, a list not found:
+ * answered again, Idempotent-Replayed) did nothing, so the batch is asked again under the next key
+ * of a chain every rerun walks alike (`-again-1`, `-again-2`, ...): a rerun after the plan was
+ * raised resumes instead of being told the old refusal for 24 hours, and still does nothing twice.
  */
 async function sendBatch(
   growth: Growth,
@@ -255,11 +293,14 @@ async function sendBatch(
   refuse: (line: number, message: string) => void,
 ) {
   let left = rows
-  let key = settings.key
+  let base = settings.key
+  let again = 0
+  // The same rows left out give the same key: a rerun resumes this retry too.
+  const keyOf = () => (left === rows ? base : `${base}-less-${createHash('sha256').update(left.map((r) => r.line).join(',')).digest('hex').slice(0, 16)}`)
   for (;;) {
     if (!left.length) return
     try {
-      const answer = await growth.contacts.import({ contacts: left.map((r) => r.contact), ...(settings.listId ? { listId: settings.listId } : {}) }, { idempotencyKey: key }).withResponse()
+      const answer = await growth.contacts.import({ contacts: left.map((r) => r.contact), ...(settings.listId ? { listId: settings.listId } : {}) }, { idempotencyKey: keyOf() }).withResponse()
       if (answer.replayed) {
         summary.replayedBatches++
         summary.alreadyImported += left.length
@@ -278,13 +319,15 @@ async function sendBatch(
       }
       return
     } catch (err) {
+      if (err instanceof GrowthError && err.headers['idempotent-replayed'] === 'true') {
+        base = `${settings.key}-again-${++again}`
+        continue
+      }
       if (!(err instanceof BadRequestError)) throw err
       const named = rowErrors(err.message, left.length)
       if (!named.size) throw err
       for (const [index, message] of named) refuse(left[index]!.line, message)
       left = left.filter((_, i) => !named.has(i))
-      // The same rows left out give the same key: a rerun resumes this retry too.
-      key = `${settings.key}-less-${createHash('sha256').update(left.map((r) => r.line).join(',')).digest('hex').slice(0, 16)}`
     }
   }
 }

@@ -1,5 +1,5 @@
 import { ConnectionError, GrowthError, TimeoutError } from '@growth-service/sdk'
-import { ApiRefusal, CliError, NoAnswer } from '../errors.ts'
+import { ApiRefusal, CliError, Interrupted, NoAnswer } from '../errors.ts'
 import { type CredentialOptions, type Credentials, resolveCredentials, tokenOf } from './credentials.ts'
 
 /**
@@ -12,7 +12,7 @@ export function refusalOf(err: unknown, json: boolean, credentials?: Credentials
   if (err instanceof GrowthError && err.status !== undefined) {
     return new ApiRefusal({ code: String(err.code ?? 'unknown'), message: messageOf(err, credentials), requestId: err.requestId ?? null }, err.status, json)
   }
-  if (err instanceof CliError && json) return new ApiRefusal({ code: 'invalid_request', message: err.message, requestId: null }, undefined, json)
+  if (err instanceof CliError && !(err instanceof Interrupted) && json) return new ApiRefusal({ code: 'invalid_request', message: err.message, requestId: null }, undefined, json)
   return err
 }
 
