@@ -209,3 +209,27 @@ test(
   },
   CLI_TIMEOUT,
 )
+
+test(
+  'the keys depend on --list-id: the same file into a list after it was imported without one is a new import (a list not found is 404, not a reused key)',
+  async () => {
+    const file = join(dir, 'into-a-list.csv')
+    writeFileSync(file, 'email,name\nlisted.one@example.com,One\nlisted.two@example.com,Two\n')
+    expect((await growthImport([file])).code).toBe(0)
+    const nope = await growthImport([file, '--list-id', 'lst_nope'])
+    expect(nope.code).toBe(1)
+    expect(nope.stderr).toContain('(404 not_found')
+    expect(nope.stderr).not.toContain('Idempotency-Key')
+    const { sql } = await getHarness()
+    await sql`INSERT INTO lists (workspace_id, id, name) VALUES (${ws.id}, 'lst_cli_import', 'Imported')`
+    const listed = await growthImport([file, '--list-id', 'lst_cli_import', '--json'])
+    expect(listed.code).toBe(0)
+    expect(JSON.parse(listed.stdout)).toMatchObject({ rows: 2, replayedBatches: 0, alreadyImported: 0, created: 0 })
+    const members = await sql`SELECT count(*)::int AS n FROM list_members WHERE workspace_id = ${ws.id} AND list_id = 'lst_cli_import'`
+    expect(members[0]!.n).toBe(2)
+    // Each import resumes on its own keys.
+    expect(JSON.parse((await growthImport([file, '--list-id', 'lst_cli_import', '--json'])).stdout)).toMatchObject({ replayedBatches: 1, alreadyImported: 2 })
+    expect(JSON.parse((await growthImport([file, '--json'])).stdout)).toMatchObject({ replayedBatches: 1, alreadyImported: 2 })
+  },
+  CLI_TIMEOUT,
+)

@@ -14,10 +14,11 @@ import { addCredentialOptions, type CredentialOptions, type Credentials } from '
 /**
  * growth contacts import FILE: a CSV file with a header row, or JSON lines, sent in batches of 100.
  *
- * - Each batch's Idempotency-Key is made of the file's SHA-256 and the batch's number, so running the
- *   same command again after a crash, a Ctrl-C or a refusal resumes: batches already done are
- *   answered from the API's memory of their key (replayed, not done again), and the counts still add
- *   up. (The API remembers a key for 24 hours.)
+ * - Each batch's Idempotency-Key is made of the file's SHA-256 (with the body's other fields, such as
+ *   --list-id, when given) and the batch's number, so running the same command again after a crash,
+ *   a Ctrl-C or a refusal resumes: batches already done are answered from the API's memory of their
+ *   key (replayed, not done again), and the counts still add up. (The API remembers a key for 24
+ *   hours.) The same file with another --list-id is another import, with keys of its own.
  * - The file is read as a stream, twice (once to hash it, once to send it): memory does not grow with it.
  * - A row the API refuses is named by its line in the file; the rest of its batch is sent without it
  *   (under a key that names the rows left out, so a rerun does the same).
@@ -36,6 +37,8 @@ import { addCredentialOptions, type CredentialOptions, type Credentials } from '
 type ImportOptions = CredentialOptions & { listId?: string; json?: boolean }
 type Contact = ImportContactsRequest['contacts'][number]
 type Row = { line: number; contact: Contact }
+/** The request body's fields beside the rows (--list-id): one import's batches all send the same. */
+type Fields = Omit<ImportContactsRequest, 'contacts'>
 
 const BATCH = 100
 
@@ -97,7 +100,9 @@ async function importFile(file: string, opts: ImportOptions, credentials: Creden
   }
   const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl, maxRetries: 4 })
-  const fileHash = await hashOf(file)
+  // Every option that goes into the request body, beside the rows: sent with each batch, and part of its key.
+  const fields: Fields = opts.listId ? { listId: opts.listId } : {}
+  const importId = await importIdOf(file, fields)
   const summary: Summary = { file, rows: 0, batches: 0, replayedBatches: 0, alreadyImported: 0, simulated: 0, created: 0, updated: 0, skipped: { doNotContact: 0, unchanged: 0 }, refused: [], stoppedAt: null }
   const progress = importProgress(size, Boolean(process.stderr.isTTY) && !opts.json)
   const refuse = (line: number, message: string) => {
@@ -128,8 +133,8 @@ async function importFile(file: string, opts: ImportOptions, credentials: Creden
       await inFlight
       if (halted()) return halt(rows)
       summary.batches++
-      const key = `import-${fileHash}-${summary.batches}`
-      inFlight = sendBatch(growth, rows, { key, listId: opts.listId }, summary, refuse).catch((err) => {
+      const key = `import-${importId}-${summary.batches}`
+      inFlight = sendBatch(growth, rows, { key, fields }, summary, refuse).catch((err) => {
         // The failure is earlier in the file than anything else that stopped the import: it is where it stopped.
         failure = { err }
         summary.stoppedAt = { line: rows[0]!.line, message: (err as Error).message }
@@ -208,9 +213,15 @@ function summaryLines(s: Summary): string[] {
   ]
 }
 
-async function hashOf(file: string): Promise<string> {
+/**
+ * What names one import in its batches' Idempotency-Keys: the file's SHA-256 and, when there are
+ * any, the body's other fields (a rerun with another --list-id is another import, not a reuse of
+ * the first one's keys, which the API would refuse as a different request).
+ */
+async function importIdOf(file: string, fields: Fields): Promise<string> {
   const hash = createHash('sha256')
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
+  if (Object.keys(fields).length) hash.update(`\n${JSON.stringify(Object.entries(fields).sort(([a], [b]) => a.localeCompare(b)))}`)
   return hash.digest('hex').slice(0, 32)
 }
 
@@ -288,7 +299,7 @@ async function* rowsOf(file: string, refuse: (line: number, message: string) => 
 async function sendBatch(
   growth: Growth,
   rows: Row[],
-  settings: { key: string; listId?: string },
+  settings: { key: string; fields: Fields },
   summary: Summary,
   refuse: (line: number, message: string) => void,
 ) {
@@ -300,7 +311,7 @@ async function sendBatch(
   for (;;) {
     if (!left.length) return
     try {
-      const answer = await growth.contacts.import({ contacts: left.map((r) => r.contact), ...(settings.listId ? { listId: settings.listId } : {}) }, { idempotencyKey: keyOf() }).withResponse()
+      const answer = await growth.contacts.import({ ...settings.fields, contacts: left.map((r) => r.contact) }, { idempotencyKey: keyOf() }).withResponse()
       if (answer.replayed) {
         summary.replayedBatches++
         summary.alreadyImported += left.length
