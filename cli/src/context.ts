@@ -2,6 +2,7 @@ import {
   type Actor,
   loadConfig,
   loadSecretsKeyring,
+  embeddedDatabaseExists,
   migrate,
   openDatabase,
   prepareSecretsAtRest,
@@ -35,11 +36,16 @@ export type CommonOptions = { json?: boolean }
  * Run one operator command against the database: open it the way the server does (DATABASE_URL, or
  * the embedded database in DATA_DIR, through the running server's socket if it owns it), bring the
  * schema up to date, run the command, and always close the database.
+ *
+ * Only a command that may start a database (`createsDatabase`: admin migrate, admin demo, admin
+ * workspace create, and growth worker as the server does) makes a new embedded one where there is
+ * none; any other is refused there, naming where it looked and what to set: run from another
+ * directory without DATA_DIR, it would otherwise make an empty database and answer "no workspace".
  */
 export async function withDatabase(
   opts: CommonOptions,
   command: (ctx: Context) => Promise<void>,
-  settings: { reportMigration?: boolean; webhooks?: boolean; console?: boolean; observability?: boolean; poolMax?: number } = { reportMigration: true },
+  settings: { reportMigration?: boolean; webhooks?: boolean; console?: boolean; observability?: boolean; poolMax?: number; createsDatabase?: boolean } = { reportMigration: true },
 ): Promise<void> {
   const out = createOutput({ json: opts.json })
   let config: ReturnType<typeof loadConfig>
@@ -60,6 +66,7 @@ export async function withDatabase(
   } catch (err) {
     throw new CliError((err as Error).message)
   }
+  if (!config.databaseUrl && !settings.createsDatabase && !embeddedDatabaseExists(config.dataDir)) throw noDatabase(config.dataDir)
   const setting = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir} (DATA_DIR)`
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: settings.poolMax ?? 2 }).catch((err) => {
     throw cannotOpen(err, setting)
@@ -104,6 +111,14 @@ function cannotOpen(err: unknown, setting: string): unknown {
   const code = (err as { code?: string } | null)?.code
   if (!code || !SETUP_ERRORS.has(code)) return err
   return new CliError(`cannot open ${setting}: ${(err as Error).message}`)
+}
+
+/** No embedded database where this command looked, and it is not one that makes one. */
+function noDatabase(dataDir: string): CliError {
+  const from = process.env.DATA_DIR ? 'DATA_DIR' : 'DATA_DIR is not set: .data in the current directory'
+  return new CliError(
+    `no embedded database in ${dataDir} (${from}), and this command does not make one. Set DATA_DIR to the server's data directory, or DATABASE_URL to its PostgreSQL database; growth admin migrate, admin demo or admin workspace create makes a new one.`,
+  )
 }
 
 function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir: string): string {

@@ -12,7 +12,7 @@ export { prepareSecretsAtRest, resealSecrets } from '../../server/src/domain/sec
 export { SCOPES } from '../../server/src/core/caller.ts'
 export { PLANS, RISKS } from '../../server/src/core/enums.ts'
 export { DomainError, RuleError } from '../../server/src/core/errors.ts'
-export { openDatabase, type Database, type Sql } from '../../server/src/store/driver/db.ts'
+export { embeddedDatabaseExists, openDatabase, type Database, type Sql } from '../../server/src/store/driver/db.ts'
 export { migrate, type MigrationResult } from '../../server/src/store/driver/migrate.ts'
 export { createWorkspace, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 export { createToken, revokeToken } from '../../server/src/domain/credentials.ts'

@@ -46,7 +46,7 @@ export function registerWorker(program: Command) {
           await tracing?.shutdown().catch(() => {})
         },
         // Claims, successes and failures go in parallel: a few connections to a PostgreSQL server.
-        { webhooks: true, observability: true, reportMigration: true, poolMax: 4 },
+        { webhooks: true, observability: true, reportMigration: true, poolMax: 4, createsDatabase: true },
       ),
     )
 }

@@ -31,6 +31,6 @@ export function registerDemo(admin: Command) {
           'Fixtures:',
           ...describe(demo.fixtures),
         ])
-      }),
+      }, { reportMigration: true, createsDatabase: true }),
     )
 }

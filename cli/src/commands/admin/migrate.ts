@@ -18,7 +18,7 @@ export function registerMigrate(admin: Command) {
               : `The ${where} is up to date (${plural(migration.alreadyApplied, 'migration')} already applied).`,
           )
         },
-        { reportMigration: false },
+        { reportMigration: false, createsDatabase: true },
       ),
     )
 }

@@ -18,6 +18,6 @@ export function registerWorkspaceCreate(workspace: Command) {
         const ws = await createWorkspace(sql, { name: opts.name, plan: opts.plan })
         out.result(ws, () => `Created workspace ${ws.id} "${ws.name}" on plan ${ws.plan}`)
         out.note(`Next: growth admin token create --workspace ${ws.id}`)
-      }),
+      }, { reportMigration: true, createsDatabase: true }),
     )
 }
