@@ -65,7 +65,7 @@ describe('the console: the audit list', () => {
     const ws = await makeWorkspace()
     const { sql } = await getHarness()
     const ops = { kind: 'operator', name: 'ops' } as const
-    for (const action of AUDIT_ACTIONS) await recordAudit(sql, ws.id, ops, action, 'per_named01', { name: 'Lin Park' })
+    for (const action of AUDIT_ACTIONS) await recordAudit(sql, ws.id, ops, action, 'per_named01', { name: 'Lin Park', expiresAt: '2026-12-01T10:00:00.000Z' })
     const me = await signInAs(ws.id, 'viewer', 'Ana Lima')
     const page = await fetchConsole('/console/audit', { cookie: me.cookie })
     expect(page.res.status).toBe(200)
@@ -76,6 +76,8 @@ describe('the console: the audit list', () => {
       expect(sentence).toMatch(/^[a-z][a-z -]+ <strong>Lin Park<\/strong> <code>per_named01<\/code>$/)
       expect(AUDIT_ACTIONS.some((a) => sentence.startsWith(a))).toBe(false)
     }
+    // A time among the details is a <time>, shown in the reader's zone like every other.
+    expect(page.text).toContain('<dd><time datetime="2026-12-01T10:00:00.000Z">2026-12-01 10:00 UTC</time></dd>')
   }, 60_000)
 
   test('without a session the audit list is the sign-in page', async () => {

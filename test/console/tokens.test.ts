@@ -33,6 +33,8 @@ describe('the console: tokens', () => {
     const id = idIn(issued.text)!
     expect(token).toStartWith('svc_test_')
     expect(issued.text).toContain('only time the token is shown')
+    // Its expiry as every time of the console: a <time> the page's script shows in the reader's zone.
+    expect(issued.text).toContain('(read:logs; expires <time datetime="2099-01-31T00:00:00.000Z">2099-01-31 00:00 UTC</time>)')
     expect(await apiWith(url, token)).toBe(200)
 
     const list = await fetchConsole('/console/tokens', { cookie: owner.cookie })

@@ -3,6 +3,8 @@ import { type Html, html } from '../html.ts'
 
 /** Small pieces the inbox and item pages share: times, time left, facts and figures. */
 
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z$/
+
 /** A time as a <time> element: UTC text, which assets/console.js rewrites in the person's own zone. */
 export function when(iso: string): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
@@ -27,7 +29,8 @@ export function timeLeft(expiresAt: string | null, now: Date): string | null {
 export function factList(entries: Record<string, unknown>, label: string): Html | null {
   const shown = readableFacts(entries)
   if (!shown.length) return null
-  return html`<dl class="facts" aria-label="${label}">${shown.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`
+  // A time (an audit entry's expiresAt) as every other time of the console: in the reader's zone.
+  return html`<dl class="facts" aria-label="${label}">${shown.map(([k, v]) => html`<dt>${k}</dt><dd>${typeof v === 'string' && ISO_TIME.test(v) ? when(v) : v}</dd>`)}</dl>`
 }
 
 /**

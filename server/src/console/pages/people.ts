@@ -95,7 +95,7 @@ export function personInvitedPage(opts: PersonShown & { session: ConsoleSession 
     body: html`<h1>Person invited</h1>
 ${
   link
-    ? html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${link.expiresAt}. If it is lost, an operator makes another (growth admin person link).</p></div>
+    ? html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${when(link.expiresAt)}. If it is lost, an operator makes another (growth admin person link).</p></div>
 ${shownOnce(`Sign-in link for ${person.name}`, link.url)}`
     : html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
 }

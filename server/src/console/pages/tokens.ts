@@ -73,7 +73,7 @@ export function tokenIssuedPage(opts: TokenShown): Html {
     section: 'tokens',
     body: html`<h1>Token issued</h1>
 <div class="panel notice" role="status"><p>This is the only time the token is shown: copy it now and keep it where your program reads its secrets. If it is lost, revoke it and issue another.</p></div>
-${shownOnce(`${opts.mode} token ${opts.id} (${opts.scopes.length === SCOPES.length ? 'all scopes' : opts.scopes.join(', ')}; expires ${opts.expiresAt ?? 'never'})`, opts.token)}
+${shownOnce(html`${opts.mode} token ${opts.id} (${opts.scopes.length === SCOPES.length ? 'all scopes' : opts.scopes.join(', ')}; expires ${opts.expiresAt ? when(opts.expiresAt) : 'never'})`, opts.token)}
 <p><a href="/console/tokens">Back to the tokens</a></p>`,
   })
 }
