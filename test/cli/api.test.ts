@@ -389,6 +389,10 @@ test(
     expect(authorize).toMatch(/--fact <name=value> .*name=value, repeatable.*e\.g\. --fact amountMinor=/)
     const action = await help(['actions', 'create', '--help'])
     expect(action).toMatch(/--kind <value> .*one of pause_campaign, resume_campaign, adjust_budget/)
+    // A member that means something else in each shape says so, kind by kind (not the first kind's words for all).
+    expect(action).toContain('--kind <value> pause_campaign: Pause an active campaign; resume_campaign: Resume a paused campaign; adjust_budget:')
+    const experiment = await help(['experiments', 'create', '--help'])
+    expect(experiment).toContain('--expectation <value> email_ab_test: a_better, b_better or no_difference; email_holdout or sms_holdout: send_adds or no_difference (one of a_better, b_better, no_difference, send_adds; required)')
     expect(action).toMatch(/--campaign-id <string> .*\(in args\)/)
     expect(action).toContain('POST /api/v1/actions (createAction)')
   },

@@ -24,7 +24,8 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 /** The flag's help line: what it is, its type and allowed values, an example. */
 function helpOf(flag: FlagSpec): string {
   const parts = [flag.description.replace(/\.$/, '')]
-  parts.push(`(${flag.typeText}${flag.required ? ', required' : ''})`)
+  // "required" apart from the values, so it never reads as one of them ("one of a, b; required").
+  parts.push(`(${flag.typeText}${flag.required ? '; required' : ''})`)
   if (flag.example) parts.push(`e.g. ${flag.flag} ${flag.kind === 'pairs' ? flag.example.replace(`${flag.flag} `, '').split(` ${flag.flag} `)[0] : flag.example}`)
   return parts.filter(Boolean).join(' ')
 }

@@ -127,6 +127,8 @@ async function importFile(file: string, opts: ImportOptions, credentials: Creden
     // One request out at a time, in the file's order (batch n is sent after batch n-1 was answered, so a
     // rerun's keys line up), while the next batch is read and parsed: the file's work overlaps the server's.
     let inFlight: Promise<void> | undefined
+    /** Batches this run had answered: none, and a refusal (a wrong token, say) is told alone, with no summary of nothing. */
+    let answered = 0
     const send = async () => {
       const rows = batch
       batch = []
@@ -134,7 +136,9 @@ async function importFile(file: string, opts: ImportOptions, credentials: Creden
       if (halted()) return halt(rows)
       summary.batches++
       const key = `import-${importId}-${summary.batches}`
-      inFlight = sendBatch(growth, rows, { key, fields }, summary, refuse).catch((err) => {
+      inFlight = sendBatch(growth, rows, { key, fields }, summary, refuse).then(() => {
+        answered++
+      }, (err) => {
         // The failure is earlier in the file than anything else that stopped the import: it is where it stopped.
         failure = { err }
         summary.stoppedAt = { line: rows[0]!.line, message: (err as Error).message }
@@ -174,6 +178,7 @@ async function importFile(file: string, opts: ImportOptions, credentials: Creden
     summary.refused.sort((a, b) => a.line - b.line)
     if (!summary.stoppedAt) progress.update(size, summary.rows)
     progress.stop()
+    if (failure && !answered) throw failure.err
     // What this run did, however it ended; then why it stopped, and that the same command resumes.
     createOutput({ json: opts.json }).result(summary, () => summaryLines(summary))
     const stop = summary.stoppedAt

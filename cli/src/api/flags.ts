@@ -90,6 +90,24 @@ function exampleText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
+/**
+ * What a member means when it means something else in each shape of the body (an action's `kind`:
+ * "Pause an active campaign", "Adjust a daily budget"; an experiment's `expectation`, whose values
+ * depend on its kind): each shape's meaning after the value of `kind` that picks it. Undefined when
+ * it means one thing in every shape it is in.
+ */
+function meaningPerShape(field: BodyField): string | undefined {
+  if (field.holders.length < 2) return undefined
+  // The first sentence of each (a kind's description goes on to its args, which have flags of their own).
+  const texts = field.holders.map((h) => firstSentence(resolve(h.schema).description).split(/(?<=\.)\s/)[0]!.replace(/\.$/, ''))
+  if (new Set(texts).size < 2) return undefined
+  const kindsOf = (h: BodyField['holders'][number]) => {
+    const kind = h.shape.properties?.kind
+    return (kind ? typeOf(kind).values : undefined)?.join(' or ')
+  }
+  return field.holders.map((h, i) => (kindsOf(h) ? `${kindsOf(h)}: ${texts[i]}` : texts[i])).join('; ')
+}
+
 /** A body's members as flags take them: `kind`, which differs by shape (a const each), takes all of its values. */
 function bodyMembers(body: CatalogueBody): (BodyField & { schema: Schema; enumValues?: string[] })[] {
   return body.fields.map((field) => {
@@ -162,7 +180,7 @@ function bodyFlags(body: CatalogueBody): FlagSpec[] {
       values,
       ...rangeOf(t),
       required: member.required,
-      description: firstSentence(s.description),
+      description: meaningPerShape(member) ?? firstSentence(s.description),
       example: exampleText(ex),
       typeText: typeText(t, values),
     })
