@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../support/ports.ts'
-import { startServerProcess, type ServerProcess } from '../support/server-process.ts'
+import { collect, startServerProcess, type ServerProcess } from '../support/server-process.ts'
 import { growthIn, jsonOf, ROOT } from './run.ts'
 
 /**
@@ -22,21 +22,6 @@ afterAll(async () => {
   server?.proc.kill('SIGKILL')
   await server?.proc.exited
 })
-
-/** Collects a stream's text as it comes. */
-function collect(stream: ReadableStream<Uint8Array>): () => string {
-  let text = ''
-  void (async () => {
-    const decoder = new TextDecoder()
-    const reader = stream.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      text += decoder.decode(value, { stream: true })
-    }
-  })().catch(() => {})
-  return () => text
-}
 
 async function until(what: string, ok: () => boolean, ms = 60_000) {
   const deadline = Date.now() + ms

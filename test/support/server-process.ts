@@ -19,7 +19,7 @@ function spawnServer(env: Record<string, string | undefined>, opts: SpawnOptions
 }
 
 /** Collects a stream's text as it arrives. */
-function collect(stream: ReadableStream<Uint8Array>): () => string {
+export function collect(stream: ReadableStream<Uint8Array>): () => string {
   let text = ''
   void (async () => {
     const decoder = new TextDecoder()
