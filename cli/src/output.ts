@@ -63,7 +63,9 @@ export async function flush(): Promise<void> {
 /** Rows of cells as aligned columns, two spaces apart, each line prefixed with `indent`. */
 export function table(rows: string[][], indent = '  '): string[] {
   const widths: number[] = []
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  // A row of one cell among rows of several (an attempt's error under it) spans the line: it sizes no column.
+  const columns = Math.max(...rows.map((r) => r.length))
+  for (const row of rows) if (row.length > 1 || columns === 1) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
   return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
 }
 
