@@ -387,6 +387,7 @@ export interface paths {
          * @description Every call the workspace's credentials made in the last 7 days, refusals included, newest first: method, path, operation, status, the error's code and message, duration, which credential, the Idempotency-Key and whether the answer was a replay. `id` is the request id the answer carried. Filter by status (2xx, 4xx, 5xx or one status), operation and credentialId (404 if that credential is not this workspace's); page with meta.nextBefore. A call shows here within about a second.
          *
          *     Rules the schema cannot state (each refused with 400 naming it):
+         *     - operation names an operation of this API: an operationId of this document.
          *     - before is a meta.nextBefore this API issued for this list, with the same filter, in this workspace.
          */
         get: operations["listRequestLogs"];
@@ -5967,7 +5968,7 @@ export interface operations {
                  * @example 5
                  */
                 limit?: number;
-                /** @description Only calls of this operation (its operationId, e.g. createDecision); one the API does not have is 400. */
+                /** @description Only calls of this operation (its operationId, e.g. createDecision). */
                 operation?: string;
                 /**
                  * @description Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.

@@ -300,6 +300,7 @@ export interface Resources<M extends Mode> {
      * Every call the workspace's credentials made in the last 7 days, refusals included, newest first: method, path, operation, status, the error's code and message, duration, which credential, the Idempotency-Key and whether the answer was a replay. `id` is the request id the answer carried. Filter by status (2xx, 4xx, 5xx or one status), operation and credentialId (404 if that credential is not this workspace's); page with meta.nextBefore. A call shows here within about a second.
      *
      * Rules the schema cannot state (each refused with 400 naming it):
+     * - operation names an operation of this API: an operationId of this document.
      * - before is a meta.nextBefore this API issued for this list, with the same filter, in this workspace.
      *
      * `GET /api/v1/logs` (listRequestLogs)

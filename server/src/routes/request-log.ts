@@ -23,9 +23,10 @@ export const requestLogOperations = (operations: () => readonly { operationId: s
     auth: { kind: 'workspace', scope: 'read:logs' },
     query: z.strictObject({
       status: StatusFilter.optional().describe('Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.'),
-      operation: z.string().regex(/^[a-zA-Z]{1,64}$/, { message: 'must be an operationId such as createDecision' }).optional().describe('Only calls of this operation (its operationId, e.g. createDecision); one the API does not have is 400.'),
+      operation: z.string().regex(/^[a-zA-Z]{1,64}$/, { message: 'must be an operationId such as createDecision' }).optional().describe('Only calls of this operation (its operationId, e.g. createDecision).'),
       credentialId: idOf('credential', 'a credential').optional().describe('Only calls made with this credential (cred_...).'),
     }),
+    rules: [{ description: 'operation names an operation of this API: an operationId of this document.', message: /is not an operation of this API/ }],
     paging: { style: 'before', defaultLimit: 20, maxLimit: 100 },
     response: model('RequestLogEntry', RequestLogEntry),
     example: { query: { status: '4xx', limit: '5' } },
