@@ -160,6 +160,12 @@ test(
     const u = await growthImport([unknown])
     expect(u).toMatchObject({ code: 1, stdout: '' })
     expect(u.stderr).toBe(`error: ${unknown} line 1: "colour" is not a contact field; the columns are email, name, firstName, lastName, company, phone, tags (any case, spaces or underscores)\n`)
+    // A file of one line is checked as a header too: not 'Imported: 0 rows', exit 0.
+    const oneLine = join(dir, 'hostname')
+    writeFileSync(oneLine, 'myhost\n')
+    const h = await growthImport([oneLine])
+    expect(h).toMatchObject({ code: 1, stdout: '' })
+    expect(h.stderr).toStartWith(`error: ${oneLine} line 1: "myhost" is not a contact field;`)
     const lines = join(dir, 'people.jsonl')
     writeFileSync(lines, '{"email":"jl.one@example.com","name":"JL One"}\nnot json\n["an","array"]\n{"email":"jl.two@example.com","tags":["a"]}\n')
     const j = await growthImport([lines, '--json'])
@@ -170,6 +176,10 @@ test(
     const missing = await growthImport([join(dir, 'nothing.csv')])
     expect(missing).toMatchObject({ code: 1, stdout: '' })
     expect(missing.stderr).toContain('cannot read')
+    // A directory is named as one (it read as EISDIR, exit 2, without the path).
+    const folder = await growthImport([dir])
+    expect(folder).toMatchObject({ code: 1, stdout: '' })
+    expect(folder.stderr).toBe(`error: cannot read ${dir}: it is a directory; give the CSV or JSON-lines file to import\n`)
   },
   CLI_TIMEOUT,
 )

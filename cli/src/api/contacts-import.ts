@@ -94,8 +94,11 @@ class UnreadableLine extends Error {
 async function importFile(file: string, opts: ImportOptions, credentials: Credentials) {
   let size: number
   try {
-    size = statSync(file).size
+    const stat = statSync(file)
+    if (stat.isDirectory()) throw new CliError(`cannot read ${file}: it is a directory; give the CSV or JSON-lines file to import`)
+    size = stat.size
   } catch (err) {
+    if (err instanceof CliError) throw err
     throw new CliError(`cannot read ${file}: ${(err as Error).message}`)
   }
   const { token, baseUrl } = credentials
@@ -253,21 +256,22 @@ async function* rowsOf(file: string, refuse: (line: number, message: string) => 
     }
     return
   }
-  const parser = createReadStream(file).pipe(parse({ bom: true, columns: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false }))
   let fields: ((typeof FIELDS)[number] | undefined)[] | undefined
+  // The header is checked as it is read: a file of one line (a header and no rows, or not a CSV at all) is checked too.
+  const header = (headers: string[]) => {
+    fields = headers.map(fieldOf)
+    const unknown = headers.filter((_, i) => !fields![i])
+    if (unknown.length) throw new CliError(`${file} line 1: ${unknown.map((h) => JSON.stringify(h)).join(', ')} ${unknown.length === 1 ? 'is not a contact field' : 'are not contact fields'}; the columns are ${FIELDS.join(', ')} (any case, spaces or underscores)`)
+    if (!fields.includes('email')) throw new CliError(`${file} line 1: no email column; the header row names the columns (email, name, first_name, ...)`)
+    return headers
+  }
+  const parser = createReadStream(file).pipe(parse({ bom: true, columns: header, skip_empty_lines: true, trim: true, info: true, relax_column_count: false }))
   // Where the last record read ended, to name the line where a malformed one starts: csv-parse names
   // the line where it gave up, which for an unclosed quote is the end of the file.
   let last: { lines: number; emptyLines: number } | undefined
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number; empty_lines: number } }>) {
       last = { lines: info.lines, emptyLines: info.empty_lines }
-      if (!fields) {
-        const headers = Object.keys(record)
-        fields = headers.map(fieldOf)
-        const unknown = headers.filter((_, i) => !fields![i])
-        if (unknown.length) throw new CliError(`${file} line 1: ${unknown.map((h) => JSON.stringify(h)).join(', ')} ${unknown.length === 1 ? 'is not a contact field' : 'are not contact fields'}; the columns are ${FIELDS.join(', ')} (any case, spaces or underscores)`)
-        if (!fields.includes('email')) throw new CliError(`${file} line 1: no email column; the header row names the columns (email, name, first_name, ...)`)
-      }
       const contact: Record<string, unknown> = {}
       Object.values(record).forEach((value, i) => {
         const field = fields![i]!
