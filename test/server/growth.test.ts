@@ -222,7 +222,8 @@ describe('experiments', () => {
     const abt = await insertAbTest(ws.id, 'running')
     const snd = await insertEmailSend(ws.id, 'open')
     // ids are opaque: only the prefix is checked, so a well-prefixed id that names nothing is 404
-    for (const missing of ['abt_01jd0000000000000000000000', 'abt_doesnotexist']) {
+    // Nothing else of its shape either (CONTRACT): a dot, accents or 101 characters after the prefix name nothing too.
+    for (const missing of ['abt_01jd0000000000000000000000', 'abt_doesnotexist', 'abt_a.b', 'abt_été', `abt_${'x'.repeat(101)}`]) {
       expectError(await call('POST', '/api/v1/experiments', { token: ws.live, body: body(missing) }), 404, 'not_found', missing)
     }
     expectError(

@@ -117,14 +117,12 @@ export function newId(kind: IdKind, at?: Date | number): string {
   return `${ID_PREFIXES[kind]}_${body}`
 }
 
-/** The most characters an id may have after its prefix: far above ours (26), far below any harm. */
-const MAX_ID_BODY = 100
-
 /**
- * What the API checks of an id a caller sends: its type prefix, then 1 to MAX_ID_BODY characters of
- * letters, digits, `_` and `-`. Nothing else of its shape: `auth_doesnotexist` is a well-formed id
- * that names nothing (404).
+ * What the API checks of an id a caller sends: its type prefix, then at least one character (CONTRACT:
+ * "the API checks an id's type prefix and nothing else of its shape"). `auth_doesnotexist`,
+ * `cmp_a.b` and a 4,000-character id are well-formed ids that name nothing (404). Only NUL is
+ * refused after the prefix, as everywhere in the API's text: PostgreSQL's text cannot hold it.
  */
 export function idPattern(kind: IdKind): RegExp {
-  return new RegExp(`^${ID_PREFIXES[kind]}_[A-Za-z0-9_-]{1,${MAX_ID_BODY}}$`)
+  return new RegExp(`^${ID_PREFIXES[kind]}_[^\\u0000]+$`)
 }
