@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { listAudit } from '../../server/src/domain/audit.ts'
 import { authorize } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
+import { consoleAt, csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts'
 
 /**
@@ -212,13 +212,8 @@ describe('the console: an agent credential in no log line', () => {
     const base = new URL(other.base).origin
     const ws = await makeWorkspace()
     const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
-    const at = (path: string, form?: Record<string, string>) =>
-      fetch(`${base}${path}`, {
-        method: form ? 'POST' : 'GET',
-        redirect: 'manual',
-        headers: { Cookie: owner.cookie, ...(form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-        body: form ? new URLSearchParams(form).toString() : undefined,
-      }).then(async (res) => ({ res, text: await res.text() }))
+    const visit = consoleAt(base)
+    const at = (path: string, form?: Record<string, string>) => visit(path, { cookie: owner.cookie, form })
     const csrf = csrfOf((await at('/console/agents')).text)!
     const reg = await at('/console/agents/register', { csrf, name: 'Spend Guard', allow: 'ads.pause_campaign', risk: 'low' })
     expect(reg.res.status).toBe(200)

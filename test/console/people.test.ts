@@ -9,7 +9,7 @@ import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
+import { consoleAt, csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 import { type SmtpReceiver, startSmtpReceiver } from '../support/smtp-receiver.ts'
 
@@ -201,21 +201,7 @@ describe('the console: people, with mail', () => {
   test('an invitation mails the sign-in link (never shown on the page), and it signs the invitee in', async () => {
     const ws = await makeWorkspace()
     const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
-    const at = async (path: string, init: { cookie?: string; form?: Record<string, string> } = {}): Promise<{ res: Response; text: string }> => {
-      const res = await fetch(`${server.url}${path}`, {
-        method: init.form ? 'POST' : 'GET',
-        redirect: 'manual',
-        headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-        body: init.form ? new URLSearchParams(init.form).toString() : undefined,
-      })
-      // The invitation leads, as a browser follows it, to the page that shows it once.
-      const location = res.headers.get('location')
-      if (init.form && res.status === 303 && location?.startsWith('/console/shown/')) {
-        const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!.split(';')[0]!
-        return at(location, { cookie: [init.cookie, shown].filter(Boolean).join('; ') })
-      }
-      return { res, text: await res.text() }
-    }
+    const at = consoleAt(server.url)
     expect((await at('/console/people', { cookie: owner.cookie })).text).toContain('A sign-in link is mailed to them')
     const email = unique('noor')
     const invited = await at('/console/people', { cookie: owner.cookie, form: { csrf: owner.csrf, email, name: 'Noor Haddad', role: 'approver' } })
@@ -257,15 +243,7 @@ describe('the console: people, a shown link in no log line', () => {
     const { sql, dataDir } = await getHarness()
     other = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: dataDir, LOG_LEVEL: 'debug' })
     const base = new URL(other.base).origin
-    const at = async (path: string, init: { cookie?: string; form?: Record<string, string> } = {}) => {
-      const res = await fetch(`${base}${path}`, {
-        method: init.form ? 'POST' : 'GET',
-        redirect: 'manual',
-        headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-        body: init.form ? new URLSearchParams(init.form).toString() : undefined,
-      })
-      return { res, text: await res.text() }
-    }
+    const at = consoleAt(base)
     const ws = await makeWorkspace()
     const owner = await addPerson(sql, { workspaceId: ws.id, email: unique('owner'), name: 'Mara Owner', role: 'owner' })
     const signed = await redeem((await signInLink(sql, { personId: owner.id, consoleUrl: `${base}/console` })).url, at)

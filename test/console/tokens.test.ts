@@ -3,7 +3,7 @@ import { listAudit } from '../../server/src/domain/audit.ts'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
+import { consoleAt, csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
 import { startServerProcess, type ServerProcess } from '../support/server-process.ts'
 
 /**
@@ -152,13 +152,7 @@ describe('the console: tokens across server processes', () => {
     const ws = await makeWorkspace()
     const person = await addPerson(sql, { workspaceId: ws.id, email: `owner-${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Mara Owner', role: 'owner' })
     const link = await signInLink(sql, { personId: person.id, consoleUrl: `${base}/console` })
-    const at = (path: string, init: { cookie?: string; form?: Record<string, string> } = {}) =>
-      fetch(`${base}${path}`, {
-        method: init.form ? 'POST' : 'GET',
-        redirect: 'manual',
-        headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-        body: init.form ? new URLSearchParams(init.form).toString() : undefined,
-      }).then(async (res) => ({ res, text: await res.text() }))
+    const at = consoleAt(base)
     const path = new URL(link.url).pathname
     const redeem = await at(path)
     expect(redeem.res.status, `${base} ${path} ${redeem.text.slice(0, 300)}`).toBe(200)

@@ -7,22 +7,37 @@ import { getHarness } from '../harness.ts'
  * The console as a browser uses it, over HTTP (cookies and forms, redirects not followed), and a
  * person of a workspace signed in through a one-time link: their session cookie and CSRF token.
  */
+type Visit = { res: Response; text: string }
+
+/**
+ * A fetcher of the console at `base` (the harness's server, or a server process of a test's own):
+ * GET, or POST of a form, never following redirects, but for the one a browser always follows at
+ * once: a form that made a secret answers 303 to the page that shows it once, with a cookie for that
+ * page alone (server/src/console/shown.ts).
+ */
+export function consoleAt(base: string) {
+  const at = async (path: string, init: { cookie?: string; form?: Record<string, string> | URLSearchParams } = {}): Promise<Visit> => {
+    const body = init.form instanceof URLSearchParams ? init.form : init.form ? new URLSearchParams(init.form) : undefined
+    const res = await fetch(`${base}${path}`, {
+      method: body ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+      body: body?.toString(),
+    })
+    const location = res.headers.get('location')
+    if (body && res.status === 303 && location?.startsWith('/console/shown/')) {
+      const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!.split(';')[0]!
+      return at(location, { cookie: [init.cookie, shown].filter(Boolean).join('; ') })
+    }
+    return { res, text: await res.text() }
+  }
+  return at
+}
+
+/** The harness server's console (consoleAt). */
 export async function fetchConsole(path: string, init: { cookie?: string; form?: Record<string, string> } = {}) {
   const { url } = await getHarness()
-  const res = await fetch(`${url}${path}`, {
-    method: init.form ? 'POST' : 'GET',
-    redirect: 'manual',
-    headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(init.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
-  })
-  // A form that made a secret answers 303 to the page that shows it once, with a cookie for that
-  // page alone (server/src/console/shown.ts): followed as a browser follows it.
-  const location = res.headers.get('location')
-  if (init.form && res.status === 303 && location?.startsWith('/console/shown/')) {
-    const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!.split(';')[0]!
-    return fetchConsole(location, { cookie: [init.cookie, shown].filter(Boolean).join('; ') })
-  }
-  return { res, text: await res.text() }
+  return consoleAt(url)(path, init)
 }
 
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1]
