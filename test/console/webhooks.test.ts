@@ -6,7 +6,7 @@ import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { Webhooks } from '../../sdk/src/index.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { eventProblems } from '../support/event-models.ts'
-import { csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
+import { consoleAt, csrfOf, fetchConsole, signInAs } from '../support/console-session.ts'
 import { until } from '../webhooks/support.ts'
 
 /**
@@ -52,25 +52,7 @@ afterAll(async () => {
 })
 
 /** The console of the server that lets local endpoints through. */
-type Visit = { res: Response; text: string; posted: Response | undefined; shownCookie: string | undefined }
-
-async function at(path: string, init: { cookie?: string; form?: Record<string, string> | URLSearchParams } = {}): Promise<Visit> {
-  const body = init.form instanceof URLSearchParams ? init.form : init.form ? new URLSearchParams(init.form) : undefined
-  const res = await fetch(`${server.url}${path}`, {
-    method: body ? 'POST' : 'GET',
-    redirect: 'manual',
-    headers: { ...(init.cookie ? { Cookie: init.cookie } : {}), ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
-    body: body?.toString(),
-  })
-  // A form that made a secret leads, as a browser follows it, to the page that shows it once.
-  const location = res.headers.get('location')
-  if (body && res.status === 303 && location?.startsWith('/console/shown/')) {
-    const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!
-    const next: Visit = await at(location, { cookie: [init.cookie, shown.split(';')[0]].filter(Boolean).join('; ') })
-    return { ...next, posted: res, shownCookie: shown }
-  }
-  return { res, text: await res.text(), posted: undefined, shownCookie: undefined }
-}
+const at = (path: string, init: { cookie?: string; form?: Record<string, string> | URLSearchParams } = {}) => consoleAt(server.url)(path, init)
 
 const secretIn = (html: string) => /id="secret" type="text" readonly value="(whsec_[^"]+)"/.exec(html)?.[1]
 

@@ -7,7 +7,8 @@ import { getHarness } from '../harness.ts'
  * The console as a browser uses it, over HTTP (cookies and forms, redirects not followed), and a
  * person of a workspace signed in through a one-time link: their session cookie and CSRF token.
  */
-type Visit = { res: Response; text: string }
+/** A page as fetched; after a redirect to a shown-once page, also the POST's own answer and the cookie it set. */
+type Visit = { res: Response; text: string; posted?: Response; shownCookie?: string }
 
 /**
  * A fetcher of the console at `base` (the harness's server, or a server process of a test's own):
@@ -26,8 +27,9 @@ export function consoleAt(base: string) {
     })
     const location = res.headers.get('location')
     if (body && res.status === 303 && location?.startsWith('/console/shown/')) {
-      const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!.split(';')[0]!
-      return at(location, { cookie: [init.cookie, shown].filter(Boolean).join('; ') })
+      const shown = res.headers.getSetCookie().find((c) => c.startsWith('growth_shown='))!
+      const page = await at(location, { cookie: [init.cookie, shown.split(';')[0]].filter(Boolean).join('; ') })
+      return { ...page, posted: res, shownCookie: shown }
     }
     return { res, text: await res.text() }
   }
