@@ -159,6 +159,18 @@ describe('the console: webhooks', () => {
     }
   }, 90_000)
 
+  test('an endpoint with a URL of 6,000 characters still gets its signing secret shown once', async () => {
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Ana Lima')
+    const long = `${hookUrl}?pad=${'x'.repeat(6000)}`
+    const added = await at('/console/webhooks', { cookie: owner.cookie, form: { csrf: owner.csrf, url: long, events: 'contact.created' } })
+    expect(added.posted!.status).toBe(303)
+    // A browser keeps a cookie of at most 4,096 bytes: the secret's must stay well inside it.
+    expect(added.shownCookie!.length).toBeLessThan(1024)
+    expect(secretIn(added.text)).toMatch(/^whsec_/)
+    expect(added.text).toContain(`Added ${long}`)
+  }, 60_000)
+
   test('the address is checked as the API checks it (the suite server allows no private network); no event type or URL is a clear 400', async () => {
     const ws = await makeWorkspace()
     const owner = await signInAs(ws.id, 'owner', 'Ana Lima')

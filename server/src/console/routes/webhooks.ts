@@ -43,9 +43,12 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
   return new Elysia()
     .get(
       '/console/shown/webhook',
-      shownPage<Created>('webhook', { lost: 'If the signing secret was not copied, rotate it on the endpoint\u2019s page: the new one is shown once too.', back: { href: '/console/webhooks', text: 'Back to the webhooks' } }, async (session, created) =>
-        pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints, created })),
-      ),
+      shownPage<Created>('webhook', { lost: 'If the signing secret was not copied, rotate it on the endpoint\u2019s page: the new one is shown once too.', back: { href: '/console/webhooks', text: 'Back to the webhooks' } }, async (session, created) => {
+        // The URL is read here, not carried: a URL the form allows (up to its 16 KiB) would make the cookie one a browser drops.
+        const { endpoints } = await listEndpoints(sql, session.workspace.id)
+        const url = endpoints.find((e) => e.id === created.id)?.url ?? created.id
+        return pageResponse(webhooksPage({ session, endpoints, created: { ...created, url } }))
+      }),
     )
     .get(
       '/console/shown/webhook-secret',
@@ -62,7 +65,7 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
       try {
         if (!url) throw new RefusedForm('Give the endpoint its URL.')
         const made = await createEndpoint(sql, { workspaceId: session.workspace.id, url, events: events.join(','), by: person(session) }, guard)
-        created = { id: made.id, url: made.url, secret: made.secret }
+        created = { id: made.id, secret: made.secret }
       } catch (error) {
         const message = error instanceof RefusedForm || (error instanceof DomainError && error.kind === 'rule') ? (error as Error).message : null
         if (message === null) throw error
@@ -100,7 +103,7 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
 }
 
 /** An endpoint just added, with its signing secret: shown once, on GET /console/shown/webhook after the POST. */
-type Created = { id: string; url: string; secret: string }
+type Created = { id: string; secret: string }
 /** An endpoint's new signing secret: shown once, on GET /console/shown/webhook-secret after the POST. */
 type Rotated = { endpointId: string; secret: string; notice: string }
 
