@@ -5,7 +5,7 @@ import { RuleError } from './core/errors.ts'
 import { signInOptions, signInWithPasskey } from './domain/passkey-sign-in.ts'
 import { listPasskeys, registerPasskey, registrationOptions, removePasskey } from './domain/passkeys.ts'
 import { endSession, sessionOf } from './domain/sessions.ts'
-import { redeemLink } from './domain/sign-in.ts'
+import { peekLink, redeemLink } from './domain/sign-in.ts'
 import { SignInLimited } from './domain/sign-in-limits.ts'
 import { mailSignInLink } from './domain/sign-in-mail.ts'
 
@@ -21,6 +21,17 @@ const REFUSED: Record<string, LinkRefusal> = {
   // A removed person's link is as good as none: the page says it is not valid.
   person_removed: 'unknown',
   sign_in_rate_limited: 'rate_limited',
+}
+
+/** What `fn` gives, or the link's refusal in the console's words (any other error is thrown). */
+async function linkRefusedOr<T>(fn: () => Promise<T>): Promise<T | { refused: LinkRefusal }> {
+  try {
+    return await fn()
+  } catch (err) {
+    const refused = err instanceof RuleError ? REFUSED[err.rule] : undefined
+    if (refused) return { refused }
+    throw err
+  }
 }
 
 /**
@@ -49,14 +60,16 @@ export function consoleSessions(sql: Db, opts: { consoleUrl?: () => string; mail
       return s && { person: s.person, workspace: s.workspace, csrf: s.csrf }
     },
     async redeem(linkToken, meta) {
-      try {
+      return linkRefusedOr(async () => {
         const r = await redeemLink(sql, linkToken, { address: meta.address })
         return { sessionToken: r.token, csrf: r.csrf }
-      } catch (err) {
-        const refused = err instanceof RuleError ? REFUSED[err.rule] : undefined
-        if (refused) return { refused }
-        throw err
-      }
+      })
+    },
+    async peek(linkToken, meta) {
+      return linkRefusedOr(async () => {
+        await peekLink(sql, linkToken, { address: meta.address })
+        return { usable: true as const }
+      })
     },
     async end(token) {
       await endSession(sql, token)

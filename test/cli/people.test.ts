@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LINK_REFUSALS, redeemLink } from '../../server/src/domain/sign-in.ts'
+import { LINK_REFUSALS, peekLink, redeemLink } from '../../server/src/domain/sign-in.ts'
 import { endAllSessions, endSession, sessionOf } from '../../server/src/domain/sessions.ts'
 import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
 import type { Sql } from '../../server/src/store/driver/db.ts'
@@ -166,6 +166,21 @@ describe('growth admin person', () => {
     const good = tokenOf((await link(p.id)).url)
     expect(await ruleOf(redeemLink(sql, good, { address }))).toBe('sign_in_rate_limited')
     expect(await ruleOf(redeemLink(sql, good, { address: `${address}-other` }))).toBe('redeemed')
+  }, T)
+
+  test('looking at a link (its page opened) uses nothing, refuses as redeeming does, and its refusals count alike', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'viewer')
+    const address = `198.51.100.${(Date.now() % 200) + 1}-${n}`
+    const good = tokenOf((await link(p.id)).url)
+    for (let i = 0; i < 3; i++) expect(await ruleOf(peekLink(sql, good, { address }))).toBe('redeemed')
+    expect(await ruleOf(peekLink(sql, good, { address, at: new Date(Date.now() + 16 * 60_000) }))).toBe('link_expired')
+    for (let i = 1; i < SIGN_IN_LIMITS.failedRedeemsPerAddress; i++) expect(await ruleOf(peekLink(sql, 'gsl_nothing', { address }))).toBe('link_unknown')
+    // Twenty refusals from the address, looks and redemptions together: the good link is refused there, looked at or redeemed.
+    expect(await ruleOf(peekLink(sql, good, { address }))).toBe('sign_in_rate_limited')
+    expect(await ruleOf(redeemLink(sql, good, { address }))).toBe('sign_in_rate_limited')
+    expect(await ruleOf(redeemLink(sql, good, { address: `${address}-other` }))).toBe('redeemed')
+    expect(await ruleOf(peekLink(sql, good, { address: `${address}-other` }))).toBe('link_used')
   }, T)
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { getHarness } from '../harness.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { freshLink } from '../support/console-session.ts'
 import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 
 /**
@@ -10,7 +11,12 @@ import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skip
  */
 skipWithoutChromium('the console browser tests')
 
-const PAGES = ['/console/signin', '/console/signin/tok_browser-test']
+/** The pages, with the status each answers: a link that would sign in, and one that would not. */
+const pages = async () => [
+  ['/console/signin', 200],
+  [(await freshLink((await makeWorkspace()).id, 'viewer', 'Bo Browser')).path, 200],
+  ['/console/signin/gsl_not-one-of-ours', 404],
+] as const
 
 describe('console pages in Chromium', () => {
   test.skipIf(!hasChromium)(
@@ -25,14 +31,17 @@ describe('console pages in Chromium', () => {
             if (m.type() === 'error') errors.push(`console: ${m.text()}`)
           })
           page.on('requestfailed', (r) => errors.push(`failed: ${r.url()} (${r.failure()?.errorText})`))
-          for (const path of PAGES) {
+          for (const [path, status] of await pages()) {
             const res = await page.goto(`${url}${path}`, { waitUntil: 'load' })
-            expect(res?.status()).toBe(200)
+            expect({ path, status: res?.status() }).toEqual({ path, status })
             expect(await page.evaluate(() => typeof (window as unknown as { htmx?: unknown }).htmx)).toBe('object')
             expect(await cspViolations(page)).toEqual([])
             expect(await seriousA11yViolations(page)).toEqual([])
             const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
             expect({ path, width, overflow }).toEqual({ path, width, overflow: 0 })
+            // Chromium reports a page answered 404 as a resource that failed to load: that one is meant.
+            const meant = errors.indexOf('console: Failed to load resource: the server responded with a status of 404 (Not Found)')
+            if (status === 404 && meant >= 0) errors.splice(meant, 1)
           }
           expect(errors).toEqual([])
         } finally {
@@ -44,13 +53,13 @@ describe('console pages in Chromium', () => {
   )
 
   test.skipIf(!hasChromium)(
-    'with the keyboard alone: the skip link first, then the Sign in button, each with a visible focus; pressing it answers a page that is also accessible',
+    'with the keyboard alone: the skip link first, then the Sign in button, each with a visible focus; pressing it signs in, on a page that is also accessible',
     async () => {
       const { url } = await getHarness()
       const { context, close } = await launchChromium()
       try {
         const { page } = await watchedPage(context)
-        await page.goto(`${url}/console/signin/tok_keyboard`, { waitUntil: 'load' })
+        await page.goto(`${url}${(await freshLink((await makeWorkspace()).id, 'approver', 'Kay Keyboard')).path}`, { waitUntil: 'load' })
         const focused = async () =>
           page.evaluate(() => {
             const el = document.activeElement as HTMLElement
@@ -64,10 +73,10 @@ describe('console pages in Chromium', () => {
         await page.keyboard.press('Tab')
         expect(await focused()).toEqual({ text: 'Sign in', outline: true })
         const [res] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')])
-        // Until people exist every link is unknown: the page says so, and signs no one in.
-        expect(res?.status()).toBe(404)
-        expect(await page.locator('main').innerText()).toContain('This sign-in link is not one we know')
-        expect((await context.cookies()).filter((c) => c.name === 'growth_session')).toEqual([])
+        // Signed in: the inbox.
+        expect(res?.status()).toBe(200)
+        expect(new URL(page.url()).pathname).toBe('/console/')
+        expect((await context.cookies()).filter((c) => c.name === 'growth_session')).toHaveLength(1)
         expect(await cspViolations(page)).toEqual([])
         expect(await seriousA11yViolations(page)).toEqual([])
       } finally {

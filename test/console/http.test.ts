@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { getHarness, makeWorkspace } from '../harness.ts'
+import { addPerson } from '../../server/src/domain/people.ts'
+import { signInLink } from '../../server/src/domain/sign-in.ts'
+import { freshLink } from '../support/console-session.ts'
 
 /**
  * The console's front door over HTTP, without a session: the security headers on every answer, the
@@ -42,11 +45,16 @@ function formTokenOf(res: Response, html: string) {
   return { cookie: `growth_signin=${value}`, value, field }
 }
 
+/** The path of a sign-in link that would sign a new person in. */
+async function linkPath() {
+  return (await freshLink((await makeWorkspace()).id, 'viewer', 'Vic Viewer')).path
+}
+
 describe('every console answer carries the security headers', () => {
   test('pages, redirects, refusals, not-found and static files', async () => {
     const answers = [
       (await get('/console/signin')).res,
-      (await get('/console/signin/some-link-token')).res,
+      (await get(await linkPath())).res,
       (await get('/console/')).res,
       (await get('/console/approvals/apr_nothing')).res,
       (await get('/console/assets/console.css')).res,
@@ -54,17 +62,18 @@ describe('every console answer carries the security headers', () => {
       (await get('/console/assets/nothing.js')).res,
       (await post('/console/signout', { csrf: 'x' })).res,
       (await post('/console/signin/some-link-token', null)).res,
+      (await get('/console/signin/some-link-token')).res,
     ]
     for (const res of answers) expectSecurityHeaders(res)
     // Pages are never stored; static files may be.
-    for (const res of [answers[0]!, answers[1]!, answers[2]!, answers[7]!]) expect(res.headers.get('cache-control')).toBe('no-store')
+    for (const res of [answers[0]!, answers[1]!, answers[2]!, answers[7]!, answers[9]!]) expect(res.headers.get('cache-control')).toBe('no-store')
     expect(answers[4]!.headers.get('content-type')).toBe('text/css; charset=utf-8')
     expect(answers[5]!.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     expect(answers[6]!.status).toBe(404)
   })
 
   test('no page has an inline script, an inline style or anything from another origin', async () => {
-    for (const path of ['/console/signin', '/console/signin/some-link-token']) {
+    for (const path of ['/console/signin', await linkPath()]) {
       const { res, text } = await get(path)
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
@@ -91,10 +100,11 @@ describe('sign-in pages', () => {
   })
 
   test('opening a link signs no one in: one button posting back, with a form token also set as a Strict cookie', async () => {
-    const { res, text } = await get('/console/signin/tok_ABC-def')
+    const path = await linkPath()
+    const { res, text } = await get(path)
     expect(res.status).toBe(200)
     expect(res.headers.getSetCookie().some((c) => c.startsWith('growth_session='))).toBe(false)
-    expect(text).toContain('<form method="post" action="/console/signin/tok_ABC-def">')
+    expect(text).toContain(`<form method="post" action="${path}">`)
     expect([...text.matchAll(/<button[^>]*>([^<]*)<\/button>/g)].map((m) => m[1])).toEqual(['Sign in'])
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('growth_signin='))!
     expect(cookie).toContain('HttpOnly')
@@ -105,14 +115,47 @@ describe('sign-in pages', () => {
     expect(field).toBe(value)
   })
 
-  test('a link token is escaped into the page, never markup', async () => {
+  test('a link token is never echoed into the page as markup', async () => {
     const { text } = await get(`/console/signin/${encodeURIComponent('"><script>alert(1)</script>')}`)
     expect(text).not.toContain('<script>alert(1)</script>')
     expect(text).not.toContain('"><script>')
   })
 
-  test('redeeming a link the console does not know: no session, a page saying so (until people exist, every link is unknown)', async () => {
-    const page = await get('/console/signin/tok_unknown')
+  test('opening a link the console does not know says so at once: 404, no button, no form token, the way to the sign-in page', async () => {
+    const { res, text } = await get('/console/signin/gsl_not-one-of-ours')
+    expect(res.status).toBe(404)
+    expectSecurityHeaders(res)
+    expect(text).toContain('This sign-in link is not one we know. Check that the whole link was copied.')
+    expect(text).toContain('<a href="/console/signin">Go to the sign-in page</a>')
+    expect(text).not.toContain('<button')
+    expect(res.headers.getSetCookie()).toEqual([])
+  })
+
+  test('opening a used or an expired link says so at once (410), with no button: nothing to click that would only fail', async () => {
+    const { sql, url } = await getHarness()
+    const ws = await makeWorkspace()
+    const used = await linkPath()
+    const form = await get(used)
+    const t = formTokenOf(form.res, form.text)
+    expect((await post(used, { csrf: t.field }, { Cookie: t.cookie })).res.status).toBe(303)
+    const person = await addPerson(sql, { workspaceId: ws.id, email: `late-${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Lee Late', role: 'viewer' })
+    const expired = new URL((await signInLink(sql, { personId: person.id, consoleUrl: `${url}/console`, at: new Date(Date.now() - 16 * 60_000) })).url).pathname
+    for (const [path, words] of [
+      [used, 'This sign-in link was already used: a link works once.'],
+      [expired, 'This sign-in link has expired (a link works for 15 minutes).'],
+    ] as const) {
+      const { res, text } = await get(path)
+      expect({ path, status: res.status }).toEqual({ path, status: 410 })
+      expect(text).toContain(words)
+      expect(text).toContain('Ask your workspace’s owner or operator for a new one.')
+      expect(text).not.toContain('<button')
+      expect(res.headers.getSetCookie()).toEqual([])
+    }
+  })
+
+  test('redeeming a link the console does not know: no session, a page saying so', async () => {
+    // The form token of another link's page (a form posted from a page opened before): the cookie is the sign-in pages' own.
+    const page = await get(await linkPath())
     const t = formTokenOf(page.res, page.text)
     const { res, text } = await post('/console/signin/tok_unknown', { csrf: t.field }, { Cookie: t.cookie })
     expect(res.status).toBe(404)
@@ -126,7 +169,7 @@ describe('sign-in pages', () => {
 
 describe('CSRF: every POST carries the token, or nothing is done', () => {
   test('a sign-in POST without the token, with a wrong one, or with the field but not the cookie is 403 saying so', async () => {
-    const page = await get('/console/signin/tok_x')
+    const page = await get(await linkPath())
     const t = formTokenOf(page.res, page.text)
     const refusals = [
       await post('/console/signin/tok_x', {}, { Cookie: t.cookie }),
@@ -143,9 +186,18 @@ describe('CSRF: every POST carries the token, or nothing is done', () => {
     }
   })
 
-  test('a GET changes nothing: every console GET without a session only shows or redirects', async () => {
-    const { res } = await get('/console/signin/tok_y')
-    expect(res.headers.getSetCookie().filter((c) => !c.startsWith('growth_signin='))).toEqual([])
+  test('a GET changes nothing: opening a link twice sets only the form token, and the link still signs in', async () => {
+    const path = await linkPath()
+    for (let i = 0; i < 2; i++) {
+      const { res } = await get(path)
+      expect(res.status).toBe(200)
+      expect(res.headers.getSetCookie().filter((c) => !c.startsWith('growth_signin='))).toEqual([])
+    }
+    const page = await get(path)
+    const t = formTokenOf(page.res, page.text)
+    const { res } = await post(path, { csrf: t.field }, { Cookie: t.cookie })
+    expect(res.status).toBe(303)
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('growth_session='))).toBe(true)
   })
 })
 

@@ -44,11 +44,16 @@ export async function fetchConsole(path: string, init: { cookie?: string; form?:
 
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1]
 
-export async function signInAs(workspaceId: string, role: 'owner' | 'approver' | 'viewer', name: string) {
+/** A new person of the workspace and the path of a fresh sign-in link of theirs on the harness's console. */
+export async function freshLink(workspaceId: string, role: 'owner' | 'approver' | 'viewer', name: string) {
   const { sql, url } = await getHarness()
   const person = await addPerson(sql, { workspaceId, email: `${role}-${crypto.randomUUID().slice(0, 8)}@example.com`, name, role })
   const link = await signInLink(sql, { personId: person.id, consoleUrl: `${url}/console` })
-  const path = new URL(link.url).pathname
+  return { person, path: new URL(link.url).pathname }
+}
+
+export async function signInAs(workspaceId: string, role: 'owner' | 'approver' | 'viewer', name: string) {
+  const { person, path } = await freshLink(workspaceId, role, name)
   const page = await fetchConsole(path)
   const form = page.res.headers.getSetCookie().find((c) => c.startsWith('growth_signin='))!.split(';')[0]!
   const redeemed = await fetchConsole(path, { cookie: form, form: { csrf: csrfOf(page.text)! } })

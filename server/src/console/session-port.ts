@@ -25,6 +25,8 @@ export type ConsoleSessions = {
   sessionOf(token: string): Promise<ConsoleSession | null>
   /** Redeems a one-time sign-in link: a new session and its CSRF token, or why not. */
   redeem(linkToken: string, meta: SignInMeta): Promise<{ sessionToken: string; csrf: string } | { refused: LinkRefusal }>
+  /** Whether a sign-in link would sign its person in now, without using it (its page says why not at once). */
+  peek(linkToken: string, meta: SignInMeta): Promise<{ usable: true } | { refused: LinkRefusal }>
   /** Ends the session (signing out). */
   end(token: string): Promise<void>
   /**

@@ -56,11 +56,19 @@ export async function signInLink(
  */
 export async function redeemLink(sql: Db, token: string, opts: { address?: string; at?: Date } = {}) {
   const at = opts.at ?? new Date()
-  if (opts.address) await checkSignInAttempts(sql, 'failedRedeemsPerAddress', opts.address, at)
+  return refusalsCounted(sql, opts.address, at, () => redeem(sql, token.trim(), opts.address, at))
+}
+
+/**
+ * `fn`, refused at once from an address with 20 failed links in the hour, and a link's refusal
+ * counted against the address.
+ */
+async function refusalsCounted<T>(sql: Db, address: string | undefined, at: Date, fn: () => Promise<T>): Promise<T> {
+  if (address) await checkSignInAttempts(sql, 'failedRedeemsPerAddress', address, at)
   try {
-    return await redeem(sql, token.trim(), opts.address, at)
+    return await fn()
   } catch (err) {
-    if (opts.address && err instanceof RuleError && err.rule in LINK_REFUSALS) await takeSignInAttempt(sql, 'failedRedeemsPerAddress', opts.address, at).catch(() => {})
+    if (address && err instanceof RuleError && err.rule in LINK_REFUSALS) await takeSignInAttempt(sql, 'failedRedeemsPerAddress', address, at).catch(() => {})
     throw err
   }
 }
@@ -70,14 +78,34 @@ async function redeem(sql: Db, token: string, address: string | undefined, at: D
   if (!workspaceId) throw refusal('link_unknown')
   const hash = hashConsoleToken(token)
   return inTransaction(sql, async (tx) => {
-    const link = await store.lockSignInLink(tx, workspaceId, hash)
-    if (!link) throw refusal('link_unknown')
-    const person = await selectPerson(tx, workspaceId, link.person_id)
-    if (!person || person.removed_at) throw refusal('person_removed')
-    if (link.used_at) throw refusal('link_used')
-    if (link.expires_at.getTime() <= at.getTime()) throw refusal('link_expired')
+    const person = await usableLinkPerson(tx, workspaceId, await store.lockSignInLink(tx, workspaceId, hash), at)
     await store.markLinkUsed(tx, workspaceId, hash, at)
     const session = await signInSession(tx, person, { via: 'link', address }, at)
     return { ...session, person: toPerson(person), workspace: { id: workspaceId } }
   })
+}
+
+/**
+ * Whether a link would sign its person in now, without using it: the page a link opens says at once
+ * that it was used or has expired, rather than after its button. Refused as `redeemLink` refuses
+ * (the same codes, and a refusal counts against the address alike, so looking cannot be used to
+ * try links faster than redeeming them).
+ */
+export async function peekLink(sql: Db, token: string, opts: { address?: string; at?: Date } = {}): Promise<void> {
+  const at = opts.at ?? new Date()
+  await refusalsCounted(sql, opts.address, at, async () => {
+    const workspaceId = consoleTokenWorkspace('link', token.trim())
+    if (!workspaceId) throw refusal('link_unknown')
+    await usableLinkPerson(sql, workspaceId, await store.selectSignInLink(sql, workspaceId, hashConsoleToken(token.trim())), at)
+  })
+}
+
+/** The person a link signs in at `at`, or the link's refusal (unknown, person removed, used, expired). */
+async function usableLinkPerson(sql: Db, workspaceId: string, link: store.SignInLinkRow | undefined, at: Date) {
+  if (!link) throw refusal('link_unknown')
+  const person = await selectPerson(sql, workspaceId, link.person_id)
+  if (!person || person.removed_at) throw refusal('person_removed')
+  if (link.used_at) throw refusal('link_used')
+  if (link.expires_at.getTime() <= at.getTime()) throw refusal('link_expired')
+  return person
 }

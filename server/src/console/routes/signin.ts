@@ -4,6 +4,7 @@ import { messagePage } from '../pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from '../pages/signin.ts'
 import { cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, overHttps, pageResponse, redirectTo, sessionCookie } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
+import type { LinkRefusal } from '../session-port.ts'
 
 /** Signing in (a mailed link, a one-time link, a passkey) and out. */
 export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
@@ -21,6 +22,12 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
     const token = newFormToken()
     const page = signInPage({ mail: Boolean(sessions.mailLink), formToken: token, passkeys: passkeyState(), error })
     return pageResponse(page, status, [formCookie(SIGNIN_COOKIE, token, overHttps(request))])
+  }
+
+  /** The page of a link that signs no one in: why, and the way to the sign-in page. */
+  const linkRefused = (why: LinkRefusal, cookies: string[]) => {
+    const status = why === 'rate_limited' ? 429 : why === 'unknown' ? 404 : 410
+    return pageResponse(messagePage({ title: 'Not signed in', message: refusalMessage(why, Boolean(sessions.mailLink)), next: { href: '/console/signin', text: 'Go to the sign-in page' } }), status, cookies)
   }
 
   return new Elysia()
@@ -57,14 +64,17 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       }
       return pageResponse(linkMailedPage())
     }), { parse: 'none' })
-    .get('/console/signin/:token', handle(async ({ request, params }) => withFormToken(request, (formToken) => redeemPage({ token: params.token!, formToken }))))
+    // Opening a link signs no one in (a mail scanner may open it): one button posts back. A link
+    // that would not sign in (used, expired, unknown) says so at once, without the button.
+    .get('/console/signin/:token', handle(async (ctx) => {
+      const peeked = await sessions.peek(ctx.params.token!, metaOf(ctx))
+      if ('refused' in peeked) return linkRefused(peeked.refused, [])
+      return withFormToken(ctx.request, (formToken) => redeemPage({ token: ctx.params.token!, formToken }))
+    }))
     .post('/console/signin/:token', signInPost(async (ctx) => {
       const redeemed = await sessions.redeem(ctx.params.token!, metaOf(ctx))
       const secure = overHttps(ctx.request)
-      if ('refused' in redeemed) {
-        const status = redeemed.refused === 'rate_limited' ? 429 : redeemed.refused === 'unknown' ? 404 : 410
-        return pageResponse(messagePage({ title: 'Not signed in', message: refusalMessage(redeemed.refused, Boolean(sessions.mailLink)), next: { href: '/console/signin', text: 'Go to the sign-in page' } }), status, [endFormCookie(SIGNIN_COOKIE, secure)])
-      }
+      if ('refused' in redeemed) return linkRefused(redeemed.refused, [endFormCookie(SIGNIN_COOKIE, secure)])
       return redirectTo('/console/', [sessionCookie(redeemed.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
     }), { parse: 'none' })
     .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
