@@ -211,10 +211,10 @@ describe('the console: people, with mail', () => {
 
     const [mail] = await smtp.mailTo(email)
     expect(mail!.text).toContain('Hello Noor Haddad,')
-    // An invitation, in its own words: not "a link you asked for".
+    // An invitation, in its own words: not "a link you asked for", and naming who invited.
     const [{ name }] = await (await getHarness()).sql<{ name: string }[]>`SELECT name FROM workspaces WHERE workspace_id = ${ws.id}`
-    expect(mail!.subject).toBe(`You are invited to ${name}`)
-    expect(mail!.text).toContain(`You have been added to the console of ${name} as an approver: you decide what waits for a person`)
+    expect(mail!.subject).toBe(`Mara Owner invited you to ${name}`)
+    expect(mail!.text).toContain(`Mara Owner added you to the console of ${name} as an approver: you decide what waits for a person`)
     expect(mail!.text).toContain(`If it has expired, ask for a new one with this address at ${server.url}/console/signin.`)
     expect(mail!.text).not.toContain('did not ask for it')
     const link = linkIn(mail!.text)!

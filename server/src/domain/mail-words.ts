@@ -40,15 +40,17 @@ const ROLE_WORDS: Record<string, string> = {
 
 /**
  * An invitation: the invitee did not ask for a link, and may read the mail after it has expired, so
- * it says who they are to the workspace and where to ask for a new link.
+ * it says who invited them (a name they know), who they are to the workspace and where to ask for a
+ * new link.
  */
-export function invitationMail(to: Recipient & { role: string }, link: { url: string; expiresAt: string }, consoleUrl: string): Written {
+export function invitationMail(to: Recipient & { role: string; invitedBy?: string | null }, link: { url: string; expiresAt: string }, consoleUrl: string): Written {
+  const who = to.invitedBy ? `${to.invitedBy} added you` : 'You have been added'
   return {
-    subject: `You are invited to ${to.workspaceName}`,
+    subject: to.invitedBy ? `${to.invitedBy} invited you to ${to.workspaceName}` : `You are invited to ${to.workspaceName}`,
     text: [
       `Hello ${to.name},`,
       '',
-      `You have been added to the console of ${to.workspaceName} as ${ROLE_WORDS[to.role] ?? to.role}.`,
+      `${who} to the console of ${to.workspaceName} as ${ROLE_WORDS[to.role] ?? to.role}.`,
       '',
       'Sign in with this link:',
       '',

@@ -59,7 +59,7 @@ export async function deliverMail(sql: Sql, m: ClaimedMail, o: DeliverOptions): 
     return { outcome: 'dropped', error }
   }
   if (m.removed) return drop('The person was removed from the workspace.')
-  const to = { name: m.name, workspaceName: m.workspace_name, role: m.role }
+  const to = { name: m.name, workspaceName: m.workspace_name, role: m.role, invitedBy: m.invited_by_name }
   let written: { subject: string; text: string }
   if (m.kind === 'sign_in_link' || m.kind === 'invitation') {
     const link = await signInLink(sql, { personId: m.person_id, consoleUrl: o.consoleUrl, by: SYSTEM_ACTOR })

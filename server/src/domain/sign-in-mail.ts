@@ -31,8 +31,8 @@ export async function mailSignInLink(sql: Db, opts: { email: string; address: st
  * A sign-in link mailed to a person an owner just invited (the console's People page): queued as
  * the "mail me a link" mail is (the sender makes the link when it goes, so the link is in no page,
  * log or audit entry) but written as an invitation (mail-words.ts), not counted against the hourly
- * limits, which guard a form anyone can post.
+ * limits, which guard a form anyone can post. `invitedBy`: the inviting person's id (the mail names them).
  */
-export async function mailInviteLink(sql: Db, person: { workspaceId: string; id: string }, at = new Date()): Promise<void> {
-  await queueSignInMail(sql, { workspaceId: person.workspaceId, id: newId('mail', at), personId: person.id, at, expiresAt: new Date(at.getTime() + LINK_VALID_MS), kind: 'invitation' })
+export async function mailInviteLink(sql: Db, person: { workspaceId: string; id: string }, invitedBy: string, at = new Date()): Promise<void> {
+  await queueSignInMail(sql, { workspaceId: person.workspaceId, id: newId('mail', at), personId: person.id, at, expiresAt: new Date(at.getTime() + LINK_VALID_MS), kind: 'invitation', invitedBy })
 }

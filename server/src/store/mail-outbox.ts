@@ -23,6 +23,8 @@ export type ClaimedMail = {
   role: 'owner' | 'approver' | 'viewer'
   removed: boolean
   workspace_name: string
+  /** An invitation's inviter, by their name now (null: not an invitation, or the inviter unknown). */
+  invited_by_name: string | null
 }
 
 /**
@@ -50,10 +52,11 @@ export async function queueWaitingNotices(tx: Db, workspaceId: string, item: Wai
  * A sign-in link to mail to the person (made when it goes), due now, of no use after `expiresAt`:
  * one they asked for, or the link of an invitation (`kind`: each is written in its own words).
  */
-export async function queueSignInMail(sql: Db, m: { workspaceId: string; id: string; personId: string; at: Date; expiresAt: Date; kind: 'sign_in_link' | 'invitation' }) {
+/** `invitedBy`: for an invitation, the id of the person who invited. */
+export async function queueSignInMail(sql: Db, m: { workspaceId: string; id: string; personId: string; at: Date; expiresAt: Date; kind: 'sign_in_link' | 'invitation'; invitedBy?: string }) {
   await sql`
-    INSERT INTO mail_outbox (workspace_id, id, person_id, kind, next_attempt_at, expires_at, created_at)
-    VALUES (${m.workspaceId}, ${m.id}, ${m.personId}, ${m.kind}, ${m.at}, ${m.expiresAt}, ${m.at})`
+    INSERT INTO mail_outbox (workspace_id, id, person_id, kind, next_attempt_at, expires_at, created_at, invited_by)
+    VALUES (${m.workspaceId}, ${m.id}, ${m.personId}, ${m.kind}, ${m.at}, ${m.expiresAt}, ${m.at}, ${m.invitedBy ?? null})`
 }
 
 /**
@@ -81,7 +84,8 @@ export async function claimMail(sql: Sql, c: { owner: string; leaseMs: number; p
     JOIN workspaces w ON w.workspace_id = p.workspace_id
     WHERE o.workspace_id = p.workspace_id AND o.id = p.id AND pe.id = o.person_id
     RETURNING o.workspace_id, o.id, o.person_id, o.kind, o.items, o.attempts AS attempt, o.expires_at,
-              pe.email, pe.name, pe.role, pe.removed_at IS NOT NULL AS removed, w.name AS workspace_name`
+              pe.email, pe.name, pe.role, pe.removed_at IS NOT NULL AS removed, w.name AS workspace_name,
+              (SELECT i.name FROM people i WHERE i.workspace_id = o.workspace_id AND i.id = o.invited_by) AS invited_by_name`
 }
 
 type Outcome =

@@ -46,7 +46,7 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
         throw error
       }
       if (mail) {
-        await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id })
+        await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id }, session.person.id)
         mail.wake()
         return showOnce(request, session, 'person', { person: shownPerson(person), link: null } satisfies PersonShown)
       }
