@@ -169,6 +169,27 @@ describe('growth admin agents stop / resume', () => {
     const resumed = await growthJson(['admin', 'agents', 'resume', '--workspace', workspaceId])
     expect(resumed).toMatchObject({ workspaceId, agentsStopped: false })
   }, T)
+
+  test('a stop when stopped, or a resume when running, changes nothing and records nothing; the first stop\'s reason stands', async () => {
+    const audited = async () => ((await growthJson(['admin', 'audit', '--workspace', workspaceId, '--limit', '100'])).entries as { action: string }[]).filter((e) => e.action.startsWith('agents.')).length
+    const before = await audited()
+    expect(await growthJson(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Runaway spend'])).toMatchObject({ changed: true })
+    const again = await growthJson(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Still runaway'])
+    expect(again).toMatchObject({ workspaceId, agentsStopped: true, changed: false, reason: 'Runaway spend' })
+    expect(again.actor).toMatch(/^operator:/)
+    expect(Date.parse(again.since)).toBeGreaterThan(Date.now() - 60_000)
+    const told = await growth(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Once more'])
+    expect(told.code).toBe(0)
+    expect(told.stdout).toContain(`The agents of workspace ${workspaceId} were already stopped; nothing changed. The standing stop:`)
+    expect(told.stdout).toContain('Reason: Runaway spend')
+    expect(await audited()).toBe(before + 1)
+    expect(await growthJson(['admin', 'agents', 'resume', '--workspace', workspaceId])).toMatchObject({ changed: true })
+    const running = await growth(['admin', 'agents', 'resume', '--workspace', workspaceId])
+    expect(running.code).toBe(0)
+    expect(running.stdout).toContain(`The agents of workspace ${workspaceId} were not stopped; nothing changed.`)
+    expect(await growthJson(['admin', 'agents', 'resume', '--workspace', workspaceId])).toMatchObject({ agentsStopped: false, changed: false })
+    expect(await audited()).toBe(before + 2)
+  }, T)
 })
 
 describe('a database that cannot be opened', () => {

@@ -208,6 +208,14 @@ describe('growth admin webhook', () => {
     const human = await growth(['admin', 'webhook', 'list', '--workspace', workspaceId], ALLOW)
     expect(human.stdout).toMatch(new RegExp(`^\\s*${endpointId}\\s+disabled\\s`, 'm'))
     expect(human.stdout).toContain(disabled.disabledReason)
+    // Disabled again: nothing changes, the reason stands, and no second audit entry.
+    const audited = async () => ((await growthJson(['admin', 'audit', '--workspace', workspaceId, '--limit', '100'])).entries as { action: string }[]).filter((e) => e.action === 'webhook.disabled').length
+    const entries = await audited()
+    expect(await growthJson(['admin', 'webhook', 'disable', endpointId!])).toEqual({ id: endpointId, status: 'disabled', changed: false, disabledReason: disabled.disabledReason })
+    const twice = await growth(['admin', 'webhook', 'disable', endpointId!], ALLOW)
+    expect(twice.code).toBe(0)
+    expect(twice.stdout).toContain(`${endpointId} was disabled already; nothing changed. ${disabled.disabledReason}`)
+    expect(await audited()).toBe(entries)
 
     // nothing has failed to it: nothing goes again (test/webhooks/recovery.test.ts sends what did)
     expect(await growthJson(['admin', 'webhook', 'enable', endpointId!])).toEqual({ id: endpointId, status: 'enabled', requeued: 0 })

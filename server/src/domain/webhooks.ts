@@ -128,10 +128,12 @@ export async function sendTestEvent(sql: Db, id: string, event?: string, opts: S
  */
 export const RECOVERY_WINDOW_MS = 72 * 3_600_000
 
-type Toggled = { id: string; status: 'disabled' } | { id: string; status: 'enabled'; requeued: number }
+/** `changed` false: the endpoint was disabled already (its reason stands; nothing recorded). */
+type Toggled = { id: string; status: 'disabled'; changed: boolean; disabledReason: string | null } | { id: string; status: 'enabled'; requeued: number }
 
 /**
- * Disable: deliveries stop (they wait, pending). Enable: the circuit closes, the backlog drains at
+ * Disable: deliveries stop (they wait, pending); an endpoint disabled already stays as it was, and
+ * nothing is recorded. Enable: the circuit closes, the backlog drains at
  * the drain rate, and what failed to the endpoint in the last 72 hours goes again, oldest first,
  * once each (`requeued` says how many). The endpoint is locked for the change, so two enables at
  * once take turns and the second finds nothing left to queue.
@@ -140,10 +142,12 @@ export async function setEndpointEnabled(sql: Db, id: string, enabled: boolean, 
   return inTransaction(sql, async (tx) => {
     const e = await endpointOf(tx, id, { lock: true, within: opts.within })
     if (!enabled) {
+      if (e.status === 'disabled') return { id: e.id, status: 'disabled' as const, changed: false, disabledReason: e.disabled_reason }
       const who = by.kind === 'person' ? `by ${by.name} in the console` : 'by an operator'
-      await store.disableEndpoint(tx, e.workspace_id, e.id, `Disabled ${who}; enable it to resume.`)
+      const reason = `Disabled ${who}; enable it to resume.`
+      await store.disableEndpoint(tx, e.workspace_id, e.id, reason)
       await recordAudit(tx, e.workspace_id, by, 'webhook.disabled', e.id, { url: e.url })
-      return { id: e.id, status: 'disabled' as const }
+      return { id: e.id, status: 'disabled' as const, changed: true, disabledReason: reason }
     }
     await store.enableEndpoint(tx, e.workspace_id, e.id)
     const requeued = await store.requeueFailed(tx, e.workspace_id, e.id, RECOVERY_WINDOW_MS)

@@ -5,6 +5,7 @@ import { PLANS, type Plan } from '../core/enums.ts'
 import { NotFoundError, RuleError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import { secretsKeyring } from '../core/secrets.ts'
+import { iso } from '../core/time.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { insertTools } from '../store/agent-tools.ts'
 import { selectPerson } from '../store/people.ts'
@@ -30,21 +31,36 @@ export async function createWorkspace(sql: Db, opts: { name: string; plan?: stri
 }
 
 /**
- * The stop switch of a workspace's agents. `actor` says who flipped it, for the record and the
- * audit list: an Actor, or a line such as operator:maya.
+ * What a flip of the stop switch did: `changed` false when the switch already stood so (nothing
+ * recorded); then, for a stop, `reason`, `actor` and `since` are the standing stop's.
  */
-export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string | Actor }) {
+export type SwitchFlipped = { workspaceId: string; agentsStopped: boolean; changed: boolean; reason: string | null; actor: string | null; since?: string }
+
+/**
+ * The stop switch of a workspace's agents. `actor` says who flipped it, for the record and the
+ * audit list: an Actor, or a line such as operator:maya. A stop when stopped, or a resume when
+ * running, changes nothing and records nothing (two people pressing Stop at once make one stop, and
+ * the first stop's reason stands).
+ */
+export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string | Actor }): Promise<SwitchFlipped> {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
   const reason = opts.reason?.trim() || null
   if (opts.stopped && !reason) throw new RuleError('reason.given', 'A reason is required to stop the agents: say why, for the record.', 'reason')
   const line = typeof opts.actor === 'string' ? opts.actor.trim() : actorLine(opts.actor)
   if (!line || (typeof opts.actor !== 'string' && !opts.actor.name.trim())) throw new RuleError('actor_named', 'The actor of a stop or resume must be named.', 'by')
   const actor = typeof opts.actor === 'string' ? actorOfLine(line) : opts.actor
-  await inTransaction(sql, async (tx) => {
+  return inTransaction(sql, async (tx): Promise<SwitchFlipped> => {
+    const standing = await store.lockWorkspaceGate(tx, opts.workspaceId)
+    if (standing?.agents_stopped === opts.stopped) {
+      return {
+        workspaceId: opts.workspaceId, agentsStopped: opts.stopped, changed: false, reason: standing.stopped_reason, actor: standing.stopped_by,
+        ...(standing.stopped_at ? { since: iso(standing.stopped_at) } : {}),
+      }
+    }
     await store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, line, reason)
     await recordAudit(tx, opts.workspaceId, actor, opts.stopped ? 'agents.stopped' : 'agents.resumed', opts.workspaceId, { reason: reason ?? undefined })
+    return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, changed: true, reason, actor: line }
   })
-  return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, reason, actor: line }
 }
 
 /** The stop switch as a person reads it (the console): on or off, and when on since when, by whom (a name) and why. */

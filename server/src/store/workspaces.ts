@@ -36,6 +36,15 @@ export type WorkspaceGate = {
 
 /** The stop switch (with its latest stop: who, when, why) and the rules version. */
 export async function selectWorkspaceGate(sql: Db, workspaceId: string): Promise<WorkspaceGate | undefined> {
+  return gateOf(sql, workspaceId, false)
+}
+
+/** The same, the workspace's row locked until the transaction ends (a flip of the switch reads, then writes). */
+export async function lockWorkspaceGate(tx: Tx, workspaceId: string): Promise<WorkspaceGate | undefined> {
+  return gateOf(tx, workspaceId, true)
+}
+
+async function gateOf(sql: Db, workspaceId: string, lock: boolean): Promise<WorkspaceGate | undefined> {
   const [row] = await sql<WorkspaceGate[]>`
     SELECT w.agents_stopped, w.rules_version, s.created_at AS stopped_at, s.actor AS stopped_by, s.reason AS stopped_reason
     FROM workspaces w
@@ -43,7 +52,8 @@ export async function selectWorkspaceGate(sql: Db, workspaceId: string): Promise
       SELECT created_at, actor, reason FROM agent_switch_log l
       WHERE l.workspace_id = w.workspace_id AND l.action = 'stop' ORDER BY created_at DESC, id DESC LIMIT 1
     ) s ON w.agents_stopped
-    WHERE w.workspace_id = ${workspaceId}`
+    WHERE w.workspace_id = ${workspaceId}
+    ${lock ? sql`FOR UPDATE OF w` : sql``}`
   return row
 }
 

@@ -16,7 +16,7 @@ export function registerAgentsResume(agents: Command) {
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
         const r = await setAgentsStopped(sql, { workspaceId: opts.workspace, stopped: false, reason: opts.reason, actor: operatorActor() })
-        out.result(r, () => [`Resumed the agents of workspace ${r.workspaceId}`, `  By: ${r.actor}`])
+        out.result(r, () => (r.changed ? [`Resumed the agents of workspace ${r.workspaceId}`, `  By: ${r.actor}`] : [`The agents of workspace ${r.workspaceId} were not stopped; nothing changed.`]))
       }),
     )
 }

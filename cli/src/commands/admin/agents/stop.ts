@@ -16,7 +16,11 @@ export function registerAgentsStop(agents: Command) {
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
         const r = await setAgentsStopped(sql, { workspaceId: opts.workspace, stopped: true, reason: opts.reason, actor: operatorActor() })
-        out.result(r, () => [`Stopped all agents of workspace ${r.workspaceId}`, `  Reason: ${r.reason}`, `  By:     ${r.actor}`])
+        out.result(r, () =>
+          r.changed
+            ? [`Stopped all agents of workspace ${r.workspaceId}`, `  Reason: ${r.reason}`, `  By:     ${r.actor}`]
+            : [`The agents of workspace ${r.workspaceId} were already stopped; nothing changed. The standing stop:`, `  Reason: ${r.reason ?? '(none recorded)'}`, `  By:     ${r.actor ?? '(not recorded)'}`, ...(r.since ? [`  Since:  ${r.since}`] : [])],
+        )
         out.note(`To let them act again: growth admin agents resume --workspace ${r.workspaceId}`)
       }),
     )

@@ -27,7 +27,11 @@ export function registerWebhookToggle(webhook: Command, verb: 'enable' | 'disabl
         async ({ sql, out, config }) => {
           const r = await setEndpointEnabled(sql, id, verb === 'enable', operatorAuditActor())
           out.result(r, () =>
-            r.status === 'enabled' ? `Enabled ${id}: ${recoveredInWords(r.requeued, config.webhooks.drainRate)}` : `Disabled ${id}: its deliveries wait until it is enabled.`,
+            r.status === 'enabled'
+              ? `Enabled ${id}: ${recoveredInWords(r.requeued, config.webhooks.drainRate)}`
+              : r.changed
+                ? `Disabled ${id}: its deliveries wait until it is enabled.`
+                : `${id} was disabled already; nothing changed. ${r.disabledReason ?? ''}`.trim(),
           )
         },
         // The drain rate it names is WEBHOOK_DRAIN_RATE, as the server and growth worker read it.
