@@ -3,8 +3,8 @@
  * on a fresh embedded database with the demo workspace: `bun scripts/console-screenshots.ts`
  * (npm run console:screenshots). Each page at 1280 px and at 320 px wide, into docs/console/.
  *
- * First the pages without a session (sign-in, a sign-in link opened); then, signed in as the demo's
- * owner through a one-time link (its button clicked, as a person does), the inbox and the first
+ * First the sign-in page without a session; then the demo owner's one-time link opened, and, signed
+ * in through it (its button clicked, as a person does), the inbox and the first
  * approval and proposed change waiting in it, the agents and the first agent's page, and the
  * requests; the policy and a plan of a rule written with its form; last, their account page with a passkey added through Chromium's virtual authenticator.
  * Served at http://localhost:PORT (CONSOLE_URL): passkeys need a host name. The browser is set to
@@ -25,10 +25,7 @@ import { openDatabase } from '../server/src/store/driver/db.ts'
 import { hasChromium, launchChromium, NO_CHROMIUM } from './chromium.ts'
 
 const OUT = join(import.meta.dir, '..', 'docs', 'console')
-const CONSOLE_SCREENSHOTS = [
-  { name: 'signin', path: '/console/signin' },
-  { name: 'signin-link', path: '/console/signin/example-one-time-token' },
-] as const
+const CONSOLE_SCREENSHOTS = [{ name: 'signin', path: '/console/signin' }] as const
 const WIDTHS = [1280, 320] as const
 
 if (!hasChromium) {
@@ -75,6 +72,9 @@ try {
       // Signed in: the link's one button, then the inbox and the first item of each kind in it.
       const link = await signInLink(db.sql, { personId: owner.id, consoleUrl: `${base}/console` })
       await page.goto(link.url, { waitUntil: 'load' })
+      const linkFile = join(OUT, `signin-link-${width}.png`)
+      await page.screenshot({ path: linkFile, fullPage: true })
+      console.log(`wrote ${linkFile}`)
       await Promise.all([page.waitForURL(`${base}/console/`), page.getByRole('button', { name: 'Sign in' }).click()])
       const signedIn = [{ name: 'inbox', path: '/console/' }]
       for (const kind of ['approvals', 'actions']) {

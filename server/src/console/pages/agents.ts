@@ -77,7 +77,7 @@ const ownerWords = (owner: Agent['owner']) => (owner === 'product' ? 'comes with
 
 function agentCard(a: Agent, retiredAt: Date | undefined): Html {
   return html`<li><article class="panel" aria-labelledby="agent-${a.id}">
-<h3 id="agent-${a.id}"><a href="/console/agents/${a.id}">${a.name}</a></h3>
+<h3 class="name" id="agent-${a.id}"><a href="/console/agents/${a.id}">${a.name}</a></h3>
 <div class="meta"><span>${ownerWords(a.owner)}</span>${retiredAt ? html`<span>retired ${when(retiredAt.toISOString())}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
 ${a.description ? html`<p>${a.description}</p>` : null}
 ${retiredAt ? html`<p>Retired: the gateway refuses it; its history is kept.</p>` : mayDo(a)}
