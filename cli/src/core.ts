@@ -40,7 +40,7 @@ export {
 } from '../../server/src/domain/webhooks.ts'
 export { addPerson, listPeople, removePerson, ROLES } from '../../server/src/domain/people.ts'
 export { signInLink } from '../../server/src/domain/sign-in.ts'
-export { listAudit } from '../../server/src/domain/audit.ts'
+export { AUDIT_KINDS, listAudit } from '../../server/src/domain/audit.ts'
 export { parseDuration } from '../../server/src/core/time.ts'
 export { canonicalJson } from '../../server/src/core/canonical-json.ts'
 export { createLogger } from '../../server/src/core/log.ts'

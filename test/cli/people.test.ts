@@ -237,6 +237,14 @@ describe('growth admin audit', () => {
     expect(refusalJson(await growth(['admin', 'audit', '--workspace', ws.id, '--limit', '0', '--json'])).message).toMatch(/--limit must be a whole number from 1 to 1000/)
     expect(refusalJson(await growth(['admin', 'audit', '--workspace', ws.id, '--limit', '1001', '--json'])).message).toMatch(/limit must be a whole number from 1 to 1000/)
     expect(refusalJson(await growth(['admin', 'audit', '--workspace', 'ws_nothing', '--json'])).code).toBe('not_found')
+    // Filtered: by kind, by who, by what it is about; a filter it does not know is refused naming it.
+    const actionsOf = async (...filter: string[]) => jsonOf(await growth(['admin', 'audit', '--workspace', ws.id, ...filter, '--json']), 'audit').entries.map((e: { action: string }) => e.action)
+    expect(await actionsOf('--kind', 'stop-switch')).toEqual(['agents.resumed', 'agents.stopped'])
+    expect(await actionsOf('--who', p.id)).toEqual(['person.signed_out', 'person.signed_in'])
+    expect((await actionsOf('--who', 'operator', '--subject', p.id))).toEqual(['person.link_created', 'person.added'])
+    const unmatched = await growth(['admin', 'audit', '--workspace', ws.id, '--kind', 'tokens', '--who', p.id])
+    expect(unmatched.stdout).toContain(`Nothing recorded in workspace ${ws.id} matches this filter.`)
+    expect(refusalJson(await growth(['admin', 'audit', '--workspace', ws.id, '--kind', 'secrets', '--json'])).message).toContain('kind must be one of decisions, stop-switch, agents, policy, tokens, webhooks, people (got "secrets")')
     // Another workspace's list holds none of it.
     const other = await makeWorkspace()
     expect(jsonOf(await growth(['admin', 'audit', '--workspace', other.id, '--json']), 'audit').entries.filter((e: { subject: string }) => e.subject === p.id)).toEqual([])

@@ -34,7 +34,7 @@ export async function createWorkspace(sql: Db, opts: { name: string; plan?: stri
  * What a flip of the stop switch did: `changed` false when the switch already stood so (nothing
  * recorded); then, for a stop, `reason`, `actor` and `since` are the standing stop's.
  */
-export type SwitchFlipped = { workspaceId: string; agentsStopped: boolean; changed: boolean; reason: string | null; actor: string | null; since?: string }
+type SwitchFlipped = { workspaceId: string; agentsStopped: boolean; changed: boolean; reason: string | null; actor: string | null; since?: string }
 
 /**
  * The stop switch of a workspace's agents. `actor` says who flipped it, for the record and the
