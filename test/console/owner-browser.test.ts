@@ -6,9 +6,9 @@ import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skip
 
 /**
  * An owner's pages in headless Chromium: from a one-time sign-in link, the owner issues a token on
- * the Tokens page, and a real `curl` uses it; the Tokens and Request log pages (the call shown) have
+ * the Tokens page, and a real `curl` uses it; the Tokens, Audit and Request log pages (the call shown) have
  * no CSP violation, no serious or critical axe-core violation and nothing scrolling sideways at
- * 320 px and 1280 px.
+ * 320 px and 1280 px; the audit list filtered with its own form.
  */
 skipWithoutChromium('the owner console browser tests')
 
@@ -38,11 +38,11 @@ describe('an owner in Chromium', () => {
 
       for (const width of [1280, 320]) {
         await page.setViewportSize({ width, height: 800 })
-        for (const path of ['/console/tokens', '/console/logs?operation=listRequestLogs']) {
+        for (const path of ['/console/tokens', '/console/audit', '/console/logs?operation=listRequestLogs']) {
           const deadline = Date.now() + 15_000
           for (;;) {
             await page.goto(`${url}${path}`, { waitUntil: 'load' })
-            if (path === '/console/tokens' || (await page.locator('ol.calls li').count()) > 0 || Date.now() > deadline) break
+            if (!path.startsWith('/console/logs') || (await page.locator('ol.calls li').count()) > 0 || Date.now() > deadline) break
             await page.waitForTimeout(200)
           }
           expect(await page.content()).not.toContain(token)
@@ -53,6 +53,15 @@ describe('an owner in Chromium', () => {
         }
       }
       expect(await page.locator('ol.calls li').count()).toBeGreaterThan(0)
+      // The audit list filtered with its form: only the tokens' entries, the issued one first, by the owner.
+      await page.goto(`${url}/console/audit`, { waitUntil: 'load' })
+      await page.getByLabel('What').selectOption('tokens')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Show' }).click()])
+      expect(new URL(page.url()).searchParams.get('kind')).toBe('tokens')
+      const first = page.locator('ol.audit > li').first()
+      expect(await first.innerText()).toContain('Mara Owner issued the token')
+      expect(await page.locator('ol.audit > li code', { hasText: /^[a-z]+\.[a-z_]+$/ }).allInnerTexts()).toSatisfy((codes: string[]) => codes.length > 0 && codes.every((c) => c.startsWith('token.')))
+      expect(await seriousA11yViolations(page)).toEqual([])
       expect(errors).toEqual([])
     } finally {
       await close()
