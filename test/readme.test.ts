@@ -46,8 +46,7 @@ test('the tour of the README, and the shell examples of the docs, run as written
   // growth login saves its profile in the copy, not in the home folder of whoever runs the tests.
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', GROWTH_CONFIG_DIR: join(clone, '.config-growth') }
   delete (env as Record<string, string | undefined>).DATABASE_URL
-  // Its own process group: npm runs the server in a shell of its own, which a signal to npm alone
-  // does not reach, so the server outlived the test (one stray server per run).
+  // Its own process group, so that whatever the tour leaves running ends with the test.
   const server = Bun.spawn(['npm', 'start'], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe', detached: true })
   try {
     // npm start prints its banner, then the lines to try it with, once the demo is seeded.

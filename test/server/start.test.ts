@@ -5,9 +5,10 @@ import { join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '../..')
 
-/** Start `bun server/src/main.ts` (what npm start runs) and wait for its banner. */
-async function start(env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, 'server/src/main.ts'], {
+/** Start `bun server/src/main.ts` (what npm start runs; or `command`, e.g. npm start itself) and wait for its banner. */
+async function start(env: Record<string, string>, command = [process.execPath, 'server/src/main.ts'], opts: { detached?: boolean } = {}) {
+  const proc = Bun.spawn(command, {
+    detached: opts.detached ?? false,
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdout: 'pipe',
@@ -121,6 +122,40 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
         expect(await stop(again.proc)).toBe(0)
       }
     } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  },
+  60_000,
+)
+
+test.skipIf(Boolean(process.env.DATABASE_URL))(
+  'npm start stopped by a SIGTERM to npm alone (a process manager, a terminal multiplexer) stops the server too, cleanly, and frees its port',
+  async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-start-npm-'))
+    let group: number | undefined
+    try {
+      // A process group of its own, only so that the test can clean up whatever outlives npm; the signal goes to npm's pid alone.
+      const s = await start({ DATA_DIR: dataDir }, ['npm', 'start', '--silent'], { detached: true })
+      group = s.proc.pid
+      expect((await fetch(`${s.base}/openapi.json`)).status).toBe(200)
+      s.proc.kill('SIGTERM')
+      await s.proc.exited
+      // The server got the signal (it would have outlived npm in npm's shell): its port answers nothing within a few seconds.
+      const deadline = Date.now() + 10_000
+      let answered = true
+      while (answered && Date.now() < deadline) {
+        answered = await fetch(`${s.base}/openapi.json`, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false)
+        if (answered) await Bun.sleep(200)
+      }
+      expect({ stillAnswering: answered }).toEqual({ stillAnswering: false })
+    } finally {
+      if (group) {
+        try {
+          process.kill(-group, 'SIGKILL')
+        } catch {
+          // the group is gone: nothing outlived npm
+        }
+      }
       rmSync(dataDir, { recursive: true, force: true })
     }
   },
