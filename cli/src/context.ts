@@ -60,13 +60,18 @@ export async function withDatabase(
       ? Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('METRICS_') || k.startsWith('OTEL_') || k === 'LOG_LEVEL' || k === 'LOG_FORMAT'))
       : {}
     config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR, ...webhookSettings, ...consoleSettings, ...observabilitySettings })
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
+  // Before the key: a command run where there is no database makes no key file either.
+  if (!config.databaseUrl && !settings.createsDatabase && !embeddedDatabaseExists(config.dataDir)) throw noDatabase(config.dataDir)
+  try {
     // The same key as the server's: webhook secrets and workspace keys are sealed with it.
     secrets = loadSecretsKeyring(process.env, config.dataDir)
     useSecretsKeyring(secrets)
   } catch (err) {
     throw new CliError((err as Error).message)
   }
-  if (!config.databaseUrl && !settings.createsDatabase && !embeddedDatabaseExists(config.dataDir)) throw noDatabase(config.dataDir)
   const setting = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir} (DATA_DIR)`
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: settings.poolMax ?? 2 }).catch((err) => {
     throw cannotOpen(err, setting)

@@ -7,7 +7,7 @@ import { expectRefused, ROOT, type Run } from './run.ts'
 /**
  * An operator command run where there is no embedded database (another directory, no DATA_DIR):
  * one that only reads or changes what is there is refused, naming where it looked and what to set,
- * and makes nothing; only the commands that start a database (admin migrate, admin demo, admin
+ * and makes nothing (no database, no secrets key file); only the commands that start a database (admin migrate, admin demo, admin
  * workspace create) make one there.
  */
 const elsewhere = mkdtempSync(join(tmpdir(), 'growth-elsewhere-'))
@@ -50,6 +50,10 @@ test(
     expectRefused(named)
     expect(named.stderr).toBe(`error: no embedded database in ${join(elsewhere, 'not-here')} (DATA_DIR), and this command does not make one. ${SET}\n`)
     expect(existsSync(join(elsewhere, 'not-here'))).toBe(false)
+    // Nor a secrets key file where there was none: a refused command leaves no key behind.
+    const keyFile = join(elsewhere, 'keys', 'secrets.key')
+    expectRefused(await growthFrom(dir, ['admin', 'person', 'list', '--workspace', 'ws_none'], { GROWTH_SECRETS_KEY: '', GROWTH_SECRETS_KEY_FILE: keyFile }))
+    expect(existsSync(join(elsewhere, 'keys'))).toBe(false)
   },
   60_000,
 )
