@@ -86,11 +86,14 @@ describe('the console: the audit list', () => {
     const ops = { kind: 'operator', name: 'ops' } as const
     const maya = await signInAs(ws.id, 'owner', 'Maya Chen')
     const mayaActs = { kind: 'person', id: maya.person.id, name: 'Maya Chen' } as const
-    await recordAudit(sql, ws.id, ops, 'token.created', 'cred_filterA')
-    await recordAudit(sql, ws.id, mayaActs, 'token.revoked', 'cred_filterA')
-    await recordAudit(sql, ws.id, mayaActs, 'agents.stopped', ws.id, { reason: 'Checking spend' })
-    await recordAudit(sql, ws.id, ops, 'webhook.disabled', 'whe_filterB')
-    for (let i = 0; i < 55; i++) await recordAudit(sql, ws.id, ops, 'agent.created', `agt_filter${String(i).padStart(2, '0')}`)
+    // A millisecond apart each, after the sign-in: entries of one millisecond are ordered by their (random) ids.
+    let at = Date.now() + 1000
+    const next = () => new Date(at++)
+    await recordAudit(sql, ws.id, ops, 'token.created', 'cred_filterA', {}, next())
+    await recordAudit(sql, ws.id, mayaActs, 'token.revoked', 'cred_filterA', {}, next())
+    await recordAudit(sql, ws.id, mayaActs, 'agents.stopped', ws.id, { reason: 'Checking spend' }, next())
+    await recordAudit(sql, ws.id, ops, 'webhook.disabled', 'whe_filterB', {}, next())
+    for (let i = 0; i < 55; i++) await recordAudit(sql, ws.id, ops, 'agent.created', `agt_filter${String(i).padStart(2, '0')}`, {}, next())
     const actions = async (path: string) => {
       const page = await fetchConsole(path, { cookie: maya.cookie })
       expect({ path, status: page.res.status }).toEqual({ path, status: 200 })
