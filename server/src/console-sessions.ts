@@ -59,6 +59,9 @@ export function consoleSessions(sql: Db, opts: { consoleUrl?: () => string; mail
       const s = await sessionOf(sql, token)
       return s && { person: s.person, workspace: s.workspace, csrf: s.csrf }
     },
+    async stillOpen(token) {
+      return (await sessionOf(sql, token, new Date(), { touch: false })) !== null
+    },
     async redeem(linkToken, meta) {
       return linkRefusedOr(async () => {
         const r = await redeemLink(sql, linkToken, { address: meta.address })

@@ -16,7 +16,7 @@ test('past 5,000 open live pages a process answers 503 with Retry-After, and let
   try {
     for (let i = 0; i < 5_000; i++) pages.push(watcher.watch(ws.id, () => {}))
     expect(watcher.watching).toBe(5_000)
-    const refused = liveResponse(watcher, ws.id, new AbortController().signal, {})
+    const refused = liveResponse(watcher, ws.id, new AbortController().signal, {}, async () => true)
     expect(refused.status).toBe(503)
     expect(refused.headers.get('retry-after')).toBe('60')
     expect(refused.headers.get('content-type')).toBe('text/event-stream')
@@ -25,7 +25,7 @@ test('past 5,000 open live pages a process answers 503 with Retry-After, and let
 
     pages.pop()!.stop()
     const page = new AbortController()
-    const admitted = liveResponse(watcher, ws.id, page.signal, {})
+    const admitted = liveResponse(watcher, ws.id, page.signal, {}, async () => true)
     expect(admitted.status).toBe(200)
     const reader = admitted.body!.getReader()
     const first = new TextDecoder().decode((await reader.read()).value)

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { signInAs } from '../support/console-session.ts'
+import { fetchConsole, signInAs } from '../support/console-session.ts'
 
 /**
  * GET /console/live over HTTP: only for a signed-in person (401 otherwise, so a browser's
  * EventSource stops instead of reconnecting), with the console's security headers; a person hears
- * of their own workspace's changes and never of another's.
+ * of their own workspace's changes and never of another's, and only while their session lasts.
  */
 
 async function waitingIn(workspaceId: string, summary: string) {
@@ -65,5 +65,44 @@ describe('the console\'s live stream', () => {
     expect(change.types).toContain('approval.requested')
     expect(change.ids).toContain(here)
     expect(change.ids).not.toContain(elsewhere)
+  })
+
+  test('a stream opened before its person signed out ends, and tells nothing of what happens after', async () => {
+    const { url } = await getHarness()
+    const ws = await makeWorkspace()
+    const leaving = await signInAs(ws.id, 'approver', 'Ana Ruiz')
+    const staying = await signInAs(ws.id, 'approver', 'Maya Chen')
+    const open = async (cookie: string) => {
+      const abort = new AbortController()
+      const res = await fetch(`${url}/console/live`, { headers: { Cookie: cookie }, signal: abort.signal })
+      const reader = res.body!.getReader()
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('event: ready')
+      return { reader, abort }
+    }
+    const theirs = await open(leaving.cookie)
+    const mine = await open(staying.cookie)
+    const out = await fetchConsole('/console/signout', { cookie: leaving.cookie, form: { csrf: leaving.csrf } })
+    expect(out.res.status).toBe(303)
+    const asked = await waitingIn(ws.id, 'Sent after the sign-out')
+    // The person still signed in hears of it: the change was there to be told.
+    expect((await nextChange(mine.reader)).ids).toContain(asked)
+    mine.abort.abort()
+    // The one who signed out hears nothing of it, and their stream ends.
+    const decoder = new TextDecoder()
+    let said = ''
+    let ended = false
+    const deadline = Date.now() + 5_000
+    while (Date.now() < deadline) {
+      const read = await Promise.race([theirs.reader.read(), Bun.sleep(deadline - Date.now()).then(() => null)])
+      if (!read) break
+      if (read.done) {
+        ended = true
+        break
+      }
+      said += decoder.decode(read.value)
+    }
+    theirs.abort.abort()
+    expect(said).not.toContain('event: change')
+    expect(ended).toBe(true)
   })
 })

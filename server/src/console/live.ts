@@ -8,8 +8,14 @@ import type { EventWatcher, WatchedChange } from '../domain/event-watch.ts'
  * What a page costs the server: a stream, a timer and a callback; the polling is shared
  * (domain/event-watch.ts). At most MAX_STREAMS at once per process: past that, 503 and the page
  * stays as it is (reloading works as ever).
+ *
+ * A stream lives no longer than its session: before a change is sent, and every RECHECK_MS, it asks
+ * `stillOpen`; once the session has ended (signed out, the person removed, idle or too old) the
+ * stream ends and says nothing more (the page's EventSource reconnects, is answered 401 and stops).
+ * When the answer cannot be had (the database away), that change is not sent and the stream stays.
  */
 const KEEPALIVE_MS = 5_000
+const RECHECK_MS = 30_000
 const MAX_STREAMS = 5_000
 const encoder = new TextEncoder()
 const KEEPALIVE = encoder.encode(': still here\n\n')
@@ -17,7 +23,7 @@ const KEEPALIVE = encoder.encode(': still here\n\n')
 /** Which events move a console page: what waits for a person, and its decisions. */
 export const LIVE_TYPES = (type: string) => type.startsWith('approval.') || type.startsWith('action.') || type === 'agent.request.decided'
 
-export function liveResponse(watcher: EventWatcher, workspaceId: string, signal: AbortSignal, headers: Record<string, string>): Response {
+export function liveResponse(watcher: EventWatcher, workspaceId: string, signal: AbortSignal, headers: Record<string, string>, stillOpen: () => Promise<boolean>): Response {
   if (watcher.watching >= MAX_STREAMS) {
     return new Response('retry: 60000\n\n', { status: 503, headers: { ...headers, 'Content-Type': 'text/event-stream', 'Retry-After': '60' } })
   }
@@ -31,10 +37,29 @@ export function liveResponse(watcher: EventWatcher, workspaceId: string, signal:
           stop()
         }
       }
-      const watch = watcher.watch(workspaceId, (c: WatchedChange) => send(encoder.encode(`event: change\ndata: ${JSON.stringify(c)}\n\n`)))
-      const unwatch = watch.stop
-      const timer = setInterval(() => send(KEEPALIVE), KEEPALIVE_MS)
       let stopped = false
+      // One question at a time, shared by the changes that arrive while it is asked. null: no answer.
+      let asking: Promise<boolean | null> | null = null
+      let askedAt = Date.now()
+      const open = () =>
+        (asking ??= stillOpen()
+          .catch(() => null)
+          .then((answer) => {
+            asking = null
+            askedAt = Date.now()
+            if (answer === false) stop()
+            return answer
+          }))
+      const watch = watcher.watch(workspaceId, (c: WatchedChange) => {
+        void open().then((answer) => {
+          if (answer === true && !stopped) send(encoder.encode(`event: change\ndata: ${JSON.stringify(c)}\n\n`))
+        })
+      })
+      const unwatch = watch.stop
+      const timer = setInterval(() => {
+        if (Date.now() - askedAt >= RECHECK_MS) void open()
+        send(KEEPALIVE)
+      }, KEEPALIVE_MS)
       stop = () => {
         if (stopped) return
         stopped = true

@@ -23,6 +23,8 @@ export type LinkRefusal = 'used' | 'expired' | 'unknown' | 'rate_limited'
 export type ConsoleSessions = {
   /** The live session a `growth_session` cookie names, or null (unknown, ended, idle or too old). */
   sessionOf(token: string): Promise<ConsoleSession | null>
+  /** Whether the session still stands (not ended, idle, too old, nor its person removed), without counting as a sight of its person. */
+  stillOpen(token: string): Promise<boolean>
   /** Redeems a one-time sign-in link: a new session and its CSRF token, or why not. */
   redeem(linkToken: string, meta: SignInMeta): Promise<{ sessionToken: string; csrf: string } | { refused: LinkRefusal }>
   /** Whether a sign-in link would sign its person in now, without using it (its page says why not at once). */

@@ -45,9 +45,11 @@ export async function signInSession(
 
 /**
  * Who a session token signs in, or null: unknown, ended, idle for 12 hours, older than 7 days, or
- * its person removed. A live session's last sight is recorded at most once a minute.
+ * its person removed. A live session's last sight is recorded at most once a minute, unless
+ * `touch` is false (an open page's live stream asking whether its session still stands is no sight
+ * of the person: a tab left open must not keep its session from idling out).
  */
-export async function sessionOf(sql: Db, token: string, now = new Date()): Promise<ConsoleSession | null> {
+export async function sessionOf(sql: Db, token: string, now = new Date(), opts: { touch?: boolean } = {}): Promise<ConsoleSession | null> {
   const workspaceId = consoleTokenWorkspace('session', token)
   if (!workspaceId) return null
   const hash = hashConsoleToken(token)
@@ -56,7 +58,7 @@ export async function sessionOf(sql: Db, token: string, now = new Date()): Promi
   const s = found.session
   const times = { createdAt: s.created_at, lastSeenAt: s.last_seen_at, endedAt: s.ended_at }
   if (sessionState(times, now) !== 'active') return null
-  if (shouldTouch(times, now)) {
+  if (opts.touch !== false && shouldTouch(times, now)) {
     await store.touchSession(sql, workspaceId, hash, now)
     times.lastSeenAt = now
   }

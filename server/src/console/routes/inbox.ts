@@ -68,7 +68,10 @@ export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
     }))
     .post('/console/actions/:id', decideWith('action'), { parse: 'none' })
     // Without a session, 401 (not the sign-in page): an EventSource stops on it instead of reconnecting.
-    .get('/console/live', handle(async ({ request, session }) =>
-      session ? liveResponse(watcher, session.workspace.id, request.signal, securityHeaders()) : problem(401, 'Not signed in', 'Live updates need a signed-in session.'),
+    // The stream lasts only as long as its session: signed out, removed or expired, it ends.
+    .get('/console/live', handle(async ({ request, session, sessionToken }) =>
+      session && sessionToken
+        ? liveResponse(watcher, session.workspace.id, request.signal, securityHeaders(), () => deps.sessions.stillOpen(sessionToken))
+        : problem(401, 'Not signed in', 'Live updates need a signed-in session.'),
     ))
 }
