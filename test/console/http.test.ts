@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { connect } from 'node:net'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
@@ -236,5 +237,33 @@ describe('no session', () => {
     const { url } = await getHarness()
     const doc = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as any
     expect(Object.keys(doc.paths).filter((p) => p.includes('console'))).toEqual([])
+  })
+
+  test('a form sent in chunks is refused (413) once it passes the bound, without waiting for the rest of it', async () => {
+    const { url } = await getHarness()
+    const { hostname, port } = new URL(url)
+    // No Content-Length, 32 KiB of a form in one chunk, and the body never ended: a server that reads
+    // the whole body before weighing it (any size a sender likes, before any sign-in) never answers.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: hostname, port: Number(port) }, () => {
+        const chunk = `csrf=x&email=${'a'.repeat(32 * 1024)}`
+        socket.write(`POST /console/signin HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`)
+        socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
+      })
+      let text = ''
+      socket.on('data', (d) => {
+        text += d.toString()
+        if (text.includes('\r\n\r\n')) {
+          socket.destroy()
+          resolve(text)
+        }
+      })
+      socket.on('error', reject)
+      setTimeout(() => {
+        socket.destroy()
+        resolve(text)
+      }, 5_000)
+    })
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large')
   })
 })

@@ -1,3 +1,4 @@
+import { readCappedBytes } from '../core/capped-body.ts'
 import { HttpError } from './answer.ts'
 
 const MAX_BODY_BYTES = 1024 * 1024
@@ -121,22 +122,10 @@ function tooLarge() {
 }
 
 async function readCapped(request: Request): Promise<string> {
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {})
-      throw tooLarge()
-    }
-    chunks.push(value)
-  }
+  const bytes = await readCappedBytes(request, MAX_BODY_BYTES)
+  if ('tooLarge' in bytes) throw tooLarge()
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
     throw new HttpError('invalid_body', 'The request body is not valid UTF-8.')
   }
