@@ -56,8 +56,12 @@ export function assetResponse(body: Uint8Array<ArrayBuffer>, type: string): Resp
   return new Response(body, { headers: { ...securityHeaders(), 'Content-Type': type, 'Cache-Control': 'public, max-age=3600' } })
 }
 
-/** Served over https: the request's own URL says so (the server knows no trusted proxy). */
-export const overHttps = (request: Request) => new URL(request.url).protocol === 'https:'
+/**
+ * Whether cookies must be Secure: the console is served over https when the request's own URL says
+ * so, or when its public address (CONSOLE_URL) is https, as it is behind a proxy that ends TLS and
+ * passes plain http on (the server trusts no proxy's headers; the operator's setting says it).
+ */
+export const overHttps = (request: Request, publicUrl: string) => new URL(request.url).protocol === 'https:' || /^https:/i.test(publicUrl)
 
 function cookie(name: string, value: string, path: string, sameSite: 'Lax' | 'Strict', maxAge: number, secure: boolean): string {
   return `${name}=${value}; Path=${path}; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAge}${secure ? '; Secure' : ''}`

@@ -39,6 +39,8 @@ export type RouteKit = ReturnType<typeof routeKit>
 
 export function routeKit(deps: ConsoleDeps) {
   const { sessions, log } = deps
+  /** Whether this request's cookies are Secure (responses.ts overHttps, with the console's public address). */
+  const secureCookies = (request: Request) => overHttps(request, deps.consoleUrl())
 
   const metaOf = (ctx: Ctx): SignInMeta => ({ address: ctx.server?.requestIP(ctx.request)?.address ?? 'unknown', userAgent: ctx.request.headers.get('user-agent') })
   const problem = (status: number, title: string, message: string, session: ConsoleSession | null = null) =>
@@ -110,12 +112,12 @@ export function routeKit(deps: ConsoleDeps) {
   /** A page with a sign-in form: a fresh form token, in the form and in its cookie. */
   const withFormToken = (request: Request, page: (token: string) => Html) => {
     const token = newFormToken()
-    return pageResponse(page(token), 200, [formCookie(SIGNIN_COOKIE, token, overHttps(request))])
+    return pageResponse(page(token), 200, [formCookie(SIGNIN_COOKIE, token, secureCookies(request))])
   }
 
   /** The answer to a POST that made a secret: 303 to the GET that shows it once (shown.ts). */
   const showOnce = (request: Request, session: ConsoleSession, page: ShownPage, data: unknown) =>
-    redirectTo(`${SHOWN_PATH}/${page}`, [shownCookie(session, page, data, overHttps(request))])
+    redirectTo(`${SHOWN_PATH}/${page}`, [shownCookie(session, page, data, secureCookies(request))])
 
   /**
    * GET /console/shown/<page>: what the POST sealed, rendered by `render`, once (this answer ends the
@@ -125,7 +127,7 @@ export function routeKit(deps: ConsoleDeps) {
   const shownPage = <T>(page: ShownPage, opts: { lost: string; back: { href: string; text: string } }, render: (session: ConsoleSession, data: T) => Promise<Response>) =>
     signedIn(async ({ request, session }) => {
       const data = openShown(request, session, page)
-      const end = endShownCookie(overHttps(request))
+      const end = endShownCookie(secureCookies(request))
       if (data === null) {
         const message = `It was shown once, on the page right after it was made; reloading that page or coming back to it shows it no more, and made nothing new. ${opts.lost}`
         return pageResponse(messagePage({ title: 'Shown once', tone: 'notice', message, session, next: opts.back }), 200, [end])
@@ -135,5 +137,5 @@ export function routeKit(deps: ConsoleDeps) {
       return answer
     })
 
-  return { metaOf, problem, notFound, handle, signedIn, signedInPost, rolePost, rolePage, signInPost, withFormToken, csrfRefused, showOnce, shownPage }
+  return { secureCookies, metaOf, problem, notFound, handle, signedIn, signedInPost, rolePost, rolePage, signInPost, withFormToken, csrfRefused, showOnce, shownPage }
 }

@@ -2,13 +2,13 @@ import { Elysia } from 'elysia'
 import { SIGNIN_COOKIE, newFormToken } from '../csrf.ts'
 import { messagePage } from '../pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from '../pages/signin.ts'
-import { cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, overHttps, pageResponse, redirectTo, sessionCookie } from '../responses.ts'
+import { cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, pageResponse, redirectTo, sessionCookie } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import type { LinkRefusal } from '../session-port.ts'
 
 /** Signing in (a mailed link, a one-time link, a passkey) and out. */
 export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
-  const { handle, problem, signInPost, signedInPost, withFormToken, metaOf } = kit
+  const { handle, problem, signInPost, signedInPost, withFormToken, metaOf, secureCookies } = kit
   const { passkeys } = sessions
   /** Passkeys' state for a page: absent when not wired, else why they cannot work (null: they do). */
   const passkeyState = () => (passkeys ? { unavailable: passkeys.unavailable() } : undefined)
@@ -21,7 +21,7 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
   const signInAgain = (request: Request, status: number, error: string) => {
     const token = newFormToken()
     const page = signInPage({ mail: Boolean(sessions.mailLink), formToken: token, passkeys: passkeyState(), error })
-    return pageResponse(page, status, [formCookie(SIGNIN_COOKIE, token, overHttps(request))])
+    return pageResponse(page, status, [formCookie(SIGNIN_COOKIE, token, secureCookies(request))])
   }
 
   /** The page of a link that signs no one in: why, and the way to the sign-in page. */
@@ -45,7 +45,7 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       if (!passkeys) return problem(404, 'Not found', 'This server has no passkeys: sign in with a link.')
       const why = passkeys.unavailable()
       if (why) return signInAgain(ctx.request, 409, why)
-      const secure = overHttps(ctx.request)
+      const secure = secureCookies(ctx.request)
       const signedIn = await passkeys.signIn(cookieOf(ctx.request, SIGNIN_COOKIE)!, fields.get('response'), metaOf(ctx))
       if ('refused' in signedIn) return signInAgain(ctx.request, signedIn.status, `Not signed in. ${signedIn.refused} Try again, or sign in with a link.`)
       return redirectTo('/console/', [sessionCookie(signedIn.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
@@ -73,12 +73,12 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
     }))
     .post('/console/signin/:token', signInPost(async (ctx) => {
       const redeemed = await sessions.redeem(ctx.params.token!, metaOf(ctx))
-      const secure = overHttps(ctx.request)
+      const secure = secureCookies(ctx.request)
       if ('refused' in redeemed) return linkRefused(redeemed.refused, [endFormCookie(SIGNIN_COOKIE, secure)])
       return redirectTo('/console/', [sessionCookie(redeemed.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
     }), { parse: 'none' })
     .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
       await sessions.end(sessionToken)
-      return redirectTo('/console/signin', [endSessionCookie(overHttps(request))])
+      return redirectTo('/console/signin', [endSessionCookie(secureCookies(request))])
     }), { parse: 'none' })
 }
