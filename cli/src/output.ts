@@ -39,12 +39,24 @@ export function createOutput(opts: { json?: boolean } = {}): Output {
 }
 
 export function writeOut(text: string) {
-  process.stdout.write(text)
+  process.stdout.write(terminalText(text))
 }
 
 export function writeErr(text: string) {
-  process.stderr.write(text)
+  process.stderr.write(terminalText(text))
 }
+
+/**
+ * What the CLI prints holds text it did not write (an agent's summary, a person's name, a receiver's
+ * answer), and a terminal acts on control characters: an ESC sequence can erase or rewrite a line,
+ * hide text or set the clipboard, a carriage return writes over the line. So every C0 control but
+ * tab and newline, DEL and every C1 control is printed as its `\u` escape (valid JSON too, where it
+ * stands inside a string: --json keeps the value); the one sequence the CLI itself writes, bold on
+ * and off around a table's header, is kept.
+ */
+const CONTROL = /\u001b\[(?:1|22)m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+export const terminalText = (text: string) => text.replace(CONTROL, (c) => (c.length > 1 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
 
 /** The one format of errors, whatever the mode: a line on stderr. */
 export function printError(message: string) {

@@ -1,4 +1,5 @@
 import { SingleBar } from 'cli-progress'
+import { writeErr } from '../output.ts'
 
 type ImportProgress = {
   update(bytes: number, rows: number): void
@@ -25,7 +26,7 @@ export function importProgress(size: number, show: boolean): ImportProgress {
     },
     say(text) {
       if (running) bar!.stop()
-      process.stderr.write(text)
+      writeErr(text)
       if (running) bar!.start(size, at.bytes, { rows: at.rows })
     },
     stop() {

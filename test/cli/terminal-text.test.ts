@@ -1,0 +1,40 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { agentIn, authorize } from '../agent-helpers.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { CLI_TIMEOUT, growthIn, type Run } from './run.ts'
+
+/**
+ * What an agent writes (a summary, a resource) reaches an operator's terminal through `growth`'s
+ * tables, and an agent is the party the product does not trust: its control characters must not act
+ * on the terminal (ESC sequences that erase or rewrite a line, set the clipboard, hide text; a
+ * carriage return that writes over what came before). People's output shows them as visible
+ * escapes; --json keeps the value exactly.
+ */
+const T = CLI_TIMEOUT
+const SUMMARY = 'Send 10 mails\u001b]52;c;cm0gLXJmIH4=\u0007\r\u001b[2K\u001b[8mhidden\u001b[0m \u009b31m done'
+let run: (args: string[]) => Promise<Run>
+
+beforeAll(async () => {
+  const h = await getHarness()
+  const ws = await makeWorkspace()
+  const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+  const asked = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: SUMMARY, facts: { recipients: 3200 } })
+  expect(asked.body.data.decision).toBe('requires_approval')
+  const growth = growthIn(h.dataDir)
+  run = (args) => growth(args, { GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.live, NO_COLOR: '' })
+}, T)
+
+describe("an agent's text in growth's output", () => {
+  test('a table shows its control characters as visible escapes, never sends them to the terminal', async () => {
+    const r = await run(['approvals', 'list', '--status', 'pending'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('Send 10 mails\\u001b]52;c;')
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+  }, T)
+
+  test('--json keeps the value exactly', async () => {
+    const r = await run(['approvals', 'list', '--status', 'pending', '--json'])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)[0].summary).toBe(SUMMARY)
+  }, T)
+})
