@@ -56,7 +56,7 @@ export function writeErr(text: string) {
  */
 const CONTROL = /\u001b\[(?:1|22)m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
 
-export const terminalText = (text: string) => text.replace(CONTROL, (c) => (c.length > 1 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+const terminalText = (text: string) => text.replace(CONTROL, (c) => (c.length > 1 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
 
 /** The one format of errors, whatever the mode: a line on stderr. */
 export function printError(message: string) {
