@@ -61,6 +61,22 @@ describe('the envelope', () => {
     }
     expect(ids.size).toBe(answers.length)
   })
+
+  test('every JSON answer says nosniff: an error quoting what was sent is never read by a browser as HTML', async () => {
+    const ws = await makeWorkspace()
+    const answers = [
+      await call('GET', '/api/v1/missions', { token: ws.live }),
+      await call('GET', `/api/v1/decisions?limit=${encodeURIComponent('<img src=x onerror=alert(1)>')}`, { token: ws.live }),
+      await call('GET', '/api/v1/missions'),
+      await call('GET', '/api/v1/no-such-thing'),
+      await call('POST', '/api/v1/experiments', { token: ws.live, body: '{"hypothesis": ' }),
+      await call('GET', '/api/v1/openapi.json'),
+    ]
+    for (const a of answers) {
+      expect(a.headers.get('content-type')).toStartWith('application/json')
+      expect(a.headers.get('x-content-type-options')).toBe('nosniff')
+    }
+  })
 })
 
 describe('bad input', () => {

@@ -83,9 +83,14 @@ export function failure(err: unknown, requestId: string, on: 'read' | 'write', l
   }
 }
 
-/** The answer as a Response; `headers` (this request's own object) gets the answer's headers and the Content-Type. */
+/**
+ * The answer as a Response; `headers` (this request's own object) gets the answer's headers, the
+ * Content-Type, and `nosniff`: an error's message quotes what was sent, so no browser may read a
+ * JSON answer as anything but JSON.
+ */
 export function respond(answer: Answer, headers: Record<string, string>): Response {
   if (answer.headers) Object.assign(headers, answer.headers)
   headers['Content-Type'] = JSON_TYPE
+  headers['X-Content-Type-Options'] = 'nosniff'
   return new Response(answer.body, { status: answer.status, headers })
 }
