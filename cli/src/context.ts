@@ -4,6 +4,7 @@ import {
   loadSecretsKeyring,
   embeddedDatabaseExists,
   migrate,
+  NewerSchemaError,
   openDatabase,
   prepareSecretsAtRest,
   SecretsKeyError,
@@ -82,6 +83,7 @@ export async function withDatabase(
     if (db.freshEmbedded) out.note(`Created a new embedded database in ${config.dataDir} (set DATA_DIR or DATABASE_URL to use another).`)
     // The first statement is where an unreachable server, a missing database or a bad password shows.
     const migration = await migrate(db.sql).catch((err) => {
+      if (err instanceof NewerSchemaError) throw new CliError(err.message)
       throw db.kind === 'server' ? cannotOpen(err, setting) : err
     })
     if (settings.reportMigration !== false && migration.applied.length) {

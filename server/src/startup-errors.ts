@@ -21,6 +21,7 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
   switch (code) {
     case 'SECRETS_KEY':
     case 'METRICS_LISTEN':
+    case 'SCHEMA_NEWER':
       return message
     case 'EADDRINUSE':
       return `Port ${config.port} on ${config.host} is already in use (another server is listening there). Stop that process, or set PORT to a free port.`

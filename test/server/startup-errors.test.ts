@@ -2,7 +2,11 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { openDatabase } from '../../server/src/store/driver/db.ts'
+import { migrate } from '../../server/src/store/driver/migrate.ts'
+import { growthIn } from '../cli/run.ts'
 import { startMuteListener } from '../support/mute-listener.ts'
+import { scratchDatabase } from '../support/scratch-database.ts'
 import { runToExit, startServerProcess } from '../support/server-process.ts'
 
 /**
@@ -82,4 +86,25 @@ describe('a server that cannot start says why in one line', () => {
       await first.proc.exited
     }
   }, 180_000)
+
+  test('a database migrated by a newer version: the server, the worker and admin migrate refuse it, naming the migration', async () => {
+    const scratch = await scratchDatabase(process.env.DATABASE_URL, 'growth_newer_schema')
+    try {
+      const dir = scratch.dataDir ?? dataDir()
+      const db = await openDatabase({ databaseUrl: scratch.databaseUrl, dataDir: dir, poolMax: 1 })
+      await migrate(db.sql)
+      await db.sql`INSERT INTO schema_migrations (name) VALUES ('9999_from_the_future.sql')`
+      await db.close()
+      const env = { DATABASE_URL: scratch.databaseUrl, DATA_DIR: dir }
+      expectOneLine(await runToExit(env), 'migrated by a newer version', '9999_from_the_future.sql', 'Run that newer version')
+      const growth = growthIn(dir)
+      for (const args of [['admin', 'migrate'], ['worker']]) {
+        const run = await growth(args, scratch.databaseUrl ? { DATABASE_URL: scratch.databaseUrl } : {})
+        expect(run.code).toBe(1)
+        expectOneLine(run, 'migrated by a newer version', '9999_from_the_future.sql')
+      }
+    } finally {
+      await scratch.drop()
+    }
+  }, 120_000)
 })

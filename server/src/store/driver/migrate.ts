@@ -9,15 +9,33 @@ const MIGRATION_LOCK = 7_340_211
 export type MigrationResult = { applied: string[]; alreadyApplied: number }
 
 /**
+ * The database holds migrations this version does not have: a newer version migrated it (a rollback,
+ * or an old binary started beside upgraded ones). This version would misread that schema, so it stops.
+ */
+export class NewerSchemaError extends Error {
+  readonly code = 'SCHEMA_NEWER'
+  constructor(unknown: string[], newest: string | undefined) {
+    super(
+      `This database was migrated by a newer version of the service: it holds ${unknown.length === 1 ? 'migration' : 'migrations'} ${unknown.join(', ')}, ` +
+        `which this version does not have (its newest is ${newest ?? 'none'}). Run that newer version (or a later one) against it, ` +
+        'or restore the backup taken before it migrated to go back to this version.',
+    )
+  }
+}
+
+/**
  * Apply the SQL files of migrations/ in name order, each in its own transaction, recorded in
  * schema_migrations. Every transaction takes the same advisory lock and re-reads what is applied,
- * so several processes starting at once apply each migration exactly once.
+ * so several processes starting at once apply each migration exactly once. A database holding a
+ * migration this version does not have is refused (NewerSchemaError), before anything is applied.
  */
 export async function migrate(sql: Sql): Promise<MigrationResult> {
   const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()
   // A start on an up-to-date database (nearly every start) costs one statement, not a transaction
   // per file: a migration recorded as applied stays applied, so only the others need the lock.
   const known = await appliedMigrations(sql)
+  const unknown = [...known].filter((name) => !files.includes(name)).sort()
+  if (unknown.length) throw new NewerSchemaError(unknown, files.at(-1))
   const pending = files.filter((f) => !known.has(f))
   if (pending.length === 0) return { applied: [], alreadyApplied: files.length }
   await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
