@@ -55,7 +55,11 @@ const demoFile = join(config.dataDir, 'demo.json')
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
   await portIsFree(config.host, config.port)
-  if (config.metrics) await portIsFree(config.metrics.host, config.metrics.port).catch((err) => Promise.reject(metricsListenError(config.metrics!, err)))
+  if (config.metrics) {
+    // Else the API's own listener would be found in use, and the line would send the operator looking for another process.
+    if (config.metrics.port === config.port && config.port !== 0) throw metricsListenError(config.metrics, { code: 'SAME_AS_PORT' })
+    await portIsFree(config.metrics.host, config.metrics.port).catch((err) => Promise.reject(metricsListenError(config.metrics!, err)))
+  }
   if (!config.databaseUrl && !prepareOnly() && !embeddedDatabaseExists(config.dataDir)) {
     await prepareInAProcessOfItsOwn()
     // It made the database, so it seeded the demo: this is the first start.

@@ -47,7 +47,7 @@ function serve(opts: { host: string; port: number; log: Logger }) {
   })
 }
 
-/** The metrics listener could not listen: said as one line naming the setting to change. */
+/** The metrics listener could not listen (or was given the API's own port, `SAME_AS_PORT`): said as one line naming the setting to change. */
 export function metricsListenError(at: { host: string; port: number }, err: unknown): Error {
   return new MetricsListenError(at, err)
 }
@@ -57,7 +57,9 @@ class MetricsListenError extends Error {
   constructor(at: { host: string; port: number }, err: unknown) {
     const code = (err as { code?: string }).code
     super(
-      code === 'EADDRINUSE'
+      code === 'SAME_AS_PORT'
+        ? `METRICS_PORT is the API's PORT (${at.port}): the metrics are served on a port of their own. Set METRICS_PORT to another free port.`
+        : code === 'EADDRINUSE'
         ? `Port ${at.port} on ${at.host} (METRICS_PORT) is already in use. Stop that process, or set METRICS_PORT to a free port.`
         : code === 'EADDRNOTAVAIL'
           ? `METRICS_HOST ${at.host} is not an address of this machine. Set it to one of its addresses, e.g. 127.0.0.1.`

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { makeWorkspace } from '../harness.ts'
+import { freePort } from '../support/ports.ts'
 import { promtool, runPromtool, type Samples, scrape, value } from '../support/prometheus.ts'
 import { ROOT, runToExit, type ServerProcess, startServerProcess } from '../support/server-process.ts'
 
@@ -191,6 +192,13 @@ describe('settings', () => {
     const r = await runToExit({ DATA_DIR: mkdtempSync(join(tmpdir(), 'growth-metrics-')), METRICS_PORT: port }, 60_000)
     expect(r.code).toBe(1)
     expect(r.stderr).toBe(`error: Port ${port} on 127.0.0.1 (METRICS_PORT) is already in use. Stop that process, or set METRICS_PORT to a free port.\n`)
+  }, 60_000)
+
+  test("METRICS_PORT set to the API's own PORT is named as such, not as a port some other process holds", async () => {
+    const port = String(await freePort())
+    const r = await runToExit({ DATA_DIR: mkdtempSync(join(tmpdir(), 'growth-metrics-')), PORT: port, METRICS_PORT: port }, 60_000)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`error: METRICS_PORT is the API's PORT (${port}): the metrics are served on a port of their own. Set METRICS_PORT to another free port.\n`)
   }, 60_000)
 })
 
