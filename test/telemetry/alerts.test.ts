@@ -34,6 +34,17 @@ describe.skipIf(!promtool)('docs/alerts.yml', () => {
     expect(r.out).toContain('GrowthWebhookBacklog')
   })
 
+  test('every growth command a summary tells the operator to run is one the CLI has', async () => {
+    const commands = [...rules.matchAll(/\bgrowth((?: [a-z][a-z-]*)+)/g)].map((m) => m[1]!.trim().split(' '))
+    expect(commands.length).toBeGreaterThan(0)
+    for (const words of commands) {
+      const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', ...words, '--help'], { cwd: join(import.meta.dir, '../..'), stdout: 'pipe', stderr: 'pipe' })
+      const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+      expect(code, `growth ${words.join(' ')}`).toBe(0)
+      expect(out).toStartWith(`Usage: growth ${words.join(' ')} `)
+    }
+  }, 30_000)
+
   test('every metric a rule reads is one the service exposes', () => {
     const exposed = readFileSync(join(import.meta.dir, '../../server/src/core/metrics.ts'), 'utf8')
     const read = new Set([...rules.matchAll(/\b(growth_[a-z_]+?)(?:_bucket)?\b[{[)\s]/g)].map((m) => m[1]!))
