@@ -85,6 +85,42 @@ test(
 )
 
 test(
+  'tail --follow --limit 1 prints the latest call and then only new ones, never an older call its --limit left out',
+  async () => {
+    const mine = await makeWorkspace({ scoped: 'read:logs' })
+    const logged = async (path: string) => {
+      const id = (await call('GET', path, { token: mine.live })).headers.get('x-request-id')!
+      const deadline = Date.now() + 5_000
+      while (!(await call('GET', '/api/v1/logs?operation=listSignals&limit=100', { token: mine.scoped })).text.includes(id)) {
+        if (Date.now() > deadline) throw new Error(`${id} never reached the log`)
+        await Bun.sleep(50)
+      }
+      return id
+    }
+    const older = [await logged('/api/v1/signals'), await logged('/api/v1/signals?limit=1')]
+    const latest = await logged('/api/v1/signals?limit=2')
+    const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'logs', 'tail', '--follow', '--limit', '1', '--operation', 'listSignals'], {
+      cwd: ROOT,
+      env: { ...env, GROWTH_TOKEN: mine.scoped },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    try {
+      await readUntil(proc.stderr, (t) => t.includes('Following; Ctrl-C stops.'), 10_000)
+      const next = (await call('GET', '/api/v1/signals?limit=3', { token: mine.live })).headers.get('x-request-id')!
+      const printed = await readUntil(proc.stdout, (t) => t.includes(next), 5_000)
+      expect(printed.trim().split('\n').map((l) => l.match(/req_\w+/)![0])).toEqual([latest, next])
+      for (const id of older) expect(printed).not.toContain(id)
+      proc.kill('SIGINT')
+      expect(await proc.exited).toBe(0)
+    } finally {
+      proc.kill()
+    }
+  },
+  CLI_TIMEOUT,
+)
+
+test(
   'tail without --follow: the latest calls oldest first, filtered by --status and --operation; --json one entry a line',
   async () => {
     const ok = await calledAndLogged('/api/v1/signals')

@@ -54,7 +54,7 @@ async function tail(opts: TailOptions, credentials: Credentials) {
   let newest: RequestLogEntry | undefined
 
   /** The calls since the last poll (and within the look-back before it), oldest first. */
-  async function poll(signal: AbortSignal, first: boolean): Promise<{ entries: RequestLogEntry[]; rateLimit?: { remaining: number; limit: number; resetAt: Date } }> {
+  async function poll(signal: AbortSignal, first: boolean): Promise<{ entries: RequestLogEntry[]; rateLimit?: { remaining: number; limit: number; resetAt: Date }; before?: string }> {
     const since = newest ? Date.parse(newest.createdAt) - LOOKBACK_MS : undefined
     const found: RequestLogEntry[] = []
     let before: string | undefined
@@ -69,7 +69,24 @@ async function tail(opts: TailOptions, credentials: Credentials) {
       if (first || !before || !oldest || since === undefined || Date.parse(oldest.createdAt) < since) break
     }
     const fresh = found.filter((e) => !own.has(e.id) && !printed.has(e.id) && (since === undefined || Date.parse(e.createdAt) >= since))
-    return { entries: fresh.reverse(), rateLimit }
+    return { entries: fresh.reverse(), rateLimit, before }
+  }
+
+  /**
+   * Following, the calls just older than the first page that --limit left out, within the look-back
+   * of the newest printed: marked as printed, so the next poll's look-back does not print them late,
+   * out of order, as if they were new.
+   */
+  async function skipLeftOut(signal: AbortSignal, before: string | undefined) {
+    const since = Date.parse(newest!.createdAt) - LOOKBACK_MS
+    for (let page = 0; before && page < MOST_PAGES; page++) {
+      const answer = await growth.logs.list({ ...filter, limit: 100, before }, { signal }).withResponse()
+      if (answer.requestId) own.add(answer.requestId)
+      for (const e of answer.data.data) printed.set(e.id, Date.parse(e.createdAt))
+      before = answer.data.meta?.nextBefore
+      const oldest = answer.data.data.at(-1)
+      if (!oldest || Date.parse(oldest.createdAt) < since) break
+    }
   }
 
   const outage = new OutageWatch(outageNotices(credentials, json))
@@ -78,13 +95,14 @@ async function tail(opts: TailOptions, credentials: Credentials) {
     while (!signal.aborted) {
       let wait = interval
       try {
-        const { entries, rateLimit } = await poll(signal, first)
+        const { entries, rateLimit, before } = await poll(signal, first)
         outage.answered()
         for (const e of entries) {
           print(e, json)
           printed.set(e.id, Date.parse(e.createdAt))
           if (!newest || later(e, newest)) newest = e
         }
+        if (first && opts.follow && newest) await skipLeftOut(signal, before)
         if (newest) for (const [id, at] of printed) if (at < Date.parse(newest.createdAt) - LOOKBACK_MS) printed.delete(id)
         if (!opts.follow) return
         if (first && !json) writeErr('Following; Ctrl-C stops.\n')
