@@ -164,6 +164,26 @@ describe('traceparent over HTTP', () => {
     await receiver.until((all) => all.some((s) => s.spanId === id))
     expect(receiver.spans.find((s) => s.spanId === id)!.attributes).toMatchObject({ 'http.response.status_code': 401, 'growth.operation': 'listMissions' })
   }, 30_000)
+
+  test('an answer outside any operation (no endpoint, a method the path has not) is traced too: a span named by its method, its traceparent on the answer', async () => {
+    for (const [method, path, status, operation] of [['GET', '/nothing-here', 404, 'unknown_route'], ['DELETE', '/missions', 405, 'method_not_allowed']] as const) {
+      const caller = { traceId: crypto.randomUUID().replaceAll('-', ''), spanId: crypto.randomUUID().replaceAll('-', '').slice(0, 16) }
+      const res = await fetch(`${server.base}${path}`, { method, headers: { traceparent: `00-${caller.traceId}-${caller.spanId}-01` } })
+      expect(res.status).toBe(status)
+      const back = res.headers.get('traceparent')
+      expect(back, `${method} ${path}`).toMatch(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`))
+      const spanId = back!.split('-')[2]!
+      await receiver.until((all) => all.some((s) => s.spanId === spanId))
+      const got = receiver.spans.find((s) => s.spanId === spanId)!
+      expect(got).toMatchObject({ traceId: caller.traceId, parentSpanId: caller.spanId, name: method, kind: 2 })
+      const requestId = res.headers.get('x-request-id')!
+      expect(got.attributes).toMatchObject({ 'http.request.method': method, 'http.response.status_code': status, 'growth.operation': operation, 'growth.request_id': requestId })
+      expect(got.attributes['http.route']).toBeUndefined()
+      // Its log line names the same trace.
+      const line = server.stdout().split('\n').find((l) => l.includes(`"requestId":"${requestId}"`))
+      expect(JSON.parse(line!).traceId).toBe(caller.traceId)
+    }
+  }, 30_000)
 })
 
 describe('growth mcp guard', () => {

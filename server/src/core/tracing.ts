@@ -63,26 +63,52 @@ function urlAttributes(request: Request): Attributes {
  */
 export async function serverSpan(request: Request, route: { method: string; path: string; operationId: string }, answer: () => Promise<Response>): Promise<Response> {
   if (!on) return answer()
+  const { parent, span } = startServerSpan(request, `${route.method} ${route.path}`, { 'http.request.method': route.method, 'http.route': route.path, 'growth.operation': route.operationId })
+  return endedAfter(span, async () => answered(span, await context.with(trace.setSpan(parent, span), answer)))
+}
+
+/** The methods a span may be named by; any other is `HTTP` (the HTTP conventions' bound on span names). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'])
+
+/**
+ * An answer given outside any operation (no endpoint at the path, a method the path has not, a URL
+ * too long): its server span is named by the method alone, as the HTTP conventions name a request
+ * with no route, continues the caller's trace, and its `traceparent` is on the answer, as on every other.
+ */
+export function outsideSpan(request: Request, operation: string, answer: () => Response): Response {
+  if (!on) return answer()
+  const method = METHODS.has(request.method) ? request.method : 'HTTP'
+  const { parent, span } = startServerSpan(request, method, { 'http.request.method': METHODS.has(request.method) ? method : '_OTHER', 'growth.operation': operation })
+  try {
+    return answered(span, context.with(trace.setSpan(parent, span), answer))
+  } catch (err) {
+    span.recordException(err as Error)
+    span.setStatus({ code: SpanStatusCode.ERROR })
+    throw err
+  } finally {
+    span.end()
+  }
+}
+
+/** A request's server span, a child of the caller's `traceparent` when it sent one; the sampler sees `attributes`. */
+function startServerSpan(request: Request, name: string, attributes: Attributes) {
   const parent = request.headers.has('traceparent') ? propagation.extract(ROOT_CONTEXT, request.headers, headerGetter) : ROOT_CONTEXT
-  const span = tracer.startSpan(
-    `${route.method} ${route.path}`,
-    { kind: SpanKind.SERVER, attributes: { 'http.request.method': route.method, 'http.route': route.path, 'growth.operation': route.operationId } },
-    parent,
-  )
-  const recording = span.isRecording()
-  if (recording) span.setAttributes(urlAttributes(request))
-  return endedAfter(span, async () => {
-    const response = await context.with(trace.setSpan(parent, span), answer)
-    if (recording) {
-      span.setAttribute('http.response.status_code', response.status)
-      const requestId = response.headers.get('X-Request-Id')
-      if (requestId) span.setAttribute('growth.request_id', requestId)
-      if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
-    }
-    const traceparent = traceparentOf(span)
-    if (traceparent) response.headers.set('traceparent', traceparent)
-    return response
-  })
+  const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent)
+  if (span.isRecording()) span.setAttributes(urlAttributes(request))
+  return { parent, span }
+}
+
+/** The answer's status and request id on its server span, and the span's `traceparent` on the answer. */
+function answered(span: Span, response: Response): Response {
+  if (span.isRecording()) {
+    span.setAttribute('http.response.status_code', response.status)
+    const requestId = response.headers.get('X-Request-Id')
+    if (requestId) span.setAttribute('growth.request_id', requestId)
+    if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
+  }
+  const traceparent = traceparentOf(span)
+  if (traceparent) response.headers.set('traceparent', traceparent)
+  return response
 }
 
 /** Awaits `work`; what it throws is recorded on `span` (an error status) and thrown on; the span ends either way. */

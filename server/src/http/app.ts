@@ -29,13 +29,13 @@ export function createApp(deps: PipelineDeps) {
     // Before anything else reads it: a URL over the limit is 414 in the envelope. (A whole request
     // head over 16 KiB never gets here: Bun answers it with a bare 431 itself, see docs/operations.md.)
     .onRequest(({ request, server }) =>
-      request.url.length > MAX_URL_LENGTH ? observedOutside('unknown_route', pipeline.uriTooLong(request, addressOf(request, server as Server), MAX_URL_LENGTH)) : undefined,
+      request.url.length > MAX_URL_LENGTH ? observedOutside('unknown_route', request, () => pipeline.uriTooLong(request, addressOf(request, server as Server), MAX_URL_LENGTH)) : undefined,
     )
     .onError(({ code, error, request, server }) => {
     const address = addressOf(request, server as Server)
-    if (code !== 'NOT_FOUND') return observedOutside('unknown_route', pipeline.crash(error, address, request))
+    if (code !== 'NOT_FOUND') return observedOutside('unknown_route', request, () => pipeline.crash(error, address, request))
     const allowed = methodsOf.get(new URL(request.url).pathname) ?? []
-    return observedOutside(allowed.length ? 'method_not_allowed' : 'unknown_route', pipeline.noRoute(request, address, allowed))
+    return observedOutside(allowed.length ? 'method_not_allowed' : 'unknown_route', request, () => pipeline.noRoute(request, address, allowed))
   })
   app.get(REFERENCE_PATH, () => referencePage())
   app.get(`${REFERENCE_PATH}/:asset`, ({ request, params, server }) => referenceAsset(params.asset) ?? pipeline.noRoute(request, addressOf(request, server as Server), []))

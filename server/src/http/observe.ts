@@ -1,5 +1,5 @@
 import { metricsEnabled, observeRequest } from '../core/metrics.ts'
-import { serverSpan, tracingEnabled } from '../core/tracing.ts'
+import { outsideSpan, serverSpan, tracingEnabled } from '../core/tracing.ts'
 import type { Operation } from '../routes/operation.ts'
 
 /**
@@ -15,8 +15,9 @@ export async function observed(op: Pick<Operation, 'method' | 'path' | 'operatio
   return response
 }
 
-/** An answer given outside any operation (no route, a URL too long, a crash): counted under its own name (no latency: nothing ran). */
-export function observedOutside(operation: 'unknown_route' | 'method_not_allowed', response: Response): Response {
+/** An answer given outside any operation (no route, a URL too long, a crash): in a server span of its own, counted under its own name (no latency: nothing ran). */
+export function observedOutside(operation: 'unknown_route' | 'method_not_allowed', request: Request, answer: () => Response): Response {
+  const response = outsideSpan(request, operation, answer)
   observeRequest(operation, response.status)
   return response
 }
