@@ -9,16 +9,17 @@ export type MetricsListener = { url: string; stop(): Promise<void> }
 /**
  * The Prometheus listener of a process (the server or `growth worker`): GET /metrics on a port of its
  * own (METRICS_PORT, bound to METRICS_HOST, 127.0.0.1 unless told), never on the API's port, so that
- * it need not be exposed where the API is. It turns recording on for the whole process.
+ * it need not be exposed where the API is. It turns recording on for the whole process (`api: false`
+ * for `growth worker`: no API metrics, since it answers no request).
  */
-export function startMetricsListener(opts: { host: string; port: number; sql: Sql; log: Logger }): MetricsListener {
+export function startMetricsListener(opts: { host: string; port: number; sql: Sql; log: Logger; api?: boolean }): MetricsListener {
   let server: ReturnType<typeof Bun.serve>
   try {
     server = serve(opts)
   } catch (err) {
     throw metricsListenError(opts, err)
   }
-  enableMetrics()
+  enableMetrics({ api: opts.api ?? true })
   // Read once now: a postgres.js left unpatched stops the start here, not every scrape quietly.
   poolUse()
   gaugeSources.backlog(() => webhookBacklog(opts.sql))

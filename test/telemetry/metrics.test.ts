@@ -225,8 +225,10 @@ describe('growth worker', () => {
         expect(text).toContain(`\n# TYPE ${name} `)
       }
       expect(samples.get('growth_webhook_deliveries_total{outcome="delivered"}')).toBe(0)
-      // It answers no API request: none counted.
-      expect(text).not.toContain('growth_http_requests_total{')
+      // It answers no API request and decides nothing: no API metric, not even an empty one.
+      for (const name of ['growth_http_requests_total', 'growth_http_request_duration_seconds', 'growth_http_rate_limited_total', 'growth_idempotency_total', 'growth_agent_decisions_total', 'growth_agent_check_refusals_total']) {
+        expect(text).not.toContain(`${name}`)
+      }
     } finally {
       proc.kill('SIGTERM')
       await proc.exited

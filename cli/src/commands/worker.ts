@@ -26,7 +26,7 @@ export function registerWorker(program: Command) {
           const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
           // Its own metrics and traces, with the server's settings (docs/operations.md).
           const tracing = startTracing(config.tracing, log)
-          const metrics = config.metrics ? listen({ ...config.metrics, sql, log }) : undefined
+          const metrics = config.metrics ? listen({ ...config.metrics, sql, log, api: false }) : undefined
           const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
           // The handlers before it says it runs: a signal sent as soon as that is read must find them (in Bun, one
           // sent right after output, before process.once ran, ended the process with 143: test/telemetry/worker-log.test.ts).

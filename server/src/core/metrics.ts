@@ -66,8 +66,14 @@ export const gaugeSources = {
   circuitsOpen: scraped('growth_webhook_circuits_open', 'Webhook endpoints whose circuit breaker is open or half open.'),
 }
 
-/** Turns recording on, with the process's default metrics (once; METRICS_PORT set). */
-export function enableMetrics(): void {
+/** What only a process answering the API records: a worker's registry leaves them out. */
+const API_METRICS = ['growth_http_requests_total', 'growth_http_request_duration_seconds', 'growth_http_rate_limited_total', 'growth_idempotency_total', 'growth_agent_decisions_total', 'growth_agent_check_refusals_total']
+
+/**
+ * Turns recording on, with the process's default metrics (once; METRICS_PORT set). `api: false` (a
+ * `growth worker`, which answers no request) serves only the deliveries, the gauges and the process.
+ */
+export function enableMetrics(opts: { api: boolean } = { api: true }): void {
   if (on) return
   on = true
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 })
@@ -75,6 +81,10 @@ export function enableMetrics(): void {
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name)
   // Every outcome from zero, so that a rate over them is defined before the first of each.
   for (const outcome of ['delivered', 'retrying', 'failed', 'gone']) deliveries.inc({ outcome }, 0)
+  if (!opts.api) {
+    for (const name of API_METRICS) registry.removeSingleMetric(name)
+    return
+  }
   for (const decision of ['allowed', 'denied', 'requires_approval']) decisions.inc({ decision }, 0)
   for (const outcome of ['replayed', 'in_progress', 'key_reused']) idempotency.inc({ outcome }, 0)
 }
