@@ -23,7 +23,9 @@ export function loadSecretsKeyring(env: Record<string, string | undefined>, data
   if (isInside(file, dataDir)) {
     throw new ConfigError(`GROWTH_SECRETS_KEY_FILE ${file} is inside DATA_DIR (${dataDir}): keep the key apart from the data it protects, so a copy of one is not a copy of both. Choose a path outside DATA_DIR.`)
   }
-  return new SecretsKeyring(readOrMakeKeyFile(file), previous, `the key file ${file}`)
+  const { key, made } = readOrMakeKeyFile(file)
+  // A key made now beside a database sealed with another is the usual mistake (a typo in the path, another HOME): say so where it is named.
+  return new SecretsKeyring(key, previous, made ? `the key file ${file}, made just now as there was none` : `the key file ${file}`)
 }
 
 /** Where the key file is: GROWTH_SECRETS_KEY_FILE, else $XDG_CONFIG_HOME/growth/secrets.key, else ~/.config/growth/secrets.key. */
@@ -49,9 +51,9 @@ function isInside(file: string, dir: string): boolean {
  * linked into place, which fails when another process linked its key first; then that key is the
  * one read. So processes starting at once all end up with the first one's key.
  */
-function readOrMakeKeyFile(file: string): Buffer {
+function readOrMakeKeyFile(file: string): { key: Buffer; made: boolean } {
   try {
-    return readKeyFile(file)
+    return { key: readKeyFile(file), made: false }
   } catch (err) {
     if (err instanceof ConfigError) throw err
     if ((err as { code?: string }).code !== 'ENOENT') {
@@ -59,6 +61,7 @@ function readOrMakeKeyFile(file: string): Buffer {
     }
   }
   const dir = dirname(file)
+  let made = false
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const draft = join(dir, `.secrets.key.${process.pid}.${randomBytes(6).toString('hex')}`)
@@ -66,6 +69,7 @@ function readOrMakeKeyFile(file: string): Buffer {
     chmodSync(draft, 0o600)
     try {
       linkSync(draft, file)
+      made = true
     } catch (err) {
       if ((err as { code?: string }).code !== 'EEXIST') throw err
     } finally {
@@ -74,7 +78,7 @@ function readOrMakeKeyFile(file: string): Buffer {
   } catch (err) {
     throw new ConfigError(`Cannot make the secrets key file ${file}: ${(err as Error).message}. Set GROWTH_SECRETS_KEY, or GROWTH_SECRETS_KEY_FILE to a path this user may write.`)
   }
-  return readKeyFile(file)
+  return { key: readKeyFile(file), made }
 }
 
 function readKeyFile(file: string): Buffer {

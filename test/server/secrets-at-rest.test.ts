@@ -187,6 +187,21 @@ describe('a process whose key cannot open the database secrets', () => {
     expect(await s.query<{ value: string }>(DUMP)).toEqual(before)
   }, T)
 
+  test('a key file path with no file there (a typo, another HOME): the line says the key was made just now', async () => {
+    const s = await scratch()
+    await populate(s, KEY_A)
+    const file = join(mkdtempSync(join(tmpdir(), 'growth-secrets-config-')), 'typo', 'secrets.key')
+    const server = await runToExit({ ...s.env, GROWTH_SECRETS_KEY: '', GROWTH_SECRETS_KEY_FILE: file })
+    expect(server.code).toBe(1)
+    expect(server.stderr.trim().split('\n')).toHaveLength(1)
+    expect(server.stderr).toContain(`sealed with secrets key ${keyIdOf(KEY_A)}`)
+    expect(server.stderr).toContain(`(from the key file ${file}, made just now as there was none)`)
+    // Started again, the file is there: named as it is, not as made.
+    const again = await s.growth(['admin', 'migrate'], { GROWTH_SECRETS_KEY: '', GROWTH_SECRETS_KEY_FILE: file })
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain(`(from the key file ${file}).`)
+  }, T)
+
   test('a GROWTH_SECRETS_KEY that is not a 32-byte key stops the server in one line naming the variable', async () => {
     const r = await runToExit({ GROWTH_SECRETS_KEY: 'not-a-key', DATABASE_URL: '', DATA_DIR: mkdtempSync(join(tmpdir(), 'growth-secrets-')) })
     expect(r.code).toBe(1)
