@@ -5,6 +5,7 @@ import {
   embeddedDatabaseExists,
   migrate,
   NewerSchemaError,
+  NotFoundError,
   openDatabase,
   prepareSecretsAtRest,
   SecretsKeyError,
@@ -96,7 +97,7 @@ export async function withDatabase(
     await command({ config, sql: db.sql, db, out, migration, where, secrets })
   } catch (err) {
     failed = true
-    throw explainLostOwner(err, db, config.dataDir)
+    throw explainLostOwner(noSuchWorkspace(err, where), db, config.dataDir)
   } finally {
     try {
       await db.close()
@@ -160,6 +161,12 @@ export function operatorActor(): string {
  * or another growth command run at the same moment) exits, our connection is cut mid-command. Say so
  * plainly instead of a bare socket error. It stays an unexpected failure (exit 2).
  */
+/** A workspace id this database does not hold: said with the database looked in, the usual cause being another one. */
+function noSuchWorkspace(err: unknown, where: string): unknown {
+  if (!(err instanceof NotFoundError) || err.resource !== 'workspace') return err
+  return new NotFoundError('workspace', err.id, `No workspace ${err.id} in the ${where}. Check the id, and that DATABASE_URL (or DATA_DIR) names the server's database.`)
+}
+
 function explainLostOwner(err: unknown, db: Database, dataDir: string): unknown {
   const code = (err as { code?: string } | null)?.code
   if (db.kind !== 'embedded-client' || !code || !['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNREFUSED', 'ECONNRESET', 'ENOENT'].includes(code)) {

@@ -11,7 +11,7 @@ export { SecretsKeyError, type SecretsKeyring, useSecretsKeyring } from '../../s
 export { prepareSecretsAtRest, resealSecrets } from '../../server/src/domain/secrets-at-rest.ts'
 export { SCOPES } from '../../server/src/core/caller.ts'
 export { PLANS, RISKS } from '../../server/src/core/enums.ts'
-export { DomainError, RuleError } from '../../server/src/core/errors.ts'
+export { DomainError, NotFoundError, RuleError } from '../../server/src/core/errors.ts'
 export { embeddedDatabaseExists, openDatabase, type Database, type Sql } from '../../server/src/store/driver/db.ts'
 export { migrate, NewerSchemaError, type MigrationResult } from '../../server/src/store/driver/migrate.ts'
 export { createWorkspace, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
