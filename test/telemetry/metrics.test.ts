@@ -225,6 +225,10 @@ describe('growth worker', () => {
         expect(text).toContain(`\n# TYPE ${name} `)
       }
       expect(samples.get('growth_webhook_deliveries_total{outcome="delivered"}')).toBe(0)
+      // The database-wide gauges say how to add them up over processes (the alerts take their max).
+      for (const name of ['growth_webhook_backlog', 'growth_webhook_circuits_open']) {
+        expect(text).toMatch(new RegExp(`\n# HELP ${name} .*every process reports the same: aggregate with max, not sum\.\n`))
+      }
       // It answers no API request and decides nothing: no API metric, not even an empty one.
       for (const name of ['growth_http_requests_total', 'growth_http_request_duration_seconds', 'growth_http_rate_limited_total', 'growth_idempotency_total', 'growth_agent_decisions_total', 'growth_agent_check_refusals_total']) {
         expect(text).not.toContain(`${name}`)

@@ -62,8 +62,8 @@ function scraped(name: string, help: string, labelNames: string[] = []) {
 export const gaugeSources = {
   // First: a scrape reads the gauges in this order, and the two below send statements of their own.
   dbPool: scraped('growth_db_pool_connections', "The database pools' connections in_use (running statements, in a transaction, or opening), and statements waiting for one.", ['state']),
-  backlog: scraped('growth_webhook_backlog', 'Webhook deliveries waiting to be sent (pending), across every workspace.'),
-  circuitsOpen: scraped('growth_webhook_circuits_open', 'Webhook endpoints whose circuit breaker is open or half open.'),
+  backlog: scraped('growth_webhook_backlog', 'Webhook deliveries waiting to be sent (pending), across every workspace; read from the database, so every process reports the same: aggregate with max, not sum.'),
+  circuitsOpen: scraped('growth_webhook_circuits_open', 'Webhook endpoints whose circuit breaker is open or half open; read from the database, so every process reports the same: aggregate with max, not sum.'),
 }
 
 /** What only a process answering the API records: a worker's registry leaves them out. */
