@@ -82,7 +82,7 @@ describe('parsePolicy', () => {
   })
 
   test('an unknown field is named at its key', () => {
-    expect(errorsOf(withLine(5, '    description: Issues.\n    colour: blue'))).toEqual(['line 6, column 5: tools[0].colour: unknown field'])
+    expect(errorsOf(withLine(5, '    description: Issues.\n    colour: blue'))).toEqual(['line 6, column 5: tools[0].colour: unknown field (fields here: key, name, description, actions)'])
   })
 
   test('a missing field is named at the object that lacks it', () => {

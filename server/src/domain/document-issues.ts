@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { fieldsAt, unknownFieldMessage } from './document-fields.ts'
 
 /**
  * A schema's issues in words, for readDocument (document-text.ts): each zod issue becomes errors
@@ -18,8 +19,11 @@ export type DocumentWording = (issue: Issue, path: DocumentPath, value: unknown,
 
 const quoteAll = (values: readonly unknown[]) => values.map((v) => String(v)).join(', ')
 
-/** One schema issue as errors in words, each with its full path (a union's branch issues are relative to it). */
-export function explainIssue(issue: Issue, base: DocumentPath, data: unknown, wording?: DocumentWording): Explained[] {
+/**
+ * One schema issue as errors in words, each with its full path (a union's branch issues are relative
+ * to it). With the document's `schema`, an unknown field is answered with the fields its place takes.
+ */
+export function explainIssue(issue: Issue, base: DocumentPath, data: unknown, wording?: DocumentWording, schema?: z.ZodType): Explained[] {
   const path = [...base, ...issue.path]
   const value = valueOfPath(data, path)
   const own = wording?.(issue, path, value, data)
@@ -28,8 +32,10 @@ export function explainIssue(issue: Issue, base: DocumentPath, data: unknown, wo
     return [key === undefined ? { path, message: own } : { path: [...path, key], message: own, onKey: true }]
   }
   switch (issue.code) {
-    case 'unrecognized_keys':
-      return issue.keys.map((k) => ({ path: [...path, k], message: 'unknown field', onKey: true }))
+    case 'unrecognized_keys': {
+      const fields = schema && fieldsAt(schema, path, data)
+      return issue.keys.map((k) => ({ path: [...path, k], message: unknownFieldMessage(k, fields), onKey: true }))
+    }
     case 'invalid_key':
       return [{ path, message: issue.issues.at(-1)?.message ?? 'is not a valid key', onKey: true }]
     case 'invalid_union': {
@@ -39,7 +45,7 @@ export function explainIssue(issue: Issue, base: DocumentPath, data: unknown, wo
       }
       const best = meantBranch(issue.errors)
       if (!best?.length) return [{ path, message: 'is not valid here' }]
-      return best.flatMap((i) => explainIssue(i, path, data, wording))
+      return best.flatMap((i) => explainIssue(i, path, data, wording, schema))
     }
     case 'invalid_type': {
       if (value === undefined) return [{ path, message: 'is required' }]

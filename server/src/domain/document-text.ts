@@ -59,7 +59,7 @@ export function readDocument<S extends z.ZodType>(text: string, schema: S, opts:
   const parsed = schema.safeParse(data)
   if (parsed.success) return { ok: true, value: parsed.data, at: (path) => pos(offsetOf(doc, path)) }
   const errors = parsed.error.issues
-    .flatMap((issue) => explainIssue(issue, [], data, opts.wording))
+    .flatMap((issue) => explainIssue(issue, [], data, opts.wording, schema))
     .map(({ path, message, onKey }) => ({ ...pos(offsetOf(doc, path, onKey)), path: pathText(path), message }))
   errors.sort((a, b) => a.line - b.line || a.column - b.column)
   return { ok: false, refusal: 'schema', errors }
