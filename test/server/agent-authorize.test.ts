@@ -133,6 +133,21 @@ describe('POST /agent/authorize: denied', () => {
     expect(checkOf(recipients, 'limits').detail).toContain('asked 25,000 recipients, ceiling 20,000 recipients')
   })
 
+  test('by a ceiling: one recipient or record is said in the singular, in the check and in the summary a person reads', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'email.send_campaign,contacts.export_contacts', maxUnattendedRisk: 'high', ceilings: { recipients: 0, records: 0 } })
+    const one = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 1 } })
+    expect(decisionOf(one)).toBe('denied')
+    expect(checkOf(one, 'limits').detail).toBe("Over Gateway agent's ceilings: asked 1 recipient, ceiling 0 recipients.")
+    const record = await authorize(agent.credential, { tool: 'contacts', action: 'export_contacts', facts: { records: 1 } })
+    expect(checkOf(record, 'limits').detail).toBe("Over Gateway agent's ceilings: asked 1 record, ceiling 0 records.")
+    const wider = await agentIn(ws.id, { allow: 'email.send_campaign', ceilings: { recipients: 5 } })
+    const waits = await authorize(wider.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 1 } })
+    expect(decisionOf(waits)).toBe('requires_approval')
+    const approvals = await call('GET', '/api/v1/approvals?status=pending', { token: ws.live })
+    expect(approvals.body.data.find((a: { id: string }) => a.id === waits.body.data.approvalId)?.summary).toBe('Gateway agent 2 asks to send an email campaign (email.send_campaign): 1 recipient.')
+  })
+
   test('by a ceiling: an amount in a currency the agent has no ceiling for is denied', async () => {
     const ws = await makeWorkspace()
     const agent = await agentIn(ws.id, PACER)

@@ -65,6 +65,11 @@ export function formatCount(n: number): string {
   return text
 }
 
+/** A count of things for people, one singular: "1 recipient", "62,400 recipients". */
+export function formatCountOf(n: number, one: string, many: string): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`
+}
+
 /** Order a per-currency list by currency code (the contract's order). */
 export function byCurrency<T extends { currency: string }>(xs: T[]): T[] {
   return [...xs].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0))

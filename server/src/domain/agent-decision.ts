@@ -1,5 +1,5 @@
 import { type CheckName, type FactName, type GatewayDecision, type MissingFacts, RISKS, type Risk } from '../core/enums.ts'
-import { formatCount, formatMoney, type Money } from '../core/money.ts'
+import { formatCount, formatCountOf, formatMoney, type Money } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { Check, Facts } from '../schemas/agent-gateway.ts'
 import { contradictionsOf } from './agent-param-facts.ts'
@@ -191,8 +191,8 @@ function ceilingComparisons(agent: AgentProfile, f: Facts, say: boolean): { ok: 
 
 const PLAIN_CEILINGS: [keyof Ceilings & ('amountPercent' | 'recipients' | 'records'), (n: number) => string][] = [
   ['amountPercent', (n) => `${n}%`],
-  ['recipients', (n) => `${formatCount(n)} recipients`],
-  ['records', (n) => `${formatCount(n)} records`],
+  ['recipients', (n) => formatCountOf(n, 'recipient', 'recipients')],
+  ['records', (n) => formatCountOf(n, 'record', 'records')],
 ]
 
 /** What the limits check says when it passes: within the agent's ceilings it was compared with, or why none applied. */

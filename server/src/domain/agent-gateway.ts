@@ -5,7 +5,7 @@ import { inTransaction } from '../store/driver/db.ts'
 import type { Counted, RecordDecision, Ruling } from '../store/agent-gateway-recorder.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
-import { formatCount, formatMoney } from '../core/money.ts'
+import { formatCountOf, formatMoney } from '../core/money.ts'
 import { iso } from '../core/time.ts'
 import type { AgentAuthorization, AgentResult, AgentSelf, AuthorizeInput, Facts, ResultInput } from '../schemas/agent-gateway.ts'
 import * as requests from '../store/agent-requests.ts'
@@ -102,8 +102,8 @@ function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): 
   const parts: string[] = []
   if (facts.amountMinor !== undefined && facts.currency) parts.push(formatMoney({ amountMinor: facts.amountMinor, currency: facts.currency }))
   if (facts.amountPercent !== undefined) parts.push(`${facts.increase === false ? '-' : facts.increase ? '+' : ''}${facts.amountPercent}%`)
-  if (facts.recipients !== undefined) parts.push(`${formatCount(facts.recipients)} recipients`)
-  if (facts.records !== undefined) parts.push(`${formatCount(facts.records)} records`)
+  if (facts.recipients !== undefined) parts.push(formatCountOf(facts.recipients, 'recipient', 'recipients'))
+  if (facts.records !== undefined) parts.push(formatCountOf(facts.records, 'record', 'records'))
   return `${agentName} asks to ${w.verb} (${body.tool}.${body.action})${body.resource ? ` on ${body.resource}` : ''}${parts.length ? `: ${parts.join(', ')}` : ''}.`
 }
 

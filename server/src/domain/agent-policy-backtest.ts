@@ -1,7 +1,7 @@
 import type { Db } from '../core/db.ts'
 import type { GatewayDecision } from '../core/enums.ts'
 import { NotFoundError } from '../core/errors.ts'
-import { formatCount, formatMoney } from '../core/money.ts'
+import { formatCountOf, formatMoney } from '../core/money.ts'
 import type { Facts } from '../schemas/agent-gateway.ts'
 import { type HistoryRow, requestHistory, selectAllowedTimes } from '../store/agent-request-history.ts'
 import { selectWorkspaceLimits } from '../store/limits.ts'
@@ -298,7 +298,7 @@ function askWords(tool: string, action: string, f: Facts): string {
   const parts: string[] = []
   if (f.amountPercent !== undefined) parts.push(`${w.percentWord ?? 'of'} ${f.amountPercent}%`)
   if (f.amountMinor !== undefined && f.currency) parts.push(`${parts.length ? 'to ' : 'for '}${formatMoney({ amountMinor: f.amountMinor, currency: f.currency })}`)
-  if (f.recipients !== undefined) parts.push(`to ${formatCount(f.recipients)} recipients`)
-  if (f.records !== undefined) parts.push(`affecting ${formatCount(f.records)} records`)
+  if (f.recipients !== undefined) parts.push(`to ${formatCountOf(f.recipients, 'recipient', 'recipients')}`)
+  if (f.records !== undefined) parts.push(`affecting ${formatCountOf(f.records, 'record', 'records')}`)
   return [verb, ...parts].join(' ')
 }

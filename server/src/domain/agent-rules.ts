@@ -1,7 +1,7 @@
 import type { Db, Tx } from '../core/db.ts'
 import { FACT_NAMES, type FactName, type RuleEffect } from '../core/enums.ts'
 import { newId } from '../core/ids.ts'
-import { formatCount, formatMoney, isCurrency } from '../core/money.ts'
+import { formatCount, formatCountOf, formatMoney, isCurrency } from '../core/money.ts'
 import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
 import { iso } from '../core/time.ts'
 import type { Facts } from '../schemas/agent-gateway.ts'
@@ -171,9 +171,9 @@ function conditionWords(c: Condition, percentWord: string): string | null {
     case 'amountPercent':
       return `${percentWord} ${op} ${c.value}%`
     case 'recipients':
-      return `to ${op} ${formatCount(c.value)} recipients`
+      return `to ${op} ${formatCountOf(c.value, 'recipient', 'recipients')}`
     case 'records':
-      return `affecting ${op} ${formatCount(c.value)} records`
+      return `affecting ${op} ${formatCountOf(c.value, 'record', 'records')}`
     case 'currency':
       return `in ${c.value}`
     case 'increase':

@@ -1,5 +1,5 @@
 import type { Db } from '../core/db.ts'
-import { formatCount } from '../core/money.ts'
+import { formatCount, formatCountOf } from '../core/money.ts'
 import { selectWorkspaceLimits, type WorkspaceLimitsRow } from '../store/limits.ts'
 
 /**
@@ -71,7 +71,7 @@ export function checkWorkspaceLimits(limits: WorkspaceLimits, facts: LimitFacts)
   }
   const r = facts.recipients
   if (r !== undefined && r > limits.maxSendRecipients) {
-    reasons.push(`${formatCount(r)} recipients is over the workspace limit of ${formatCount(limits.maxSendRecipients)} per send.`)
+    reasons.push(`${formatCountOf(r, 'recipient', 'recipients')} is over the workspace limit of ${formatCount(limits.maxSendRecipients)} per send.`)
   }
   if (facts.sendAt && limits.quietHours && inQuietHours(limits.quietHours, facts.sendAt)) {
     reasons.push(`No send may start in the workspace's quiet hours, ${hh(limits.quietHours.startHour)} to ${hh(limits.quietHours.endHour)} UTC.`)
