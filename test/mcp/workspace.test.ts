@@ -167,6 +167,9 @@ for (const transport of TRANSPORTS) {
       const unknown = await live.client.callTool({ name: 'dropDatabase', arguments: {} }).catch((e: unknown) => e)
       expect(unknown).toBeInstanceOf(McpError)
       expect((unknown as McpError).message).toContain('No tool dropDatabase')
+      // The JSON-RPC error's message is the sentence alone: the client adds its own "MCP error -32602: " once.
+      expect((unknown as McpError).code).toBe(-32602)
+      expect((unknown as McpError).message).toMatch(/^MCP error -32602: No tool dropDatabase; tools\/list names the \d+ there are\.$/)
       const after = await callTool(live, 'getUsage')
       expect(after.isError).toBeFalsy()
     })

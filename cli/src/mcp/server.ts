@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import pkg from '../../../package.json'
 import { checkArguments } from './args.ts'
@@ -87,7 +87,7 @@ export function createMcpServer(toolbox: Toolbox): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name)
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}; tools/list names the ${toolbox.tools.length} there are.`)
+      throw protocolError(ErrorCode.InvalidParams, `No tool ${request.params.name}; tools/list names the ${toolbox.tools.length} there are.`)
     }
     try {
       const checked = checkArguments(tool.name, tool.inputSchema, request.params.arguments)
@@ -99,4 +99,13 @@ export function createMcpServer(toolbox: Toolbox): Server {
     }
   })
   return server
+}
+
+/**
+ * A JSON-RPC error for the client: its code, and the sentence alone as its message. The SDK sends
+ * a thrown error's `message` as is, and McpError's message already starts `MCP error <code>: `, so a
+ * client that adds that prefix (the SDK's own Client does) showed it twice.
+ */
+function protocolError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code })
 }
