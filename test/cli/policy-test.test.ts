@@ -96,10 +96,11 @@ cases:
     const r = await policyTest(file)
     expect(r.code).toBe(1)
     expect(r.stderr).toBe('')
+    // A failed case ends with the gateway's reason: what asked for a person, or what denied it.
     expect(r.stdout.trimEnd().split('\n')).toEqual([
       'ok   right: allowed',
-      'FAIL wrong decision: expected allowed, got requires_approval (failing: rules)',
-      'FAIL wrong checks: expected denied (failing: permission), got denied (failing: permission, data)',
+      "FAIL wrong decision: expected allowed, got requires_approval (failing: rules): Needs a person's approval: Ask a person before any agent raises a daily budget by more than 15%.",
+      'FAIL wrong checks: expected denied (failing: permission), got denied (failing: permission, data): Denied: Lifecycle Writer is not permitted to pause a campaign (ads.pause_campaign); it is permitted contacts.tag_contacts, email.draft_campaign and email.send_campaign.',
       `FAIL: 1 passed, 2 failed, under the policy in force of workspace ${ws}; nothing was recorded.`,
     ])
     const j = await policyTest(casesFile({ cases }), '--json')

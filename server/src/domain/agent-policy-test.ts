@@ -41,7 +41,8 @@ export type PolicyCase = z.output<typeof PolicyCase>
 /** A file of cases: a list, or `{ cases: [...] }`. */
 const CasesFile = z.union([z.array(PolicyCase), z.strictObject({ cases: z.array(PolicyCase) })])
 
-type CaseResult = { name: string; expected: GatewayDecision; got: GatewayDecision; failing: CheckName[]; ok: boolean }
+/** A case decided; `reason` is the gateway's decision in words (why it needs a person, what denied it). */
+type CaseResult = { name: string; expected: GatewayDecision; got: GatewayDecision; failing: CheckName[]; ok: boolean; reason: string }
 type PolicyTestResult = { passed: number; failed: number; cases: CaseResult[] }
 
 /**
@@ -157,7 +158,7 @@ export async function testPolicy(db: Db, workspaceId: string, { cases, where }: 
     const verdict = decide({ ...input, prior: null })
     const failing = verdict.checks.filter((k) => !k.passed).map((k) => k.name)
     const failingOk = !c.failing || sameSet(c.failing, failing)
-    results.push({ name: c.name, expected: c.expect, got: verdict.decision, failing, ok: verdict.decision === c.expect && failingOk })
+    results.push({ name: c.name, expected: c.expect, got: verdict.decision, failing, ok: verdict.decision === c.expect && failingOk, reason: verdict.reason })
   }
   const passed = results.filter((r) => r.ok).length
   return { passed, failed: results.length - passed, cases: results }

@@ -21,13 +21,14 @@ const failingOf = (names: string[]) => (names.length ? names.join(', ') : 'none'
 
 /**
  * One line per case: `ok   name: allowed`, or `FAIL name: expected allowed, got requires_approval
- * (failing: rules)`. The failing checks are shown whenever a case names them or any failed.
+ * (failing: rules): Needs a person's approval: ...`. The failing checks are shown whenever a case
+ * names them or any failed; a failed case ends with the gateway's reason, which says what to change.
  */
-function lineOf(c: PolicyCase, r: { got: string; failing: string[]; ok: boolean }): string {
+function lineOf(c: PolicyCase, r: { got: string; failing: string[]; ok: boolean; reason: string }): string {
   const got = `${r.got}${r.failing.length ? ` (failing: ${failingOf(r.failing)})` : ''}`
   if (r.ok) return `ok   ${c.name}: ${got}`
   const expected = `${c.expect}${c.failing ? ` (failing: ${failingOf(c.failing)})` : ''}`
-  return `FAIL ${c.name}: expected ${expected}, got ${r.got} (failing: ${failingOf(r.failing)})`
+  return `FAIL ${c.name}: expected ${expected}, got ${r.got} (failing: ${failingOf(r.failing)}): ${r.reason}`
 }
 
 /** growth admin policy test --workspace ID [FILE] --cases CASES [--json] */
@@ -47,7 +48,9 @@ export function registerPolicyTest(policy: Command) {
         const policy = text === undefined ? undefined : await documentPolicy(sql, opts.workspace, text, file!)
         const r = await testPolicy(sql, opts.workspace, read, { policy })
         const under = file === undefined ? `the policy in force of workspace ${opts.workspace}` : `${file}, with the limits and stop switch of workspace ${opts.workspace}`
-        out.result(r, () => [
+        // --json keeps the contract's case shape: { name, expected, got, failing, ok }.
+        const json = { ...r, cases: r.cases.map(({ reason: _, ...c }) => c) }
+        out.result(json, () => [
           ...r.cases.map((c, i) => lineOf(cases[i]!, c)),
           `${r.failed ? 'FAIL' : 'ok'}: ${r.passed} passed, ${r.failed} failed, under ${under}; nothing was recorded.`,
         ])
