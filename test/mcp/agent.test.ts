@@ -76,13 +76,17 @@ for (const transport of TRANSPORTS) {
 
       // A person approves it, with the CLI.
       const { dataDir } = await getHarness()
-      const approved = await growthIn(dataDir)(['admin', 'approval', 'approve', approvalId, '--by', 'Maya Chen'])
+      const approved = await growthIn(dataDir)(['admin', 'approval', 'approve', approvalId, '--by', 'Maya Chen', '--reason', 'Send it after 9:00 only.'])
       expect(`${approved.code} ${approved.stderr}`).toBe('0 ')
 
-      // The same request again: allowed, once, under that approval.
+      // The same request again: allowed, once, under that approval; the model reads the approver's note.
       const again = await callTool(mcp, 'request_permission', send)
       const sendAuth = again.structuredContent.authorizationId
       expect(again.structuredContent).toMatchObject({ decision: 'allowed', mayProceed: true, approvalId })
+      const approvedText = textOf(again).split('\n')
+      expect(approvedText[0]).toBe(again.structuredContent.reason)
+      expect(approvedText[1]).toMatch(/^\S+ \(operator\) approved it \(approval apr_\w+\) with the note "Send it after 9:00 only\."\.$/)
+      expect(approvedText[1]).toContain(approvalId)
 
       // Another send, rejected with a reason: asked again, the model reads who rejected it and why.
       const spring = { ...send, resource: 'spring-newsletter', summary: 'Send the spring newsletter.' }

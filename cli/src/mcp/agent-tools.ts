@@ -32,8 +32,10 @@ const INTRO: Record<keyof typeof AGENT_TOOLS, string> = {
 function authorizationText(a: AgentAuthorization): string {
   const failed = a.checks.filter((c) => !c.passed)
   if (a.decision === 'allowed') {
+    const approved = a.approvalDecision?.status === 'approved' ? a.approvalDecision : undefined
     return text([
       a.reason,
+      !!approved?.reason && `${decidedByName(approved.decidedBy)} approved it (approval ${approved.approvalId}) with the note ${JSON.stringify(approved.reason)}.`,
       `authorizationId: ${a.authorizationId}${a.expiresAt ? ` (valid until ${a.expiresAt})` : ''}`,
       'Do the action now, then call report_result with this authorizationId and what became of it.',
     ])
