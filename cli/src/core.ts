@@ -19,6 +19,7 @@ export { createToken, revokeToken } from '../../server/src/domain/credentials.ts
 export { createAgent, issueAgentCredential, retireAgent } from '../../server/src/domain/agents.ts'
 export { exportPolicy } from '../../server/src/domain/agent-policy-export.ts'
 export { policyYaml } from '../../server/src/domain/agent-policy-document.ts'
+export { closestField, fieldsAt } from '../../server/src/domain/document-fields.ts'
 export { documentPolicy, type PolicyPlan, planPolicy } from '../../server/src/domain/agent-policy-plan.ts'
 export { applyPolicy } from '../../server/src/domain/agent-policy-apply.ts'
 export { policyHistory } from '../../server/src/domain/agent-policy-history.ts'

@@ -307,6 +307,11 @@ describe('refused at start', () => {
     expectRefused(await run(['--config', madeUp, '--', 'true']), /tools\.refund\.facts\.currency: must be a path such as \$\.to\.length, or ISO 4217 code in capitals, e\.g\. USD \(one of the \d+ the gateway takes\)/)
     const noAction = configWith({ tools: { send_email: { tool: 'email' } } })
     expectRefused(await run(['--config', noAction, '--', 'true']), /tools\.send_email\.action: /)
+    // A misspelt key is named as such, with the one meant, not only as the key it left missing.
+    const misspelt = configWith({ tools: { send_email: { tool: 'email', acton: 'send_campaign' } } })
+    const typo = await run(['--config', misspelt, '--', 'true'])
+    expectRefused(typo, /tools\.send_email\.action: is required; unknown field acton in tools\.send_email, did you mean action\? \(fields are tool, action, resource, summary, facts\)/)
+    expectRefused(await run(['--config', configWith({ tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { recipient: '$.to.length' } } } }), '--', 'true']), /unknown field recipient in tools\.send_email\.facts, did you mean recipients\? \(facts are amountMinor, /)
     expectRefused(await run(['--config', '/nonexistent/guard.json', '--', 'true']), /cannot read --config \/nonexistent\/guard\.json/)
   }, CLI_TIMEOUT)
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { type AuthorizeAgentActionRequest, clip, oneLine } from '@growth-service/sdk'
+import { closestField, fieldsAt } from '../../core.ts'
 import { CliError } from '../../errors.ts'
 import { componentSchema, type JsonSchema } from '../schema.ts'
 
@@ -89,16 +90,33 @@ export function loadConfig(file: string): GuardConfig {
   return parseConfig(raw, file)
 }
 
+/**
+ * Every mistake of the file, in one line: a missing field is `is required`; an unknown one is named
+ * with the one it most likely meant and the fields its place takes (`unknown field acton in
+ * tools.pause, did you mean action? (fields are tool, action, ...)`), so a misspelt key is not
+ * reported only as the key it left missing.
+ */
 function parseConfig(raw: unknown, file = 'the config'): GuardConfig {
   const parsed = ConfigSchema.safeParse(raw)
   if (parsed.success) return parsed.data
-  const issue = parsed.error.issues[0]!
-  const where = issue.path.length ? issue.path.map(String).join('.') : '(the whole file)'
-  const message =
-    issue.code === 'unrecognized_keys'
-      ? `unknown ${issue.keys.length > 1 ? 'fields' : 'field'} ${issue.keys.join(', ')}${where === '(the whole file)' ? '' : ` in ${where}`}${issue.path.at(-1) === 'facts' ? ` (facts are ${FACT_NAMES.join(', ')})` : ''}`
-      : `${where}: ${issue.message}`
-  throw new CliError(`--config ${file}: ${message}`)
+  const messages = parsed.error.issues.map((issue) => {
+    const where = issue.path.length ? issue.path.map(String).join('.') : '(the whole file)'
+    if (issue.code === 'unrecognized_keys') {
+      const fields = fieldsAt(ConfigSchema, issue.path, raw) ?? []
+      const meant = issue.keys.length === 1 ? closestField(issue.keys[0]!, fields) : undefined
+      const known = issue.path.at(-1) === 'facts' ? `facts are ${FACT_NAMES.join(', ')}` : `fields are ${fields.join(', ')}`
+      return `unknown ${issue.keys.length > 1 ? 'fields' : 'field'} ${issue.keys.join(', ')}${where === '(the whole file)' ? '' : ` in ${where}`}${meant ? `, did you mean ${meant}?` : ''} (${known})`
+    }
+    const missing = issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined
+    return `${where}: ${missing ? 'is required' : issue.message}`
+  })
+  throw new CliError(`--config ${file}: ${messages.join('; ')}`)
+}
+
+function valueAt(data: unknown, path: PropertyKey[]): unknown {
+  let v = data
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined
+  return v
 }
 
 /** The mapping of an upstream tool, if the config has one (its own key only: no tool is named `constructor` by inheritance). */
