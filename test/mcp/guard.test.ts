@@ -277,6 +277,21 @@ describe('a call that needs a person', () => {
   }, 60_000)
 })
 
+describe('a mapping the agent may not use', () => {
+  test('is named at start with what the agent may do: every call of it would be denied', async () => {
+    const agent = await agentIn(ws.id, { name: 'Pauser', allow: 'ads.pause_campaign' })
+    const config = { tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { recipients: '$.to.length' } }, bounce: { tool: 'ads', action: 'pause_campaign' } } }
+    const guard = await startGuard({ credential: agent.credential, baseUrl: base, logFile: join(tempDir('growth-guard-unpermitted-'), 'calls.jsonl'), config })
+    try {
+      await guard.client.listTools()
+      expect(guard.stderr()).toMatch(/growth mcp guard: \S+guard\.json maps send_email to email\.send_campaign, which Pauser is not permitted \(it may ads\.pause_campaign\): the gateway denies every such call until an owner permits it\n/)
+      expect(guard.stderr()).not.toContain('bounce to ads.pause_campaign')
+    } finally {
+      await guard.close()
+    }
+  }, CLI_TIMEOUT)
+})
+
 describe('refused at start', () => {
   const run = (args: string[], env: Record<string, string> = {}) => growthIn(tempDir('growth-guard-data-'))(['mcp', 'guard', ...args], { GROWTH_CONFIG_DIR: tempDir('growth-guard-profiles-'), ...env })
   const configWith = (config: unknown) => {

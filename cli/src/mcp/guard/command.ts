@@ -68,6 +68,12 @@ async function guard(command: string, args: string[], opts: GuardOptions) {
   const said = (msg: string, fields: Record<string, unknown> = {}) => log(`${msg}: ${fields.endpoint}${fields.reason ? ` (${fields.reason})` : ''}`)
   const tracing = startTracing(guardTracing(), { warn: said, info: said })
   log(`acting as agent ${me.agent.name} (${me.agent.id})${me.agentsStopped ? `; the workspace has stopped its agents: ${me.stoppedReason ?? ''}` : ''}`)
+  // A mapping to a tool action the agent is not permitted (or that is misspelt) is denied on every call: say so now.
+  const permitted = me.permissions.map((p) => `${p.tool}.${p.action}`)
+  const unpermitted = Object.entries(config.tools).filter(([, m]) => !permitted.includes(`${m.tool}.${m.action}`))
+  if (unpermitted.length) {
+    log(`${opts.config} maps ${unpermitted.map(([name, m]) => `${name} to ${m.tool}.${m.action}`).join(', ')}, which ${me.agent.name} is not permitted (it may ${permitted.join(', ') || 'do nothing yet'}): the gateway denies every such call until an owner permits it`)
+  }
   await runGuard({
     config,
     configFile: opts.config,
