@@ -292,6 +292,23 @@ describe('a mapping the agent may not use', () => {
   }, CLI_TIMEOUT)
 })
 
+describe('a fact the gateway refuses', () => {
+  test("is tied to the call's argument it was read from, so the model knows what to change; not run", async () => {
+    const agent = await agentIn(ws.id, { name: 'Counter', allow: 'email.send_campaign', maxUnattendedRisk: 'high', ceilings: { amounts: [], recipients: 5 } })
+    const logFile = join(tempDir('growth-guard-bad-fact-'), 'calls.jsonl')
+    const config = { tools: { send_email: { tool: 'email', action: 'send_campaign', facts: { recipients: '$.subject' } } } }
+    const guard = await startGuard({ credential: agent.credential, baseUrl: base, logFile, config })
+    try {
+      const result = await guard.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'many' } })
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toMatch(/^The agent gateway refused the request \(400 invalid_request\): facts\.recipients must be [^.]+ \(request req_\w+\)\. The guard reads facts\.recipients from the call's argument \$\.subject\. send_email was not run\.$/)
+      expect(upstreamCalls(logFile)).toEqual([])
+    } finally {
+      await guard.close()
+    }
+  }, CLI_TIMEOUT)
+})
+
 describe('refused at start', () => {
   const run = (args: string[], env: Record<string, string> = {}) => growthIn(tempDir('growth-guard-data-'))(['mcp', 'guard', ...args], { GROWTH_CONFIG_DIR: tempDir('growth-guard-profiles-'), ...env })
   const configWith = (config: unknown) => {

@@ -133,6 +133,15 @@ async function announce(s: GuardSettings, upstream: Client) {
   if (missing.length) s.log(`${s.configFile} maps ${missing.join(', ')}, which ${s.command} does not offer`)
 }
 
+/**
+ * The call's arguments a refusal is about: the gateway names `facts.amountPercent`, the model wrote
+ * `percent`, so the facts it names that the mapping reads from a path are tied to that path.
+ */
+function argumentsNamed(mapping: NonNullable<ReturnType<typeof mappingOf>>, message: string): string {
+  const read = Object.entries(mapping.facts ?? {}).filter(([fact, v]) => typeof v === 'string' && v.startsWith('$') && new RegExp(`\\bfacts\\.${fact}\\b`).test(message))
+  return read.map(([fact, path]) => ` The guard reads facts.${fact} from the call's argument ${path}.`).join('')
+}
+
 async function guardedCall(
   s: GuardSettings,
   upstream: Client,
@@ -154,7 +163,11 @@ async function guardedCall(
     if (err instanceof ApprovalRequiredError) return waitingRefusal(name, err)
     if (err instanceof GrowthError) {
       const where = err.status === undefined ? 'could not be reached' : `refused the request (${err.status} ${err.code})`
-      return refusal(`The agent gateway ${where}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}. ${name} was not run.`, { decision: 'error', code: err.code ?? null, requestId: err.requestId ?? null })
+      const said = err.message.replace(/\.$/, '')
+      return refusal(
+        `The agent gateway ${where}: ${said}${err.requestId ? ` (request ${err.requestId})` : ''}.${argumentsNamed(mapping, said)} ${name} was not run.`,
+        { decision: 'error', code: err.code ?? null, requestId: err.requestId ?? null },
+      )
     }
     throw err
   }
