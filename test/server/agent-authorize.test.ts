@@ -3,6 +3,7 @@ import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 import { authorize as authorizeIn } from '../../server/src/domain/agent-gateway.ts'
 import { decisionRecorder } from '../../server/src/store/agent-gateway-recorder.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
+import { addPerson } from '../../server/src/domain/people.ts'
 import { agentIn, authorize, CHECK_ORDER, checkOf, decisionOf, ruleIn } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 
@@ -70,13 +71,25 @@ describe('POST /agent/authorize: denied', () => {
     const c = checkOf(a, 'agents_enabled')
     expect(c.passed).toBe(false)
     expect(c.detail).toContain('Black Friday freeze')
-    expect(c.detail).toContain('operator:maya')
+    // Who stopped them, in the words a decision names its decider with: never the record's own line (operator:maya).
+    expect(c.detail).toContain(' by maya (operator): Black Friday freeze.')
     // every other check still reports
     expect(a.body.data.checks.map((x: any) => x.name)).toEqual(CHECK_ORDER)
     expect(a.body.data.checks.slice(1).every((x: any) => x.passed)).toBe(true)
     expect(a.body.data.reason).toContain('stopped')
     await setAgentsStopped(sql, { workspaceId: ws.id, stopped: false, actor: 'operator:maya' })
     expect(decisionOf(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }))).toBe('allowed')
+  })
+
+  test('by the stop switch a person pressed in the console: the check names them by their name', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const person = await addPerson(sql, { workspaceId: ws.id, email: `stopper-${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Sam Stopper', role: 'approver' })
+    await setAgentsStopped(sql, { workspaceId: ws.id, stopped: true, reason: 'Audit week', actor: { kind: 'person', id: person.id, name: person.name } })
+    const c = checkOf(await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' }), 'agents_enabled')
+    expect(c.passed).toBe(false)
+    expect(c.detail).toContain(' by Sam Stopper: Audit week.')
+    expect(c.detail).not.toContain(person.id)
   })
 
   test('by the tool: an unknown tool or action is denied and recorded, naming what exists', async () => {

@@ -203,6 +203,9 @@ function withinLimits(agent: AgentProfile, facts: Facts, ok: string[]): string {
     : `No amount, percentage, recipients or records were stated, so no ceiling of ${agent.name}'s applies; within the workspace's limits.`
 }
 
+/** Who stopped the agents, in words: `operator:maya` is `maya (operator)`, `system:growth` is `growth`; a person by their name (the store reads it). */
+const stopperWords = (by: string) => by.replace(/^operator:(.+)$/s, '$1 (operator)').replace(/^system:(.+)$/s, '$1')
+
 const inForce = (input: DecisionInput) => `${formatCount(input.rulesInForce)} rule${input.rulesInForce === 1 ? '' : 's'} in force, version ${input.rulesVersion}`
 
 /** The gateway's decision, with every check and the decision in words. */
@@ -236,7 +239,7 @@ function judge(input: DecisionInput, say: boolean): Verdict {
       ? {
           name: 'agents_enabled',
           outcome: 'deny',
-          detail: say ? `The workspace's agents are stopped${s.at ? ` since ${iso(s.at)}` : ''}${s.by ? ` by ${s.by}` : ''}${s.reason ? `: ${s.reason}` : ''}. Nothing is allowed until they are resumed.` : '',
+          detail: say ? `The workspace's agents are stopped${s.at ? ` since ${iso(s.at)}` : ''}${s.by ? ` by ${stopperWords(s.by)}` : ''}${s.reason ? `: ${s.reason}` : ''}. Nothing is allowed until they are resumed.` : '',
         }
       : { name: 'agents_enabled', outcome: 'pass', detail: say ? "The workspace's agents are running." : '' },
   )

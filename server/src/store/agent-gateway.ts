@@ -118,8 +118,11 @@ function viewsOf(sql: Db, workspaceId: string, asks: Fragment, opts: { read: boo
     CROSS JOIN LATERAL (
       SELECT json_build_object(
         'gate',
+        -- stopped_by: a person by their name, anyone else by the line recorded (as store/workspaces.ts reads it).
         (SELECT json_build_object('agents_stopped', w.agents_stopped, 'rules_version', w.rules_version, 'rules_in_force', w.rules_in_force,
-                                  'missing_facts', w.missing_facts, 'stopped_at', s.created_at, 'stopped_by', s.actor, 'stopped_reason', s.reason)
+                                  'missing_facts', w.missing_facts, 'stopped_at', s.created_at,
+                                  'stopped_by', COALESCE((SELECT p.name FROM people p WHERE s.actor LIKE 'person:%' AND p.workspace_id = w.workspace_id AND p.id = substr(s.actor, 8)), s.actor),
+                                  'stopped_reason', s.reason)
          FROM workspaces w
          LEFT JOIN LATERAL (
            SELECT created_at, actor, reason FROM agent_switch_log l

@@ -45,8 +45,11 @@ export async function lockWorkspaceGate(tx: Tx, workspaceId: string): Promise<Wo
 }
 
 async function gateOf(sql: Db, workspaceId: string, lock: boolean): Promise<WorkspaceGate | undefined> {
+  // stopped_by: a person who stopped them (`person:<id>`) by their name, anyone else by the line
+  // recorded (`operator:<login>`, `system:<name>`); selectGatewayView reads it the same way.
   const [row] = await sql<WorkspaceGate[]>`
-    SELECT w.agents_stopped, w.rules_version, s.created_at AS stopped_at, s.actor AS stopped_by, s.reason AS stopped_reason
+    SELECT w.agents_stopped, w.rules_version, s.created_at AS stopped_at,
+           COALESCE((SELECT p.name FROM people p WHERE s.actor LIKE 'person:%' AND p.workspace_id = w.workspace_id AND p.id = substr(s.actor, 8)), s.actor) AS stopped_by, s.reason AS stopped_reason
     FROM workspaces w
     LEFT JOIN LATERAL (
       SELECT created_at, actor, reason FROM agent_switch_log l
