@@ -325,6 +325,8 @@ describe('growth admin policy plan and apply refuse bad input, naming line and f
     ['two rules that contradict', (s) => `${s}  - effect: require_approval\n    match: [ { tool: github, action: create_issue } ]\n    agents: [ Triage Bot ]\n    when: [ { fact: records, op: '>', value: 100 } ]\n`, /rules\[3\]: contradicts the rule at line \d+ \(rules\[0\]\): the same match, agents and conditions, but one denies/],
     ['one rule twice', (s) => `${s}  - effect: deny\n    match: [ { tool: github, action: create_issue } ]\n    agents: [ Triage Bot ]\n    when: [ { fact: records, op: '>', value: 100 } ]\n`, /rules\[3\]: the same rule as the rule at line \d+ \(rules\[0\]\)/],
     ['a rule id not of this workspace', (s) => s.replace('  - effect: deny\n', '  - id: rule_01notours\n    effect: deny\n'), /rules\[0\]\.id: rule_01notours is not a rule in force in this workspace/],
+    ['a field indented one space short, with what to check', (s) => s.replace('    agents: [ Triage Bot ]\n', '   agents: [ Triage Bot ]\n'), /line \d+, column 1: not valid YAML or JSON: [^\n]+ \(check the indentation of this line: the fields of one mapping start in the same column/],
+    ['no space after a colon, with how a field is written', (s) => s.replace('  - effect: deny\n    match', '  - effect:deny\n    match'), /not valid YAML or JSON: [^\n]+ \(a field is written key: value, with a space after the colon\)/],
     ['a file too large', (s) => `${s}# ${'x'.repeat(1024 * 1024)}\n`, /line 1, column 1: the policy is too large/],
   ]
   for (const [what, edit, message] of cases) {

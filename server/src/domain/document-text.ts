@@ -48,7 +48,7 @@ export function readDocument<S extends z.ZodType>(text: string, schema: S, opts:
     return { line, column: col }
   }
   if (doc.errors.length) {
-    return { ok: false, refusal: 'syntax', errors: doc.errors.map((e) => ({ ...pos(e.pos[0]), path: '', message: `not valid YAML or JSON: ${syntaxMessage(e.message)}` })) }
+    return { ok: false, refusal: 'syntax', errors: doc.errors.map((e) => ({ ...pos(e.pos[0]), path: '', message: `not valid YAML or JSON: ${syntaxMessage(e.message)}${SYNTAX_HINTS[e.code] ?? ''}` })) }
   }
   let data: unknown
   try {
@@ -63,6 +63,16 @@ export function readDocument<S extends z.ZodType>(text: string, schema: S, opts:
     .map(({ path, message, onKey }) => ({ ...pos(offsetOf(doc, path, onKey)), path: pathText(path), message }))
   errors.sort((a, b) => a.line - b.line || a.column - b.column)
   return { ok: false, refusal: 'schema', errors }
+}
+
+/**
+ * What to do about the yaml package's terser errors, by their code: the commonest slips in a file
+ * written by hand (an indent off by a space, a missing space after a colon) read as a parser's words.
+ */
+const SYNTAX_HINTS: Partial<Record<string, string>> = {
+  BAD_INDENT: ' (check the indentation of this line: the fields of one mapping start in the same column, indented under the key they belong to)',
+  MISSING_CHAR: ' (check the indentation of this line: the fields of one mapping start in the same column, and a list item starts with "- ")',
+  MULTILINE_IMPLICIT_KEY: ' (a field is written key: value, with a space after the colon)',
 }
 
 /** The yaml package's message without its own position (the error says where, once). */
