@@ -25,32 +25,41 @@ function unwrap(schema: unknown): unknown {
 
 const shapeOf = (s: unknown) => (defOf(s)?.type === 'object' ? (defOf(s)!.shape as Record<string, unknown>) : undefined)
 
-/** The branch of a union `value` was written for: a literal field it matches (e.g. `fact`) first, then the most fields it has. */
+/** How well `value` fits an option of a union: 100 for each literal field it matches (e.g. `fact`), -100 for one it contradicts, 1 for each other field it has. */
+function fit(option: unknown, value: unknown): number {
+  const o = unwrap(option)
+  if (defOf(o)?.type === 'union') return Math.max(...(defOf(o)!.options as unknown[]).map((x) => fit(x, value)))
+  const shape = shapeOf(o)
+  if (!shape) return -1
+  const fields = value && typeof value === 'object' ? (value as Record<string, unknown>) : {}
+  let n = 0
+  for (const [k, field] of Object.entries(shape)) {
+    if (!(k in fields)) continue
+    const literal = defOf(unwrap(field))
+    n += literal?.type === 'literal' ? ((literal.values as unknown[]).includes(fields[k]) ? 100 : -100) : 1
+  }
+  return n
+}
+
+/** The option of a union `value` was written for: a literal field it matches first, then the most fields it has. */
+function bestOption(options: unknown[], value: unknown): number {
+  let best = 0
+  for (let i = 1; i < options.length; i++) if (fit(options[i], value) > fit(options[best], value)) best = i
+  return best
+}
+
+/** The branch of a union `value` was written for (nested unions followed down to an object). */
 function branchFor(schema: unknown, value: unknown): unknown {
   let s = unwrap(schema)
   while (defOf(s)?.type === 'union') {
-    const fields = value && typeof value === 'object' ? (value as Record<string, unknown>) : {}
-    const score = (option: unknown): number => {
-      const o = unwrap(option)
-      if (defOf(o)?.type === 'union') return Math.max(...(defOf(o)!.options as unknown[]).map(score))
-      const shape = shapeOf(o)
-      if (!shape) return -1
-      let n = 0
-      for (const [k, field] of Object.entries(shape)) {
-        if (!(k in fields)) continue
-        const literal = defOf(unwrap(field))
-        n += literal?.type === 'literal' ? ((literal.values as unknown[]).includes(fields[k]) ? 100 : -100) : 1
-      }
-      return n
-    }
     const options = defOf(s)!.options as unknown[]
-    s = unwrap(options.reduce((best, o) => (score(o) > score(best) ? o : best)))
+    s = unwrap(options[bestOption(options, value)])
   }
   return s
 }
 
-/** The fields the object at `path` of the document takes, in the schema's order; undefined when the place is not an object. */
-export function fieldsAt(schema: z.ZodType, path: DocumentPath, data: unknown): string[] | undefined {
+/** The schema at `path` of the document (unions followed by the value written), or undefined where the path leaves it. */
+function schemaAt(schema: z.ZodType, path: DocumentPath, data: unknown): unknown {
   let s: unknown = schema
   let value = data
   for (const key of path) {
@@ -62,7 +71,28 @@ export function fieldsAt(schema: z.ZodType, path: DocumentPath, data: unknown): 
     else return undefined
     value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined
   }
-  const shape = shapeOf(branchFor(s, value))
+  return unwrap(s)
+}
+
+/**
+ * The option of the union at `path` that the value names by a literal field (`count: allowed`
+ * names the count condition, whatever else is wrong in it), or undefined when none does.
+ */
+export function namedOption(schema: z.ZodType, path: DocumentPath, data: unknown): number | undefined {
+  const union = schemaAt(schema, path, data)
+  if (defOf(union)?.type !== 'union') return undefined
+  const options = defOf(union)!.options as unknown[]
+  let value = data
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined
+  const i = bestOption(options, value)
+  return fit(options[i], value) >= 100 ? i : undefined
+}
+
+/** The fields the object at `path` of the document takes, in the schema's order; undefined when the place is not an object. */
+export function fieldsAt(schema: z.ZodType, path: DocumentPath, data: unknown): string[] | undefined {
+  let value = data
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined
+  const shape = shapeOf(branchFor(schemaAt(schema, path, data), value))
   return shape ? Object.keys(shape) : undefined
 }
 

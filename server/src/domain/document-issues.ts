@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { fieldsAt, unknownFieldMessage } from './document-fields.ts'
+import { fieldsAt, namedOption, unknownFieldMessage } from './document-fields.ts'
 
 /**
  * A schema's issues in words, for readDocument (document-text.ts): each zod issue becomes errors
@@ -43,7 +43,9 @@ export function explainIssue(issue: Issue, base: DocumentPath, data: unknown, wo
         const options = (issue as { options?: unknown[] }).options ?? []
         return [{ path, message: value === undefined ? 'is required' : `must be one of ${quoteAll(options)}` }]
       }
-      const best = meantBranch(issue.errors)
+      // The branch the value names by a literal field (`count: allowed`), else the one nearest to it.
+      const named = schema ? namedOption(schema, path, data) : undefined
+      const best = named !== undefined ? issue.errors[named] : meantBranch(issue.errors)
       if (!best?.length) return [{ path, message: 'is not valid here' }]
       return best.flatMap((i) => explainIssue(i, path, data, wording, schema))
     }
