@@ -1,5 +1,5 @@
 import type { AgentPolicy } from '../schemas/agent-policy.ts'
-import type { DocumentPath } from './document-issues.ts'
+import type { DocumentPath } from './document-fields.ts'
 import type { DocumentError } from './document-text.ts'
 import { agentNamed, type PolicyAgentGrant, type PolicyRuleModel, type PolicyTool, type ResolvedPolicy } from './agent-policy-model.ts'
 import { ruleConflicts } from './agent-policy-rule-checks.ts'

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../core/canonical-json.ts'
-import type { DocumentPath } from './document-issues.ts'
+import type { DocumentPath } from './document-fields.ts'
 import type { PolicyRuleModel } from './agent-policy-model.ts'
 import { type Condition, isCount } from './agent-rules.ts'
 

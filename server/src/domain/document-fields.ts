@@ -1,5 +1,7 @@
 import type { z } from 'zod'
-import type { DocumentPath } from './document-issues.ts'
+
+/** Where in a document: the keys and indexes from its root. */
+export type DocumentPath = PropertyKey[]
 
 /**
  * What an unknown field of a document should have been: the fields the object at its place takes,

@@ -1,12 +1,11 @@
 import type { z } from 'zod'
-import { fieldsAt, namedOption, unknownFieldMessage } from './document-fields.ts'
+import { type DocumentPath, fieldsAt, namedOption, unknownFieldMessage } from './document-fields.ts'
 
 /**
  * A schema's issues in words, for readDocument (document-text.ts): each zod issue becomes errors
  * with their full path, a union's issues those of the branch the writer meant.
  */
 
-export type DocumentPath = PropertyKey[]
 type Issue = z.core.$ZodIssue
 type Explained = { path: DocumentPath; message: string; onKey?: boolean }
 

@@ -1,6 +1,7 @@
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml'
 import type { z } from 'zod'
-import { type DocumentPath, type DocumentWording, explainIssue } from './document-issues.ts'
+import type { DocumentPath } from './document-fields.ts'
+import { type DocumentWording, explainIssue } from './document-issues.ts'
 
 /**
  * A document an operator writes (YAML, or JSON, which is YAML) read against a zod schema. Every
