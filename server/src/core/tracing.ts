@@ -82,9 +82,7 @@ export function outsideSpan(request: Request, operation: string, answer: () => R
   try {
     return answered(span, context.with(trace.setSpan(parent, span), answer))
   } catch (err) {
-    span.recordException(err as Error)
-    span.setStatus({ code: SpanStatusCode.ERROR })
-    throw err
+    throw failedOn(span, err)
   } finally {
     span.end()
   }
@@ -116,12 +114,17 @@ async function endedAfter<T>(span: Span, work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (err) {
-    span.recordException(err as Error)
-    span.setStatus({ code: SpanStatusCode.ERROR })
-    throw err
+    throw failedOn(span, err)
   } finally {
     span.end()
   }
+}
+
+/** `err` recorded on `span` (an error status), and given back to be thrown on. */
+function failedOn(span: Span, err: unknown): unknown {
+  span.recordException(err as Error)
+  span.setStatus({ code: SpanStatusCode.ERROR })
+  return err
 }
 
 /** Sets attributes on the span of the work under way (the request's workspace once it is known). */

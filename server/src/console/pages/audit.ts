@@ -2,7 +2,7 @@ import type { TimePosition } from '../../core/paging.ts'
 import type { AuditAction, AuditEntry, AuditFilter, AuditKind } from '../../domain/audit.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { factList, when } from './describe.ts'
+import { factList, queryOf, when } from './describe.ts'
 import { positionParam } from './inbox.ts'
 import { layout } from './layout.ts'
 
@@ -54,15 +54,8 @@ const KIND_WORDS: Record<AuditKind, string> = {
 }
 
 /** The list's address with this filter (and, for a later page, its position). */
-function auditQuery(f: AuditFilter, before?: TimePosition): string {
-  const q = new URLSearchParams()
-  if (f.kind) q.set('kind', f.kind)
-  if (f.who) q.set('who', f.who)
-  if (f.subject) q.set('subject', f.subject)
-  if (before) q.set('before', positionParam(before))
-  const text = q.toString()
-  return `/console/audit${text ? `?${text}` : ''}`
-}
+const auditQuery = (f: AuditFilter, before?: TimePosition) =>
+  `/console/audit${queryOf({ kind: f.kind, who: f.who, subject: f.subject, before: before && positionParam(before) })}`
 
 /** Who acted, linked to the list of what they did. */
 function who(e: AuditEntry, f: AuditFilter): Html {

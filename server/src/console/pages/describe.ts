@@ -42,3 +42,11 @@ export function shownOnce(label: Html | string, value: string): Html {
   return html`<label for="secret">${label}</label>
 <div class="copy"><input id="secret" type="text" readonly value="${value}" class="secret" autocomplete="off" spellcheck="false"><button type="button" data-copy="secret">Copy</button></div>`
 }
+
+/** A page's query string from its filter's fields (those given, in this order), or '' when none is. */
+export function queryOf(fields: Record<string, string | undefined>): string {
+  const q = new URLSearchParams()
+  for (const [name, value] of Object.entries(fields)) if (value) q.set(name, value)
+  const text = q.toString()
+  return text ? `?${text}` : ''
+}

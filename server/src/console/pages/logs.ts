@@ -2,7 +2,7 @@ import type { TimePosition } from '../../core/paging.ts'
 import type { RequestLogEntry } from '../../schemas/request-log.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { when } from './describe.ts'
+import { queryOf, when } from './describe.ts'
 import { positionParam } from './inbox.ts'
 import { layout } from './layout.ts'
 
@@ -13,15 +13,8 @@ import { layout } from './layout.ts'
  */
 export type LogFilter = { status?: string; operation?: string; credentialId?: string }
 
-function logsQuery(filter: LogFilter, after?: TimePosition): string {
-  const q = new URLSearchParams()
-  if (filter.status) q.set('status', filter.status)
-  if (filter.operation) q.set('operation', filter.operation)
-  if (filter.credentialId) q.set('credential', filter.credentialId)
-  if (after) q.set('after', positionParam(after))
-  const s = q.toString()
-  return s ? `?${s}` : ''
-}
+const logsQuery = (filter: LogFilter, after?: TimePosition) =>
+  queryOf({ status: filter.status, operation: filter.operation, credential: filter.credentialId, after: after && positionParam(after) })
 
 function call(e: RequestLogEntry): Html {
   const refused = e.status >= 400
