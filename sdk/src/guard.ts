@@ -98,7 +98,7 @@ export class ApprovalRequiredError extends GrowthError {
   /** True when the guard gave up waiting after `timeoutMs`: the approval is still pending and may yet be decided. */
   readonly timedOut: boolean
   constructor(authorization: AgentAuthorization, detail?: { expired?: boolean; timedOut?: boolean; message?: string; requestId?: string }) {
-    super(detail?.message ?? `Waiting for a person to decide approval ${authorization.approvalId}: ${authorization.reason}`, { requestId: detail?.requestId })
+    super(detail?.message ?? `A person must decide approval ${authorization.approvalId} before this runs: ${authorization.reason} (with waitForApproval the guard waits for the decision).`, { requestId: detail?.requestId })
     this.authorizationId = authorization.authorizationId
     this.approvalId = authorization.approvalId ?? ''
     this.reason = authorization.reason

@@ -318,6 +318,8 @@ describe('agent.guard: denied', () => {
       approvalId: approval.id, authorizationId: requests[0].authorizationId, reason: requests[0].reason,
     })
     expect(out.error.approvalId).toMatch(/^apr_/)
+    // Nothing waited: the message says what must happen, not that the SDK is waiting.
+    expect(out.error.message).toBe(`A person must decide approval ${approval.id} before this runs: ${requests[0].reason} (with waitForApproval the guard waits for the decision).`)
     expect(approval).toMatchObject({ kind: 'agent_request', subjectId: requests[0].authorizationId, summary: SEND.summary })
     expect(requests[0].result).toBeNull()
   })
