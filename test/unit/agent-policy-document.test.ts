@@ -123,6 +123,7 @@ describe('parsePolicy', () => {
   test('an effect, missingFacts or an empty match outside their values are refused', () => {
     expect(errorsOf(withLine(14, 'missingFacts: sometimes'))).toEqual(['line 14, column 15: missingFacts: must be one of require_approval, ignore'])
     expect(errorsOf(withLine(25, '    match: []'))).toEqual(['line 25, column 12: rules[1].match: must list at least one { tool, action }'])
+    expect(errorsOf(withLine(19, '    agents: []'))).toEqual(['line 19, column 13: rules[0].agents: must list at least one agent (its name or id), or be left out to apply to every agent'])
     expect(errorsOf(withLine(24, '  - effect: allow'))).toEqual(['line 24, column 13: rules[1].effect: must be one of deny, require_approval'])
   })
 

@@ -96,7 +96,7 @@ const PolicyRule = z
       .array(z.strictObject({ tool: Key('A tool key.'), action: Key('An action key of the tool (absent: every action of it).').optional() }))
       .min(1, { message: 'must list at least one { tool, action }' })
       .describe('The tool actions it covers.'),
-    agents: z.array(Words('An agent id or name.')).min(1).optional().describe('The agents it applies to (absent: every agent).'),
+    agents: z.array(Words('An agent id or name.')).min(1, { message: 'must list at least one agent (its name or id), or be left out to apply to every agent' }).optional().describe('The agents it applies to (absent: every agent).'),
     when: z.array(Condition).optional().describe('Every condition must hold (absent or empty: always).'),
   })
   .describe('A rule for agents.')
