@@ -44,7 +44,8 @@ test('the tour of the README, and the shell examples of the docs, run as written
   }
   // As the tour says to start it for its webhook part: receivers on this machine allowed.
   // growth login saves its profile in the copy, not in the home folder of whoever runs the tests.
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', GROWTH_CONFIG_DIR: join(clone, '.config-growth') }
+  // LOG_FORMAT=pretty: the banner as a person pasting the tour sees it in a terminal.
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.0/8', GROWTH_CONFIG_DIR: join(clone, '.config-growth') }
   delete (env as Record<string, string | undefined>).DATABASE_URL
   // Its own process group, so that whatever the tour leaves running ends with the test.
   const server = Bun.spawn(['npm', 'start'], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe', detached: true })

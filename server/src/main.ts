@@ -2,9 +2,8 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
-import { createLogger } from './core/log.ts'
+import { createLogger, logFormatFor } from './core/log.ts'
 import { relyingPartyOf } from './core/relying-party.ts'
-import { lastFour } from './core/secret-hint.ts'
 import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
@@ -19,6 +18,7 @@ import { startTracing } from './tracing-setup.ts'
 import { metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 import { shownUrl } from './core/shown-url.ts'
+import { printStartBanner, type StartBanner } from './start-banner.ts'
 
 /**
  * `npm start`: migrate, seed a demo workspace on the first start of an empty embedded database,
@@ -106,45 +106,28 @@ try {
   process.exit(1)
 }
 /** At an IP address the console has no passkeys (docs/console.md, "Passkeys"): say what to set. */
-function passkeysNote(linkUrl: string): string[] {
+function passkeysNote(linkUrl: string): string | undefined {
   const url = new URL(linkUrl)
-  if (!('unavailable' in relyingPartyOf(url.href))) return []
-  return [`    (passkeys need a host name, not ${url.hostname}: start with CONSOLE_URL=http://localhost:${url.port}/console to add one)`]
+  if (!('unavailable' in relyingPartyOf(url.href))) return undefined
+  return `(passkeys need a host name, not ${url.hostname}: start with CONSOLE_URL=http://localhost:${url.port}/console to add one)`
 }
 const base = `${server.url}/api/v1`
-const lines = [
-  '',
-  `Growth Automation Service listening on ${base}`,
-  `  database: ${db!.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`}`,
-  `  reference: ${base}/reference`,
-  ...(server.metricsUrl ? [`  metrics: ${server.metricsUrl}`] : []),
-  ...(config.tracing ? [`  traces: ${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`] : []),
-]
+const banner: StartBanner = {
+  api: base,
+  database: db!.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`,
+  reference: `${base}/reference`,
+  ...(server.metricsUrl ? { metrics: server.metricsUrl } : {}),
+  ...(config.tracing ? { traces: `${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}` } : {}),
+}
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')
   writeSecret(envFile, demoEnv(base, demo, ownerLink))
-  // In full on the first start only: a later start's output (often a captured log) shows the last four.
-  const shown = demoSeededNow ? (secret: string) => secret : lastFour
-  lines.push(
-    '',
-    `Demo workspace: ${demo.workspace.name} (${demo.workspace.id}, plan ${demo.workspace.plan})`,
-    `  live token: ${shown(demo.tokens.live)}`,
-    `  test token: ${shown(demo.tokens.test)}`,
-    ...demo.agents.map((a) => `  agent ${a.name} (${a.id}): ${shown(a.credential)}`),
-    `  fixtures: ${Object.entries(demo.fixtures).map(([k, v]) => `${k}=${v}`).join(' ')}`,
-    ...(ownerLink
-      ? [
-          `  console: sign in as ${ownerLink.owner.name} (${ownerLink.owner.email}, owner) with ${ownerLink.url}`,
-          `    (one use, until ${ownerLink.expiresAt}; every start prints a new link, or: growth admin person link ${ownerLink.owner.id})`,
-          ...passkeysNote(ownerLink.url),
-        ]
-      : []),
-    ...(demoSeededNow ? [] : [`  (printed in full on the first start only; read them in ${envFile}, readable only by you)`]),
-    '',
-    `Try it, in another terminal (${envFile} sets BASE, TOKEN, AGENT and the fixture ids):`,
-    `  source ${envFile}`,
-    demoSeededNow ? `  curl -s ${base}/missions -H "Authorization: Bearer ${demo.tokens.live}"` : `  curl -s "$BASE/missions" -H "Authorization: Bearer $TOKEN"`,
-  )
+  banner.demo = {
+    workspace: demo,
+    envFile,
+    seededNow: demoSeededNow,
+    ...(ownerLink ? { owner: { ...ownerLink.owner, url: ownerLink.url, expiresAt: ownerLink.expiresAt, passkeysNote: passkeysNote(ownerLink.url) } } : {}),
+  }
 }
 // A failure no request awaits (postgres.js can throw from a socket callback while the database goes
 // away) must not take the server down: log it on one line and keep serving.
@@ -173,7 +156,7 @@ process.on('SIGINT', () => void shutdown('SIGINT'))
 
 // The banner last: a signal sent as soon as it is read (a supervisor, a test) must find the handlers
 // above in place (in Bun, a SIGTERM right after output printed before process.on was ended the process).
-console.log(lines.join('\n'))
+printStartBanner(banner, logFormatFor(config.logFormat, 'stdout'))
 
 /**
  * Runs this script with GROWTH_PREPARE_ONLY=1 and waits for it: it creates, migrates and seeds the

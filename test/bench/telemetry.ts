@@ -36,7 +36,7 @@ import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import type { Sql } from '../../server/src/store/driver/db.ts'
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
-import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
+import { type ServerProcess, startBanner, startServerProcess } from '../support/server-process.ts'
 import { cleanupStep, cpuSecondsOf, envNumber, median, runBenchmark, verdict } from './support.ts'
 
 const ROUTE = '/api/v1/missions'
@@ -106,7 +106,7 @@ async function main(): Promise<number> {
   // The same settings as plain, in a process of its own: how far two identical servers differ in this run.
   servers.push(await startServerProcess(common))
   const [plain, observed, metricsOnly, sampled, control] = servers as [ServerProcess, ServerProcess, ServerProcess, ServerProcess, ServerProcess]
-  const metricsUrl = /metrics: (\S+)/.exec(observed.out)?.[1]
+  const metricsUrl = startBanner(observed.out)?.metrics
 
   // The servers' secrets key (in DATA_DIR): a workspace's key is sealed with it.
   useSecretsKeyring(loadSecretsKeyring(process.env, tmpDir))

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { type Answer, callAt } from '../support/http-call.ts'
+import { startBanner } from '../support/server-process.ts'
 
 /**
  * Real server processes for the fault suite: `bun server/src/main.ts` (what `npm start` runs), each
@@ -68,7 +69,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   let listening: () => void = () => {}
   const seen = new Promise<void>((res) => (listening = res))
   const check = () => {
-    if (/listening on \S+/.test(out.text) && out.text.includes('reference:')) listening()
+    if (startBanner(out.text)) listening()
   }
   void drain(proc.stdout as ReadableStream<Uint8Array>, out, check)
   void drain(proc.stderr as ReadableStream<Uint8Array>, err)
@@ -79,7 +80,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     proc.kill('SIGKILL')
     throw new Error(`server process ${result === 'exited' ? 'exited' : 'did not start within 30 s'}: ${output()}`)
   }
-  const base = /listening on (\S+)/.exec(out.text)![1]!
+  const base = startBanner(out.text)!.api
   return {
     proc,
     base,

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { makeWorkspace, getHarness } from '../harness.ts'
+import { startBanner } from '../support/server-process.ts'
 
 /**
  * How `npm start` (server/src/main.ts) stops, as an operator sees it: the first SIGTERM or Ctrl-C
@@ -30,7 +31,7 @@ describe.skipIf(!url)('stopping the server (PostgreSQL server)', () => {
     const reader = proc.stdout.getReader()
     let out = ''
     const deadline = Date.now() + 25_000
-    while (!out.includes('reference:')) {
+    while (!startBanner(out)) {
       if (Date.now() > deadline) throw new Error(`no banner: ${out}`)
       const { value, done } = await reader.read()
       if (done) throw new Error(`exited early: ${out} ${await new Response(proc.stderr).text()}`)
@@ -41,7 +42,7 @@ describe.skipIf(!url)('stopping the server (PostgreSQL server)', () => {
       for (let r = await reader.read(); !r.done; r = await reader.read()) out += new TextDecoder().decode(r.value)
       return out
     })()
-    return { proc, base: /listening on (\S+)/.exec(out)![1]!, logged }
+    return { proc, base: startBanner(out)!.api, logged }
   }
 
   /** Holds missions locked until `release` is called, so that a read of them waits. */

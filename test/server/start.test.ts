@@ -5,12 +5,15 @@ import { join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '../..')
 
-/** Start `bun server/src/main.ts` (what npm start runs; or `command`, e.g. npm start itself) and wait for its banner. */
+/**
+ * Start `bun server/src/main.ts` (what npm start runs; or `command`, e.g. npm start itself) and wait
+ * for its banner, as a person at a terminal sees it (LOG_FORMAT=pretty: what a terminal defaults to).
+ */
 async function start(env: Record<string, string>, command = [process.execPath, 'server/src/main.ts'], opts: { detached?: boolean } = {}) {
   const proc = Bun.spawn(command, {
     detached: opts.detached ?? false,
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_FORMAT: 'pretty', ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -97,6 +100,60 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
       const again = await fetch(`${second.base}/missions`, { headers: { Authorization: `Bearer ${live}` } })
       expect(again.status).toBe(200)
       expect(await stop(second.proc)).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  },
+  60_000,
+)
+
+test.skipIf(Boolean(process.env.DATABASE_URL))(
+  'npm start whose stdout is no terminal (a process manager, a pipe) prints JSON lines only: the banner is an entry naming where it listens and the file with the demo credentials, never one of them, whatever LOG_LEVEL says',
+  async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-start-json-'))
+    try {
+      // No LOG_FORMAT: stdout is a pipe, so JSON, as under a process manager.
+      const { LOG_FORMAT: _format, ...env } = process.env
+      const proc = Bun.spawn([process.execPath, 'server/src/main.ts'], {
+        cwd: ROOT,
+        env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', DATA_DIR: dataDir },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      const reader = proc.stdout.getReader()
+      let out = ''
+      const deadline = Date.now() + 25_000
+      while (!/Demo workspace.*\n/.test(out)) {
+        if (Date.now() > deadline) throw new Error(`no banner: ${out}`)
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`exited early: ${out} ${await new Response(proc.stderr).text()}`)
+        out += new TextDecoder().decode(value)
+      }
+      reader.releaseLock()
+      const lines = out.trim().split('\n')
+      // Each line one JSON object (`| jq` reads it all), the banner's two among them.
+      const entries = lines.map((line) => JSON.parse(line) as Record<string, string>)
+      const listening = entries.find((e) => e.msg?.startsWith('Growth Automation Service listening on '))!
+      expect(listening).toMatchObject({ level: 'info', database: `embedded PostgreSQL (PGlite) in ${dataDir}` })
+      expect(listening.msg).toBe(`Growth Automation Service listening on ${listening.api}`)
+      expect(listening.reference).toBe(`${listening.api}/reference`)
+      expect(Date.parse(listening.time!)).toBeGreaterThan(Date.now() - 60_000)
+      const envFile = join(dataDir, 'demo.env')
+      const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'))
+      const demoEntry = entries.find((e) => e.msg?.startsWith('Demo workspace'))!
+      expect(demoEntry).toMatchObject({ level: 'info', workspaceId: demo.workspace.id, envFile })
+      expect(demoEntry.msg).toBe(`Demo workspace: ${demo.workspace.name} (${demo.workspace.id}, plan ${demo.workspace.plan}); its credentials and fixture ids are in ${envFile}`)
+      expect(demoEntry.consoleSignIn).toMatch(/^growth admin person link per_\w+$/)
+      // This start seeded it, and still no credential is in the log: not in full, not its end, no sign-in link.
+      for (const secret of [demo.tokens.live, demo.tokens.test, ...demo.agents.map((a: { credential: string }) => a.credential)]) {
+        expect(out).not.toContain(secret.slice(-8))
+      }
+      expect(out).not.toContain('/signin/')
+      // The file has them, and they work.
+      expect(readFileSync(envFile, 'utf8')).toContain(`export TOKEN="${demo.tokens.live}"`)
+      const missions = await fetch(`${listening.api}/missions`, { headers: { Authorization: `Bearer ${demo.tokens.live}` } })
+      expect(missions.status).toBe(200)
+      expect(await stop(proc)).toBe(0)
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }

@@ -33,20 +33,36 @@ export function collect(stream: ReadableStream<Uint8Array>): () => string {
   return () => text
 }
 
+/** What a server's start banner says, read from its stdout once printed whole: text on a terminal (LOG_FORMAT=pretty), else a JSON line. */
+export type StartBanner = { api: string; reference: string; metrics?: string; traces?: string }
+
+/** The banner in `stdout`, or undefined while it is not printed yet (server/src/start-banner.ts). */
+export function startBanner(stdout: string): StartBanner | undefined {
+  for (const line of stdout.split('\n').slice(0, -1)) {
+    if (!line.startsWith('{') || !line.includes('"Growth Automation Service listening on ')) continue
+    const { api, reference, metrics, traces } = JSON.parse(line)
+    return { api, reference, metrics, traces }
+  }
+  const text = /listening on (\S+)\n(?:  .*\n)*?  reference: (\S+)\n((?:  .*\n)*)/.exec(stdout)
+  if (!text) return undefined
+  const rest = text[3]!
+  return { api: text[1]!, reference: text[2]!, metrics: /  metrics: (\S+)/.exec(rest)?.[1], traces: /  traces: (.+)/.exec(rest)?.[1] }
+}
+
 /** Starts a server and waits for its banner (the line naming its base URL). */
 export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 90_000, opts: SpawnOptions = {}): Promise<ServerProcess> {
   const proc = spawnServer(env, opts)
   const stdout = collect(proc.stdout as ReadableStream<Uint8Array>)
   const stderr = collect(proc.stderr as ReadableStream<Uint8Array>)
   const deadline = Date.now() + timeoutMs
-  while (!stdout().includes('reference:')) {
+  while (!startBanner(stdout())) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill('SIGKILL')
       throw new Error(`server did not start (exit ${proc.exitCode}): ${stdout()} ${stderr()}`)
     }
     await Bun.sleep(50)
   }
-  const base = /listening on (\S+)/.exec(stdout())![1]!
+  const base = startBanner(stdout())!.api
   return { proc, out: stdout(), base, stdout, stderr }
 }
 

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
-import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
+import { type ServerProcess, startBanner, startServerProcess } from '../support/server-process.ts'
 
 /**
  * A collector that is not there (a wrong OTEL_EXPORTER_OTLP_ENDPOINT, or one that is down) is told
@@ -76,7 +76,7 @@ test('a collector away is one warning naming the endpoint, and its return one li
   expect(warned).toHaveLength(1)
   expect(warned[0]!.level).toBe('warn')
   expect(warned[0]!.endpoint).toBe(`http://growth:***@127.0.0.1:${port}/v1/traces`)
-  expect(s.out).toContain(`traces: http://growth:***@127.0.0.1:${port}/v1/traces`)
+  expect(startBanner(s.out)!.traces).toStartWith(`http://growth:***@127.0.0.1:${port}/v1/traces `)
   expect(warned[0]!.reason).toBeTruthy()
 
   // The collector comes up on that port: the spans go there, and the log says so once.

@@ -6,7 +6,7 @@ import postgres from 'postgres'
 import { makeWorkspace } from '../harness.ts'
 import { freePort } from '../support/ports.ts'
 import { promtool, runPromtool, type Samples, scrape, value } from '../support/prometheus.ts'
-import { ROOT, runToExit, type ServerProcess, startServerProcess } from '../support/server-process.ts'
+import { ROOT, runToExit, type ServerProcess, startBanner, startServerProcess } from '../support/server-process.ts'
 
 /**
  * Metrics as an operator scrapes them (issue 29, CONTRACT: Observability): a real server process
@@ -36,7 +36,7 @@ beforeAll(async () => {
     agent = ws.agent.credential
   }
   server = await startServerProcess({ DATA_DIR: dataDir, METRICS_PORT: '0', WEBHOOK_WORKERS: '0' })
-  metricsUrl = /metrics: (\S+)/.exec(server.out)![1]!
+  metricsUrl = startBanner(server.out)!.metrics!
   if (!process.env.DATABASE_URL) {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'))
     token = demo.tokens.live

@@ -12,7 +12,7 @@ import { growthIn } from '../cli/run.ts'
 import { makeWorkspace } from '../harness.ts'
 import { checkReceived } from '../support/event-models.ts'
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts'
-import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
+import { type ServerProcess, startBanner, startServerProcess } from '../support/server-process.ts'
 import { startGuard, tempDir } from '../mcp/support/guard.ts'
 
 /**
@@ -123,7 +123,7 @@ describe('one SDK write that causes a webhook', () => {
     // The endpoint's URL without its query, where a receiver may keep a token.
     expect(delivery.attributes['url.full']).toBe(`http://127.0.0.1:${hooks.port}/hook`)
     expect(delivered.some((body) => body.includes(answer.authorizationId))).toBe(true)
-    expect(server.out).toContain(`  traces: ${receiver.url}/v1/traces (OTLP http/protobuf), as growth-api\n`)
+    expect(startBanner(server.out)!.traces).toBe(`${receiver.url}/v1/traces (OTLP http/protobuf), as growth-api`)
     // The exporter spoke protobuf (OTEL_EXPORTER_OTLP_PROTOCOL's default).
     expect(receiver.contentTypes).toContain('application/x-protobuf')
   }, 60_000)

@@ -39,9 +39,14 @@ function plain(fields: Record<string, unknown>): Record<string, unknown> {
   return out
 }
 
+/** The format a logger writing to `to` uses: the one set, else pretty on a terminal and json elsewhere. */
+export function logFormatFor(format: LogFormat | undefined, to: LoggerOptions['to']): LogFormat {
+  return format ?? ((to === 'stdout' ? process.stdout : process.stderr).isTTY ? 'pretty' : 'json')
+}
+
 export function createLogger(level: LogLevel = 'info', opts: LoggerOptions = {}): Logger {
   const fd = opts.to === 'stdout' ? 1 : 2
-  const format = opts.format ?? ((fd === 1 ? process.stdout : process.stderr).isTTY ? 'pretty' : 'json')
+  const format = logFormatFor(opts.format, opts.to)
   const destination =
     format === 'pretty'
       ? pretty({ destination: fd, sync: true, colorize: Boolean((fd === 1 ? process.stdout : process.stderr).isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
