@@ -27,7 +27,7 @@ export { parsePolicyCases, type PolicyCase, testPolicy } from '../../server/src/
 export { decideApproval } from '../../server/src/domain/approvals.ts'
 export { operatorDecider } from '../../server/src/domain/deciders.ts'
 export { type Decider, describeDecider } from '../../server/src/core/decider.ts'
-export type { Actor } from '../../server/src/core/actor.ts'
+export { type Actor, actorText } from '../../server/src/core/actor.ts'
 export { decideAction } from '../../server/src/domain/actions.ts'
 export type { Action } from '../../server/src/schemas/actions.ts'
 export {

@@ -165,9 +165,13 @@ describe('growth admin agents stop / resume', () => {
   test('stop with a reason, then resume', async () => {
     const stopped = await growthJson(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Runaway spend'])
     expect(stopped).toMatchObject({ workspaceId, agentsStopped: true, reason: 'Runaway spend' })
-    expect(stopped.actor).toMatch(/^operator:/)
-    const resumed = await growthJson(['admin', 'agents', 'resume', '--workspace', workspaceId])
-    expect(resumed).toMatchObject({ workspaceId, agentsStopped: false })
+    // Who, as the audit list writes an actor; for a person at a terminal, the login and its kind.
+    expect(stopped.actor).toEqual({ kind: 'operator', name: expect.any(String) })
+    const resumed = await growth(['admin', 'agents', 'resume', '--workspace', workspaceId])
+    expect(resumed.stdout).toBe(`Resumed the agents of workspace ${workspaceId}\n  By: ${stopped.actor.name} (operator)\n`)
+    const stoppedAgain = await growth(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Runaway spend'])
+    expect(stoppedAgain.stdout).toContain(`  By:     ${stopped.actor.name} (operator)\n`)
+    expect(await growthJson(['admin', 'agents', 'resume', '--workspace', workspaceId])).toMatchObject({ workspaceId, agentsStopped: false, actor: stopped.actor })
   }, T)
 
   test('a stop when stopped, or a resume when running, changes nothing and records nothing; the first stop\'s reason stands', async () => {
@@ -176,7 +180,8 @@ describe('growth admin agents stop / resume', () => {
     expect(await growthJson(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Runaway spend'])).toMatchObject({ changed: true })
     const again = await growthJson(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Still runaway'])
     expect(again).toMatchObject({ workspaceId, agentsStopped: true, changed: false, reason: 'Runaway spend' })
-    expect(again.actor).toMatch(/^operator:/)
+    // The standing stop's actor, the same shape as a stop just made.
+    expect(again.actor).toEqual({ kind: 'operator', name: expect.any(String) })
     expect(Date.parse(again.since)).toBeGreaterThan(Date.now() - 60_000)
     const told = await growth(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Once more'])
     expect(told.code).toBe(0)

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { LINK_REFUSALS, peekLink, redeemLink } from '../../server/src/domain/sign-in.ts'
 import { endAllSessions, endSession, sessionOf } from '../../server/src/domain/sessions.ts'
 import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
+import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 import type { Sql } from '../../server/src/store/driver/db.ts'
 import { agentIn, authorize, decisionOf } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
@@ -255,4 +256,25 @@ describe('growth admin audit', () => {
     const other = await makeWorkspace()
     expect(jsonOf(await growth(['admin', 'audit', '--workspace', other.id, '--json']), 'audit').entries.filter((e: { subject: string }) => e.subject === p.id)).toEqual([])
   }, 120_000)
+})
+
+describe('growth admin agents stop when a person stopped them', () => {
+  test('names the standing stop\'s person as the audit list does: --json the same actor shape as a stop just made, the text by name and id', async () => {
+    const ws = await makeWorkspace()
+    const p = await add(ws.id, 'owner')
+    // The console's Stop, as the console calls it.
+    await setAgentsStopped(sql, { workspaceId: ws.id, stopped: true, reason: 'Spend spike', actor: { kind: 'person', id: p.id, name: p.name } })
+    const again = jsonOf(await growth(['admin', 'agents', 'stop', '--workspace', ws.id, '--reason', 'Also', '--json']), 'agents stop')
+    expect(again).toMatchObject({ changed: false, reason: 'Spend spike', actor: { kind: 'person', id: p.id, name: p.name } })
+    const told = await growth(['admin', 'agents', 'stop', '--workspace', ws.id, '--reason', 'Also'])
+    expect(told.stdout).toContain(`  By:     ${p.name} (${p.id})\n`)
+    // The audit list's actor of that stop is the same object.
+    const audit = jsonOf(await growth(['admin', 'audit', '--workspace', ws.id, '--kind', 'stop-switch', '--json']), 'audit')
+    expect(audit.entries.find((e: { action: string }) => e.action === 'agents.stopped')).toMatchObject({ actor: again.actor })
+    // Removed from the workspace since, they are still named: the record is of who did it.
+    await add(ws.id, 'owner')
+    expect((await growth(['admin', 'person', 'remove', p.id])).code).toBe(0)
+    const gone = jsonOf(await growth(['admin', 'agents', 'stop', '--workspace', ws.id, '--reason', 'Also', '--json']), 'agents stop')
+    expect(gone.actor).toEqual({ kind: 'person', id: p.id, name: p.name })
+  }, T)
 })

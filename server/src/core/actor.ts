@@ -16,14 +16,23 @@ export function actorOfDecider(d: Decider): Actor {
 
 /**
  * The actor of a stop or resume as the kill switch records it, in one line: `operator:<login>`,
- * `person:<id>`, `system:<name>`; and back (a line of another shape is an operator's own words).
+ * `person:<id>`, `system:<name>`; and back (a line of another shape is an operator's own words). A
+ * person's line holds their id only: `personName` is their name as read now (their id when they
+ * are no longer in the workspace).
  */
 export function actorLine(a: Actor): string {
   return a.kind === 'person' ? `person:${a.id}` : `${a.kind}:${a.name}`
 }
 
-export function actorOfLine(line: string): Actor {
+export function actorOfLine(line: string, personName?: string | null): Actor {
+  const person = /^person:(.+)$/.exec(line.trim())
+  if (person) return { kind: 'person', id: person[1]!, name: personName || person[1]! }
   const m = /^(operator|system):(.+)$/.exec(line.trim())
   if (m) return { kind: m[1] as 'operator' | 'system', name: m[2]! }
   return { kind: 'operator', name: line.trim() }
+}
+
+/** An actor for a terminal: a person as name and id, anyone else as name and kind. */
+export function actorText(a: Actor): string {
+  return a.kind === 'person' ? `${a.name} (${a.id})` : `${a.name} (${a.kind})`
 }

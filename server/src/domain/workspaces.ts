@@ -8,7 +8,6 @@ import { secretsKeyring } from '../core/secrets.ts'
 import { iso } from '../core/time.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { insertTools } from '../store/agent-tools.ts'
-import { selectPerson } from '../store/people.ts'
 import * as store from '../store/workspaces.ts'
 import { catalogueTools } from './agent-tools.ts'
 import { recordAudit } from './audit.ts'
@@ -34,7 +33,8 @@ export async function createWorkspace(sql: Db, opts: { name: string; plan?: stri
  * What a flip of the stop switch did: `changed` false when the switch already stood so (nothing
  * recorded); then, for a stop, `reason`, `actor` and `since` are the standing stop's.
  */
-type SwitchFlipped = { workspaceId: string; agentsStopped: boolean; changed: boolean; reason: string | null; actor: string | null; since?: string }
+/** `actor`: who made the change, or, when nothing changed, who made the standing stop (as the audit list writes an actor). */
+type SwitchFlipped = { workspaceId: string; agentsStopped: boolean; changed: boolean; reason: string | null; actor: Actor | null; since?: string }
 
 /**
  * The stop switch of a workspace's agents. `actor` says who flipped it, for the record and the
@@ -53,14 +53,21 @@ export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; sto
     const standing = await store.lockWorkspaceGate(tx, opts.workspaceId)
     if (standing?.agents_stopped === opts.stopped) {
       return {
-        workspaceId: opts.workspaceId, agentsStopped: opts.stopped, changed: false, reason: standing.stopped_reason, actor: standing.stopped_by,
+        workspaceId: opts.workspaceId, agentsStopped: opts.stopped, changed: false, reason: standing.stopped_reason,
+        actor: standingStopper(standing),
         ...(standing.stopped_at ? { since: iso(standing.stopped_at) } : {}),
       }
     }
     await store.setAgentsStopped(tx, opts.workspaceId, opts.stopped, line, reason)
     await recordAudit(tx, opts.workspaceId, actor, opts.stopped ? 'agents.stopped' : 'agents.resumed', opts.workspaceId, { reason: reason ?? undefined })
-    return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, changed: true, reason, actor: line }
+    return { workspaceId: opts.workspaceId, agentsStopped: opts.stopped, changed: true, reason, actor }
   })
+}
+
+/** Who made the standing stop: the gate names a person by their name, or by the line itself when they are gone. */
+function standingStopper(gate: { stopped_actor: string | null; stopped_by: string | null }): Actor | null {
+  if (!gate.stopped_actor) return null
+  return actorOfLine(gate.stopped_actor, gate.stopped_by === gate.stopped_actor ? null : gate.stopped_by)
 }
 
 /** The stop switch as a person reads it (the console): on or off, and when on since when, by whom (a name) and why. */
@@ -70,9 +77,6 @@ export async function agentsSwitch(sql: Db, workspaceId: string): Promise<Agents
   const gate = await store.selectWorkspaceGate(sql, workspaceId)
   if (!gate) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
   if (!gate.agents_stopped) return { stopped: false }
-  let by = gate.stopped_by
-  const person = by?.startsWith('person:') ? await selectPerson(sql, workspaceId, by.slice('person:'.length)) : undefined
-  if (person) by = person.name
-  else if (by) by = actorOfLine(by).name
+  const by = standingStopper(gate)?.name ?? null
   return { stopped: true, at: gate.stopped_at, by, reason: gate.stopped_reason }
 }

@@ -35,20 +35,23 @@ export type WorkspaceGate = {
 }
 
 /** The stop switch (with its latest stop: who, when, why) and the rules version. */
-export async function selectWorkspaceGate(sql: Db, workspaceId: string): Promise<WorkspaceGate | undefined> {
+export async function selectWorkspaceGate(sql: Db, workspaceId: string): Promise<StopSwitch | undefined> {
   return gateOf(sql, workspaceId, false)
 }
 
+/** The gate, and the line recorded for who made the standing stop (`person:<id>`, `operator:<login>`). */
+type StopSwitch = WorkspaceGate & { stopped_actor: string | null }
+
 /** The same, the workspace's row locked until the transaction ends (a flip of the switch reads, then writes). */
-export async function lockWorkspaceGate(tx: Tx, workspaceId: string): Promise<WorkspaceGate | undefined> {
+export async function lockWorkspaceGate(tx: Tx, workspaceId: string): Promise<StopSwitch | undefined> {
   return gateOf(tx, workspaceId, true)
 }
 
-async function gateOf(sql: Db, workspaceId: string, lock: boolean): Promise<WorkspaceGate | undefined> {
+async function gateOf(sql: Db, workspaceId: string, lock: boolean): Promise<StopSwitch | undefined> {
   // stopped_by: a person who stopped them (`person:<id>`) by their name, anyone else by the line
   // recorded (`operator:<login>`, `system:<name>`); selectGatewayView reads it the same way.
-  const [row] = await sql<WorkspaceGate[]>`
-    SELECT w.agents_stopped, w.rules_version, s.created_at AS stopped_at,
+  const [row] = await sql<StopSwitch[]>`
+    SELECT w.agents_stopped, w.rules_version, s.created_at AS stopped_at, s.actor AS stopped_actor,
            COALESCE((SELECT p.name FROM people p WHERE s.actor LIKE 'person:%' AND p.workspace_id = w.workspace_id AND p.id = substr(s.actor, 8)), s.actor) AS stopped_by, s.reason AS stopped_reason
     FROM workspaces w
     LEFT JOIN LATERAL (

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../context.ts'
-import { AUDIT_KINDS, listAudit } from '../../core.ts'
+import { actorText, AUDIT_KINDS, listAudit } from '../../core.ts'
 import { limitOption } from '../../limit-option.ts'
 import { JSON_FLAG } from '../../output.ts'
 
@@ -27,7 +27,7 @@ export function registerAudit(admin: Command) {
               ? `Nothing recorded in workspace ${opts.workspace} matches this filter.`
               : `Nothing recorded yet in workspace ${opts.workspace}.`
             : r.entries.map((e) => {
-                const who = e.actor.kind === 'person' ? `${e.actor.name} (${e.actor.id})` : `${e.actor.name} (${e.actor.kind})`
+                const who = actorText(e.actor)
                 const detail = Object.entries(e.detail).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')
                 return `${e.at}  ${who}  ${e.action} ${e.subject}${detail ? `  ${detail}` : ''}`
               }),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { operatorActor, withDatabase, type CommonOptions } from '../../../context.ts'
-import { setAgentsStopped } from '../../../core.ts'
+import { actorText, setAgentsStopped } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
 
 type Options = CommonOptions & { workspace: string; reason?: string }
@@ -16,7 +16,7 @@ export function registerAgentsResume(agents: Command) {
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
         const r = await setAgentsStopped(sql, { workspaceId: opts.workspace, stopped: false, reason: opts.reason, actor: operatorActor() })
-        out.result(r, () => (r.changed ? [`Resumed the agents of workspace ${r.workspaceId}`, `  By: ${r.actor}`] : [`The agents of workspace ${r.workspaceId} were not stopped; nothing changed.`]))
+        out.result(r, () => (r.changed ? [`Resumed the agents of workspace ${r.workspaceId}`, `  By: ${actorText(r.actor!)}`] : [`The agents of workspace ${r.workspaceId} were not stopped; nothing changed.`]))
       }),
     )
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { operatorActor, withDatabase, type CommonOptions } from '../../../context.ts'
-import { setAgentsStopped } from '../../../core.ts'
+import { actorText, setAgentsStopped } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
 
 type Options = CommonOptions & { workspace: string; reason: string }
@@ -18,8 +18,8 @@ export function registerAgentsStop(agents: Command) {
         const r = await setAgentsStopped(sql, { workspaceId: opts.workspace, stopped: true, reason: opts.reason, actor: operatorActor() })
         out.result(r, () =>
           r.changed
-            ? [`Stopped all agents of workspace ${r.workspaceId}`, `  Reason: ${r.reason}`, `  By:     ${r.actor}`]
-            : [`The agents of workspace ${r.workspaceId} were already stopped; nothing changed. The standing stop:`, `  Reason: ${r.reason ?? '(none recorded)'}`, `  By:     ${r.actor ?? '(not recorded)'}`, ...(r.since ? [`  Since:  ${r.since}`] : [])],
+            ? [`Stopped all agents of workspace ${r.workspaceId}`, `  Reason: ${r.reason}`, `  By:     ${actorText(r.actor!)}`]
+            : [`The agents of workspace ${r.workspaceId} were already stopped; nothing changed. The standing stop:`, `  Reason: ${r.reason ?? '(none recorded)'}`, `  By:     ${r.actor ? actorText(r.actor) : '(not recorded)'}`, ...(r.since ? [`  Since:  ${r.since}`] : [])],
         )
         out.note(`To let them act again: growth admin agents resume --workspace ${r.workspaceId}`)
       }),
