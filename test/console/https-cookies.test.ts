@@ -11,7 +11,7 @@ import { consoleAt, csrfOf } from '../support/console-session.ts'
  * A console whose public address (CONSOLE_URL) is https, served by this process over plain http,
  * as it is behind a proxy that ends TLS: every cookie it sets is Secure (the sign-in form's, the
  * session's, the shown-once page's, and the ones that end them), so a browser never sends them over
- * plain http.
+ * plain http; and every answer says Strict-Transport-Security.
  */
 let server: RunningServer
 let base: string
@@ -54,5 +54,23 @@ describe('the console behind a proxy that ends TLS (CONSOLE_URL https, served ov
 
     expect(set.map((c) => c.split('=')[0]).sort()).toEqual(['growth_session', 'growth_session', 'growth_shown', 'growth_shown', 'growth_signin', 'growth_signin'])
     expect(set.filter((c) => !/; Secure(;|$)/.test(c))).toEqual([])
+  })
+
+  test('every page, redirect and refusal tells the browser to use https alone (Strict-Transport-Security); a console at an http address says nothing of it', async () => {
+    const at = consoleAt(base)
+    const answers = [
+      (await at('/console/signin')).res,
+      (await at('/console/agents')).res,
+      (await at('/console/signin/gsl_unknown')).res,
+      (await at('/console/no-such-page')).res,
+      (await at('/console/signout', { form: { csrf: 'x' } })).res,
+    ]
+    expect(answers.map((r) => r.status)).toEqual([200, 303, 404, 303, 401])
+    for (const r of answers) expect(r.headers.get('strict-transport-security')).toBe('max-age=31536000')
+    // The harness's console: CONSOLE_URL unset, served over http.
+    const plain = consoleAt(new URL((await getHarness()).url).origin)
+    for (const path of ['/console/signin', '/console/agents', '/console/no-such-page']) {
+      expect((await plain(path)).res.headers.get('strict-transport-security')).toBeNull()
+    }
   })
 })

@@ -57,6 +57,15 @@ export function assetResponse(body: Uint8Array<ArrayBuffer>, type: string): Resp
 }
 
 /**
+ * Strict-Transport-Security for a console served over https: a browser that saw it once goes to
+ * https alone for a year, so no first request of a later visit travels in plain http where the
+ * session cookie could be asked for by a downgrade. Not includeSubDomains: the console's host may
+ * share its domain with sites the operator does not serve over https; not preload, which only the
+ * domain's owner can ask for. A TLS-ending proxy may send its own; this one says it when it does not.
+ */
+export const STRICT_TRANSPORT = ['Strict-Transport-Security', 'max-age=31536000'] as const
+
+/**
  * Whether cookies must be Secure: the console is served over https when the request's own URL says
  * so, or when its public address (CONSOLE_URL) is https, as it is behind a proxy that ends TLS and
  * passes plain http on (the server trusts no proxy's headers; the operator's setting says it).

@@ -7,7 +7,7 @@ import { newFormToken, sameToken, SIGNIN_COOKIE } from './csrf.ts'
 import { readForm } from './forms.ts'
 import type { Html } from './html.ts'
 import { messagePage } from './pages/layout.ts'
-import { cookieOf, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE } from './responses.ts'
+import { cookieOf, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE, STRICT_TRANSPORT } from './responses.ts'
 import type { ConsoleRole, ConsoleSession, ConsoleSessions, SignInMeta } from './session-port.ts'
 import { endShownCookie, openShown, SHOWN_PATH, type ShownPage, shownCookie } from './shown.ts'
 
@@ -47,25 +47,35 @@ export function routeKit(deps: ConsoleDeps) {
     pageResponse(messagePage({ title, message, session }), status)
   const notFound = (session: ConsoleSession | null) => problem(404, 'Not found', 'There is no such page in the console, or nothing by that id in your workspace.', session)
 
-  /** Every handler: its session read from the cookie, and whatever it throws turned into a page, never a stack trace. */
+  /**
+   * Every handler: its session read from the cookie, and whatever it throws turned into a page, never
+   * a stack trace. Over https (the console's public address says so), every answer tells the browser
+   * to use https alone for a year (responses.ts STRICT_TRANSPORT).
+   */
   const handle =
     (fn: (ctx: Ctx) => Promise<Response>) =>
-    async ({ request, params, server }: { request: Request; params: Record<string, string>; server: unknown }) => {
-      let session: ConsoleSession | null = null
-      try {
-        const sessionToken = cookieOf(request, SESSION_COOKIE)
-        session = sessionToken ? await sessions.sessionOf(sessionToken) : null
-        return await fn({ request, params: params ?? {}, server: server as Server, session, sessionToken })
-      } catch (error) {
-        if (error instanceof DomainError) {
-          const status = { not_found: 404, rule: 400, conflict: 409, allowance: 409 }[error.kind]
-          return problem(status, status === 404 ? 'Not found' : 'Not done', error.message, session)
-        }
-        // A sign-in link's path is its one-time token: logged as the route, never the token.
-        log.error('console request failed', { error, path: new URL(request.url).pathname.replace(/^\/console\/signin\/[^/]+/, '/console/signin/{token}') })
-        return problem(500, 'Something went wrong', 'The console could not answer this time; nothing was changed by this page. Try again in a moment.', session)
-      }
+    async (ctx: { request: Request; params: Record<string, string>; server: unknown }) => {
+      const response = await answer(fn, ctx)
+      if (secureCookies(ctx.request)) response.headers.set(...STRICT_TRANSPORT)
+      return response
     }
+
+  const answer = async (fn: (ctx: Ctx) => Promise<Response>, { request, params, server }: { request: Request; params: Record<string, string>; server: unknown }) => {
+    let session: ConsoleSession | null = null
+    try {
+      const sessionToken = cookieOf(request, SESSION_COOKIE)
+      session = sessionToken ? await sessions.sessionOf(sessionToken) : null
+      return await fn({ request, params: params ?? {}, server: server as Server, session, sessionToken })
+    } catch (error) {
+      if (error instanceof DomainError) {
+        const status = { not_found: 404, rule: 400, conflict: 409, allowance: 409 }[error.kind]
+        return problem(status, status === 404 ? 'Not found' : 'Not done', error.message, session)
+      }
+      // A sign-in link's path is its one-time token: logged as the route, never the token.
+      log.error('console request failed', { error, path: new URL(request.url).pathname.replace(/^\/console\/signin\/[^/]+/, '/console/signin/{token}') })
+      return problem(500, 'Something went wrong', 'The console could not answer this time; nothing was changed by this page. Try again in a moment.', session)
+    }
+  }
 
   /** A page that needs a signed-in person: without a session, the sign-in page. */
   const signedIn = (fn: (ctx: Ctx & { session: ConsoleSession }) => Promise<Response>) =>
