@@ -1312,6 +1312,8 @@ export interface components {
                 /** @description The tool key. */
                 tool: string;
             }[];
+            /** @description When a person retired it: its credentials no longer open anything, and its history is kept. null while it is active. */
+            retiredAt: string | null;
         };
         /** @description The gateway's decision on one request of an agent. */
         AgentAuthorization: {

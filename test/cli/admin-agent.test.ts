@@ -87,7 +87,14 @@ test(
     const made = jsonOf(await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Old Hand', '--allow', 'ads.pause_campaign', '--json']), 'admin agent create')
     const extra = jsonOf(await growth(['admin', 'agent', 'credential', 'create', '--workspace', ws.id, '--agent', made.id, '--json']), 'credential create')
     expect((await call('GET', '/api/v1/agent/me', { token: made.credential })).status).toBe(200)
+    const listed = async () => ((await call('GET', '/api/v1/agents?limit=100', { token: ws.live })).body.data as { id: string; retiredAt: string | null }[]).find((a) => a.id === made.id)!
+    expect((await listed()).retiredAt).toBeNull()
+    const retiring = Date.now()
     const retired = jsonOf(await growth(['admin', 'agent', 'retire', made.id, '--workspace', ws.id, '--json']), 'agent retire')
+    // The API's list still has it, and says since when it is retired.
+    const retiredAt = Date.parse((await listed()).retiredAt!)
+    expect(retiredAt).toBeGreaterThan(retiring - 5_000)
+    expect(retiredAt).toBeLessThan(Date.now() + 5_000)
     expect(retired).toEqual({ id: made.id, retired: true, alreadyRetired: false, revokedCredentials: [made.credentialId, extra.credentialId].sort() })
     expect((await call('GET', '/api/v1/agent/me', { token: made.credential })).status).toBe(401)
     expect((await call('GET', '/api/v1/agent/me', { token: extra.credential })).status).toBe(401)

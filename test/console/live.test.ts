@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { loadConfig } from '../../server/src/config.ts'
-import { createAgent, listAgents, retireAgent, retiredAgents } from '../../server/src/domain/agents.ts'
+import { agentOf, createAgent, listAgents, retireAgent } from '../../server/src/domain/agents.ts'
 import { createEndpoint } from '../../server/src/domain/webhooks.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { growthIn } from '../cli/run.ts'
@@ -198,10 +198,10 @@ describe('the console, live', () => {
     await page.waitForTimeout(300)
     expect(asked).toEqual(['Retire Short Lived? Its credentials stop working at once, and this cannot be undone.'])
     expect(page.url()).toBe(`${url}/console/agents/${doomed.id}`)
-    expect((await retiredAgents(sql, ws.id)).has(doomed.id)).toBe(false)
+    expect((await agentOf(sql, ws.id, doomed.id))!.retiredAt).toBeNull()
     page.once('dialog', (d) => void d.accept())
     await Promise.all([page.waitForURL(`${url}/console/agents/${doomed.id}?done=retired`), page.getByRole('button', { name: 'Retire Short Lived' }).click()])
-    expect((await retiredAgents(sql, ws.id)).has(doomed.id)).toBe(true)
+    expect((await agentOf(sql, ws.id, doomed.id))!.retiredAt).toBeString()
     expect(await cspViolations(page)).toEqual([])
     expect(errors).toEqual([])
   }, 90_000)

@@ -11,7 +11,7 @@ describe('GET /agents, /agents/tools, /agents/rules', () => {
     const before = await call('GET', '/api/v1/agents', { token: ws.live })
     expect(before.status).toBe(200)
     expect(before.body.data).toHaveLength(1)
-    expect(before.body.data[0]).toMatchObject({ id: ws.agent.id, name: 'Test agent', owner: 'workspace', lastActedAt: null })
+    expect(before.body.data[0]).toMatchObject({ id: ws.agent.id, name: 'Test agent', owner: 'workspace', lastActedAt: null, retiredAt: null })
     expect(before.body.data[0].permissions).toEqual([{ tool: 'ads', action: 'pause_campaign', sentence: 'Test agent may pause a campaign (ads.pause_campaign).' }])
     expect(before.body.data[0].ceilings).toEqual({ amounts: [], amountPercent: null, recipients: null, records: null, sentences: ['No amount in any currency.'] })
     await authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign' })

@@ -85,6 +85,7 @@ function toAgent(row: store.AgentRow): Agent {
     ceilings: ceilingsView(parseCeilings(row.ceilings)),
     lastActedAt: isoOrNull(row.last_acted_at),
     createdAt: iso(row.created_at),
+    retiredAt: isoOrNull(row.retired_at),
   }
 }
 
@@ -255,5 +256,3 @@ export async function agentCredentials(sql: Db, workspaceId: string, agentId: st
 }
 export type AgentCredential = Awaited<ReturnType<typeof agentCredentials>>[number]
 
-/** When each retired agent of the workspace was retired, by id. */
-export const retiredAgents = (sql: Db, workspaceId: string) => store.selectRetiredAgents(sql, workspaceId)

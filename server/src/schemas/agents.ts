@@ -37,6 +37,7 @@ export const Agent = z
     ceilings: Ceilings,
     lastActedAt: Timestamp.nullable().describe('When it last asked the gateway or reported a result.'),
     createdAt: Timestamp,
+    retiredAt: Timestamp.nullable().describe('When a person retired it: its credentials no longer open anything, and its history is kept. null while it is active.'),
   })
   .describe('An agent of the workspace, what it may do and the most it may ask for.')
 

@@ -92,12 +92,6 @@ export async function touchAgent(tx: Tx, workspaceId: string, agentId: string, a
     WHERE workspace_id = ${workspaceId} AND id = ${agentId}`
 }
 
-/** When each retired agent of the workspace was retired (active agents are left out). */
-export async function selectRetiredAgents(sql: Db, workspaceId: string): Promise<Map<string, Date>> {
-  const rows = await sql<{ id: string; retired_at: Date }[]>`
-    SELECT id, retired_at FROM agents WHERE workspace_id = ${workspaceId} AND retired_at IS NOT NULL`
-  return new Map(rows.map((r) => [r.id, new Date(r.retired_at)]))
-}
 
 /** Whether the agent is retired; undefined when the workspace has no such agent. */
 export async function agentRetired(sql: Db, workspaceId: string, agentId: string): Promise<boolean | undefined> {

@@ -75,10 +75,11 @@ ${t.actions.map((x) => html`<label><input type="checkbox" name="allow" value="${
 /** Who the agent belongs to, in words: one the workspace registered, or one that comes with the product. */
 const ownerWords = (owner: Agent['owner']) => (owner === 'product' ? 'comes with the product' : 'registered by the workspace')
 
-function agentCard(a: Agent, retiredAt: Date | undefined): Html {
+function agentCard(a: Agent): Html {
+  const { retiredAt } = a
   return html`<li><article class="panel" aria-labelledby="agent-${a.id}">
 <h3 class="name" id="agent-${a.id}"><a href="/console/agents/${a.id}">${a.name}</a></h3>
-<div class="meta"><span>${ownerWords(a.owner)}</span>${retiredAt ? html`<span>retired ${when(retiredAt.toISOString())}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
+<div class="meta"><span>${ownerWords(a.owner)}</span>${retiredAt ? html`<span>retired ${when(retiredAt)}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
 ${a.description ? html`<p>${a.description}</p>` : null}
 ${retiredAt ? html`<p>Retired: the gateway refuses it; its history is kept.</p>` : mayDo(a)}
 </article></li>`
@@ -88,7 +89,6 @@ export function agentsPage(opts: {
   session: ConsoleSession
   agents: Agent[]
   state: AgentsSwitch
-  retired: Map<string, Date>
   tools: Tool[]
   error?: string | null
   register?: RegisterForm
@@ -96,8 +96,8 @@ export function agentsPage(opts: {
   notice?: string
 }): Html {
   const owner = opts.session.person.role === 'owner'
-  const active = opts.agents.filter((a) => !opts.retired.has(a.id))
-  const retired = opts.agents.filter((a) => opts.retired.has(a.id))
+  const active = opts.agents.filter((a) => a.retiredAt === null)
+  const retired = opts.agents.filter((a) => a.retiredAt !== null)
   return layout({
     title: 'Agents',
     session: opts.session,
@@ -110,10 +110,10 @@ ${owner ? registerForm(opts.session, opts.tools, opts.register ?? null, opts.reg
 <section aria-labelledby="active-h"><h2 id="active-h">Active agents</h2>
 ${
   active.length
-    ? html`<ol class="inbox">${active.map((a) => agentCard(a, undefined))}</ol>`
+    ? html`<ol class="inbox">${active.map(agentCard)}</ol>`
     : html`<div class="panel empty" role="status"><p>No active agent. An owner registers one here (or an operator with growth admin agent create).</p></div>`
 }</section>
-${retired.length ? html`<section aria-labelledby="retired-h"><h2 id="retired-h">Retired agents</h2><ol class="inbox">${retired.map((a) => agentCard(a, opts.retired.get(a.id)))}</ol></section>` : null}`,
+${retired.length ? html`<section aria-labelledby="retired-h"><h2 id="retired-h">Retired agents</h2><ol class="inbox">${retired.map(agentCard)}</ol></section>` : null}`,
   })
 }
 
@@ -166,7 +166,6 @@ export function agentPage(opts: {
   session: ConsoleSession
   agent: Agent
   credentials: AgentCredential[]
-  retiredAt: string | null
   requests: AgentRequest[]
   more: boolean
   error?: string
@@ -174,7 +173,7 @@ export function agentPage(opts: {
 }): Html {
   const a = opts.agent
   const owner = opts.session.person.role === 'owner'
-  const retired = opts.retiredAt !== null
+  const retired = a.retiredAt !== null
   return layout({
     title: a.name,
     session: opts.session,
@@ -182,7 +181,7 @@ export function agentPage(opts: {
     live: 'all',
     body: html`<p><a href="/console/agents">Agents</a></p>
 <h1>${a.name}</h1>
-<div class="meta"><span>${ownerWords(a.owner)}</span><span>${a.id}</span>${retired ? html`<span>retired ${when(opts.retiredAt!)}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
+<div class="meta"><span>${ownerWords(a.owner)}</span><span>${a.id}</span>${a.retiredAt ? html`<span>retired ${when(a.retiredAt)}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${opts.error ? html`<p class="failed" role="alert">${opts.error}</p>` : null}
 ${a.description ? html`<p>${a.description}</p>` : null}

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { RISKS, type Risk } from '../../core/enums.ts'
 import { DomainError } from '../../core/errors.ts'
-import { agentCredentials, agentOf, createAgent, listAgents, retireAgent, retiredAgents, rotateAgentCredential } from '../../domain/agents.ts'
+import { agentCredentials, agentOf, createAgent, listAgents, retireAgent, rotateAgentCredential } from '../../domain/agents.ts'
 import { listRequests } from '../../domain/agent-requests.ts'
 import { revokeToken } from '../../domain/credentials.ts'
 import { listTools } from '../../domain/agent-tools.ts'
@@ -38,20 +38,19 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
   const { signedIn, rolePost, notFound, showOnce, shownPage } = kit
   const listPage = async (session: ConsoleSession, extra: { error?: string; register?: RegisterForm; registerError?: string; notice?: string } = {}, status = 200) => {
     const ws = session.workspace.id
-    const [agents, state, retired, tools] = await Promise.all([agentsOf(sql, ws), agentsSwitch(sql, ws), retiredAgents(sql, ws), listTools(sql, ws, { limit: TOOLS_SHOWN })])
-    return pageResponse(agentsPage({ session, agents, state, retired, tools: tools.map((t) => t.item), ...extra }), status)
+    const [agents, state, tools] = await Promise.all([agentsOf(sql, ws), agentsSwitch(sql, ws), listTools(sql, ws, { limit: TOOLS_SHOWN })])
+    return pageResponse(agentsPage({ session, agents, state, tools: tools.map((t) => t.item), ...extra }), status)
   }
   const onePage = async (session: ConsoleSession, id: string, extra: { error?: string; notice?: string } = {}, status = 200) => {
     const ws = session.workspace.id
     const agent = await agentOf(sql, ws, id)
     if (!agent) return notFound(session)
-    const [requests, credentials, retired] = await Promise.all([
+    const [requests, credentials] = await Promise.all([
       listRequests(sql, ws, { agentId: agent.id, limit: AGENT_REQUESTS + 1 }),
       agentCredentials(sql, ws, agent.id),
-      retiredAgents(sql, ws),
     ])
     return pageResponse(
-      agentPage({ session, agent, credentials, retiredAt: retired.get(agent.id)?.toISOString() ?? null, requests: requests.slice(0, AGENT_REQUESTS).map((p) => p.item), more: requests.length > AGENT_REQUESTS, ...extra }),
+      agentPage({ session, agent, credentials, requests: requests.slice(0, AGENT_REQUESTS).map((p) => p.item), more: requests.length > AGENT_REQUESTS, ...extra }),
       status,
     )
   }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { RuleError } from '../../core/errors.ts'
-import { listAgents, retiredAgents } from '../../domain/agents.ts'
+import { listAgents } from '../../domain/agents.ts'
 import { listRules } from '../../domain/agent-rules.ts'
 import { applyPolicy } from '../../domain/agent-policy-apply.ts'
 import { policyYaml } from '../../domain/agent-policy-document.ts'
@@ -35,16 +35,15 @@ const DONE = (n: number, v: number) => `Applied ${n} change${n === 1 ? '' : 's'}
 export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, problem }: RouteKit) {
   const page = async (session: ConsoleSession, extra: Partial<PolicyPageState> = {}): Promise<PolicyPageState> => {
     const ws = session.workspace.id
-    const [policy, rules, agents, history, retired] = await Promise.all([
+    const [policy, rules, agents, history] = await Promise.all([
       exportPolicy(sql, ws),
       listRules(sql, ws, { limit: RULES_SHOWN }),
       listAgents(sql, ws, { limit: AGENTS_SHOWN }),
       policyHistory(sql, ws, HISTORY),
-      retiredAgents(sql, ws),
     ])
     // The agents the policy governs, as it names them: a retired agent acts no more, and its name
     // may be another's now (a form posting it would change that one).
-    const active = agents.map((a) => a.item).filter((a) => !retired.has(a.id))
+    const active = agents.map((a) => a.item).filter((a) => a.retiredAt === null)
     return {
       session,
       rules: rules.map((r) => r.item),
