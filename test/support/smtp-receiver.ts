@@ -28,10 +28,18 @@ function decodeBody(headers: string, body: string): string {
   return Buffer.from(bytes, 'latin1').toString('utf8')
 }
 
+/** A header's RFC 2047 encoded words (`=?UTF-8?Q?...?=`, `=?UTF-8?B?...?=`) as text; the space between two of them is not text. */
+function decodeWords(value: string): string {
+  return value.replace(/\?= +=\?/g, '?==?').replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, charset: string, kind: string, text: string) => {
+    const bytes = kind.toUpperCase() === 'B' ? Buffer.from(text, 'base64') : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_h, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1')
+    return new TextDecoder(charset).decode(bytes)
+  })
+}
+
 function parse(raw: string): { subject: string; text: string } {
   const split = raw.indexOf('\r\n\r\n')
   const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ')
-  const subject = /^subject: (.*)$/im.exec(head)?.[1] ?? ''
+  const subject = decodeWords(/^subject: (.*)$/im.exec(head)?.[1] ?? '')
   return { subject, text: decodeBody(head, raw.slice(split + 4)).replace(/\r\n/g, '\n') }
 }
 

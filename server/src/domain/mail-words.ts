@@ -14,6 +14,16 @@ type Recipient = { name: string; workspaceName: string }
 
 const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
 
+/**
+ * Words an API caller or an agent wrote (a summary, a resource, a fact), as a mail shows them: on one
+ * line, line breaks and other control characters as spaces, so that they cannot add a line of their
+ * own to the mail (a forged "See it and decide: <another site>"); a summary in quotes besides, so it
+ * reads as the asker's words, not the service's.
+ */
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/ {2,}/g, ' ').trim()
+const quoted = (text: string) => `"${oneLine(text)}"`
+const factsLine = (facts: [string, string][]) => facts.map(([k, v]) => `${oneLine(k)} ${oneLine(v)}`).join(', ')
+
 export function signInLinkMail(to: Recipient, link: { url: string; expiresAt: string }): Written {
   return {
     subject: `Your sign-in link for ${to.workspaceName}`,
@@ -70,11 +80,11 @@ function approvalLines(item: Extract<InboxItem, { kind: 'approval' }>, url: stri
   const { approval: a, asked } = item
   const facts = asked ? readableFacts(asked.facts) : []
   return [
-    asked?.summary ?? a.summary,
+    quoted(asked?.summary ?? a.summary),
     asked
-      ? `   ${asked.agentName} (an agent) asks to ${asked.tool}.${asked.action}${asked.resource ? ` on ${asked.resource}` : ''}.`
-      : `   Requested by ${a.requestedBy}.`,
-    ...(facts.length ? [`   Facts: ${facts.map(([k, v]) => `${k} ${v}`).join(', ')}.`] : []),
+      ? `   ${asked.agentName} (an agent) asks to ${asked.tool}.${asked.action}${asked.resource ? ` on ${oneLine(asked.resource)}` : ''}.`
+      : `   Requested by ${oneLine(a.requestedBy)}.`,
+    ...(facts.length ? [`   Facts: ${factsLine(facts)}.`] : []),
     ...(asked ? [`   Why it waits: ${asked.reason}`] : []),
     ...(a.expiresAt ? [`   Expires ${minute(a.expiresAt)}.`] : []),
     `   See it and decide: ${url}`,
@@ -85,9 +95,9 @@ function actionLines(a: Action, url: string): string[] {
   const { summary, ...figures } = a.plannedEffect
   const effect = readableFacts(figures)
   return [
-    summary,
-    `   ${a.proposedBy.name} proposes ${a.kind}.`,
-    ...(effect.length ? [`   Planned effect: ${effect.map(([k, v]) => `${k} ${v}`).join(', ')}.`] : []),
+    quoted(summary),
+    `   ${oneLine(a.proposedBy.name)} proposes ${a.kind}.`,
+    ...(effect.length ? [`   Planned effect: ${factsLine(effect)}.`] : []),
     `   See it and decide: ${url}`,
   ]
 }
@@ -99,7 +109,7 @@ export function waitingMail(to: Recipient & { role: string }, entries: WaitingEn
   const first = entries[0]!
   const one = entries.length === 1
   const subject = one
-    ? `Waiting for you: ${first.kind === 'approval' ? (first.asked?.summary ?? first.approval.summary) : first.action.plannedEffect.summary}`
+    ? `Waiting for you: ${quoted(first.kind === 'approval' ? (first.asked?.summary ?? first.approval.summary) : first.action.plannedEffect.summary)}`
     : `${entries.length} things wait for you in ${to.workspaceName}`
   const listed = entries.flatMap((e, n) => {
     const lines = e.kind === 'approval' ? approvalLines(e, `${base}/approvals/${e.approval.id}`) : actionLines(e.action, `${base}/actions/${e.action.id}`)
