@@ -156,16 +156,21 @@ export function operatorActor(): string {
   return `operator:${operatorLogin()}`
 }
 
+/** A workspace id this database does not hold: said with the database looked in, the usual cause being another one. */
+function noSuchWorkspace(err: unknown, where: string): unknown {
+  if (!(err instanceof NotFoundError) || err.resource !== 'workspace') return err
+  return new NotFoundError(
+    'workspace',
+    err.id,
+    `No workspace ${err.id} in the ${where}. Check the id (growth admin workspace list lists them), and that DATABASE_URL (or DATA_DIR) names the server's database.`,
+  )
+}
+
 /**
  * Another process owned the embedded database and we were its client: if that process (the server,
  * or another growth command run at the same moment) exits, our connection is cut mid-command. Say so
  * plainly instead of a bare socket error. It stays an unexpected failure (exit 2).
  */
-/** A workspace id this database does not hold: said with the database looked in, the usual cause being another one. */
-function noSuchWorkspace(err: unknown, where: string): unknown {
-  if (!(err instanceof NotFoundError) || err.resource !== 'workspace') return err
-  return new NotFoundError('workspace', err.id, `No workspace ${err.id} in the ${where}. Check the id, and that DATABASE_URL (or DATA_DIR) names the server's database.`)
-}
 
 function explainLostOwner(err: unknown, db: Database, dataDir: string): unknown {
   const code = (err as { code?: string } | null)?.code

@@ -29,6 +29,7 @@ import { registerWebhookRotate } from './commands/admin/webhook/rotate.ts'
 import { registerWebhookTest } from './commands/admin/webhook/test.ts'
 import { registerWebhookToggle } from './commands/admin/webhook/toggle.ts'
 import { registerWorkspaceCreate } from './commands/admin/workspace/create.ts'
+import { registerWorkspaceList } from './commands/admin/workspace/list.ts'
 import { registerWorker } from './commands/worker.ts'
 import { registerApiCommands } from './api/commands.ts'
 import { registerListen } from './api/listen.ts'
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
 
   const workspace = admin.command('workspace').description('workspaces')
   registerWorkspaceCreate(workspace)
+  registerWorkspaceList(workspace)
 
   const token = admin.command('token').description('API tokens of workspaces')
   registerTokenCreate(token)

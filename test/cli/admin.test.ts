@@ -157,6 +157,46 @@ describe('growth admin agent create', () => {
   }, T)
 })
 
+describe('growth admin workspace list', () => {
+  test('lists the database\'s workspaces newest first, with plan and stop switch; --limit bounds it and says there are more', async () => {
+    const a = await growthJson(['admin', 'workspace', 'create', '--name', 'List A', '--plan', 'starter'])
+    const b = await growthJson(['admin', 'workspace', 'create', '--name', 'List B'])
+    await growthJson(['admin', 'agents', 'stop', '--workspace', b.id, '--reason', 'Listing'])
+    const all = await growthJson(['admin', 'workspace', 'list', '--limit', '1000'])
+    expect(Object.keys(all).sort()).toEqual(['more', 'workspaces'])
+    const ids = all.workspaces.map((w: { id: string }) => w.id)
+    expect(ids.slice(0, 2)).toEqual([b.id, a.id])
+    expect(ids).toContain(workspaceId)
+    const createdAts = all.workspaces.map((w: { createdAt: string }) => Date.parse(w.createdAt))
+    expect([...createdAts].sort((x, y) => y - x)).toEqual(createdAts)
+    expect(all.workspaces[0]).toEqual({ id: b.id, name: 'List B', plan: 'growth', agentsStopped: true, createdAt: expect.any(String) })
+    expect(all.workspaces[1]).toEqual({ id: a.id, name: 'List A', plan: 'starter', agentsStopped: false, createdAt: expect.any(String) })
+    const two = await growth(['admin', 'workspace', 'list', '--limit', '2', '--json'])
+    expect(jsonOf(two, 'workspace list')).toEqual({ workspaces: all.workspaces.slice(0, 2), more: true })
+    // For a person: a table, and a note on stderr that there are more.
+    const human = await growth(['admin', 'workspace', 'list', '--limit', '2'])
+    expect(human.stdout).toMatch(/^ID\s+PLAN\s+AGENTS\s+CREATED\s+NAME\n/)
+    expect(human.stdout).toMatch(new RegExp(`^${b.id}\\s+growth\\s+stopped\\s+\\S+\\s+List B$`, 'm'))
+    expect(human.stdout.trim().split('\n')).toHaveLength(3)
+    expect(human.stderr).toContain('More than 2 workspaces; --limit 4 shows more.')
+    expectRefused(await growth(['admin', 'workspace', 'list', '--limit', '0']), /--limit must be a whole number from 1 to 1000 \(got 0\)/)
+  }, T)
+
+  test.skipIf(Boolean(process.env.DATABASE_URL))('a database without a workspace says so and how to make one', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'growth-cli-empty-'))
+    try {
+      const inEmpty = growthIn(empty)
+      expect((await inEmpty(['admin', 'migrate'])).code).toBe(0)
+      const listed = await inEmpty(['admin', 'workspace', 'list'])
+      expect(listed.code).toBe(0)
+      expect(listed.stdout).toBe(`No workspace in the embedded database in ${empty} yet. Make one: growth admin workspace create --name NAME (or growth admin demo).\n`)
+      expect(jsonOf(await inEmpty(['admin', 'workspace', 'list', '--json']), 'workspace list')).toEqual({ workspaces: [], more: false })
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
+  }, T)
+})
+
 describe('growth admin agents stop / resume', () => {
   test('stop without --reason is refused', async () => {
     expectRefused(await growth(['admin', 'agents', 'stop', '--workspace', workspaceId, '--json']), /--reason/)

@@ -113,7 +113,7 @@ describe('growth admin policy export', () => {
   test('a workspace that does not exist: exit 1 naming it', async () => {
     const where = process.env.DATABASE_URL ? 'PostgreSQL database at ' : `embedded database in ${dataDir}`
     const r = await growth(['admin', 'policy', 'export', '--workspace', 'ws_doesnotexist'])
-    expectRefused(r, /^error: No workspace ws_doesnotexist in the .*\. Check the id, and that DATABASE_URL \(or DATA_DIR\) names the server's database\.\n$/)
+    expectRefused(r, /^error: No workspace ws_doesnotexist in the .*\. Check the id \(growth admin workspace list lists them\), and that DATABASE_URL \(or DATA_DIR\) names the server's database\.\n$/)
     expect(r.stderr).toContain(`in the ${where}`)
   }, T)
 })

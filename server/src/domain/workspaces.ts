@@ -33,6 +33,18 @@ export async function createWorkspace(sql: Db, opts: { name: string; plan?: stri
  * What a flip of the stop switch did: `changed` false when the switch already stood so (nothing
  * recorded); then, for a stop, `reason`, `actor` and `since` are the standing stop's.
  */
+/**
+ * The workspaces of the database, newest first, for an operator (`growth admin workspace list`): at
+ * most `limit`, and whether there are more.
+ */
+export async function listWorkspaces(sql: Db, limit: number) {
+  const rows = await store.selectWorkspaces(sql, limit + 1)
+  return {
+    workspaces: rows.slice(0, limit).map((w) => ({ id: w.workspace_id, name: w.name, plan: w.plan, agentsStopped: w.agents_stopped, createdAt: iso(w.created_at) })),
+    more: rows.length > limit,
+  }
+}
+
 /** `actor`: who made the change, or, when nothing changed, who made the standing stop (as the audit list writes an actor). */
 type SwitchFlipped = { workspaceId: string; agentsStopped: boolean; changed: boolean; reason: string | null; actor: Actor | null; since?: string }
 

@@ -19,6 +19,14 @@ export async function anyWorkspace(sql: Sql): Promise<boolean> {
 }
 
 /** The stop switch of the workspace's agents, with a line in its log saying who flipped it and why. */
+type WorkspaceRow = { workspace_id: string; name: string; plan: Plan; agents_stopped: boolean; created_at: Date }
+
+/** The newest `limit` workspaces of the database, newest first. */
+export async function selectWorkspaces(sql: Db, limit: number): Promise<WorkspaceRow[]> {
+  return sql<WorkspaceRow[]>`
+    SELECT workspace_id, name, plan, agents_stopped, created_at FROM workspaces ORDER BY created_at DESC, workspace_id DESC LIMIT ${limit}`
+}
+
 export async function setAgentsStopped(tx: Tx, workspaceId: string, stopped: boolean, actor: string, reason: string | null) {
   await tx`UPDATE workspaces SET agents_stopped = ${stopped} WHERE workspace_id = ${workspaceId}`
   await tx`
