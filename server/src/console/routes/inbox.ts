@@ -71,7 +71,7 @@ export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
     // The stream lasts only as long as its session: signed out, removed or expired, it ends.
     .get('/console/live', handle(async ({ request, session, sessionToken }) =>
       session && sessionToken
-        ? liveResponse(watcher, session.workspace.id, request.signal, securityHeaders(), () => deps.sessions.stillOpen(sessionToken))
+        ? liveResponse(watcher, session.workspace.id, request.signal, securityHeaders(), { token: sessionToken, stillOpen: () => deps.sessions.stillOpen(sessionToken) })
         : problem(401, 'Not signed in', 'Live updates need a signed-in session.'),
     ))
 }
