@@ -139,6 +139,15 @@ describe('the console: the policy page', () => {
     const wrong = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...form, maxUnattendedRisk: 'extreme' } })
     expect(wrong.res.status).toBe(400)
     expect(wrong.text).toContain('maxUnattendedRisk must be one of low, medium, high')
+    // A refused ceiling is named as the form labels it, and that agent's form stays open as it was sent.
+    const typo = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...form, maxUnattendedRisk: 'low', amountPercent: '12,5', records: '40' } })
+    expect(typo.res.status).toBe(400)
+    expect(typo.text).toContain('Lifecycle Writer&#39;s ceiling on the change in percent must be a number of 0 or more, or empty for none (got &quot;12,5&quot;).')
+    const sent = typo.text.slice(typo.text.indexOf('<details open><summary>Lifecycle Writer</summary>'), typo.text.indexOf('</details>', typo.text.indexOf('<summary>Lifecycle Writer')))
+    expect(sent).toContain('<option value="low" selected>low risk</option>')
+    expect(sent).toContain('name="amountPercent" inputmode="decimal" value="12,5" aria-describedby="policy-error"')
+    expect(sent).toContain('name="records" inputmode="numeric" value="40" aria-describedby="policy-error"')
+    expect(sent).toContain('name="recipients" inputmode="numeric" value="100" aria-describedby="policy-error"')
   }, 60_000)
 
   test("a retired agent is not on the page; its name, given to a new agent, is the new one's in the forms", async () => {

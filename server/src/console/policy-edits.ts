@@ -15,6 +15,8 @@ type Edit = { policy: AgentPolicy } | { refused: string }
 const NUMBER = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/
 const WHOLE = /^(0|[1-9][0-9]*)$/
 const RULE_FACTS = ['amount', 'amountPercent', 'recipients', 'records'] as const
+/** An agent's ceilings as its form labels them. */
+const CEILING_WORDS = { amountPercent: 'the change in percent', recipients: 'recipients', records: 'records' } as const
 
 /** A rule "ask a person (or deny) when FACT > VALUE" for one tool action, and optionally one agent. */
 export function addRuleEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
@@ -59,7 +61,7 @@ export function agentEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
   for (const key of ['amountPercent', 'recipients', 'records'] as const) {
     const raw = (f.get(key) ?? '').trim()
     if (!raw) continue
-    if (!(key === 'amountPercent' ? NUMBER : WHOLE).test(raw)) return { refused: `The ceiling ${key} must be ${key === 'amountPercent' ? 'a number' : 'a whole number'} of 0 or more, or empty for none (got ${JSON.stringify(raw.slice(0, 40))}).` }
+    if (!(key === 'amountPercent' ? NUMBER : WHOLE).test(raw)) return { refused: `${name}'s ceiling on ${CEILING_WORDS[key]} must be ${key === 'amountPercent' ? 'a number' : 'a whole number'} of 0 or more, or empty for none (got ${JSON.stringify(raw.slice(0, 40))}).` }
     ceilings[key] = Number(raw)
   }
   const { ceilings: _old, ...rest } = was

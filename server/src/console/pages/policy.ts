@@ -37,8 +37,14 @@ export type PolicyPageState = {
   testError?: string
   history: AppliedEntry[]
   /** What was chosen in the "Add a rule" form, after a refusal: shown chosen again. */
-  ruleForm?: Partial<Record<'effect' | 'target' | 'agent' | 'fact' | 'value' | 'currency', string>>
+  ruleForm?: Partial<Record<(typeof RULE_FIELDS)[number], string>>
+  /** What was sent in one agent's form, after a refusal: that agent's form open, as it was sent. */
+  agentForm?: Partial<Record<(typeof AGENT_FIELDS)[number], string>>
 }
+
+/** The fields of the "Add a rule" form and of an agent's form, kept as sent after a refusal. */
+export const RULE_FIELDS = ['effect', 'target', 'agent', 'fact', 'value', 'currency'] as const
+export const AGENT_FIELDS = ['agent', 'maxUnattendedRisk', 'amountPercent', 'recipients', 'records'] as const
 
 const MARK = { add: '+', change: '~', remove: '-' } as const
 const csrfField = (s: ConsoleSession) => html`<input type="hidden" name="csrf" value="${s.csrf}">`
@@ -118,7 +124,7 @@ ${opts.agents.length
   ? html`<section class="panel" aria-labelledby="agent-h">
 <h2 id="agent-h">Change an agent's risk level and ceilings</h2>
 <p class="hint">Each form starts from the agent's values in force: change what should change, and the plan shows the rest as it is.</p>
-${opts.agents.map((a, n) => agentForm(s, a, n))}
+${opts.agents.map((a, n) => agentForm(s, a, n, opts.agentForm?.agent === a.label ? opts.agentForm : undefined))}
 </section>`
   : null}
 <section class="panel" aria-labelledby="doc-h">
@@ -162,15 +168,18 @@ type PolicyAgent = PolicyPageState['agents'][number]
 /** An agent as the forms show it: its name, and its id beside it when another active agent has the name. */
 const shown = (a: PolicyAgent) => (a.label === a.name ? a.name : `${a.name} (${a.id})`)
 
-function agentForm(s: ConsoleSession, a: PolicyAgent, n: number): Html {
-  const risk = (r: string) => html`<option value="${r}"${a.maxUnattendedRisk === r ? html` selected` : null}>${r} risk</option>`
+function agentForm(s: ConsoleSession, a: PolicyAgent, n: number, typed?: PolicyPageState['agentForm']): Html {
+  // After a refusal, this agent's form open and as it was sent, pointing at the refusal; else its values in force.
   const value = (v: number | null) => (v === null ? '' : String(v))
-  return html`<details><summary>${shown(a)}</summary>
+  const sent = (key: 'maxUnattendedRisk' | 'amountPercent' | 'recipients' | 'records', inForce: string) => (typed ? (typed[key] ?? '') : inForce)
+  const risk = (r: string) => html`<option value="${r}"${sent('maxUnattendedRisk', a.maxUnattendedRisk) === r ? html` selected` : null}>${r} risk</option>`
+  const described = typed ? html` aria-describedby="policy-error"` : null
+  return html`<details${typed ? html` open` : null}><summary>${shown(a)}</summary>
 <form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.label}">
-<label for="agent-risk-${n}">Acts alone up to</label><select id="agent-risk-${n}" name="maxUnattendedRisk">${risk('low')}${risk('medium')}${risk('high')}</select>
-<label for="agent-percent-${n}">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent-${n}" name="amountPercent" inputmode="decimal" value="${value(a.ceilings.amountPercent)}">
-<label for="agent-recipients-${n}">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients-${n}" name="recipients" inputmode="numeric" value="${value(a.ceilings.recipients)}">
-<label for="agent-records-${n}">Ceiling: records (empty: none)</label><input type="text" id="agent-records-${n}" name="records" inputmode="numeric" value="${value(a.ceilings.records)}">
+<label for="agent-risk-${n}">Acts alone up to</label><select id="agent-risk-${n}" name="maxUnattendedRisk"${described}>${risk('low')}${risk('medium')}${risk('high')}</select>
+<label for="agent-percent-${n}">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent-${n}" name="amountPercent" inputmode="decimal" value="${sent('amountPercent', value(a.ceilings.amountPercent))}"${described}>
+<label for="agent-recipients-${n}">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients-${n}" name="recipients" inputmode="numeric" value="${sent('recipients', value(a.ceilings.recipients))}"${described}>
+<label for="agent-records-${n}">Ceiling: records (empty: none)</label><input type="text" id="agent-records-${n}" name="records" inputmode="numeric" value="${sent('records', value(a.ceilings.records))}"${described}>
 <button type="submit">Plan this change</button></form>
 </details>`
 }

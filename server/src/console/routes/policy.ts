@@ -9,7 +9,7 @@ import { policyHistory } from '../../domain/agent-policy-history.ts'
 import { planPolicy } from '../../domain/agent-policy-plan.ts'
 import { parsePolicyCases, testPolicy } from '../../domain/agent-policy-test.ts'
 import { personDecider } from '../../domain/deciders.ts'
-import { policyPage, type PolicyPageState } from '../pages/policy.ts'
+import { AGENT_FIELDS, policyPage, type PolicyPageState, RULE_FIELDS } from '../pages/policy.ts'
 import { addRuleEdit, agentEdit } from '../policy-edits.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
@@ -86,8 +86,9 @@ export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, pro
         const current = await exportPolicy(sql, session.workspace.id)
         const edited = edit === 'rule' ? addRuleEdit(current, fields) : agentEdit(current, fields)
         if ('refused' in edited) {
-          const ruleForm = edit === 'rule' ? Object.fromEntries(['effect', 'target', 'agent', 'fact', 'value', 'currency'].map((k) => [k, fields.get(k) ?? ''])) : undefined
-          return show(session, 400, { error: edited.refused, ruleForm })
+          // The form as it was sent, shown again beside the refusal (the rule's, or the one agent's).
+          const typed = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, fields.get(k) ?? '']))
+          return show(session, 400, { error: edited.refused, ...(edit === 'rule' ? { ruleForm: typed(RULE_FIELDS) } : { agentForm: typed(AGENT_FIELDS) }) })
         }
         document = policyYaml(edited.policy)
       } else if (edit !== null) {
