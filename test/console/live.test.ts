@@ -102,6 +102,28 @@ describe('the console, live', () => {
     expect(await page.locator('button', { hasText: 'Approve' }).count()).toBe(0)
   }, 60_000)
 
+  test.skipIf(!hasChromium)('an update waits while a form of the page is being filled in, keeps what was typed, comes once it is left; a focused button keeps its focus', async () => {
+    const { agent, url } = await setUp('owner')
+    await page.goto(`${url}/console/agents/${agent.id}`, { waitUntil: 'load' })
+    await liveOpen(page)
+    const overlap = page.locator('input[name="overlap"]').first()
+    await overlap.fill('15')
+    await waitingSend(agent.credential, 'Send the winter newsletter')
+    // The change arrives while the owner types: the page says so and keeps the field as typed, focused.
+    await page.locator('#live-status.notice', { hasText: 'changed elsewhere' }).waitFor({ timeout: 5_000 })
+    expect(await overlap.inputValue()).toBe('15')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('overlap')
+    expect(await page.locator('main').innerText()).not.toContain('Send the winter newsletter')
+    // Left as it was (the value in force again, focus on to the Rotate button): the update comes, the button keeps the focus.
+    await overlap.fill('60')
+    await page.keyboard.press('Tab')
+    await page.locator('main', { hasText: 'Send the winter newsletter' }).waitFor({ timeout: 5_000 })
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Rotate')
+    expect(await page.locator('#live-status').getAttribute('class')).toBe('visually-hidden')
+    expect(await cspViolations(page)).toEqual([])
+    expect(errors).toEqual([])
+  }, 60_000)
+
   test.skipIf(!hasChromium)('an item that expires leaves the open inbox by itself (expiry is no event)', async () => {
     const { ws, agent, url } = await setUp()
     const id = await waitingSend(agent.credential, 'Send the expiring newsletter')

@@ -2,7 +2,8 @@
 // without them). 1. Times in the person's time zone: every <time datetime> is rewritten with the
 // browser's zone and language (the server writes UTC, which stays without JavaScript). 2. Live
 // updates: a page whose <main> has data-live listens to /console/live (server-sent events) and,
-// when something it shows changes, fetches itself again and puts the new <main> in place. 3. Copy
+// when something it shows changes, fetches itself again and puts the new <main> in place (not
+// while the person is filling in one of its forms: then once they leave it). 3. Copy
 // buttons beside a secret shown once. 4. A form that cannot be undone (retire, revoke, remove,
 // disable) asks first: its data-confirm is the question.
 ;(() => {
@@ -21,6 +22,27 @@
   const main = document.querySelector('main[data-live]')
   if (!main || !window.EventSource || !window.fetch) return
   const watching = main.dataset.live
+  // What the person is doing is never replaced under them: while a field of the page is focused or
+  // holds what they typed, ticked or chose, the update waits (the status says so, visibly) and is
+  // made once they leave the form as it was; a focused link or button is focused again after it.
+  const FIELDS = 'input:not([type=hidden]), textarea, select'
+  const changed = (el) =>
+    el instanceof HTMLSelectElement
+      ? [...el.options].some((o) => o.selected !== o.defaultSelected)
+      : el.type === 'checkbox' || el.type === 'radio'
+        ? el.checked !== el.defaultChecked
+        : el.value !== el.defaultValue
+  const busyWithForm = () => [...main.querySelectorAll(FIELDS)].some((el) => el === document.activeElement || changed(el))
+  /** The element focused before an update, found again in the new content (same id, or same link, or same form and button). */
+  function sameIn(root, el) {
+    if (el.id) return root.querySelector(`#${CSS.escape(el.id)}`)
+    if (el.matches('a[href]')) return [...root.querySelectorAll('a[href]')].find((a) => a.getAttribute('href') === el.getAttribute('href')) ?? null
+    const action = el.form?.getAttribute('action')
+    return [...root.querySelectorAll(el.tagName)].find((b) => b.form?.getAttribute('action') === action && b.textContent === el.textContent) ?? null
+  }
+  let held = false
+  main.addEventListener('focusout', () => setTimeout(() => held && !busyWithForm() && void refresh(), 0))
+  main.addEventListener('change', () => held && !busyWithForm() && void refresh())
   let busy = false
   let again = false
   async function refresh() {
@@ -30,16 +52,30 @@
     }
     busy = true
     try {
+      const status = document.getElementById('live-status')
+      if (busyWithForm()) {
+        held = true
+        if (status) {
+          status.className = 'panel notice'
+          status.textContent = 'Something on this page changed elsewhere. It updates once you leave the form you are filling in (or send it); what you typed stays until then.'
+        }
+        return
+      }
       const res = await fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       if (!res.ok || res.redirected) return
       const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('main')
       if (!fresh) return
-      const status = document.getElementById('live-status')
+      // The person may have begun typing while the page was fetched.
+      if (busyWithForm()) return void (again = true)
+      const focused = main.contains(document.activeElement) ? document.activeElement : null
       main.replaceChildren(...fresh.childNodes)
+      held = false
       localTimes(main)
       watchExpiry()
+      if (focused) sameIn(main, focused)?.focus({ preventScroll: true })
       if (status) {
         main.prepend(status)
+        status.className = 'visually-hidden'
         status.textContent = `Updated ${format.format(new Date())}`
       }
     } catch {
