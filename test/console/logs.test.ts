@@ -59,6 +59,14 @@ describe('the console: the request log', () => {
       expect(page.res.status, query).toBe(400)
       expect(page.text).toContain(words)
     }
+    // The refusal is beside the filter form, which keeps what was typed, the wrong field marked.
+    const typo = await fetchConsole('/console/logs?status=4xx&operation=createdecision', { cookie: me.cookie })
+    expect(typo.res.status).toBe(400)
+    expect(typo.text).toMatch(/<p class="failed" role="alert" id="filter-error">operation is not an operation of this API[^<]*Correct it, or empty the field, and show again.<\/p>/)
+    expect(typo.text).toContain('name="status" value="4xx"')
+    expect(typo.text).toContain('name="operation" value="createdecision" placeholder="createDecision" size="18" aria-invalid="true" aria-describedby="filter-error"')
+    const unknown = await fetchConsole('/console/logs?credential=cred_01zzzzzzzzzzzzzzzzzzzzzzzz', { cookie: me.cookie })
+    expect(unknown.text).toContain('name="credential" value="cred_01zzzzzzzzzzzzzzzzzzzzzzzz" placeholder="cred_…" size="30" aria-invalid="true"')
     const other = await makeWorkspace()
     const theirs = (await call('GET', '/api/v1/logs?limit=1', { token: other.live })).headers.get('x-request-id')!
     const theirPage = await fetchConsole('/console/logs', { cookie: me.cookie })

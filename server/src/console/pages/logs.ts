@@ -29,8 +29,17 @@ ${e.idempotencyKey ? html`<dt>Idempotency-Key</dt><dd><code>${e.idempotencyKey}<
 </dl></details></li>`
 }
 
-export function logsPage(opts: { session: ConsoleSession; calls: RequestLogEntry[]; next: TimePosition | null; filter: LogFilter }): Html {
+/** A filter the log could not take: which field, and what to write instead. */
+export type FilterRefusal = { field: 'status' | 'operation' | 'credential' | 'after'; message: string }
+
+export function logsPage(opts: { session: ConsoleSession; calls: RequestLogEntry[]; next: TimePosition | null; filter: LogFilter; refused?: FilterRefusal }): Html {
   const f = opts.filter
+  // A refused filter: the form as typed, the field marked and pointing at the reason, and no list.
+  const marked = (field: FilterRefusal['field']) => (opts.refused?.field === field ? html` aria-invalid="true" aria-describedby="filter-error"` : null)
+  const list = opts.refused
+    ? null
+    : html`${opts.calls.length ? html`<ol class="calls">${opts.calls.map(call)}</ol>` : html`<div class="panel empty" role="status"><p>No call ${f.status || f.operation || f.credentialId ? 'matches this filter' : 'in the last 7 days'}.</p></div>`}
+${opts.next ? html`<nav class="pages" aria-label="Pages"><a href="/console/logs${logsQuery(f, opts.next)}">Older calls</a></nav>` : null}`
   return layout({
     title: 'Request log',
     session: opts.session,
@@ -38,12 +47,12 @@ export function logsPage(opts: { session: ConsoleSession; calls: RequestLogEntry
     body: html`<h1>Request log</h1>
 <p class="lead">Every call ${opts.session.workspace.name}'s credentials made in the last 7 days, refusals included, newest first. Open a call for what refused it and its request id.</p>
 <form class="filters panel" method="get" action="/console/logs">
-<label>Status <input name="status" value="${f.status ?? ''}" placeholder="4xx, 429…" size="6"></label>
-<label>Operation <input name="operation" value="${f.operation ?? ''}" placeholder="createDecision" size="18"></label>
-<label>Credential <input name="credential" value="${f.credentialId ?? ''}" placeholder="cred_…" size="30"></label>
+${opts.refused ? html`<p class="failed" role="alert" id="filter-error">${opts.refused.message} Correct it, or empty the field, and show again.</p>` : null}
+<label>Status <input name="status" value="${f.status ?? ''}" placeholder="4xx, 429…" size="6"${marked('status')}></label>
+<label>Operation <input name="operation" value="${f.operation ?? ''}" placeholder="createDecision" size="18"${marked('operation')}></label>
+<label>Credential <input name="credential" value="${f.credentialId ?? ''}" placeholder="cred_…" size="30"${marked('credential')}></label>
 <button type="submit">Show</button>
 </form>
-${opts.calls.length ? html`<ol class="calls">${opts.calls.map(call)}</ol>` : html`<div class="panel empty" role="status"><p>No call ${f.status || f.operation || f.credentialId ? 'matches this filter' : 'in the last 7 days'}.</p></div>`}
-${opts.next ? html`<nav class="pages" aria-label="Pages"><a href="/console/logs${logsQuery(f, opts.next)}">Older calls</a></nav>` : null}`,
+${list}`,
   })
 }
