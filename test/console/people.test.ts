@@ -107,7 +107,14 @@ describe('the console: people', () => {
     expect((await fetchConsole('/console/people', { cookie: owner.cookie })).text).toMatch(/Mara Owner[\s\S]*?<dt>Role<\/dt><dd>owner<\/dd>/)
 
     const second = await signInAs(ws.id, 'owner', 'Sam Second')
-    expect((await fetchConsole(`/console/people/${owner.person.id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'viewer' } })).res.status).toBe(303)
+    // One's own role form asks first (console.js data-confirm); another person's does not.
+    const list = (await fetchConsole('/console/people', { cookie: owner.cookie })).text
+    expect(list).toContain(`<form method="post" action="/console/people/${owner.person.id}/role" data-confirm="Change your own role? Once you are not an owner`)
+    expect(list).toContain(`<form method="post" action="/console/people/${second.person.id}/role"><input`)
+    const own = await fetchConsole(`/console/people/${owner.person.id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'viewer' } })
+    expect(own.res.status).toBe(303)
+    // What follows says it was one's own role, as the reader now is.
+    expect((await fetchConsole(own.res.headers.get('location')!, { cookie: owner.cookie })).text).toContain('Your role changed: the console now shows what your new role may do.')
     const last = await fetchConsole(`/console/people/${second.person.id}/remove`, { cookie: second.cookie, form: { csrf: second.csrf } })
     expect(last.res.status).toBe(409)
   }, 60_000)

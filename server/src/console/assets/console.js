@@ -5,7 +5,7 @@
 // when something it shows changes, fetches itself again and puts the new <main> in place (not
 // while the person is filling in one of its forms: then once they leave it). 3. Copy
 // buttons beside a secret shown once. 4. A form that cannot be undone (retire, revoke, remove,
-// disable) asks first: its data-confirm is the question.
+// disable, changing one's own role) asks first: its data-confirm is the question.
 ;(() => {
   const format = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
   function localTimes(root) {

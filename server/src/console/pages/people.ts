@@ -38,7 +38,7 @@ function personCard(p: PersonListed, session: ConsoleSession): Html {
 </dl>
 ${
   owner
-    ? html`<form method="post" action="/console/people/${p.id}/role"><input type="hidden" name="csrf" value="${session.csrf}">
+    ? html`<form method="post" action="/console/people/${p.id}/role"${you ? html` data-confirm="Change your own role? Once you are not an owner, these forms are no longer yours, and only another owner can make you one again."` : null}><input type="hidden" name="csrf" value="${session.csrf}">
 ${roleSelect(`role-${p.id}`, `Role of ${p.name}`, p.role)}
 <button type="submit">Change the role</button></form>
 <form method="post" action="/console/people/${p.id}/remove" data-confirm="Remove ${p.name} (${p.email}) from the workspace? Their sessions end at once."><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Remove ${p.name} (${p.email})">Remove</button></form>`

@@ -10,6 +10,7 @@ import { personActor, type ConsoleSession } from '../session-port.ts'
 
 const DONE: Record<string, string> = {
   role: 'Role changed: their next request obeys it.',
+  'own-role': 'Your role changed: the console now shows what your new role may do.',
   removed: 'Person removed: their sessions ended at once, and their unused sign-in links no longer work.',
 }
 const ownersOnly = (session: ConsoleSession) =>
@@ -55,7 +56,7 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
     }), { parse: 'none' })
     .post('/console/people/:id/role', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
       await changeRole(sql, { workspaceId: session.workspace.id, id: params.id!, role: fields.get('role') ?? '', by: personActor(session) })
-      return redirectTo('/console/people?done=role')
+      return redirectTo(`/console/people?done=${params.id === session.person.id ? 'own-role' : 'role'}`)
     }), { parse: 'none' })
     .post('/console/people/:id/remove', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
       await removePerson(sql, params.id!, { workspaceId: session.workspace.id, by: personActor(session) })
