@@ -136,6 +136,8 @@ describe('an item and its decision', () => {
     expect(out).toContain('Decided by Maya Chen, <time')
     expect(out).toContain('Reason: Not before the &lt;sale&gt;')
     expect(out).not.toContain('class="decide"')
+    // Decided, it no longer counts down to an expiry.
+    expect(out).not.toMatch(/expires in|class="expiring"/)
 
     const decided = await decideAction(sql, { actionId, decision: 'approve', decider, workspaceId: ws.id })
     expect(decided.decidedBy).toEqual({ kind: 'person', id: session.person.id, name: 'Maya Chen' })

@@ -64,7 +64,8 @@ function sendSection(send: NonNullable<ApprovalItem['send']>, requestedBy: strin
 export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem; now: Date; error?: string | null }): Html {
   const { approval: a, asked } = opts.item
   const open = a.status === 'pending' && !a.expired
-  const left = timeLeft(a.expiresAt, opts.now)
+  // The time left is for what still waits: a decided item expires no more.
+  const left = a.status === 'pending' ? timeLeft(a.expiresAt, opts.now) : null
   return layout({
     title: asked?.summary ?? a.summary,
     session: opts.session,
