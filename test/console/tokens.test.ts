@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { listAudit } from '../../server/src/domain/audit.ts'
+import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
@@ -78,6 +79,21 @@ describe('the console: tokens', () => {
     expect(used, after).toBeDefined()
     expect(Math.abs(Date.parse(used!) - calledAt.getTime())).toBeLessThan(10_000)
   }, 60_000)
+
+  test('a token in force stays on the list and revocable however many ended tokens came after it', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const old = await createToken(sql, { workspaceId: ws.id, scopes: 'read:logs' })
+    // 200 tokens issued and revoked since (a CI job's, say): the list holds 200.
+    for (let i = 0; i < 200; i++) await revokeToken(sql, (await createToken(sql, { workspaceId: ws.id, test: true, scopes: 'read:logs' })).id)
+    const page = await fetchConsole('/console/tokens', { cookie: owner.cookie })
+    expect(page.text).toContain(`action="/console/tokens/${old.id}/revoke"`)
+    expect(page.text).toContain('Only the first 200 are shown.')
+    const revoked = await fetchConsole(`/console/tokens/${old.id}/revoke`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(revoked.res.status).toBe(303)
+    expect(await apiWith((await getHarness()).url, old.token)).toBe(401)
+  }, 120_000)
 
   test('bad input is a 400 naming what was wrong; another workspace\'s token is not found; no CSRF token, nothing done', async () => {
     const ws = await makeWorkspace()

@@ -111,10 +111,18 @@ export async function revokeToken(sql: Sql, id: string, by: Actor = SYSTEM_ACTOR
 
 const TOKENS_LISTED = 200
 
-/** A workspace's tokens as people tell them apart: mode, scopes, last four, created, last used, expiry, revoked (newest first, at most 200). */
-export async function listTokens(sql: Db, workspaceId: string) {
-  const rows = await store.selectTokens(sql, workspaceId, TOKENS_LISTED)
-  return rows.map((r) => ({
+/**
+ * A workspace's tokens as people tell them apart: mode, scopes, last four, created, last used,
+ * expiry, revoked. At most 200, those in force first (so ended ones never push a token that still
+ * works off the list), each newest first; `more` when there are others. `id`: that token alone.
+ */
+export async function listTokens(sql: Db, workspaceId: string, opts: { id?: string } = {}) {
+  const rows = await store.selectTokens(sql, workspaceId, TOKENS_LISTED + 1, opts.id)
+  return { tokens: rows.slice(0, TOKENS_LISTED).map(tokenListed), more: rows.length > TOKENS_LISTED }
+}
+
+function tokenListed(r: Awaited<ReturnType<typeof store.selectTokens>>[number]) {
+  return {
     id: r.id,
     mode: r.kind,
     hint: r.token_hint,
@@ -123,6 +131,6 @@ export async function listTokens(sql: Db, workspaceId: string) {
     lastUsedAt: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
     expiresAt: r.expires_at ? new Date(r.expires_at).toISOString() : null,
     revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
-  }))
+  }
 }
-export type TokenListed = Awaited<ReturnType<typeof listTokens>>[number]
+export type TokenListed = ReturnType<typeof tokenListed>

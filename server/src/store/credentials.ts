@@ -95,13 +95,14 @@ type TokenRow = {
  * A workspace's tokens (not its agents' credentials), newest first, with when each was last used
  * (kept by the call counts' flush, at most a minute behind: null, no use on record).
  */
-export async function selectTokens(sql: Db, workspaceId: string, limit: number): Promise<TokenRow[]> {
+/** A workspace's API tokens (or the one of id `only`): those in force first, then the ended ones, each newest first. */
+export async function selectTokens(sql: Db, workspaceId: string, limit: number, only?: string): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
     SELECT c.id, c.kind, c.token_hint, c.scopes, c.created_at, c.expires_at, c.revoked_at,
            c.last_used_at
       FROM credentials c
-     WHERE c.workspace_id = ${workspaceId} AND c.kind IN ('live', 'test')
-     ORDER BY c.created_at DESC, c.id DESC
+     WHERE c.workspace_id = ${workspaceId} AND c.kind IN ('live', 'test') ${only === undefined ? sql`` : sql`AND c.id = ${only}`}
+     ORDER BY (c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > now())) DESC, c.created_at DESC, c.id DESC
      LIMIT ${limit}`
 }
 

@@ -47,7 +47,7 @@ ${SCOPES.map((s) => html`<label><input type="checkbox" name="scope" value="${s}"
 </section>`
 }
 
-export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[]; error?: string; typed?: TokenForm; notice?: string }): Html {
+export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[]; /** Tokens beyond the first `tokens.length`. */ more?: boolean; error?: string; typed?: TokenForm; notice?: string }): Html {
   const { session, tokens } = opts
   const owner = session.person.role === 'owner'
   return layout({
@@ -58,6 +58,7 @@ export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${owner ? createForm(session, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner issues and revokes tokens.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's tokens</h2>
+<p class="hint">Those in force first, then the revoked and expired ones; newest first.${opts.more ? ` Only the first ${tokens.length} are shown.` : ''}</p>
 ${tokens.length ? html`<ol class="calls">${tokens.map((t) => tokenCard(t, session))}</ol>` : html`<p>No tokens yet.</p>`}
 </section>`,
   })

@@ -20,7 +20,7 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
   return new Elysia()
     .get('/console/tokens', signedIn(async ({ request, session }) => {
       const done = new URL(request.url).searchParams.get('done')
-      return pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
+      return pageResponse(tokensPage({ session, ...(await listTokens(sql, session.workspace.id)), notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
     }))
     .get(
       '/console/shown/token',
@@ -32,7 +32,7 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       const mode = fields.get('mode') ?? 'live'
       const scopes = fields.getAll('scope')
       const expires = fields.get('expires')?.trim() ?? ''
-      const again = async (error: string) => pageResponse(tokensPage({ session, tokens: await listTokens(sql, session.workspace.id), error, typed: { mode, scopes, expires } }), 400)
+      const again = async (error: string) => pageResponse(tokensPage({ session, ...(await listTokens(sql, session.workspace.id)), error, typed: { mode, scopes, expires } }), 400)
       if (mode !== 'live' && mode !== 'test') return again(`Mode is live or test (got ${JSON.stringify(mode.slice(0, 40))}).`)
       if (expires && !/^\d{4}-\d{2}-\d{2}$/.test(expires)) return again(`Expires is a date, YYYY-MM-DD (got ${JSON.stringify(expires.slice(0, 40))}).`)
       try {
@@ -51,8 +51,8 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       }
     }), { parse: 'none' })
     .post('/console/tokens/:id/revoke', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
-      const listed = (await listTokens(sql, session.workspace.id)).some((t) => t.id === params.id)
-      if (!listed) return notFound(session)
+      // The token itself, looked up: not whether it made the list's first page.
+      if (!(await listTokens(sql, session.workspace.id, { id: params.id! })).tokens.length) return notFound(session)
       await revokeToken(sql, params.id!, personActor(session), session.workspace.id)
       return redirectTo('/console/tokens?done=revoked')
     }), { parse: 'none' })
