@@ -43,7 +43,8 @@ function parse(raw: string): { subject: string; text: string } {
   return { subject, text: decodeBody(head, raw.slice(split + 4)).replace(/\r\n/g, '\n') }
 }
 
-export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+/** `host`: the address it listens on (127.0.0.1, or another of this machine's to be a mail server across a network). */
+export async function startSmtpReceiver(host = '127.0.0.1'): Promise<SmtpReceiver> {
   const messages: Received[] = []
   const attempts = new Map<string, number>()
   const refusals = new Map<string, { n: number; code: number }>()
@@ -73,10 +74,10 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
       })
     },
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()))
   const port = (server.server.address() as { port: number }).port
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${host.includes(':') ? `[${host}]` : host}:${port}`,
     messages,
     attempts,
     refuse: (address, n, code = 450) => void refusals.set(address.toLowerCase(), { n, code }),
