@@ -102,12 +102,19 @@ describe('the console: webhooks', () => {
     const page = await at(`/console/webhooks/${id}`, { cookie: owner.cookie })
     expect(page.res.status).toBe(200)
     expect(page.text).toContain('Nothing was sent to it yet.')
-    const sent = await at(`/console/webhooks/${id}/test`, { cookie: owner.cookie, form: { csrf: owner.csrf, event: 'webhook.test' } })
+    // Each form answers with a redirect to the page, which says what was done: a reload sends nothing again.
+    const follow = async (posted: Promise<{ res: Response }>) => {
+      const { res } = await posted
+      expect(res.status).toBe(303)
+      expect(res.headers.get('location')).toStartWith(`/console/webhooks/${id}?done=`)
+      return at(res.headers.get('location')!, { cookie: owner.cookie })
+    }
+    const sent = await follow(at(`/console/webhooks/${id}/test`, { cookie: owner.cookie, form: { csrf: owner.csrf, event: 'webhook.test' } }))
     expect(sent.res.status).toBe(200)
     const testEventId = /Queued webhook\.test event (evt_\w+)/.exec(sent.text)![1]!
     const t = await arrived(testEventId)
     expect(Webhooks.verify(t.body, t.headers, secret).id).toBe(testEventId)
-    const sample = await at(`/console/webhooks/${id}/test`, { cookie: owner.cookie, form: { csrf: owner.csrf, event: 'action.applied' } })
+    const sample = await follow(at(`/console/webhooks/${id}/test`, { cookie: owner.cookie, form: { csrf: owner.csrf, event: 'action.applied' } }))
     const s = await arrived(/Queued action\.applied event (evt_\w+)/.exec(sample.text)![1]!)
     expect(Webhooks.verify(s.body, s.headers, secret).event).toBe('action.applied')
     expect(eventProblems(s.body)).toBe('')
@@ -125,21 +132,23 @@ describe('the console: webhooks', () => {
     expect(rotated.res.status).toBe(200)
     const next = secretIn(rotated.text)!
     expect(next).not.toBe(secret)
-    const again = await at(`/console/webhooks/${id}/test`, { cookie: owner.cookie, form: { csrf: owner.csrf, event: 'webhook.test' } })
+    const again = await follow(at(`/console/webhooks/${id}/test`, { cookie: owner.cookie, form: { csrf: owner.csrf, event: 'webhook.test' } }))
     const a = await arrived(/Queued webhook\.test event (evt_\w+)/.exec(again.text)![1]!)
     expect(Webhooks.verify(a.body, a.headers, next).id).toBeDefined()
     expect(() => Webhooks.verify(a.body, a.headers, secret)).toThrow()
     expect((await at(`/console/webhooks/${id}`, { cookie: owner.cookie })).text).not.toContain(next)
 
     // Disable, then enable: the page says so, and what failed meanwhile goes again.
-    const off = await at(`/console/webhooks/${id}/disable`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
-    expect(off.res.status).toBe(303)
-    const disabled = await at(`/console/webhooks/${id}`, { cookie: owner.cookie })
+    const disabled = await follow(at(`/console/webhooks/${id}/disable`, { cookie: owner.cookie, form: { csrf: owner.csrf } }))
+    expect(disabled.text).toContain('Disabled: nothing is sent to it until it is enabled again.')
     expect(disabled.text).toContain('Disabled by Maya Chen in the console; enable it to resume.')
     expect(disabled.text).toContain('Enable the endpoint')
-    const on = await at(`/console/webhooks/${id}/enable`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    const on = await follow(at(`/console/webhooks/${id}/enable`, { cookie: owner.cookie, form: { csrf: owner.csrf } }))
     expect(on.res.status).toBe(200)
     expect(on.text).toContain('Enabled. Nothing failed to it in the last 72 hours')
+    // A query the console did not write says nothing.
+    const forged = await at(`/console/webhooks/${id}?done=tested&event=${encodeURIComponent('<b>x</b>')}&eventId=evt_1&deliveryId=dlv_2`, { cookie: owner.cookie })
+    expect(forged.text).not.toContain('Queued')
 
     // In the audit list with the person, and no secret in it, in a page or in the log.
     const { entries } = await listAudit((await getHarness()).sql, ws.id, 50)

@@ -74,11 +74,13 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
       // The secret is on the page this leads to, once: a reload or a later visit never shows it again.
       return showOnce(request, session, 'webhook', created)
     }), { parse: 'none' })
-    .get('/console/webhooks/:id', signedIn(async ({ session, params }) => endpointPage(session, params.id!)))
+    .get('/console/webhooks/:id', signedIn(async ({ session, params, request }) => endpointPage(session, params.id!, { notice: doneNotice(new URL(request.url).searchParams) })))
+    // Each form's answer is a redirect to the endpoint's page saying what was done (in its query:
+    // ids and a count, nothing secret), so reloading that page does not send the form again.
     .post('/console/webhooks/:id/test', ownerPost(async (session, id, fields) => {
-      const event = fields.get('event') || undefined
+      const event = fields.get('event') || 'webhook.test'
       const sent = await sendTestEvent(sql, id, event, { within: session.workspace.id })
-      return endpointPage(session, id, { notice: `Queued ${event ?? 'webhook.test'} event ${sent.eventId} as delivery ${sent.deliveryId}; its attempt shows below once it is made.` })
+      return redirectTo(`/console/webhooks/${id}?${new URLSearchParams({ done: 'tested', event, eventId: sent.eventId, deliveryId: sent.deliveryId })}`)
     }), { parse: 'none' })
     .post('/console/webhooks/:id/rotate', ownerPost(async (session, id, fields, request) => {
       const raw = fields.get('overlap') ?? ''
@@ -89,17 +91,37 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
     }), { parse: 'none' })
     .post('/console/webhooks/:id/disable', ownerPost(async (session, id) => {
       await setEndpointEnabled(sql, id, false, person(session), { within: session.workspace.id })
-      return redirectTo(`/console/webhooks/${id}`)
+      return redirectTo(`/console/webhooks/${id}?done=disabled`)
     }), { parse: 'none' })
     .post('/console/webhooks/:id/enable', ownerPost(async (session, id) => {
       const r = await setEndpointEnabled(sql, id, true, person(session), { within: session.workspace.id })
       const requeued = r.status === 'enabled' ? r.requeued : 0
-      return endpointPage(session, id, {
-        notice: requeued
-          ? `Enabled. ${requeued.toLocaleString('en-US')} ${requeued === 1 ? 'delivery that failed' : 'deliveries that failed'} in the last 72 hours ${requeued === 1 ? 'goes' : 'go'} again, oldest first.`
-          : 'Enabled. Nothing failed to it in the last 72 hours; what waited goes now.',
-      })
+      return redirectTo(`/console/webhooks/${id}?done=enabled&requeued=${requeued}`)
     }), { parse: 'none' })
+}
+
+/** What a form just did, from the query of the page it led to; nothing for a query it did not write. */
+function doneNotice(q: URLSearchParams): string | undefined {
+  const id = (v: string | null, prefix: string) => v !== null && new RegExp(`^${prefix}_[0-9a-z]{10,40}$`).test(v)
+  switch (q.get('done')) {
+    case 'tested': {
+      const event = q.get('event') ?? ''
+      if (!/^[a-z_]+(\.[a-z_]+)*$/.test(event) || event.length > 60 || !id(q.get('eventId'), 'evt') || !id(q.get('deliveryId'), 'dlv')) return undefined
+      return `Queued ${event} event ${q.get('eventId')} as delivery ${q.get('deliveryId')}; its attempt shows below once it is made.`
+    }
+    case 'enabled': {
+      const raw = q.get('requeued') ?? ''
+      if (!/^\d{1,9}$/.test(raw)) return undefined
+      const requeued = Number(raw)
+      return requeued
+        ? `Enabled. ${requeued.toLocaleString('en-US')} ${requeued === 1 ? 'delivery that failed' : 'deliveries that failed'} in the last 72 hours ${requeued === 1 ? 'goes' : 'go'} again, oldest first.`
+        : 'Enabled. Nothing failed to it in the last 72 hours; what waited goes now.'
+    }
+    case 'disabled':
+      return 'Disabled: nothing is sent to it until it is enabled again.'
+    default:
+      return undefined
+  }
 }
 
 /** An endpoint just added, with its signing secret: shown once, on GET /console/shown/webhook after the POST. */
