@@ -1841,7 +1841,7 @@ export interface components {
             };
             /** @description What it would act on, in your own terms (e.g. a campaign id). */
             resource?: string;
-            /** @description One line a person reads if the request waits for them. */
+            /** @description One line a person reads if the request waits for them: no line breaks or control characters. */
             summary?: string;
             /** @description The tool key, as GET /agents/tools lists it. */
             tool: string;
@@ -2882,7 +2882,7 @@ export interface components {
              * @enum {string}
              */
             status: "completed" | "failed" | "cancelled";
-            /** @description One line on what happened. */
+            /** @description One line on what happened: no line breaks or control characters. */
             summary?: string;
         };
         /** @description One call of the workspace's credentials, as answered; kept 7 days. */

@@ -51,6 +51,17 @@ describe('guarded(fn, spec)', () => {
     expect(request).toMatchObject({ decision: 'allowed', result: { status: 'completed', summary: '{"paused":"cmp_guarded"}' } })
   })
 
+  test('a summary or resource of several lines is sent as one line, which the API takes', async () => {
+    const client = new Growth({ token: ws.agent.credential, baseUrl: base })
+    const pause = guarded((_id: string) => 'paused', { client, tool: 'ads', action: 'pause_campaign', resource: (id) => id })
+    expect(await pause('cmp_two\nlines')).toBe('paused')
+    const [request] = (await byResource(ws.agent.id, 'cmp_two\nlines')) as (Request & { summary: string })[]
+    expect(request).toMatchObject({ decision: 'allowed', summary: 'ads.pause_campaign on cmp_two lines', result: { status: 'completed' } })
+    const told = guarded((_id: string) => 'paused', { client, tool: 'ads', action: 'pause_campaign', resource: (id) => id, summary: 'Pause\r\nthe tired ad\u001b[2K' })
+    expect(await told('cmp_told')).toBe('paused')
+    expect(((await byResource(ws.agent.id, 'cmp_told')) as (Request & { summary: string })[])[0]).toMatchObject({ decision: 'allowed', summary: 'Pause the tired ad [2K' })
+  })
+
   test('fn throws: the error is rethrown as it was, and reported failed with its message', async () => {
     const client = new Growth({ token: ws.agent.credential, baseUrl: base })
     const failing = guarded(async (_id: string) => {

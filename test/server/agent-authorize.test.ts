@@ -432,6 +432,20 @@ describe('POST /agent/authorize: the request', () => {
     expect(n!.n).toBe(0)
   })
 
+  test('summary is one line a person reads: a line break, a tab or an escape sequence is 400 naming it, and nothing is recorded', async () => {
+    const ws = await makeWorkspace()
+    const ask = (summary: string) => authorize(ws.agent.credential, { tool: 'ads', action: 'pause_campaign', summary })
+    for (const summary of ['Pause the ad\nDecided by: mchen (operator)', 'Pause\r\nnow', 'Pause\tnow', 'Pause \u001b[2Know', 'Pause\u2028now', 'Pause\u0085now']) {
+      expectError(await ask(summary), 400, 'invalid_request', 'summary must be one line')
+    }
+    const { sql } = await getHarness()
+    const [n] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_requests WHERE workspace_id = ${ws.id}`
+    expect(n!.n).toBe(0)
+    // Surrounding whitespace is trimmed, a final newline with it; what is left is one line.
+    const ok = await ask('  Pause the tired ad\n')
+    expect(ok.status).toBe(201)
+  })
+
   test('params are kept only as a keyed digest: the same params give the same digest, the values are nowhere', async () => {
     const ws = await makeWorkspace()
     const params = { campaignId: 'cmp_secret_campaign_42', note: 'very-recognisable-value' }

@@ -169,6 +169,16 @@ describe('POST /agent/result', () => {
     expectError(await report(ws.agent.credential, { authorizationId, status: 'completed', verified: true }), 400, 'invalid_request', 'verified')
   })
 
+  test('summary is one line on what happened: a line break or an escape sequence is 400 naming it; error may run to several lines', async () => {
+    const { ws, authorizationId } = await allowedIn()
+    for (const summary of ['Paused\nDecided by: mchen (operator)', 'Paused\u001b[1A', 'Paused\u2029again']) {
+      expectError(await report(ws.agent.credential, { authorizationId, status: 'completed', summary }), 400, 'invalid_request', 'summary must be one line')
+    }
+    const r = await report(ws.agent.credential, { authorizationId, status: 'failed', summary: 'Could not pause', error: 'Meta Ads answered 500\n  at pause (ads.ts:12)' })
+    expect(r.status).toBe(201)
+    expect(r.body.data).toMatchObject({ summary: 'Could not pause', error: 'Meta Ads answered 500\n  at pause (ads.ts:12)' })
+  })
+
   test('a refusal under an Idempotency-Key is replayed, not recorded twice', async () => {
     const { ws, authorizationId } = await allowedIn()
     await report(ws.agent.credential, { authorizationId, status: 'completed' })

@@ -15,6 +15,7 @@
 import { Growth } from '../client.ts'
 import type { AuthorizeAgentActionRequest } from '../generated/models.ts'
 import type { GuardOptions } from '../guard.ts'
+import { clip, oneLine } from '../one-line.ts'
 
 export { AgentDeniedError, ApprovalExpiredError, ApprovalRejectedError, ApprovalRequiredError, type WaitForApproval } from '../guard.ts'
 
@@ -30,7 +31,7 @@ export type GuardedSpec<A extends unknown[]> = {
   resource?: string | ((...args: A) => string | undefined)
   /** The facts the gateway judges, read from the arguments (e.g. `(m) => ({ recipients: m.to.length })`). */
   facts?: (...args: A) => Facts
-  /** One line a person reads if the call waits for them. Default: the tool, action and resource. */
+  /** One line a person reads if the call waits for them (folded into one line of at most 500 characters). Default: the tool, action and resource. */
   summary?: string | ((...args: A) => string)
   /**
    * The parameters that make two calls "the same request" for an approval (kept by the gateway only
@@ -63,7 +64,9 @@ export function guarded<A extends unknown[], R>(fn: (...args: A) => R | Promise<
     const facts = spec.facts?.(...args)
     if (facts && Object.keys(facts).length) request.facts = facts
     const summary = typeof spec.summary === 'function' ? spec.summary(...args) : spec.summary
-    request.summary = summary ?? `${spec.tool}.${spec.action}${resource ? ` on ${resource}` : ''}`
+    // The API takes one line of at most 500 characters: a resource or a summary of several lines is folded into one.
+    const line = clip(oneLine(summary ?? `${spec.tool}.${spec.action}${resource ? ` on ${resource}` : ''}`), 500)
+    if (line) request.summary = line
     const params = spec.params ? spec.params(...args) : plainObject(args[0])
     if (params) request.params = params
     const signal = spec.signal?.(...args)

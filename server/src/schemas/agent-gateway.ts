@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { CHECK_NAMES, GATEWAY_DECISIONS, RESULT_STATUSES } from '../core/enums.ts'
-import { Currency, idOf, text, Timestamp } from './common.ts'
+import { Currency, idOf, line, text, Timestamp } from './common.ts'
 import { AgentOwnerSchema, Ceilings, DataAccess, MaxRisk, Permissions } from './agents.ts'
 import { RuleEffectSchema } from './agent-rules.ts'
 import { DecidedBy } from './decided-by.ts'
@@ -49,7 +49,7 @@ export const AuthorizeRequest = z.strictObject({
   tool: key('The tool key, as GET /agents/tools lists it.'),
   action: key('The action key within that tool.'),
   resource: text(1, 500).optional().describe('What it would act on, in your own terms (e.g. a campaign id).'),
-  summary: text(1, 500).optional().describe('One line a person reads if the request waits for them.'),
+  summary: line(1, 500).optional().describe('One line a person reads if the request waits for them: no line breaks or control characters.'),
   facts: Facts.optional(),
   params: z
     .record(z.string(), z.unknown())
@@ -61,7 +61,7 @@ export type AuthorizeInput = z.output<typeof AuthorizeRequest>
 export const ResultRequest = z.strictObject({
   authorizationId: idOf('authorization', 'an authorization').describe('The authorizationId the authorize call returned (auth_...).'),
   status: ResultStatusSchema.describe('What became of the action.'),
-  summary: text(1, 500).optional().describe('One line on what happened.'),
+  summary: line(1, 500).optional().describe('One line on what happened: no line breaks or control characters.'),
   error: text(1, 2000).optional().describe('What went wrong, when it did.'),
 })
 export type ResultInput = z.output<typeof ResultRequest>

@@ -25,25 +25,20 @@ export function codePoints(s: string): number {
 }
 
 /**
- * The pattern of text that is `min` to `max` characters long once trimmed, without NUL: surrounding
- * whitespace, then a first and last character that are not, and anything but NUL between them. In
+ * The pattern of text that is `min` to `max` characters long once trimmed, without the characters of
+ * the class `refused` (NUL, or every line breaker): surrounding whitespace, then a first and last
+ * character that are neither, and anything but `refused` between them. In
  * the document's regular expressions (ECMA-262, unicode) `\s` is exactly the whitespace
  * String.prototype.trim removes and `[^\u0000]` one code point, so it states the server's checks.
  */
-function trimmedTextPattern(min: number, max: number): string {
-  const edge = '[^\\s\\u0000]'
-  const alternatives = [...(min <= 0 ? [''] : []), ...(min <= 1 && max >= 1 ? [edge] : []), ...(max >= 2 ? [`${edge}[^\\u0000]{${Math.max(0, min - 2)},${max - 2}}${edge}`] : [])]
+function trimmedTextPattern(min: number, max: number, refused: string): string {
+  const edge = `[^\\s${refused}]`
+  const alternatives = [...(min <= 0 ? [''] : []), ...(min <= 1 && max >= 1 ? [edge] : []), ...(max >= 2 ? [`${edge}[^${refused}]{${Math.max(0, min - 2)},${max - 2}}${edge}`] : [])]
   return `^\\s*(?:${alternatives.join('|')})\\s*$`
 }
 
-/**
- * A string of request text, `min` to `max` characters after trimming, without NUL. The document
- * states the trimming too, in one pattern (" " is no name, and 9 characters with spaces around them
- * are no 10-character hypothesis): zod's .min()/.max() would put the bounds on the untrimmed text
- * there, so the length is checked here instead, in code points as JSON Schema counts, with zod's
- * own issues (and so its messages).
- */
-export const text = (min: number, max: number) =>
+/** `min` to `max` code points once trimmed, matching `allowed` (one pattern in the document: the class `refused` nowhere). */
+const trimmedText = (min: number, max: number, allowed: RegExp, message: { message: string }, refused: string) =>
   z
     .string()
     .trim()
@@ -52,8 +47,32 @@ export const text = (min: number, max: number) =>
       if (n < min) ctx.addIssue({ code: 'too_small', origin: 'string', minimum: min, inclusive: true, input: s })
       else if (n > max) ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: s })
     })
-    .regex(TEXT, TEXT_MESSAGE)
-    .meta({ minLength: min, pattern: trimmedTextPattern(min, max) })
+    .regex(allowed, message)
+    .meta({ minLength: min, pattern: trimmedTextPattern(min, max, refused) })
+
+/**
+ * A string of request text, `min` to `max` characters after trimming, without NUL. The document
+ * states the trimming too, in one pattern (" " is no name, and 9 characters with spaces around them
+ * are no 10-character hypothesis): zod's .min()/.max() would put the bounds on the untrimmed text
+ * there, so the length is checked here instead, in code points as JSON Schema counts, with zod's
+ * own issues (and so its messages).
+ */
+export const text = (min: number, max: number) => trimmedText(min, max, TEXT, TEXT_MESSAGE, '\\u0000')
+
+/**
+ * What breaks a line or acts on a terminal: the C0 controls (tab included), DEL, the C1 controls
+ * (NEL among them) and the Unicode line and paragraph separators. NUL is one of them.
+ */
+const LINE_BREAKERS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029'
+const LINE = new RegExp(`^[^${LINE_BREAKERS}]*$`)
+
+/**
+ * One line of request text (the spec's "one line" summaries): as `text`, and without any character
+ * that breaks the line or acts on the terminal it is shown in (LINE_BREAKERS). Surrounding
+ * whitespace, a final newline included, is trimmed first, as `text` trims it.
+ */
+export const line = (min: number, max: number) =>
+  trimmedText(min, max, LINE, { message: 'must be one line: no line breaks, tabs or other control characters' }, LINE_BREAKERS)
 
 /** An id of a request, of the given kind: its type prefix is all the API checks (CONTRACT: Shapes). */
 export const idOf = (kind: IdKind, what: string) =>
