@@ -43,6 +43,24 @@ describe('rate limits', () => {
     expect(over.headers.get('x-ratelimit-remaining')).toBe('0')
   })
 
+  test('1200 an hour per agent credential: the 1200th call is answered, the next is 429 naming 1200', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const first = await call('GET', '/api/v1/agent/me', { token: ws.agent.credential })
+    expect(first.status).toBe(200)
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('1199')
+    // Spend the rest of the agent's hour but one call, past a workspace token's 600.
+    await sql`UPDATE rate_limit_counters SET count = 1199 WHERE workspace_id = ${ws.id} AND count = 1`
+    const last = await call('POST', '/api/v1/agent/authorize', { token: ws.agent.credential, body: { tool: 'ads', action: 'pause_campaign' } })
+    expect(last.status).toBe(201)
+    expect(last.headers.get('x-ratelimit-remaining')).toBe('0')
+    const over = await call('GET', '/api/v1/agent/me', { token: ws.agent.credential })
+    expectError(over, 429, 'rate_limited', '1200')
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)
+    // The workspace's own tokens keep their budgets.
+    expect((await call('GET', '/api/v1/missions', { token: ws.live })).status).toBe(200)
+  })
+
   test('two server processes on one database share one exact count', async () => {
     const ws = await makeWorkspace()
     const { db, url } = await getHarness()
