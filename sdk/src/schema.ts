@@ -2910,7 +2910,7 @@ export interface components {
             message: string | null;
             /** @description The HTTP method. */
             method: string;
-            /** @description The operationId, e.g. createDecision. */
+            /** @description The operationId, e.g. createExperiment. */
             operation: string;
             /** @description The path called, without its query string. */
             path: string;
@@ -5970,7 +5970,7 @@ export interface operations {
                  * @example 5
                  */
                 limit?: number;
-                /** @description Only calls of this operation (its operationId, e.g. createDecision). */
+                /** @description Only calls of this operation (its operationId, e.g. createExperiment). */
                 operation?: string;
                 /**
                  * @description Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.

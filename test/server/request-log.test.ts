@@ -238,7 +238,16 @@ describe('the request log', () => {
     ]) {
       expectError(await logs(ws.live, query), 400, 'invalid_parameter', named)
     }
-    expect((await logs(ws.live, 'operation=nope')).body.error.message).toBe('operation "nope" is not an operation of this API: give an operationId such as createDecision or listMissions.')
+    expect((await logs(ws.live, 'operation=nope')).body.error.message).toBe('operation "nope" is not an operation of this API: give an operationId such as createExperiment or listMissions.')
+    // The operations a refusal gives as examples are operations of this API, which the filter takes.
+    const index = await call('GET', '/api/v1')
+    const operationIds = index.body.data.endpoints.map((e: { operationId: string }) => e.operationId)
+    const examples = (await logs(ws.live, 'operation=list%20missions')).body.error.message.match(/\b(?:create|list|get)[A-Z]\w+/g)
+    expect(examples.length).toBeGreaterThan(0)
+    for (const op of examples) {
+      expect(operationIds).toContain(op)
+      expect((await logs(ws.live, `operation=${op}`)).status).toBe(200)
+    }
   })
 
   test('keeps nothing of another workspace, even asked by its credential id', async () => {

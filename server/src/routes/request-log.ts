@@ -23,7 +23,7 @@ export const requestLogOperations = (operations: () => readonly { operationId: s
     auth: { kind: 'workspace', scope: 'read:logs' },
     query: z.strictObject({
       status: StatusFilter.optional().describe('Only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429.'),
-      operation: z.string().regex(/^[a-zA-Z]{1,64}$/, { message: 'must be an operationId such as createDecision' }).optional().describe('Only calls of this operation (its operationId, e.g. createDecision).'),
+      operation: z.string().regex(/^[a-zA-Z]{1,64}$/, { message: 'must be an operationId such as createExperiment' }).optional().describe('Only calls of this operation (its operationId, e.g. createExperiment).'),
       credentialId: idOf('credential', 'a credential').optional().describe('Only calls made with this credential (cred_...).'),
     }),
     rules: [{ description: 'operation names an operation of this API: an operationId of this document.', message: /is not an operation of this API/ }],
@@ -32,7 +32,7 @@ export const requestLogOperations = (operations: () => readonly { operationId: s
     example: { query: { status: '4xx', limit: '5' } },
     handler: ({ sql, caller, query, page }) => {
       if (query.operation && !operations().some((o) => o.operationId === query.operation)) {
-        throw new RuleError('operation.known', `operation ${JSON.stringify(query.operation)} is not an operation of this API: give an operationId such as createDecision or listMissions.`, 'operation')
+        throw new RuleError('operation.known', `operation ${JSON.stringify(query.operation)} is not an operation of this API: give an operationId such as createExperiment or listMissions.`, 'operation')
       }
       return listRequestLog(sql, caller.workspaceId, { ...query, ...page })
     },

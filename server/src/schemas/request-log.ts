@@ -12,7 +12,7 @@ export const RequestLogEntry = z
     id: z.string().describe('req_..., the request id the answer carried (X-Request-Id, and error.requestId on a refusal).'),
     method: z.string().describe('The HTTP method.'),
     path: z.string().describe('The path called, without its query string.'),
-    operation: z.string().describe('The operationId, e.g. createDecision.'),
+    operation: z.string().describe('The operationId, e.g. createExperiment.'),
     status: z.number().int().describe('The status answered.'),
     code: z.enum(ERROR_CODES).nullable().describe("The error's code; null on a success."),
     message: z.string().nullable().describe("The refusal's message, as the caller read it; null on a success."),

@@ -49,7 +49,7 @@ ${opts.next ? html`<nav class="pages" aria-label="Pages"><a href="/console/logs$
 <form class="filters panel" method="get" action="/console/logs">
 ${opts.refused ? html`<p class="failed" role="alert" id="filter-error">${opts.refused.message} Correct it, or empty the field, and show again.</p>` : null}
 <label>Status <input name="status" value="${f.status ?? ''}" placeholder="4xx, 429…" size="6"${marked('status')}></label>
-<label>Operation <input name="operation" value="${f.operation ?? ''}" placeholder="createDecision" size="18"${marked('operation')}></label>
+<label>Operation <input name="operation" value="${f.operation ?? ''}" placeholder="createExperiment" size="18"${marked('operation')}></label>
 <label>Credential <input name="credential" value="${f.credentialId ?? ''}" placeholder="cred_…" size="30"${marked('credential')}></label>
 <button type="submit">Show</button>
 </form>
