@@ -144,6 +144,9 @@ describe('POST /agent/authorize: denied', () => {
     const recipients = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', facts: { recipients: 25_000 } })
     expect(decisionOf(recipients)).toBe('denied')
     expect(checkOf(recipients, 'limits').detail).toContain('asked 25,000 recipients, ceiling 20,000 recipients')
+    // Any safe integer is an amount the API takes, and the sentence says it to the last cent.
+    const huge = await authorize(agent.credential, budget({ amountMinor: Number.MAX_SAFE_INTEGER, currency: 'USD', amountPercent: 10, increase: true }))
+    expect(checkOf(huge, 'limits').detail).toContain('asked 90,071,992,547,409.91 USD, ceiling 500.00 USD')
   })
 
   test('by a ceiling: one recipient or record is said in the singular, in the check and in the summary a person reads', async () => {

@@ -42,7 +42,18 @@ export function formatMoney(m: Money): string {
     f = new Intl.NumberFormat('en-US', { minimumFractionDigits: e, maximumFractionDigits: e })
     amountFormats.set(e, f)
   }
-  return `${f.format(m.amountMinor / 10 ** e)} ${m.currency}`
+  // A decimal string is formatted exactly (Intl.NumberFormat v3, ES2023; the ES2022 lib types only numbers). `format` is a bound function.
+  return `${(f.format as (value: number | string) => string)(exactAmount(m.amountMinor, e))} ${m.currency}`
+}
+
+/**
+ * The amount in major units, as Intl formats it exactly. Below 10^15 minor units the division is
+ * exact to the digits shown (the double is within a thousandth of a last digit); past it (the API
+ * takes any safe integer) 9007199254740991 cents would read 90,071,992,547,409.90, so the amount is
+ * given as a decimal string, which Intl formats without rounding through a double.
+ */
+function exactAmount(amountMinor: number, e: number): number | string {
+  return Math.abs(amountMinor) < 1e15 ? amountMinor / 10 ** e : `${amountMinor}E-${e}`
 }
 
 /**
