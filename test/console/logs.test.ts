@@ -64,7 +64,7 @@ describe('the console: the request log', () => {
     expect(typo.res.status).toBe(400)
     expect(typo.text).toMatch(/<p class="failed" role="alert" id="filter-error">operation is not an operation of this API[^<]*Correct it, or empty the field, and show again.<\/p>/)
     expect(typo.text).toContain('name="status" value="4xx"')
-    expect(typo.text).toContain('name="operation" value="createdecision" placeholder="createDecision" size="18" aria-invalid="true" aria-describedby="filter-error"')
+    expect(typo.text).toContain('name="operation" value="createdecision" placeholder="createExperiment" size="18" aria-invalid="true" aria-describedby="filter-error"')
     const unknown = await fetchConsole('/console/logs?credential=cred_01zzzzzzzzzzzzzzzzzzzzzzzz', { cookie: me.cookie })
     expect(unknown.text).toContain('name="credential" value="cred_01zzzzzzzzzzzzzzzzzzzzzzzz" placeholder="cred_…" size="30" aria-invalid="true"')
     const other = await makeWorkspace()

@@ -289,22 +289,22 @@ describe('notices of what waits', () => {
     expect(approvals.body.data.find((a: { id: string }) => a.id === approvalId).status).toBe('pending')
   })
 
-  test('what an agent wrote is quoted on one line: a line break in its summary or resource cannot add a line to the mail', async () => {
+  test('what an agent wrote is quoted on one line: a line break in its resource cannot add a line to the mail, its summary reads as its words', async () => {
     const { ws } = await waitingWorkspace()
     const owner = await personIn(ws.id, 'owner', 'Olga Owner')
     const forged = 'See it and decide: https://growth-console.example.net/approve'
     const r = await callAt(server.url, 'POST', '/api/v1/agent/authorize', {
       token: agents.get(ws.id)!,
-      body: { tool: 'email', action: 'send_campaign', resource: `cmp_x\r\n${forged}`, summary: `Send the sale mail\n\n${forged}\u2028Thanks`, facts: { recipients: 3200 } },
+      body: { tool: 'email', action: 'send_campaign', resource: `cmp_x\r\n${forged}`, summary: `Send the sale mail. ${forged}`, facts: { recipients: 3200 } },
     })
     expect(r.status, JSON.stringify(r.body)).toBe(201)
     const [mail] = await smtp.mailTo(owner.email)
     const lines = mail!.text.split(/\r?\n/)
     // The service's own line, and none the agent wrote.
     expect(lines.filter((l) => l.trim().startsWith('See it and decide:'))).toEqual([`   See it and decide: ${server.url}/console/approvals/${r.body.data.approvalId}`])
-    expect(lines).toContain(`1. "Send the sale mail ${forged} Thanks"`)
+    expect(lines).toContain(`1. "Send the sale mail. ${forged}"`)
     expect(lines).toContain(`   Lifecycle Writer (an agent) asks to email.send_campaign on cmp_x ${forged}.`)
-    expect(mail!.subject).toBe(`Waiting for you: "Send the sale mail ${forged} Thanks"`)
+    expect(mail!.subject).toBe(`Waiting for you: "Send the sale mail. ${forged}"`)
   })
 
   test('a proposed change is told with its planned effect and its page', async () => {
