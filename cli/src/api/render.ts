@@ -1,4 +1,5 @@
 import { type Decider, describeDecider } from '../../../server/src/core/decider.ts'
+import { exactAmount } from '../../../server/src/core/money.ts'
 import { describe, type Human, table } from '../output.ts'
 
 /**
@@ -23,7 +24,8 @@ export function formatMoney(m: Money): string {
   try {
     const format = new Intl.NumberFormat(undefined, { style: 'currency', currency: m.currency })
     const digits = format.resolvedOptions().maximumFractionDigits ?? 2
-    return format.format(m.amountMinor / 10 ** digits)
+    // Exact to the last minor unit however large (the API takes any safe integer): as the server's sentences.
+    return (format.format as (value: number | string) => string)(exactAmount(m.amountMinor, digits))
   } catch {
     return `${m.amountMinor} ${m.currency} (minor units)`
   }

@@ -52,7 +52,7 @@ export function formatMoney(m: Money): string {
  * takes any safe integer) 9007199254740991 cents would read 90,071,992,547,409.90, so the amount is
  * given as a decimal string, which Intl formats without rounding through a double.
  */
-function exactAmount(amountMinor: number, e: number): number | string {
+export function exactAmount(amountMinor: number, e: number): number | string {
   return Math.abs(amountMinor) < 1e15 ? amountMinor / 10 ** e : `${amountMinor}E-${e}`
 }
 
