@@ -142,6 +142,6 @@ describe('the console: the audit list', () => {
   test('without a session the audit list is the sign-in page', async () => {
     const page = await fetchConsole('/console/audit')
     expect(page.res.status).toBe(303)
-    expect(page.res.headers.get('location')).toBe('/console/signin')
+    expect(page.res.headers.get('location')).toBe('/console/signin?next=%2Fconsole%2Faudit')
   })
 })

@@ -203,12 +203,21 @@ describe('CSRF: every POST carries the token, or nothing is done', () => {
 })
 
 describe('no session', () => {
-  test('a page redirects to /console/signin (303), also with an API token in Authorization', async () => {
+  test('a page redirects to /console/signin (303) saying where it was going, also with an API token in Authorization', async () => {
     const ws = await makeWorkspace()
-    for (const path of ['/console/', '/console', '/console/approvals/apr_x', '/console/actions/act_x', '/console/agents', '/console/not-a-page']) {
+    const expected: [string, string][] = [
+      ['/console/', '/console/signin'],
+      ['/console', '/console/signin'],
+      ['/console/approvals/apr_x', '/console/signin?next=%2Fconsole%2Fapprovals%2Fapr_x'],
+      ['/console/actions/act_x', '/console/signin?next=%2Fconsole%2Factions%2Fact_x'],
+      ['/console/agents', '/console/signin?next=%2Fconsole%2Fagents'],
+      ['/console/not-a-page', '/console/signin?next=%2Fconsole%2Fnot-a-page'],
+      ['/console/audit?kind=people', '/console/signin?next=%2Fconsole%2Faudit%3Fkind%3Dpeople'],
+    ]
+    for (const [path, location] of expected) {
       for (const headers of [{}, { Authorization: `Bearer ${ws.live}` }] as Record<string, string>[]) {
         const { res } = await get(path, headers)
-        expect({ path, status: res.status, location: res.headers.get('location') }).toEqual({ path, status: 303, location: '/console/signin' })
+        expect({ path, status: res.status, location: res.headers.get('location') }).toEqual({ path, status: 303, location })
         expectSecurityHeaders(res)
       }
     }

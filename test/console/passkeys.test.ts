@@ -355,7 +355,7 @@ describe('passkeys over HTTP', () => {
     }
     const account = await get('/console/account')
     expect(account.res.status).toBe(303)
-    expect(account.res.headers.get('location')).toBe('/console/signin')
+    expect(account.res.headers.get('location')).toBe('/console/signin?next=%2Fconsole%2Faccount')
     expect((await post('/console/account/passkeys/options', {})).res.status).toBe(401)
   })
 })

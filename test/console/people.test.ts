@@ -82,7 +82,7 @@ describe('the console: people', () => {
     expect(removed.res.status).toBe(303)
     const after = await fetchConsole('/console/people', { cookie: lin.cookie })
     expect(after.res.status).toBe(303)
-    expect(after.res.headers.get('location')).toBe('/console/signin')
+    expect(after.res.headers.get('location')).toBe('/console/signin?next=%2Fconsole%2Fpeople')
     expect((await fetchConsole('/console/people', { cookie: owner.cookie })).text).not.toContain(email)
 
     const audit = (await listAudit(sql, ws.id, 100)).entries

@@ -4,7 +4,7 @@ import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { call, getHarness, makeWorkspace } from '../harness.ts'
-import { csrfOf, fetchConsole } from '../support/console-session.ts'
+import { csrfOf, fetchConsole, freshLink } from '../support/console-session.ts'
 
 /**
  * The console signed in, over HTTP as a browser would use it (cookies and forms, redirects not
@@ -165,3 +165,49 @@ describe('the console, signed in: proposed changes, sign-out and paging', () => 
   })
 })
 
+
+describe('signing in on the way to a page', () => {
+  test('a page opened without a session (a notice\'s link) is gone on to once signed in with a link, in the same browser', async () => {
+    const ws = await makeWorkspace()
+    const sent = await fetchConsole('/console/approvals/apr_0123456789abcdefghijklmnop')
+    expect(sent.res.status).toBe(303)
+    const signInPage = sent.res.headers.get('location')!
+    expect(signInPage).toBe('/console/signin?next=%2Fconsole%2Fapprovals%2Fapr_0123456789abcdefghijklmnop')
+    const page = await fetchConsole(signInPage)
+    expect(page.res.status).toBe(200)
+    expect(page.text).toContain('Sign in to open the page you followed a link to')
+    const next = page.res.headers.getSetCookie().find((c) => c.startsWith('growth_next='))!
+    expect(next).toStartWith('growth_next=%2Fconsole%2Fapprovals%2Fapr_0123456789abcdefghijklmnop; Path=/console/signin; HttpOnly; SameSite=Lax; Max-Age=900')
+
+    const { path } = await freshLink(ws.id, 'approver', 'Arto Approver')
+    const link = await fetchConsole(path, { cookie: next.split(';')[0] })
+    const form = cookieValue(link.res, 'growth_signin')!
+    const redeemed = await fetchConsole(path, { cookie: `${form}; ${next.split(';')[0]}`, form: { csrf: csrfOf(link.text)! } })
+    expect(redeemed.res.status).toBe(303)
+    expect(redeemed.res.headers.get('location')).toBe('/console/approvals/apr_0123456789abcdefghijklmnop')
+    // Gone to once: the cookie is ended with the sign-in.
+    expect(redeemed.res.headers.getSetCookie().find((c) => c.startsWith('growth_next='))).toStartWith('growth_next=; Path=/console/signin; HttpOnly; SameSite=Lax; Max-Age=0')
+    const cookie = cookieValue(redeemed.res, 'growth_session')!
+
+    // Signed in already, the sign-in page goes on at once.
+    const already = await fetchConsole('/console/signin?next=%2Fconsole%2Fagents', { cookie })
+    expect(already.res.headers.get('location')).toBe('/console/agents')
+  })
+
+  test('never another site or a sign-in path: such a next is forgotten, and a forged cookie leads to the inbox', async () => {
+    const ws = await makeWorkspace()
+    for (const next of ['//evil.example/x', 'https://evil.example/', '/console//evil.example', '/console/signout', '/console/signin/gsl_x', '/console/../api/v1/missions', '/console/live', '/elsewhere', `/console/${'a'.repeat(500)}`]) {
+      const page = await fetchConsole(`/console/signin?${new URLSearchParams({ next })}`)
+      expect({ next, status: page.res.status }).toEqual({ next, status: 200 })
+      expect({ next, cookie: page.res.headers.getSetCookie().find((c) => c.startsWith('growth_next='))?.split(';')[0] }).toEqual({ next, cookie: 'growth_next=' })
+      expect(page.text).not.toContain('Sign in to open the page you followed a link to')
+    }
+    const { path } = await freshLink(ws.id, 'viewer', 'Vera Viewer')
+    const link = await fetchConsole(path)
+    const form = cookieValue(link.res, 'growth_signin')!
+    const forged = `growth_next=${encodeURIComponent('https://evil.example/console/')}`
+    const redeemed = await fetchConsole(path, { cookie: `${form}; ${forged}`, form: { csrf: csrfOf(link.text)! } })
+    expect(redeemed.res.status).toBe(303)
+    expect(redeemed.res.headers.get('location')).toBe('/console/')
+  })
+})

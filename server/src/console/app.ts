@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { consoleAsset } from './assets.ts'
-import { assetResponse, redirectTo } from './responses.ts'
+import { assetResponse, redirectTo, signInFor } from './responses.ts'
 import { type ConsoleDeps, routeKit } from './route-kit.ts'
 import { accountRoutes } from './routes/account.ts'
 import { agentRoutes } from './routes/agents.ts'
@@ -43,7 +43,7 @@ export function consoleApp(deps: ConsoleDeps) {
     .use(policyRoutes(deps, kit))
     .all('/console/*', handle(async ({ request, session }) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !session) return problem(401, 'Not signed in', 'You are not signed in, so nothing was done.')
-      if (!session) return redirectTo('/console/signin')
+      if (!session) return redirectTo(signInFor(request))
       return notFound(session)
     }))
 }

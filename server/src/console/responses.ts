@@ -78,6 +78,33 @@ function cookie(name: string, value: string, path: string, sameSite: 'Lax' | 'St
 
 export const sessionCookie = (token: string, secure: boolean) => cookie(SESSION_COOKIE, token, '/console', 'Lax', SESSION_MAX_AGE_S, secure)
 export const endSessionCookie = (secure: boolean) => cookie(SESSION_COOKIE, '', '/console', 'Lax', 0, secure)
+/**
+ * Where a person was going when the console sent them to sign in (a notice's link to an approval,
+ * say): kept for the sign-in page's 15 minutes in a cookie only the sign-in paths see, and gone to
+ * once they are signed in, by a link or a passkey, in this browser.
+ */
+export const NEXT_COOKIE = 'growth_next'
+export const nextCookie = (path: string, secure: boolean) => cookie(NEXT_COOKIE, encodeURIComponent(path), '/console/signin', 'Lax', FORM_MAX_AGE_S, secure)
+export const endNextCookie = (secure: boolean) => cookie(NEXT_COOKIE, '', '/console/signin', 'Lax', 0, secure)
+
+/**
+ * A console page to go on to after signing in, or null: a path of this console only (never another
+ * site: no scheme, no `//`, no backslash), at most 500 characters, and not a sign-in, sign-out,
+ * stream, asset or shown-once path.
+ */
+export function safeNext(raw: string | null | undefined): string | null {
+  if (!raw || raw.length > 500 || !/^\/console\/[A-Za-z0-9\-._~/?=&%:+,]*$/.test(raw) || raw.includes('//')) return null
+  if (/^\/console\/(signin|signout|live|assets|shown)(\/|\?|$)/.test(raw) || /(^|\/)\.\.?(\/|\?|$)/.test(raw)) return null
+  return raw
+}
+
+/** The sign-in page, saying where to go on to after (a GET of a console page without a session). */
+export function signInFor(request: Request): string {
+  const url = new URL(request.url)
+  const next = request.method === 'GET' && url.pathname !== '/console/' ? safeNext(url.pathname + url.search) : null
+  return next ? `/console/signin?${new URLSearchParams({ next })}` : '/console/signin'
+}
+
 export const formCookie = (name: string, token: string, secure: boolean) => cookie(name, token, '/console/signin', 'Strict', FORM_MAX_AGE_S, secure)
 export const endFormCookie = (name: string, secure: boolean) => cookie(name, '', '/console/signin', 'Strict', 0, secure)
 

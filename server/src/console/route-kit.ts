@@ -7,7 +7,7 @@ import { newFormToken, sameToken, SIGNIN_COOKIE } from './csrf.ts'
 import { readForm } from './forms.ts'
 import type { Html } from './html.ts'
 import { messagePage } from './pages/layout.ts'
-import { cookieOf, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE, STRICT_TRANSPORT } from './responses.ts'
+import { cookieOf, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE, signInFor, STRICT_TRANSPORT } from './responses.ts'
 import type { ConsoleRole, ConsoleSession, ConsoleSessions, SignInMeta } from './session-port.ts'
 import { endShownCookie, openShown, SHOWN_PATH, type ShownPage, shownCookie } from './shown.ts'
 
@@ -79,7 +79,7 @@ export function routeKit(deps: ConsoleDeps) {
 
   /** A page that needs a signed-in person: without a session, the sign-in page. */
   const signedIn = (fn: (ctx: Ctx & { session: ConsoleSession }) => Promise<Response>) =>
-    handle(async (ctx) => (ctx.session ? fn(ctx as Ctx & { session: ConsoleSession }) : redirectTo('/console/signin')))
+    handle(async (ctx) => (ctx.session ? fn(ctx as Ctx & { session: ConsoleSession }) : redirectTo(signInFor(ctx.request))))
 
   const csrfRefused = (session: ConsoleSession | null) =>
     problem(403, 'Form expired', 'This form was missing its security token or carried a wrong one (a form from an old page or another site), so nothing was done. Go back, reload the page and try again.', session)

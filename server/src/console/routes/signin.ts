@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { SIGNIN_COOKIE, newFormToken } from '../csrf.ts'
 import { messagePage } from '../pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from '../pages/signin.ts'
-import { cookieOf, endFormCookie, endSessionCookie, formCookie, jsonResponse, pageResponse, redirectTo, sessionCookie } from '../responses.ts'
+import { cookieOf, endFormCookie, endNextCookie, endSessionCookie, formCookie, jsonResponse, NEXT_COOKIE, nextCookie, pageResponse, redirectTo, safeNext, sessionCookie } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import type { LinkRefusal } from '../session-port.ts'
 
@@ -24,6 +24,19 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
     return pageResponse(page, status, [formCookie(SIGNIN_COOKIE, token, secureCookies(request))])
   }
 
+  /** Signed in: on to the page they were going to (the next cookie), else the inbox; the sign-in's cookies ended. */
+  const signedInTo = (request: Request, sessionToken: string) => {
+    const secure = secureCookies(request)
+    const raw = cookieOf(request, NEXT_COOKIE)
+    let next: string | null = null
+    try {
+      next = safeNext(raw ? decodeURIComponent(raw) : null)
+    } catch {
+      // not one this console wrote
+    }
+    return redirectTo(next ?? '/console/', [sessionCookie(sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure), ...(raw ? [endNextCookie(secure)] : [])])
+  }
+
   /** The page of a link that signs no one in: why, and the way to the sign-in page. */
   const linkRefused = (why: LinkRefusal, cookies: string[]) => {
     const status = why === 'rate_limited' ? 429 : why === 'unknown' ? 404 : 410
@@ -32,8 +45,13 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
 
   return new Elysia()
     .get('/console/signin', handle(async ({ request, session }) => {
-      if (session) return redirectTo('/console/')
-      return withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken, passkeys: passkeyState() }))
+      const next = safeNext(new URL(request.url).searchParams.get('next'))
+      if (session) return redirectTo(next ?? '/console/')
+      const page = withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken, passkeys: passkeyState(), goingOn: next !== null }))
+      // Where to go on to once signed in; a visit without one forgets an older one.
+      const secure = secureCookies(request)
+      page.headers.append('Set-Cookie', next ? nextCookie(next, secure) : endNextCookie(secure))
+      return page
     }))
     // Signing in with a passkey: the options for this sign-in form (JSON), then the browser's answer.
     .post('/console/signin/passkey/options', signInPost(async ({ request }) => {
@@ -48,7 +66,7 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       const secure = secureCookies(ctx.request)
       const signedIn = await passkeys.signIn(cookieOf(ctx.request, SIGNIN_COOKIE)!, fields.get('response'), metaOf(ctx))
       if ('refused' in signedIn) return signInAgain(ctx.request, signedIn.status, `Not signed in. ${signedIn.refused} Try again, or sign in with a link.`)
-      return redirectTo('/console/', [sessionCookie(signedIn.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
+      return signedInTo(ctx.request, signedIn.sessionToken)
     }), { parse: 'none' })
     .post('/console/signin', signInPost(async (ctx, fields) => {
       if (!sessions.mailLink) return problem(404, 'Not found', 'Sign-in links are not mailed here: ask your workspace\u2019s owner or operator for one.')
@@ -75,7 +93,7 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       const redeemed = await sessions.redeem(ctx.params.token!, metaOf(ctx))
       const secure = secureCookies(ctx.request)
       if ('refused' in redeemed) return linkRefused(redeemed.refused, [endFormCookie(SIGNIN_COOKIE, secure)])
-      return redirectTo('/console/', [sessionCookie(redeemed.sessionToken, secure), endFormCookie(SIGNIN_COOKIE, secure)])
+      return signedInTo(ctx.request, redeemed.sessionToken)
     }), { parse: 'none' })
     .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
       await sessions.end(sessionToken)
