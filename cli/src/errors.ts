@@ -58,9 +58,13 @@ function codeOf(err: DomainError | CliError): string {
   return { not_found: 'not_found', rule: 'invalid_request', conflict: 'conflict', allowance: 'plan_required' }[err.kind as string] ?? 'invalid_request'
 }
 
+/** Commander's outcomes that printed help rather than refused anything. */
+const COMMANDER_HELP = new Set(['commander.help', 'commander.helpDisplayed', 'commander.version'])
+
 /**
  * The one top-level error handler. Returns the exit code:
  * - commander's own outcomes (help, version, usage errors: it has already printed them) keep its code;
+ *   with --json, a usage error (printed by no one yet) is the error envelope, as other refusals are;
  * - a refusal meant for the operator (a domain refusal, a CliError) prints `error: <message>` and gives 1;
  * - an interruption (Interrupted, a Ctrl-C the command stopped for) prints the same and gives 130;
  * - no answer from the API (NoAnswer) prints one sentence (with --json the envelope) and gives 2;
@@ -69,7 +73,12 @@ function codeOf(err: DomainError | CliError): string {
  * stdout stays empty in every case but the last.
  */
 export function handleError(err: unknown, opts: { json?: boolean } = {}): number {
-  if (err instanceof CommanderError) return err.exitCode
+  if (err instanceof CommanderError) {
+    if (opts.json && err.exitCode !== 0 && !COMMANDER_HELP.has(err.code)) {
+      writeErr(`${JSON.stringify({ error: { code: 'invalid_request', message: err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '), requestId: null } })}\n`)
+    }
+    return err.exitCode
+  }
   if (err instanceof ResultFailed) return 1
   if (err instanceof ApiRefusal) {
     if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)

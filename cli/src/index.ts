@@ -41,8 +41,12 @@ import { handleError } from './errors.ts'
 import { shareGlobalOptions } from './global-options.ts'
 import { flush, writeErr, writeOut } from './output.ts'
 
-/** The whole command tree, in one place. Each verb lives in its own file under commands/. */
-export function buildProgram(): Command {
+/**
+ * The whole command tree, in one place. Each verb lives in its own file under commands/.
+ * With `json`, commander prints no usage error of its own: the top-level handler prints it as the
+ * error envelope, as every other refusal under --json is.
+ */
+export function buildProgram(opts: { json?: boolean } = {}): Command {
   const program = new Command('growth')
     .description(
       'The Growth Automation Service from a terminal. Every operation of the API is a command named as its SDK method (growth decisions list, growth agent authorize), through the API with --token/GROWTH_TOKEN or a profile saved by growth login. The admin commands and growth worker act on the database directly (DATABASE_URL, or the embedded database in DATA_DIR), whether or not the server is running.',
@@ -50,8 +54,8 @@ export function buildProgram(): Command {
     .version(pkg.version, '-v, --version')
     // Settings inherited by every command created below with .command():
     .exitOverride()
-    .configureOutput({ writeOut, writeErr })
-    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ writeOut, writeErr, ...(opts.json ? { outputError: () => {} } : {}) })
+    .showHelpAfterError(opts.json ? false : '(add --help for usage)')
     .showSuggestionAfterError(true)
     // A command's options are its own: those after a subcommand's name are the subcommand's
     // (growth mcp --token ... beside growth mcp guard --token ...).
@@ -126,7 +130,8 @@ export function buildProgram(): Command {
 
 /** Run the CLI and exit with its code: 0 done, 1 refused (usage or operator error), 2 unexpected failure. */
 export async function main(argv: string[] = process.argv): Promise<never> {
-  const program = buildProgram()
+  const json = argv.includes('--json')
+  const program = buildProgram({ json })
   let code = 0
   if (argv.length <= 2) {
     program.outputHelp()
@@ -134,7 +139,7 @@ export async function main(argv: string[] = process.argv): Promise<never> {
     try {
       await program.parseAsync(argv)
     } catch (err) {
-      code = handleError(err, { json: argv.includes('--json') })
+      code = handleError(err, { json })
     }
   }
   await flush()

@@ -288,6 +288,28 @@ describe('refusals and failures', () => {
   )
 
   test(
+    "with --json a usage error (a missing, unknown or invalid option, an unknown command) is the error envelope on one stderr line, as the CLI's other refusals are",
+    async () => {
+      const nowhere = { GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' }
+      const cases: [string[], string][] = [
+        [['agent', 'result', '--status', 'completed', '--json'], "required option '--authorization-id <string>' not specified"],
+        [['decisions', 'list', '--bogus', '--json'], "unknown option '--bogus'"],
+        [['--json', 'decisons', 'list'], "unknown command 'decisons' (Did you mean decisions?)"],
+        [['admin', 'workspace', 'create', '--name', 'X', '--plan', 'gold', '--json'], "option '--plan <plan>' argument 'gold' is invalid. Allowed choices are starter, growth, scale."],
+      ]
+      for (const [args, message] of cases) {
+        const r = await run(args, nowhere)
+        expect({ args, code: r.code, stdout: r.stdout, lines: r.stderr.trimEnd().split('\n').length }).toEqual({ args, code: 1, stdout: '', lines: 1 })
+        expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'invalid_request', message, requestId: null } })
+      }
+      // Without --json, commander's own line and the hint, as before.
+      const plain = await run(['decisions', 'list', '--bogus'], nowhere)
+      expect(plain).toMatchObject({ code: 1, stdout: '', stderr: "error: unknown option '--bogus'\n(add --help for usage)\n" })
+    },
+    T,
+  )
+
+  test(
     'no server at the base URL: exit 2, saying where it looked',
     async () => {
       const r = await run(['missions', 'list'], { GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' })
