@@ -163,6 +163,22 @@ describe('the console, signed in: proposed changes, sign-out and paging', () => 
     expect((await fetchConsole('/console/signout', { cookie: maya.cookie, form: {} })).res.status).toBe(403)
     expect((await fetchConsole('/console/', { cookie: maya.cookie })).res.status).toBe(200)
   })
+
+  test('GET /console/signout (a stable path of the contract) is a page whose one button signs out; the GET itself ends nothing', async () => {
+    const ws = await makeWorkspace()
+    const maya = await signedIn(ws.id, 'approver')
+    const page = await fetchConsole('/console/signout', { cookie: maya.cookie })
+    expect(page.res.status).toBe(200)
+    expect(page.text).toContain('<form method="post" action="/console/signout">')
+    // Opening it (a link, a prefetch) left the session open.
+    expect((await fetchConsole('/console/', { cookie: maya.cookie })).res.status).toBe(200)
+    const out = await fetchConsole('/console/signout', { cookie: maya.cookie, form: { csrf: csrfOf(page.text)! } })
+    expect(out.res.status).toBe(303)
+    expect((await fetchConsole('/console/', { cookie: maya.cookie })).res.headers.get('location')).toBe('/console/signin')
+    // Without a session, the sign-in page, as every other page of the console.
+    const anonymous = await fetchConsole('/console/signout')
+    expect([anonymous.res.status, anonymous.res.headers.get('location')]).toEqual([303, '/console/signin'])
+  })
 })
 
 

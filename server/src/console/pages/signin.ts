@@ -1,5 +1,5 @@
 import { type Html, html } from '../html.ts'
-import type { LinkRefusal } from '../session-port.ts'
+import type { ConsoleSession, LinkRefusal } from '../session-port.ts'
 import { when } from './describe.ts'
 import { layout } from './layout.ts'
 
@@ -90,6 +90,25 @@ export function redeemPage(opts: { token: string; formToken: string }): Html {
 <input type="hidden" name="csrf" value="${opts.formToken}">
 <p>This link signs you in once. Continue on this device?</p>
 <button type="submit">Sign in</button>
+</form>
+</div>`,
+  })
+}
+
+/**
+ * GET /console/signout: the stable path asks for one click (a GET never changes anything, and a
+ * link or a prefetch must not end a session); the button posts with the session's CSRF token.
+ */
+export function signOutPage(session: ConsoleSession): Html {
+  return layout({
+    title: 'Sign out',
+    session,
+    body: html`<h1>Sign out</h1>
+<div class="panel">
+<form method="post" action="/console/signout">
+<input type="hidden" name="csrf" value="${session.csrf}">
+<p>End your session in this browser? Your sessions elsewhere stay signed in.</p>
+<button type="submit">Sign out</button>
 </form>
 </div>`,
   })

@@ -1,14 +1,14 @@
 import { Elysia } from 'elysia'
 import { SIGNIN_COOKIE, newFormToken } from '../csrf.ts'
 import { messagePage } from '../pages/layout.ts'
-import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage } from '../pages/signin.ts'
+import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage, signOutPage } from '../pages/signin.ts'
 import { cookieOf, endFormCookie, endNextCookie, endSessionCookie, formCookie, jsonResponse, NEXT_COOKIE, nextCookie, pageResponse, redirectTo, safeNext, sessionCookie } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import type { LinkRefusal } from '../session-port.ts'
 
 /** Signing in (a mailed link, a one-time link, a passkey) and out. */
 export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
-  const { handle, problem, signInPost, signedInPost, withFormToken, metaOf, secureCookies } = kit
+  const { handle, problem, signedIn, signInPost, signedInPost, withFormToken, metaOf, secureCookies } = kit
   const { passkeys } = sessions
   /** Passkeys' state for a page: absent when not wired, else why they cannot work (null: they do). */
   const passkeyState = () => (passkeys ? { unavailable: passkeys.unavailable() } : undefined)
@@ -64,9 +64,9 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       const why = passkeys.unavailable()
       if (why) return signInAgain(ctx.request, 409, why)
       const secure = secureCookies(ctx.request)
-      const signedIn = await passkeys.signIn(cookieOf(ctx.request, SIGNIN_COOKIE)!, fields.get('response'), metaOf(ctx))
-      if ('refused' in signedIn) return signInAgain(ctx.request, signedIn.status, `Not signed in. ${signedIn.refused} Try again, or sign in with a link.`)
-      return signedInTo(ctx.request, signedIn.sessionToken)
+      const answer = await passkeys.signIn(cookieOf(ctx.request, SIGNIN_COOKIE)!, fields.get('response'), metaOf(ctx))
+      if ('refused' in answer) return signInAgain(ctx.request, answer.status, `Not signed in. ${answer.refused} Try again, or sign in with a link.`)
+      return signedInTo(ctx.request, answer.sessionToken)
     }), { parse: 'none' })
     .post('/console/signin', signInPost(async (ctx, fields) => {
       if (!sessions.mailLink) return problem(404, 'Not found', 'Sign-in links are not mailed here: ask your workspace\u2019s owner or operator for one.')
@@ -95,6 +95,8 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       if ('refused' in redeemed) return linkRefused(redeemed.refused, [endFormCookie(SIGNIN_COOKIE, secure)])
       return signedInTo(ctx.request, redeemed.sessionToken)
     }), { parse: 'none' })
+    // The stable path answers a GET too: a page whose one button signs out (without a session, the sign-in page).
+    .get('/console/signout', signedIn(async ({ session }) => pageResponse(signOutPage(session))))
     .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
       await sessions.end(sessionToken)
       return redirectTo('/console/signin', [endSessionCookie(secureCookies(request))])
