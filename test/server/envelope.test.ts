@@ -62,6 +62,21 @@ describe('the envelope', () => {
     expect(ids.size).toBe(answers.length)
   })
 
+  test('the reference page and the files it loads, under /api/v1 too, carry an X-Request-Id of their own', async () => {
+    const page = await call('GET', '/api/v1/reference')
+    expect(page.status).toBe(200)
+    const files = [...page.text.matchAll(/src="(\/api\/v1\/reference\/[^"]+)"/g)].map((m) => m[1]!)
+    expect(files.length).toBeGreaterThan(0)
+    const ids = new Set([page.headers.get('x-request-id')])
+    for (const file of files) {
+      const a = await call('GET', file)
+      expect(a.status).toBe(200)
+      ids.add(a.headers.get('x-request-id'))
+    }
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-z]{26}$/)
+    expect(ids.size).toBe(files.length + 1)
+  })
+
   test('every JSON answer says nosniff: an error quoting what was sent is never read by a browser as HTML', async () => {
     const ws = await makeWorkspace()
     const answers = [

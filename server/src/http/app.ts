@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { newId } from '../core/ids.ts'
 import { operations } from './operations.ts'
 import { observed, observedOutside } from './observe.ts'
 import { createPipeline, type PipelineDeps } from './pipeline.ts'
@@ -37,8 +38,13 @@ export function createApp(deps: PipelineDeps) {
     const allowed = methodsOf.get(new URL(request.url).pathname) ?? []
     return observedOutside(allowed.length ? 'method_not_allowed' : 'unknown_route', request, () => pipeline.noRoute(request, address, allowed))
   })
-  app.get(REFERENCE_PATH, () => referencePage())
-  app.get(`${REFERENCE_PATH}/:asset`, ({ request, params, server }) => referenceAsset(params.asset) ?? pipeline.noRoute(request, addressOf(request, server as Server), []))
+  // The reference page and its files are answers under /api/v1 too: each carries its X-Request-Id.
+  const withRequestId = (res: Response) => (res.headers.set('X-Request-Id', newId('request')), res)
+  app.get(REFERENCE_PATH, () => withRequestId(referencePage()))
+  app.get(`${REFERENCE_PATH}/:asset`, ({ request, params, server }) => {
+    const file = referenceAsset(params.asset)
+    return file ? withRequestId(file) : pipeline.noRoute(request, addressOf(request, server as Server), [])
+  })
   for (const op of operations) {
     // Each request in its server span, counted by operation (observe.ts).
     const answer = (request: Request, server: Server) => () => pipeline.handle(op, request, () => addressOf(request, server as Server))
