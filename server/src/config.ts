@@ -147,7 +147,13 @@ const Env = z.object({
   // pace of notices (at most one per person this often; what comes meanwhile waits for the next).
   MAIL_RETRY_SCHEDULE: schedule('10s,1m,5m,15m,1h,3h'),
   MAIL_NOTICE_INTERVAL: duration('1m'),
-}).refine((e) => !e.SMTP_URL || e.MAIL_FROM, { message: 'must be set when SMTP_URL is (the address mail is sent from)', path: ['MAIL_FROM'] })
+})
+  .refine((e) => !e.SMTP_URL || e.MAIL_FROM, { message: 'must be set when SMTP_URL is (the address mail is sent from)', path: ['MAIL_FROM'] })
+  // The first cool-down doubles up to the longest: a first one above it would shrink at the next opening.
+  .refine((e) => e.WEBHOOK_BREAKER_COOLDOWN <= e.WEBHOOK_BREAKER_COOLDOWN_MAX, {
+    message: 'must not be longer than WEBHOOK_BREAKER_COOLDOWN_MAX (default 1h), the longest cool-down it doubles up to',
+    path: ['WEBHOOK_BREAKER_COOLDOWN'],
+  })
 
 /** How webhooks are delivered; every figure has the contract's default. */
 export type WebhookSettings = {
