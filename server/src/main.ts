@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { lookup } from 'node:dns/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from './config.ts'
@@ -54,6 +55,7 @@ let ownerLink: { owner: { id: string; name: string; email: string }; url: string
 const demoFile = join(config.dataDir, 'demo.json')
 try {
   // A port already served is refused at once, before the database is opened (and again by listen).
+  await hostResolves(config.host)
   await portIsFree(config.host, config.port)
   if (config.metrics) {
     // Else the API's own listener would be found in use, and the line would send the operator looking for another process.
@@ -175,6 +177,15 @@ async function prepareInAProcessOfItsOwn(): Promise<void> {
 }
 
 /** Resolves when `port` can be bound on `host` (exclusively), rejects with EADDRINUSE and the like when not. */
+/** HOST must name an address: one that does not is told as HOST's fault (the listen's own error names nothing, or looks like the database's). */
+async function hostResolves(host: string): Promise<void> {
+  try {
+    await lookup(host)
+  } catch (err) {
+    throw Object.assign(new Error(String((err as Error)?.message ?? err)), { code: 'HOST_UNRESOLVED' })
+  }
+}
+
 function portIsFree(host: string, port: number): Promise<void> {
   if (port === 0) return Promise.resolve()
   return new Promise((resolve, reject) => {

@@ -27,6 +27,8 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
       return `Port ${config.port} on ${config.host} is already in use (another server is listening there). Stop that process, or set PORT to a free port.`
     case 'EACCES':
       return `Not allowed to listen on port ${config.port} on ${config.host}. Use a port above 1023, or set PORT to one this user may open.`
+    case 'HOST_UNRESOLVED':
+      return `HOST ${config.host} does not resolve to an address. Set HOST to an address of this machine, e.g. 127.0.0.1 or 0.0.0.0.`
     case 'EADDRNOTAVAIL':
       return `HOST ${config.host} is not an address of this machine. Set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`
     case 'ECONNREFUSED':

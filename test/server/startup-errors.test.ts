@@ -42,6 +42,13 @@ describe('a server that cannot start says why in one line', () => {
     }, 70_000)
   }
 
+  test('a HOST that does not resolve is named as HOST, not as the database', async () => {
+    // The name is looked up before anything listens, so the port is never taken.
+    const run = await runToExit({ HOST: 'no-such-host.invalid', PORT: '4250', DATA_DIR: dataDir() })
+    expectOneLine(run, 'HOST no-such-host.invalid does not resolve', 'Set HOST')
+    expect(run.stderr).not.toContain('database')
+  }, 70_000)
+
   test('an unreachable DATABASE_URL, with its password hidden', async () => {
     const started = Date.now()
     const run = await runToExit({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/x', DATA_DIR: dataDir() })
