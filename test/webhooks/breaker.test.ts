@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { listAudit } from '../../server/src/domain/audit.ts'
 import { setEndpointEnabled } from '../../server/src/domain/webhooks.ts'
 import { getHarness } from '../harness.ts'
 import { attemptsOf, deliveriesOf, endpoint, endpointRow, importContacts, receiver, rig, until } from './support.ts'
@@ -97,7 +98,12 @@ describe('the circuit breaker', () => {
       const e = await endpoint(r, rcv.url, 'contact.created')
       await importContacts(r.ws, 1)
       await until('the endpoint disabled', async () => (await endpointRow(e.id)).status === 'disabled', 5000)
-      expect((await endpointRow(e.id)).disabled_reason).toMatch(/Failing without a success since \d{4}-\d\d-\d\dT/)
+      const reason = (await endpointRow(e.id)).disabled_reason as string
+      expect(reason).toMatch(/Failing without a success since \d{4}-\d\d-\d\dT/)
+      // The audit tells the change, by the system, with the reason (once, whichever path disabled it).
+      const { sql } = await getHarness()
+      const audited = (await listAudit(sql, r.ws.id, 10)).entries.filter((a) => a.subject === e.id && a.action === 'webhook.disabled')
+      expect(audited.map((a) => [a.actor.kind, a.detail.reason])).toEqual([['system', reason]])
       const n = rcv.got.length
       await Bun.sleep(400)
       expect(rcv.got.length).toBe(n)

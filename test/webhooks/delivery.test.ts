@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { join } from 'node:path'
+import { listAudit } from '../../server/src/domain/audit.ts'
 import { rotateSecret, sendTestEvent } from '../../server/src/domain/webhooks.ts'
 import { USER_AGENT } from '../../server/src/workers/webhooks.ts'
 import { call, getHarness } from '../harness.ts'
@@ -177,7 +178,13 @@ describe('a refused delivery', () => {
       const e = await endpoint(r, rcv.url, 'contact.created')
       await importContacts(r.ws, 1)
       await until('the endpoint disabled', async () => (await endpointRow(e.id)).status === 'disabled')
-      expect((await endpointRow(e.id)).disabled_reason).toContain('410')
+      const reason = (await endpointRow(e.id)).disabled_reason as string
+      expect(reason).toContain('410')
+      // A change of a webhook endpoint, made by the delivery itself: the audit says who (the system) and why.
+      const { sql } = await getHarness()
+      const audited = (await listAudit(sql, r.ws.id, 10)).entries.filter((a) => a.subject === e.id && a.action === 'webhook.disabled')
+      expect(audited).toHaveLength(1)
+      expect(audited[0]).toMatchObject({ actor: { kind: 'system', name: 'growth' }, detail: { url: rcv.url, reason } })
       await importContacts(r.ws, 1)
       await Bun.sleep(400)
       expect(rcv.got).toHaveLength(1)

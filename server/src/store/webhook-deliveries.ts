@@ -1,4 +1,7 @@
+import { SYSTEM_ACTOR } from '../core/actor.ts'
 import type { Db, Sql } from '../core/db.ts'
+import { newId } from '../core/ids.ts'
+import { insertAuditEntry } from './audit.ts'
 
 /**
  * The delivery queue the webhook workers share. Any number of workers, in any number of processes,
@@ -240,17 +243,33 @@ export async function recordFailure(sql: Sql, a: AttemptRecord, next: { nextAtte
       WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId}
       RETURNING failing_since`
     if (next.gone) {
-      await tx`
+      await auditDisabled(tx, await tx<Disabled[]>`
         UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
           disabled_reason = ${`The endpoint answered 410 Gone (delivery ${a.deliveryId}, attempt ${a.attempt}); enable it to resume.`}
-        WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId} AND status = 'enabled'`
+        WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId} AND status = 'enabled'
+        RETURNING workspace_id, id, url, disabled_reason`)
     } else if (e && e.failing_since.getTime() <= Date.now() - b.disableAfterMs) {
-      await tx`
+      await auditDisabled(tx, await tx<Disabled[]>`
         UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
           disabled_reason = ${`Failing without a success since ${e.failing_since.toISOString()}; enable it to resume.`}
-        WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId} AND status = 'enabled'`
+        WHERE workspace_id = ${a.workspaceId} AND id = ${a.endpointId} AND status = 'enabled'
+        RETURNING workspace_id, id, url, disabled_reason`)
     }
   })
+}
+
+type Disabled = { workspace_id: string; id: string; url: string; disabled_reason: string }
+
+/**
+ * An endpoint the delivery disabled (410 Gone, failing too long) is a change of a webhook endpoint
+ * like an operator's disable: the audit says so, by the system, with the reason (in the failed attempt's
+ * transaction; after the housekeeping's one statement).
+ */
+async function auditDisabled(tx: Db, disabled: Disabled[]) {
+  for (const d of disabled) {
+    const at = new Date()
+    await insertAuditEntry(tx, { workspaceId: d.workspace_id, id: newId('auditEntry', at), at, actor: SYSTEM_ACTOR, action: 'webhook.disabled', subject: d.id, detail: { url: d.url, reason: d.disabled_reason } })
+  }
 }
 
 /**
@@ -275,11 +294,14 @@ export async function reapLeases(sql: Sql): Promise<number> {
 
 /** Endpoints failing without a success for longer than allowed are disabled, even with nothing to send. */
 export async function disableLongFailing(sql: Sql, disableAfterMs: number): Promise<number> {
-  const r = await sql`
+  // One statement a housekeeping tick, as before; the audit entries follow only when it disabled something.
+  const disabled = await sql<Disabled[]>`
     UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
       disabled_reason = 'Failing without a success since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '; enable it to resume.'
-    WHERE status = 'enabled' AND failing_since < now() - make_interval(secs => ${disableAfterMs / 1000})`
-  return r.count
+    WHERE status = 'enabled' AND failing_since < now() - make_interval(secs => ${disableAfterMs / 1000})
+    RETURNING workspace_id, id, url, disabled_reason`
+  await auditDisabled(sql, disabled)
+  return disabled.length
 }
 
 /** A worker that stops gives back what it still holds: those deliveries go again at once. */
