@@ -63,7 +63,6 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       if (!passkeys) return problem(404, 'Not found', 'This server has no passkeys: sign in with a link.')
       const why = passkeys.unavailable()
       if (why) return signInAgain(ctx.request, 409, why)
-      const secure = secureCookies(ctx.request)
       const answer = await passkeys.signIn(cookieOf(ctx.request, SIGNIN_COOKIE)!, fields.get('response'), metaOf(ctx))
       if ('refused' in answer) return signInAgain(ctx.request, answer.status, `Not signed in. ${answer.refused} Try again, or sign in with a link.`)
       return signedInTo(ctx.request, answer.sessionToken)
