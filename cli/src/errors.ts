@@ -66,6 +66,8 @@ const COMMANDER_HELP = new Set(['commander.help', 'commander.helpDisplayed', 'co
  * - commander's own outcomes (help, version, usage errors: it has already printed them) keep its code;
  *   with --json, a usage error (printed by no one yet) is the error envelope, as other refusals are;
  * - a refusal meant for the operator (a domain refusal, a CliError) prints `error: <message>` and gives 1;
+ * - the API's refusal (ApiRefusal) prints its envelope's message and gives 1; an answer of 500 or
+ *   more (after the SDK's retries) is the API failing, not refusing: the same, and 2;
  * - an interruption (Interrupted, a Ctrl-C the command stopped for) prints the same and gives 130;
  * - no answer from the API (NoAnswer) prints one sentence (with --json the envelope) and gives 2;
  * - a result that is a failure (ResultFailed), already printed, gives 1;
@@ -84,7 +86,8 @@ export function handleError(err: unknown, opts: { json?: boolean } = {}): number
     if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)
     else if (err.status) printError(`${err.error.message} (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})`)
     else printError(err.error.code === 'invalid_request' ? err.error.message : `${err.error.code}: ${err.error.message}`)
-    return 1
+    // A 500 or more (after the SDK's retries) is the API failing, not refusing: unexpected.
+    return err.status !== undefined && err.status >= 500 ? 2 : 1
   }
   if (err instanceof NoAnswer) {
     if (err.json || opts.json) writeErr(`${JSON.stringify({ error: { code: 'no_answer', message: err.message, requestId: null } })}\n`)

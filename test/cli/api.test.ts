@@ -310,6 +310,36 @@ describe('refusals and failures', () => {
   )
 
   test(
+    'an API that answers 500 or more after the retries is unexpected, not a refusal: exit 2, with its message, status and request id',
+    async () => {
+      // A real HTTP server answering as a failing API does: the envelope, 500, every time.
+      let asked = 0
+      const failing = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () => {
+          asked++
+          return Response.json({ error: { code: 'internal_error', message: 'Something went wrong on our side.', requestId: 'req_0123456789abcdefghijklmnop' } }, { status: 500 })
+        },
+      })
+      try {
+        const base = { GROWTH_BASE_URL: `http://127.0.0.1:${failing.port}/api/v1` }
+        const r = await run(['missions', 'list'], base)
+        expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' })
+        expect(r.stderr).toBe('error: Something went wrong on our side. (500 internal_error, request req_0123456789abcdefghijklmnop)\n')
+        // The SDK asked again before giving up.
+        expect(asked).toBeGreaterThan(1)
+        const json = await run(['missions', 'list', '--json'], base)
+        expect(json.code).toBe(2)
+        expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'internal_error', message: 'Something went wrong on our side.', requestId: 'req_0123456789abcdefghijklmnop' } })
+      } finally {
+        failing.stop(true)
+      }
+    },
+    T,
+  )
+
+  test(
     'no server at the base URL: exit 2, saying where it looked',
     async () => {
       const r = await run(['missions', 'list'], { GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' })
