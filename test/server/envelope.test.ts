@@ -267,6 +267,30 @@ describe('text PostgreSQL cannot hold, keys schemas would drop, and bodies too d
     expectError(await post('/api/v1/contacts', ws.live, '{"__proto__":{},"contacts":[]}'), 400, 'invalid_request', '__proto__ is the reserved name')
   })
 
+  test('a field given twice in one object is 400 invalid_request naming where, not the last one taken silently', async () => {
+    const ws = await makeWorkspace()
+    const email = 'twice@example.com'
+    expectError(await post('/api/v1/track', ws.live, `{"event":"visited","email":"${email}","event":"purchased"}`), 400, 'invalid_request', 'event is given more than once in the body; give each field once.')
+    expectError(await post('/api/v1/track', ws.live, `{"event":"visited","email":"${email}","properties":{"plan":"pro","page":"home", "plan" :"free"}}`), 400, 'invalid_request', 'properties.plan is given more than once')
+    // spelled with escapes, it is the same name
+    expectError(await post('/api/v1/track', ws.live, `{"event":"visited","email":"${email}","properties":{"plan":"pro","pl\\u0061n":"free"}}`), 400, 'invalid_request', 'properties.plan is given more than once')
+    expectError(
+      await post('/api/v1/contacts', ws.live, `{"contacts":[{"email":"a@example.com"},{"email":"b@example.com","name":"B","email":"c@example.com"}]}`),
+      400,
+      'invalid_request',
+      'contacts[1].email is given more than once',
+    )
+    const { sql } = await getHarness()
+    expect(await sql`SELECT email FROM contacts WHERE workspace_id = ${ws.id}`).toHaveLength(0)
+    // The same name in different objects, a name that is also a value, and quotes and colons inside strings are welcome.
+    expect((await post('/api/v1/contacts', ws.live, `{"contacts":[{"email":"${email}"}]}`)).status).toBe(201)
+    const fine = await post('/api/v1/track', ws.live, `{"event":"visited","email":"${email}","properties":{"event":"email","note":"\\"event\\": 1, {\\"a\\":2}"}}`)
+    expect(fine.status, JSON.stringify(fine.body)).toBe(201)
+    const nested = await post('/api/v1/agent/authorize', ws.agent.credential, '{"tool":"ads","action":"pause_campaign","params":{"tool":"x","nested":{"tool":"y"},"list":[{"tool":1},{"tool":2}]}}')
+    expect(nested.status, JSON.stringify(nested.body)).toBe(201)
+    expectError(await post('/api/v1/agent/authorize', ws.agent.credential, '{"tool":"ads","action":"pause_campaign","params":{"list":[{"a":1},{"b":2,"b":3}]}}'), 400, 'invalid_request', 'params.list[1].b is given more than once')
+  })
+
   test('a body nested more than 64 levels deep is 400 invalid_body, never a 500, whatever field it is in', async () => {
     const ws = await makeWorkspace()
     const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`

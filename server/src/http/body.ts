@@ -15,8 +15,9 @@ const notAnObject = () =>
  * nested deeper than 64 levels, not an object, or too large: 400 invalid_body. A declared
  * Content-Length over the cap is refused before reading; a streamed body is read only up to the cap.
  * Two rules hold for every body, wherever in it: a string may not hold an unpaired UTF-16 surrogate
- * (not Unicode text; I-JSON, RFC 7493), and no member may be named __proto__ (which schemas would
- * silently drop): 400 invalid_request naming the field. (NUL characters, which PostgreSQL text
+ * (not Unicode text; I-JSON, RFC 7493), no member may be named __proto__ (which schemas would
+ * silently drop), and no object may name a member twice (JSON.parse keeps the last without a word;
+ * I-JSON requires names to be unique): 400 invalid_request naming the field. (NUL characters, which PostgreSQL text
  * cannot store, are refused by the schemas, field by field, where the document states it.)
  */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
@@ -36,6 +37,8 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw new HttpError('invalid_body', 'The request body is not valid JSON.')
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw notAnObject()
+  const repeated = repeatedName(text)
+  if (repeated !== undefined) throw new HttpError('invalid_request', `${repeated} is given more than once in the body; give each field once.`)
   // Lone surrogates can only arrive as \u escapes, and __proto__ only as itself or with escapes:
   // a body with neither (nearly every body) needs no walk.
   if (text.includes('\\u') || text.includes('__proto__')) {
@@ -115,6 +118,49 @@ function nestsDeeperThan(text: string, max: number): boolean {
     } else if (c === 0x5d || c === 0x7d) depth--
   }
   return false
+}
+
+/**
+ * The first member named twice in one object of valid JSON text, as its path (`properties.plan`,
+ * `contacts[1].email`), or undefined: one pass over the text, names compared as JSON reads them
+ * (`"a"` and `"\u0061"` are one name). The text has parsed already, and nests at most
+ * MAX_BODY_DEPTH deep.
+ */
+function repeatedName(text: string): string | undefined {
+  type Frame = { names: Set<string> | null; path: string; name: string; index: number }
+  const stack: Frame[] = []
+  const childPath = (f: Frame | undefined) => (!f ? '' : f.names ? (f.path ? `${f.path}.${f.name}` : f.name) : `${f.path}[${f.index}]`)
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      const start = i + 1
+      let escaped = false
+      for (i = start; text.charCodeAt(i) !== 0x22; i++) {
+        if (text.charCodeAt(i) === 0x5c) {
+          escaped = true
+          i++
+        }
+      }
+      const top = stack[stack.length - 1]
+      if (!top?.names) continue
+      let j = i + 1
+      while (text.charCodeAt(j) <= 0x20) j++
+      if (text.charCodeAt(j) !== 0x3a) continue // a value, not a name
+      const raw = text.slice(start, i)
+      const name = escaped ? (JSON.parse(`"${raw}"`) as string) : raw
+      if (top.names.has(name)) return top.path ? `${top.path}.${name}` : name
+      top.names.add(name)
+      top.name = name
+    } else if (c === 0x7b || c === 0x5b) {
+      stack.push({ names: c === 0x7b ? new Set() : null, path: childPath(stack[stack.length - 1]), name: '', index: 0 })
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop()
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1]
+      if (top && !top.names) top.index++
+    }
+  }
+  return undefined
 }
 
 function tooLarge() {
