@@ -157,6 +157,32 @@ describe('the request log', () => {
     expect(Date.now() - Date.parse(entry.createdAt)).toBeLessThan(60_000)
   })
 
+  test('a call with a credential to no endpoint is that credential\'s call: its limit, its workspace\'s log; a credential that opens nothing is 401', async () => {
+    const ws = await makeWorkspace()
+    const before = await call('GET', '/api/v1/missions', { token: ws.live })
+    const typo = await call('GET', '/api/v1/mision', { token: ws.live })
+    expect(typo.status).toBe(404)
+    expect(typo.body.error.code).toBe('not_found')
+    // The token's own limit (600 an hour), one more of its calls used, not the per-address one.
+    expect(typo.headers.get('x-ratelimit-limit')).toBe('600')
+    expect(Number(typo.headers.get('x-ratelimit-remaining'))).toBe(Number(before.headers.get('x-ratelimit-remaining')) - 1)
+    const wrongMethod = await call('DELETE', '/api/v1/missions', { token: ws.live })
+    expect(wrongMethod.status).toBe(405)
+    expect(wrongMethod.headers.get('allow')).toBe('GET')
+    const agent = await call('GET', '/api/v1/agent/nowhere', { token: ws.agent.credential })
+    expect(agent.status).toBe(404)
+    expect(agent.headers.get('x-ratelimit-limit')).toBe('1200')
+    const entries = await logHolding(ws.live, [idOf(typo), idOf(wrongMethod), idOf(agent)])
+    expect(entries.find((e) => e.id === idOf(typo))).toMatchObject({ method: 'GET', path: '/api/v1/mision', operation: 'unknown_route', status: 404, code: 'not_found', message: typo.body.error.message, credential: { kind: 'live', last4: ws.live.slice(-4) } })
+    expect(entries.find((e) => e.id === idOf(wrongMethod))).toMatchObject({ method: 'DELETE', operation: 'method_not_allowed', status: 405, code: 'invalid_request' })
+    expect(entries.find((e) => e.id === idOf(agent))).toMatchObject({ path: '/api/v1/agent/nowhere', status: 404, credential: { kind: 'agent' } })
+    // A credential that opens nothing is refused as anywhere; none at all is limited per address, as before.
+    expectError(await call('GET', '/api/v1/mision', { token: `${ws.live.slice(0, -4)}0000` }), 401, 'unauthorized')
+    const anonymous = await call('GET', '/api/v1/mision', {})
+    expect(anonymous.status).toBe(404)
+    expect(anonymous.headers.get('x-ratelimit-limit')).toBe((await call('GET', '/api/v1', {})).headers.get('x-ratelimit-limit'))
+  })
+
   test('a success has no code or message, and a replayed write says so', async () => {
     const ws = await makeWorkspace()
     const abt = await insertAbTest(ws.id, 'running')

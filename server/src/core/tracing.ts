@@ -75,17 +75,11 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPT
  * too long): its server span is named by the method alone, as the HTTP conventions name a request
  * with no route, continues the caller's trace, and its `traceparent` is on the answer, as on every other.
  */
-export function outsideSpan(request: Request, operation: string, answer: () => Response): Response {
+export async function outsideSpan(request: Request, operation: string, answer: () => Response | Promise<Response>): Promise<Response> {
   if (!on) return answer()
   const method = METHODS.has(request.method) ? request.method : 'HTTP'
   const { parent, span } = startServerSpan(request, method, { 'http.request.method': METHODS.has(request.method) ? method : '_OTHER', 'growth.operation': operation })
-  try {
-    return answered(span, context.with(trace.setSpan(parent, span), answer))
-  } catch (err) {
-    throw failedOn(span, err)
-  } finally {
-    span.end()
-  }
+  return endedAfter(span, async () => answered(span, await context.with(trace.setSpan(parent, span), answer)))
 }
 
 /** A request's server span, a child of the caller's `traceparent` when it sent one; the sampler sees `attributes`. */

@@ -59,6 +59,13 @@ export async function authenticate(
   return { caller, overLimit: isOver(state), apiAccess: row.api_access }
 }
 
+/** The credential's call is within its hourly limit, or 429 saying when to retry. */
+export function withinRateLimit(who: Authenticated, headers: Record<string, string>): void {
+  if (!who.overLimit) return
+  const what = who.caller.mode === 'agent' ? 'agent credential' : 'token'
+  throw new HttpError('rate_limited', `Rate limit of ${who.caller.rateLimit.limit} requests per hour for this ${what} reached; retry after ${headers['Retry-After']} seconds.`)
+}
+
 /**
  * Step 2: the caller may call this operation: within the rate limit, with the kind of credential it
  * takes, on a plan that includes the API, and (a workspace token) with the scope it needs.
@@ -66,10 +73,7 @@ export async function authenticate(
 export function admit(op: Operation, who: Authenticated, headers: Record<string, string>): void {
   const { caller } = who
   const endpoint = `${op.method} /api/v1${op.path}`
-  if (who.overLimit) {
-    const what = caller.mode === 'agent' ? 'agent credential' : 'token'
-    throw new HttpError('rate_limited', `Rate limit of ${caller.rateLimit.limit} requests per hour for this ${what} reached; retry after ${headers['Retry-After']} seconds.`)
-  }
+  withinRateLimit(who, headers)
   if (op.auth.kind === 'agent' && caller.mode !== 'agent') {
     throw new HttpError('forbidden', `${endpoint} takes an agent credential (svc_agt_...), not a workspace token.`)
   }

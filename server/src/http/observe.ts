@@ -16,8 +16,8 @@ export async function observed(op: Pick<Operation, 'method' | 'path' | 'operatio
 }
 
 /** An answer given outside any operation (no route, a URL too long, a crash): in a server span of its own, counted under its own name (no latency: nothing ran). */
-export function observedOutside(operation: 'unknown_route' | 'method_not_allowed', request: Request, answer: () => Response): Response {
-  const response = outsideSpan(request, operation, answer)
+export async function observedOutside(operation: 'unknown_route' | 'method_not_allowed', request: Request, answer: () => Response | Promise<Response>): Promise<Response> {
+  const response = await outsideSpan(request, operation, answer)
   observeRequest(operation, response.status)
   return response
 }

@@ -3,7 +3,7 @@ import { newId } from '../core/ids.ts'
 import type { Logger } from '../core/log.ts'
 import type { Operation, Services } from '../routes/operation.ts'
 import { type Answer, failure, HttpError, respond } from './answer.ts'
-import { admit, authenticate } from './authenticate.ts'
+import { admit, authenticate, withinRateLimit } from './authenticate.ts'
 import type { CallCounter } from './count.ts'
 import { CredentialBatch, type CredentialCheck } from './credential-batch.ts'
 import { noteOnSpan } from '../core/tracing.ts'
@@ -108,17 +108,41 @@ export function createPipeline(deps: PipelineDeps) {
       return respond(answer, headers)
     },
 
-    /** No endpoint at this path (404), or not with this method (405 with Allow): in the envelope, with the usual headers. */
-    noRoute(request: Request, address: string, allowed: string[]): Response {
+    /**
+     * No endpoint at this path (404), or not with this method (405 with Allow): in the envelope, with
+     * the usual headers. A call that sends a credential is that credential's call, as every call with
+     * it is: authenticated, counted against its hourly limit (its headers, its 429), counted and in
+     * the request log under its workspace, where its developer finds the typo; a credential that
+     * does not open anything is 401, as anywhere. Without one, limited per address.
+     */
+    async noRoute(request: Request, address: string, allowed: string[]): Promise<Response> {
+      const startedAt = performance.now()
       const requestId = newId('request')
-      const headers = { 'X-Request-Id': requestId, ...rateHeaders(anonymous.hit(address)) }
+      const headers: Record<string, string> = { 'X-Request-Id': requestId }
       const path = new URL(request.url).pathname
       const err = allowed.length
         ? new HttpError('invalid_request', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`, { Allow: allowed.join(', ') }, 405)
         : new HttpError('not_found', `No endpoint ${request.method} ${path}. GET /api/v1 lists every endpoint.`)
       const operation = allowed.length ? 'method_not_allowed' : 'unknown_route'
-      deps.counter.count('', '', operation, err.status)
-      return answered(request, requestId, operation, failure(err, requestId, 'read', deps.log, 'unknown'), headers)
+      if (!request.headers.has('authorization')) {
+        Object.assign(headers, rateHeaders(anonymous.hit(address)))
+        deps.counter.count('', '', operation, err.status)
+        return answered(request, requestId, operation, failure(err, requestId, 'read', deps.log, 'unknown'), headers)
+      }
+      let workspaceId = ''
+      let credentialId = ''
+      let answer: Answer
+      try {
+        const who = await withRequestScope(request.signal, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, () => authenticate(request, () => address, headers, { credentials, authFailures }))
+        ;({ workspaceId, credentialId } = who.caller)
+        withinRateLimit(who, headers)
+        answer = failure(err, requestId, 'read', deps.log, 'unknown')
+      } catch (refused) {
+        answer = failure(refused, requestId, 'read', deps.log, 'unknown')
+      }
+      deps.counter.count(workspaceId, credentialId, operation, answer.status)
+      observe({ requestId, request, operation, route: `${request.method} ${operation}`, answer, startedAt, workspaceId, credentialId })
+      return respond(answer, headers)
     },
 
     /** A URL longer than the API reads (`max` characters): 414, in the envelope, before it is parsed. */
