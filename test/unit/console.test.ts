@@ -1,11 +1,15 @@
 import { describe, expect, test } from 'bun:test'
 import { sameToken } from '../../server/src/console/csrf.ts'
 import { escapeHtml, html } from '../../server/src/console/html.ts'
-import { factList, timeLeft } from '../../server/src/console/pages/describe.ts'
+import { factList, possessive, timeLeft } from '../../server/src/console/pages/describe.ts'
 import { parsePosition, positionParam } from '../../server/src/console/pages/inbox.ts'
 import { endSessionCookie, sessionCookie } from '../../server/src/console/responses.ts'
 
 describe('the console, its pure parts', () => {
+  test('a workspace\'s possessive as English writes it', () => {
+    expect(['Acme Outdoor', 'Northwind Coffee Roasters', 'Lens', 'ACME SUPPLIES'].map(possessive)).toEqual(["Acme Outdoor's", "Northwind Coffee Roasters'", "Lens'", "ACME SUPPLIES'"])
+  })
+
   test('html escapes every value; only html made by the tag passes as it is', () => {
     const name = `<img src=x onerror="alert('1')">&\``
     expect(html`<p title="${name}">${name}</p>`.text).toBe(`<p title="${escapeHtml(name)}">${escapeHtml(name)}</p>`)

@@ -50,3 +50,8 @@ export function queryOf(fields: Record<string, string | undefined>): string {
   const text = q.toString()
   return text ? `?${text}` : ''
 }
+
+/** A name's possessive as English writes it: Acme's, and Northwind Coffee Roasters' (a name ending in s). */
+export function possessive(name: string): string {
+  return /s$/i.test(name) ? `${name}'` : `${name}'s`
+}

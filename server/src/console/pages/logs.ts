@@ -2,7 +2,7 @@ import type { TimePosition } from '../../core/paging.ts'
 import type { RequestLogEntry } from '../../schemas/request-log.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { queryOf, when } from './describe.ts'
+import { possessive, queryOf, when } from './describe.ts'
 import { positionParam } from './inbox.ts'
 import { layout } from './layout.ts'
 
@@ -45,7 +45,7 @@ ${opts.next ? html`<nav class="pages" aria-label="Pages"><a href="/console/logs$
     session: opts.session,
     section: 'logs',
     body: html`<h1>Request log</h1>
-<p class="lead">Every call ${opts.session.workspace.name}'s credentials made in the last 7 days, refusals included, newest first. Open a call for what refused it and its request id.</p>
+<p class="lead">Every call ${possessive(opts.session.workspace.name)} credentials made in the last 7 days, refusals included, newest first. Open a call for what refused it and its request id.</p>
 <form class="filters panel" method="get" action="/console/logs">
 ${opts.refused ? html`<p class="failed" role="alert" id="filter-error">${opts.refused.message} Correct it, or empty the field, and show again.</p>` : null}
 <label>Status <input name="status" value="${f.status ?? ''}" placeholder="4xx, 429…" size="6"${marked('status')}></label>

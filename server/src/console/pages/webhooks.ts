@@ -2,7 +2,7 @@ import { EVENT_CATALOGUE, EVENT_TYPES } from '../../core/event-types.ts'
 import type { EndpointView } from '../../domain/webhooks.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { shownOnce, when } from './describe.ts'
+import { possessive, shownOnce, when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -65,7 +65,7 @@ export function webhooksPage(opts: {
     session: opts.session,
     section: 'webhooks',
     body: html`<h1>Webhooks</h1>
-<p class="lead">Where ${opts.session.workspace.name}'s events are delivered, signed, and how each endpoint is doing.</p>
+<p class="lead">Where ${possessive(opts.session.workspace.name)} events are delivered, signed, and how each endpoint is doing.</p>
 ${opts.created ? html`${secretOnce(opts.created.secret, `Added ${opts.created.url}`)}<p><a href="/console/webhooks/${opts.created.id}">Send it a test event</a></p>` : null}
 ${
   opts.endpoints.length

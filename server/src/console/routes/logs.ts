@@ -3,6 +3,7 @@ import { NotFoundError } from '../../core/errors.ts'
 import { listRequestLog } from '../../domain/request-log.ts'
 import { idOf } from '../../schemas/common.ts'
 import { StatusFilter } from '../../schemas/request-log.ts'
+import { possessive } from '../pages/describe.ts'
 import { parsePosition } from '../pages/inbox.ts'
 import { type FilterRefusal, type LogFilter, logsPage } from '../pages/logs.ts'
 import { pageResponse } from '../responses.ts'
@@ -34,7 +35,7 @@ export function logRoutes({ sql, operationIds }: ConsoleDeps, kit: RouteKit) {
     try {
       rows = await listRequestLog(sql, session.workspace.id, { ...filter, after, limit: LOG_PAGE + 1 })
     } catch (error) {
-      if (error instanceof NotFoundError && error.resource === 'credential') return refuse({ field: 'credential', message: `credential ${filter.credentialId} is not one of ${session.workspace.name}'s.` }, 404)
+      if (error instanceof NotFoundError && error.resource === 'credential') return refuse({ field: 'credential', message: `credential ${filter.credentialId} is not one of ${possessive(session.workspace.name)}.` }, 404)
       throw error
     }
     const shown = rows.slice(0, LOG_PAGE)
