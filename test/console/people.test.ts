@@ -73,6 +73,9 @@ describe('the console: people', () => {
     expect((await invite({ cookie: lin.cookie!, csrf: linCsrf }, { email: unique('x'), name: 'X', role: 'viewer' })).res.status).toBe(403)
     const changed = await fetchConsole(`/console/people/${id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'owner' } })
     expect(changed.res.status).toBe(303)
+    // The notice names who, and their new role.
+    expect(changed.res.headers.get('location')).toBe(`/console/people?done=role&person=${id}`)
+    expect((await fetchConsole(changed.res.headers.get('location')!, { cookie: owner.cookie })).text).toContain('Lin Park is now an owner: their next request obeys it.')
     expect((await fetchConsole('/console/people?done=role', { cookie: owner.cookie })).text).toContain('Role changed')
     const yara = await invite({ cookie: lin.cookie!, csrf: linCsrf }, { email: unique('y'), name: 'Yara Lopes', role: 'approver' })
     expect(yara.res.status).toBe(200)

@@ -13,6 +13,15 @@ const DONE: Record<string, string> = {
   'own-role': 'Your role changed: the console now shows what your new role may do.',
   removed: 'Person removed: their sessions ended at once, and their unused sign-in links no longer work.',
 }
+const ROLE_NAMES: Record<string, string> = { owner: 'an owner', approver: 'an approver', viewer: 'a viewer' }
+
+/** What a form just did, naming the person when the redirect says who (`person`) and they are listed. */
+function doneNotice(q: URLSearchParams, people: { id: string; name: string; role: string }[]): string | undefined {
+  const done = q.get('done')
+  if (!done || !Object.hasOwn(DONE, done)) return undefined
+  const person = done === 'role' ? people.find((p) => p.id === q.get('person')) : undefined
+  return person ? `${person.name} is now ${ROLE_NAMES[person.role] ?? person.role}: their next request obeys it.` : DONE[done]
+}
 const ownersOnly = (session: ConsoleSession) =>
   `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the list of people, and an owner invites them, changes their roles and removes them.`
 
@@ -34,8 +43,8 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       ),
     )
     .get('/console/people', signedIn(async ({ request, session }) => {
-      const done = new URL(request.url).searchParams.get('done')
-      return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, notice: done && Object.hasOwn(DONE, done) ? DONE[done] : undefined }))
+      const people = await list(session)
+      return pageResponse(peoplePage({ session, people, mailed: !!mail, notice: doneNotice(new URL(request.url).searchParams, people) }))
     }))
     .post('/console/people', rolePost(['owner'], ownersOnly, async ({ request, session }, fields) => {
       const typed = { email: fields.get('email') ?? '', name: fields.get('name') ?? '', role: fields.get('role') ?? '' }
@@ -56,7 +65,7 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
     }), { parse: 'none' })
     .post('/console/people/:id/role', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
       await changeRole(sql, { workspaceId: session.workspace.id, id: params.id!, role: fields.get('role') ?? '', by: personActor(session) })
-      return redirectTo(`/console/people?done=${params.id === session.person.id ? 'own-role' : 'role'}`)
+      return redirectTo(params.id === session.person.id ? '/console/people?done=own-role' : `/console/people?${new URLSearchParams({ done: 'role', person: params.id! })}`)
     }), { parse: 'none' })
     .post('/console/people/:id/remove', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
       await removePerson(sql, params.id!, { workspaceId: session.workspace.id, by: personActor(session) })
