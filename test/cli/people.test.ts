@@ -60,8 +60,12 @@ describe('growth admin person', () => {
 
   test('a second person of the same address is refused naming it, in any case; other workspaces may have it', async () => {
     const ws = await makeWorkspace()
-    await add(ws.id, 'viewer', 'kenji@example.com')
-    expectRefused(await growth(['admin', 'person', 'add', '--workspace', ws.id, '--email', 'KENJI@example.com', '--name', 'K', '--role', 'owner']), /kenji@example\.com is already a person/)
+    const kenji = await add(ws.id, 'viewer', 'kenji@example.com')
+    // Naming who has it, so that the operator changes their role instead.
+    expectRefused(
+      await growth(['admin', 'person', 'add', '--workspace', ws.id, '--email', 'KENJI@example.com', '--name', 'K', '--role', 'owner']),
+      new RegExp(`kenji@example\\.com is already a person of workspace ${ws.id} \\(${kenji.name}, viewer, ${kenji.id}\\); an address names one person: change their role instead\\.`),
+    )
     const other = await makeWorkspace()
     expect((await add(other.id, 'viewer', 'kenji@example.com')).email).toBe('kenji@example.com')
   }, T)

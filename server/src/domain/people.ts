@@ -58,8 +58,15 @@ export async function addPerson(
   const name = personName(opts.name)
   const role = personRole(opts.role)
   if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
-  const taken = () => new RuleError('email.unique', `${email} is already a person of workspace ${opts.workspaceId}; an address names one person.`, 'email')
-  if (await store.selectPersonByEmail(sql, opts.workspaceId, email)) throw taken()
+  // Who has it, so that the one adding can change their role instead.
+  const taken = (p: { id: string; name: string; role: string } | undefined) =>
+    new RuleError(
+      'email.unique',
+      `${email} is already a person of workspace ${opts.workspaceId}${p ? ` (${p.name}, ${p.role}, ${p.id})` : ''}; an address names one person: change their role instead.`,
+      'email',
+    )
+  const existing = await store.selectPersonByEmail(sql, opts.workspaceId, email)
+  if (existing) throw taken(existing)
   try {
     return await inTransaction(sql, async (tx) => {
       const row = await store.insertPerson(tx, { workspaceId: opts.workspaceId, id: newId('person'), email, name, role })
@@ -68,7 +75,7 @@ export async function addPerson(
     })
   } catch (err) {
     // Two adds of one address at once: the unique index refuses the second.
-    if ((err as { code?: string }).code === '23505') throw taken()
+    if ((err as { code?: string }).code === '23505') throw taken(await store.selectPersonByEmail(sql, opts.workspaceId, email))
     throw err
   }
 }
