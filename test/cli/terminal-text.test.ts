@@ -4,11 +4,12 @@ import { getHarness, makeWorkspace } from '../harness.ts'
 import { CLI_TIMEOUT, growthIn, type Run } from './run.ts'
 
 /**
- * What an agent writes (a summary, a resource) reaches an operator's terminal through `growth`'s
- * tables, and an agent is the party the product does not trust: its control characters must not act
- * on the terminal (ESC sequences that erase or rewrite a line, set the clipboard, hide text; a
- * carriage return that writes over what came before). People's output shows them as visible
- * escapes; --json keeps the value exactly.
+ * What an agent writes reaches an operator's terminal through `growth`'s tables, and an agent is the
+ * party the product does not trust: its control characters must not act on the terminal (ESC
+ * sequences that erase or rewrite a line, set the clipboard, hide text; a carriage return that
+ * writes over what came before). People's output shows them as visible escapes; --json keeps the
+ * value exactly. The API now refuses them in a summary (one line), so the approval here holds one
+ * recorded before that rule, as a database of an older version does.
  */
 const T = CLI_TIMEOUT
 const SUMMARY = 'Send 10 mails\u001b]52;c;cm0gLXJmIH4=\u0007\r\u001b[2K\u001b[8mhidden\u001b[0m \u009b31m done'
@@ -18,8 +19,14 @@ beforeAll(async () => {
   const h = await getHarness()
   const ws = await makeWorkspace()
   const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
-  const asked = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: SUMMARY, facts: { recipients: 3200 } })
+  // Refused by the API now, naming the field...
+  const refused = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: SUMMARY, facts: { recipients: 3200 } })
+  expect(refused.status).toBe(400)
+  expect(refused.body.error.message).toContain('summary')
+  // ...and kept as written by an older version.
+  const asked = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: 'Send 10 mails', facts: { recipients: 3200 } })
   expect(asked.body.data.decision).toBe('requires_approval')
+  await h.sql`UPDATE approvals SET summary = ${SUMMARY} WHERE workspace_id = ${ws.id} AND id = ${asked.body.data.approvalId}`
   const growth = growthIn(h.dataDir)
   run = (args) => growth(args, { GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.live, NO_COLOR: '' })
 }, T)
