@@ -262,8 +262,8 @@ type Disabled = { workspace_id: string; id: string; url: string; disabled_reason
 
 /**
  * An endpoint the delivery disabled (410 Gone, failing too long) is a change of a webhook endpoint
- * like an operator's disable: the audit says so, by the system, with the reason (in the failed attempt's
- * transaction; after the housekeeping's one statement).
+ * like an operator's disable: the audit says so, by the system, with the reason, in the transaction
+ * that disabled it.
  */
 async function auditDisabled(tx: Db, disabled: Disabled[]) {
   for (const d of disabled) {
@@ -292,16 +292,27 @@ export async function reapLeases(sql: Sql): Promise<number> {
   return expired.count
 }
 
-/** Endpoints failing without a success for longer than allowed are disabled, even with nothing to send. */
+/**
+ * Endpoints failing without a success for longer than allowed are disabled, even with nothing to
+ * send, each with its audit entry in the same transaction (disabled and audited, or neither). A tick
+ * with nothing to disable costs one statement, the look along the partial index; the transaction
+ * is opened only when there is something to disable, and takes only what still qualifies.
+ */
 export async function disableLongFailing(sql: Sql, disableAfterMs: number): Promise<number> {
-  // One statement a housekeeping tick, as before; the audit entries follow only when it disabled something.
-  const disabled = await sql<Disabled[]>`
-    UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
-      disabled_reason = 'Failing without a success since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '; enable it to resume.'
-    WHERE status = 'enabled' AND failing_since < now() - make_interval(secs => ${disableAfterMs / 1000})
-    RETURNING workspace_id, id, url, disabled_reason`
-  await auditDisabled(sql, disabled)
-  return disabled.length
+  const due = await sql<{ workspace_id: string; id: string }[]>`
+    SELECT workspace_id, id FROM webhook_endpoints
+    WHERE status = 'enabled' AND failing_since < now() - make_interval(secs => ${disableAfterMs / 1000})`
+  if (due.length === 0) return 0
+  return sql.begin(async (tx) => {
+    const disabled = await tx<Disabled[]>`
+      UPDATE webhook_endpoints SET status = 'disabled', disabled_at = now(),
+        disabled_reason = 'Failing without a success since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '; enable it to resume.'
+      WHERE (workspace_id, id) IN (SELECT * FROM unnest(${due.map((d) => d.workspace_id)}::text[], ${due.map((d) => d.id)}::text[]))
+        AND status = 'enabled' AND failing_since < now() - make_interval(secs => ${disableAfterMs / 1000})
+      RETURNING workspace_id, id, url, disabled_reason`
+    await auditDisabled(tx, disabled)
+    return disabled.length
+  })
 }
 
 /** A worker that stops gives back what it still holds: those deliveries go again at once. */
