@@ -1,4 +1,5 @@
 import { readableFacts } from '../core/figures.ts'
+import { LINE_BREAKERS } from '../core/line-breakers.ts'
 import type { Action } from '../schemas/actions.ts'
 import type { InboxItem } from './inbox.ts'
 
@@ -20,7 +21,8 @@ const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
  * own to the mail (a forged "See it and decide: <another site>"); a summary in quotes besides, so it
  * reads as the asker's words, not the service's.
  */
-const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/ {2,}/g, ' ').trim()
+const BREAKS = new RegExp(`[${LINE_BREAKERS}]+`, 'g')
+const oneLine = (text: string) => text.replace(BREAKS, ' ').replace(/ {2,}/g, ' ').trim()
 const quoted = (text: string) => `"${oneLine(text)}"`
 const factsLine = (facts: [string, string][]) => facts.map(([k, v]) => `${oneLine(k)} ${oneLine(v)}`).join(', ')
 

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ERROR_CODES } from '../core/errors.ts'
 import { ID_PREFIXES, idPattern, type IdKind } from '../core/ids.ts'
 import { CURRENCY_CODES, isCurrency } from '../core/money.ts'
+import { LINE_BREAKERS } from '../core/line-breakers.ts'
 
 /**
  * The shapes every resource uses. These zod schemas are the API's models: the routes declare them,
@@ -59,11 +60,6 @@ const trimmedText = (min: number, max: number, allowed: RegExp, message: { messa
  */
 export const text = (min: number, max: number) => trimmedText(min, max, TEXT, TEXT_MESSAGE, '\\u0000')
 
-/**
- * What breaks a line or acts on a terminal: the C0 controls (tab included), DEL, the C1 controls
- * (NEL among them) and the Unicode line and paragraph separators. NUL is one of them.
- */
-const LINE_BREAKERS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029'
 const LINE = new RegExp(`^[^${LINE_BREAKERS}]*$`)
 
 /**

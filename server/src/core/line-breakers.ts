@@ -1,0 +1,7 @@
+/**
+ * What breaks a line or acts on a terminal, as a regular expression's character class: the C0
+ * controls (tab and NUL included), DEL, the C1 controls (NEL among them) and the Unicode line and
+ * paragraph separators. The request schemas refuse them in one-line text; the mail puts text
+ * someone else wrote on one line by replacing them.
+ */
+export const LINE_BREAKERS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029'
