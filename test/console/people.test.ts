@@ -77,6 +77,12 @@ describe('the console: people', () => {
     expect(changed.res.headers.get('location')).toBe(`/console/people?done=role&person=${id}`)
     expect((await fetchConsole(changed.res.headers.get('location')!, { cookie: owner.cookie })).text).toContain('Lin Park is now an owner: their next request obeys it.')
     expect((await fetchConsole('/console/people?done=role', { cookie: owner.cookie })).text).toContain('Role changed')
+    // A person of another workspace named in the link is not named on this one's page.
+    const elsewhere = await makeWorkspace()
+    const stranger = await addPerson((await getHarness()).sql, { workspaceId: elsewhere.id, email: `stranger-${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Sven Stranger', role: 'viewer' })
+    const other = await fetchConsole(`/console/people?done=role&person=${stranger.id}`, { cookie: owner.cookie })
+    expect(other.text).toContain('Role changed: their next request obeys it.')
+    expect(other.text).not.toContain('Sven Stranger')
     const yara = await invite({ cookie: lin.cookie!, csrf: linCsrf }, { email: unique('y'), name: 'Yara Lopes', role: 'approver' })
     expect(yara.res.status).toBe(200)
     expect(yara.text).toContain('is now an approver.')
