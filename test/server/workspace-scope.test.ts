@@ -83,6 +83,10 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
     why: 'the webhook workers keep the endpoints of every workspace in order (a half-open circuit whose probe is gone, a drained backlog, an endpoint failing too long); on Citus, every shard',
   },
   {
+    statement: /^SELECT workspace_id, id FROM webhook_endpoints WHERE status = 'enabled' AND failing_since < now\(\)/,
+    why: 'the webhook workers find the endpoints of every workspace failing too long, along the partial index on failing_since (then disable each by its workspace and id, with its audit entry, in one transaction); on Citus, every shard',
+  },
+  {
     statement: /^SELECT workspace_id, revoked_at FROM credentials WHERE id = \$1$/,
     why: 'growth admin token revoke names the credential by its id alone: one read of every workspace finds it (then the UPDATE keeps to its workspace); on Citus a multi-shard read of one row',
   },
