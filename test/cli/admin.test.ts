@@ -202,6 +202,12 @@ describe('growth admin agents stop / resume', () => {
     expectRefused(await growth(['admin', 'agents', 'stop', '--workspace', workspaceId, '--json']), /--reason/)
   }, T)
 
+  test('a reason with a control character, or longer than 500 characters, is refused as a decision\'s reason is', async () => {
+    expectRefused(await growth(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Spend \u001b[2J gone', '--json']), /control characters other than line breaks and tabs \(got U\+001B\)/)
+    expectRefused(await growth(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'x'.repeat(501), '--json']), /at most 500 characters \(got 501\)/)
+    expect((await growthJson(['admin', 'agents', 'resume', '--workspace', workspaceId])).changed).toBe(false)
+  }, T)
+
   test('stop with a reason, then resume', async () => {
     const stopped = await growthJson(['admin', 'agents', 'stop', '--workspace', workspaceId, '--reason', 'Runaway spend'])
     expect(stopped).toMatchObject({ workspaceId, agentsStopped: true, reason: 'Runaway spend' })

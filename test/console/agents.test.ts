@@ -102,6 +102,11 @@ describe('the console: agents and requests', () => {
     const noReason = await fetchConsole('/console/agents', { cookie: maya.cookie, form: { csrf: maya.csrf, switch: 'stop', reason: '  ' } })
     expect(noReason.res.status).toBe(400)
     expect(noReason.text).toContain('Stopping the agents needs a reason')
+    // A reason the rule refuses is kept in its field, beside the refusal.
+    const pasted = await fetchConsole('/console/agents', { cookie: maya.cookie, form: { csrf: maya.csrf, switch: 'stop', reason: 'Wrong list \u001b[0m sent' } })
+    expect(pasted.res.status).toBe(400)
+    expect(pasted.text).toContain('reason must not contain control characters other than line breaks and tabs (got U+001B).')
+    expect(pasted.text).toContain('aria-describedby="switch-error">Wrong list \u001b[0m sent</textarea>')
     const unknown = await fetchConsole('/console/agents', { cookie: maya.cookie, form: { csrf: maya.csrf, switch: 'pause' } })
     expect(unknown.res.status).toBe(400)
     expect((await send(writer.credential, 'Still running')).body.data.decision).toBe('allowed')

@@ -90,6 +90,32 @@ describe('the console, signed in', () => {
     expect((await fetchConsole('/console/', { cookie: maya.cookie })).text).not.toContain(`/console/approvals/${approvalId}"`)
   })
 
+  test('a refused decision shows the page again with the refusal beside its form and the text kept as typed', async () => {
+    const { ws, approvalId } = await waiting()
+    const maya = await signedIn(ws.id, 'approver')
+    const csrf = csrfOf((await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie })).text)!
+    // A note pasted from a terminal, with an escape sequence in it: refused by the domain's rule.
+    const note = 'Fine by me \u001b[31m(checked the list)'
+    const refusedNote = await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie, form: { csrf, decision: 'approve', reason: note } })
+    expect(refusedNote.res.status).toBe(400)
+    expect(refusedNote.text).toContain('reason must not contain control characters other than line breaks and tabs (got U+001B).')
+    expect(refusedNote.text).toContain('value="Fine by me \u001b[31m(checked the list)" aria-describedby="decide-error"')
+    expect(refusedNote.text).toContain('<textarea id="reject-reason" name="reason" required maxlength="500"></textarea>')
+    // A reason longer than 500 characters (a crafted form: the field itself stops at 500).
+    const long = `Not this week: ${'the list is wrong. '.repeat(30)}`
+    const refusedReason = await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie, form: { csrf, decision: 'reject', reason: long } })
+    expect(refusedReason.res.status).toBe(400)
+    expect(refusedReason.text).toContain(`reason must be at most 500 characters (got ${long.trim().length}).`)
+    expect(refusedReason.text).toContain(`aria-describedby="decide-error">${long}</textarea>`)
+    expect(refusedReason.text).toContain('maxlength="500" value=""><')
+    // A blank reason: refused, and the blank kept where it was typed.
+    const blank = await fetchConsole(`/console/approvals/${approvalId}`, { cookie: maya.cookie, form: { csrf, decision: 'reject', reason: '   ' } })
+    expect(blank.res.status).toBe(400)
+    expect(blank.text).toContain('A rejection needs a reason: the requester sees it.')
+    expect(blank.text).toContain('aria-describedby="decide-error">   </textarea>')
+    expect((await approvalOf(ws.live, approvalId)).status).toBe('pending')
+  })
+
   test('a viewer reads but cannot decide; another workspace\'s item is not found; signing out ends the session', async () => {
     const { ws, approvalId } = await waiting()
     const viewer = await signedIn(ws.id, 'viewer', 'Kenji Sato')

@@ -11,6 +11,7 @@ import { insertTools } from '../store/agent-tools.ts'
 import * as store from '../store/workspaces.ts'
 import { catalogueTools } from './agent-tools.ts'
 import { recordAudit } from './audit.ts'
+import { decisionReason } from './deciders.ts'
 
 /**
  * A new workspace on a plan (default growth), with the tool catalogue its agents can be permitted,
@@ -56,7 +57,9 @@ type SwitchFlipped = { workspaceId: string; agentsStopped: boolean; changed: boo
  */
 export async function setAgentsStopped(sql: Db, opts: { workspaceId: string; stopped: boolean; reason?: string; actor: string | Actor }): Promise<SwitchFlipped> {
   if (!(await store.workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
-  const reason = opts.reason?.trim() || null
+  // Checked as a decision's reason is (at most 500 characters, no control characters): an agent is
+  // told it, and people read it in terminals.
+  const reason = decisionReason(opts.reason)
   if (opts.stopped && !reason) throw new RuleError('reason.given', 'A reason is required to stop the agents: say why, for the record.', 'reason')
   const line = typeof opts.actor === 'string' ? opts.actor.trim() : actorLine(opts.actor)
   if (!line || (typeof opts.actor !== 'string' && !opts.actor.name.trim())) throw new RuleError('actor_named', 'The actor of a stop or resume must be named.', 'by')

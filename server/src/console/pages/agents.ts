@@ -21,7 +21,7 @@ import { requestCard } from './requests.ts'
 
 export type RegisterForm = { name: string; description: string; allow: string[]; risk: string }
 
-function switchPanel(session: ConsoleSession, state: AgentsSwitch, error: string | null): Html {
+function switchPanel(session: ConsoleSession, state: AgentsSwitch, error: string | null, typed: string): Html {
   const may = mayDecide(session.person.role)
   const status = state.stopped
     ? html`<p class="status">Agents are stopped${state.at ? html` since ${when(state.at.toISOString())}` : null}${state.by ? html` by ${state.by}` : null}.</p>
@@ -34,7 +34,7 @@ function switchPanel(session: ConsoleSession, state: AgentsSwitch, error: string
 <button type="submit">Resume the agents</button></form>`
       : html`<form method="post" action="/console/agents"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="switch" value="stop">
 <label for="stop-reason">Why stop them (required, kept in the audit list)</label>
-<textarea id="stop-reason" name="reason" rows="2" maxlength="500" required${error ? html` aria-describedby="switch-error"` : null}></textarea>
+<textarea id="stop-reason" name="reason" rows="2" maxlength="500" required${error ? html` aria-describedby="switch-error"` : null}>${typed}</textarea>
 <button class="danger" type="submit">Stop all agents</button></form>`
   return html`<section class="panel switch ${state.stopped ? 'stopped' : 'running'}" aria-labelledby="switch-h">
 <h2 id="switch-h">Stop switch</h2>
@@ -91,6 +91,8 @@ export function agentsPage(opts: {
   state: AgentsSwitch
   tools: Tool[]
   error?: string | null
+  /** The stop reason as typed, kept when the stop was refused. */
+  reason?: string
   register?: RegisterForm
   registerError?: string
   notice?: string
@@ -105,7 +107,7 @@ export function agentsPage(opts: {
     body: html`<h1>Agents</h1>
 <p class="lead">The agents of ${opts.session.workspace.name} and what each may do.</p>
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
-${switchPanel(opts.session, opts.state, opts.error ?? null)}
+${switchPanel(opts.session, opts.state, opts.error ?? null, opts.reason ?? '')}
 ${owner ? registerForm(opts.session, opts.tools, opts.register ?? null, opts.registerError ?? null) : html`<p class="hint">You can read the agents; an owner registers, rotates credentials and retires them.</p>`}
 <section aria-labelledby="active-h"><h2 id="active-h">Active agents</h2>
 ${

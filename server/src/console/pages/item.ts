@@ -33,20 +33,30 @@ const ACTION_STATUS: Record<Action['status'], string> = {
   refused: 'Refused by the workspace\u2019s limits',
 }
 
+/**
+ * A decision the console refused, with the form it came from and what was typed there: the page is
+ * shown again with the refusal beside that form and the text kept in its field.
+ */
+export type DecisionRefused = { error: string; decision: 'approve' | 'reject' | null; reason: string }
+
 /** The Approve and Reject forms, posting back to the item's own page with the session's CSRF token. */
-function decideForms(action: string, session: ConsoleSession, error: string | null): Html {
+function decideForms(action: string, session: ConsoleSession, refused: DecisionRefused | null): Html {
+  // The refusal describes the field it is about: the note when Approve was refused, else the reason.
+  const about = (decision: 'approve' | 'reject') => refused && (refused.decision ?? 'reject') === decision
+  const described = (decision: 'approve' | 'reject') => (about(decision) ? html` aria-describedby="decide-error"` : null)
+  const typed = (decision: 'approve' | 'reject') => (refused?.decision === decision ? refused.reason : '')
   return html`<section class="panel" aria-labelledby="decide-h">
 <h2 id="decide-h">Decide</h2>
-${error ? html`<p class="failed" role="alert" id="decide-error">${error}</p>` : null}
+${refused ? html`<p class="failed" role="alert" id="decide-error">${refused.error}</p>` : null}
 <form method="post" action="${action}" class="decide">
 <input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="decision" value="approve">
-<div><label for="approve-reason">Note (optional)</label><input id="approve-reason" name="reason" type="text" maxlength="500"></div>
+<div><label for="approve-reason">Note (optional)</label><input id="approve-reason" name="reason" type="text" maxlength="500" value="${typed('approve')}"${described('approve')}></div>
 <div><button type="submit">Approve</button></div>
 </form>
 <form method="post" action="${action}" class="decide">
 <input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="decision" value="reject">
 <div><label for="reject-reason">Reason for rejecting (required; the requester sees it)</label>
-<textarea id="reject-reason" name="reason" required maxlength="500"${error ? html` aria-describedby="decide-error"` : null}></textarea></div>
+<textarea id="reject-reason" name="reason" required maxlength="500"${described('reject')}>${typed('reject')}</textarea></div>
 <div><button type="submit" class="danger">Reject</button></div>
 </form>
 </section>`
@@ -61,7 +71,7 @@ function sendSection(send: NonNullable<ApprovalItem['send']>, requestedBy: strin
 </section>`
 }
 
-export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem; now: Date; error?: string | null }): Html {
+export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem; now: Date; refused?: DecisionRefused | null }): Html {
   const { approval: a, asked } = opts.item
   const open = a.status === 'pending' && !a.expired
   // The time left is for what still waits: a decided item expires no more.
@@ -94,12 +104,12 @@ ${
       ? html`<div class="panel notice" role="status"><p>Expired without a decision; it can no longer be decided.</p></div>`
       : null
 }
-${open && mayDecide(opts.session.person.role) ? decideForms(`/console/approvals/${a.id}`, opts.session, opts.error ?? null) : null}
+${open && mayDecide(opts.session.person.role) ? decideForms(`/console/approvals/${a.id}`, opts.session, opts.refused ?? null) : null}
 ${open && !mayDecide(opts.session.person.role) ? html`<p class="hint">You can read this; an owner or approver decides it.</p>` : null}`,
   })
 }
 
-export function actionPage(opts: { session: ConsoleSession; action: Action; error?: string | null }): Html {
+export function actionPage(opts: { session: ConsoleSession; action: Action; refused?: DecisionRefused | null }): Html {
   const a = opts.action
   const { summary, ...figures } = a.plannedEffect
   const open = a.status === 'proposed'
@@ -118,7 +128,7 @@ ${factList(figures, 'Planned effect')}
 </section>
 ${open ? null : decision(ACTION_STATUS[a.status], a.decidedBy, a.decidedAt, a.decisionReason)}
 ${a.outcome ? html`<div class="panel"><p>${a.outcome.ok ? a.outcome.detail : a.outcome.error}</p></div>` : null}
-${open && mayDecide(opts.session.person.role) ? decideForms(`/console/actions/${a.id}`, opts.session, opts.error ?? null) : null}
+${open && mayDecide(opts.session.person.role) ? decideForms(`/console/actions/${a.id}`, opts.session, opts.refused ?? null) : null}
 ${open && !mayDecide(opts.session.person.role) ? html`<p class="hint">You can read this; an owner or approver decides it.</p>` : null}`,
   })
 }

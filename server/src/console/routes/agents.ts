@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { RISKS, type Risk } from '../../core/enums.ts'
-import { DomainError } from '../../core/errors.ts'
+import { DomainError, RuleError } from '../../core/errors.ts'
 import { agentCredentials, agentOf, createAgent, listAgents, retireAgent, rotateAgentCredential } from '../../domain/agents.ts'
 import { listRequests } from '../../domain/agent-requests.ts'
 import { revokeToken } from '../../domain/credentials.ts'
@@ -36,7 +36,7 @@ const viewersWatch = (session: ConsoleSession) =>
  */
 export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
   const { signedIn, rolePost, notFound, showOnce, shownPage } = kit
-  const listPage = async (session: ConsoleSession, extra: { error?: string; register?: RegisterForm; registerError?: string; notice?: string } = {}, status = 200) => {
+  const listPage = async (session: ConsoleSession, extra: { error?: string; reason?: string; register?: RegisterForm; registerError?: string; notice?: string } = {}, status = 200) => {
     const ws = session.workspace.id
     const [agents, state, tools] = await Promise.all([agentsOf(sql, ws), agentsSwitch(sql, ws), listTools(sql, ws, { limit: TOOLS_SHOWN })])
     return pageResponse(agentsPage({ session, agents, state, tools: tools.map((t) => t.item), ...extra }), status)
@@ -94,14 +94,19 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
     }), { parse: 'none' })
     .post('/console/agents', rolePost(DECIDERS, viewersWatch, async ({ session }, fields) => {
       const choice = fields.get('switch')
-      const reason = fields.get('reason')?.trim() ?? ''
-      const again = (error: string) => listPage(session, { error }, 400)
+      const typed = fields.get('reason') ?? ''
+      // Refused: the page again with the refusal, and the reason kept as typed.
+      const again = (error: string) => listPage(session, { error, reason: typed }, 400)
       if (choice !== 'stop' && choice !== 'resume') return again('Choose Stop all agents or Resume the agents.')
-      if (choice === 'stop' && !reason) return again('Stopping the agents needs a reason: say why, for the record.')
-      if (reason.length > 500) return again(`The reason is at most 500 characters (got ${reason.length}).`)
+      if (choice === 'stop' && !typed.trim()) return again('Stopping the agents needs a reason: say why, for the record.')
       // The same domain function as growth admin agents stop|resume, recorded with the person.
       const { person } = session
-      await setAgentsStopped(sql, { workspaceId: session.workspace.id, stopped: choice === 'stop', reason, actor: { kind: 'person', id: person.id, name: person.name } })
+      try {
+        await setAgentsStopped(sql, { workspaceId: session.workspace.id, stopped: choice === 'stop', reason: typed, actor: { kind: 'person', id: person.id, name: person.name } })
+      } catch (error) {
+        if (error instanceof RuleError && error.field === 'reason') return again(error.message)
+        throw error
+      }
       return redirectTo('/console/agents')
     }), { parse: 'none' })
     .get('/console/agents/:id', signedIn(async ({ session, params, request }) => {

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { RuleError } from '../../core/errors.ts'
 import { decideAction } from '../../domain/actions.ts'
 import { decideApproval } from '../../domain/approvals.ts'
 import { personDecider } from '../../domain/deciders.ts'
@@ -6,7 +7,7 @@ import { EventWatcher } from '../../domain/event-watch.ts'
 import { actionIn, approvalIn, listInbox } from '../../domain/inbox.ts'
 import { LIVE_TYPES, liveResponse } from '../live.ts'
 import { inboxPage, parsePosition } from '../pages/inbox.ts'
-import { actionPage, approvalPage } from '../pages/item.ts'
+import { actionPage, approvalPage, type DecisionRefused } from '../pages/item.ts'
 import { pageResponse, redirectTo, securityHeaders } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { type ConsoleSession, DECIDERS } from '../session-port.ts'
@@ -27,23 +28,32 @@ export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
     rolePost(DECIDERS, viewersRead, async ({ session, params }, fields) => {
       const id = params.id!
       const choice = fields.get('decision')
-      const reason = fields.get('reason')?.trim() ?? ''
+      const typed = fields.get('reason') ?? ''
+      const reason = typed.trim()
+      const decision = choice === 'approve' || choice === 'reject' ? choice : null
+      // Refused: the page again, the refusal beside the form it came from and the text kept as typed.
       const again = async (status: number, error: string) => {
+        const refused: DecisionRefused = { error, decision, reason: typed }
         if (kind === 'approval') {
           const item = await approvalIn(sql, session.workspace.id, id)
-          return item ? pageResponse(approvalPage({ session, item, now: new Date(), error }), status) : notFound(session)
+          return item ? pageResponse(approvalPage({ session, item, now: new Date(), refused }), status) : notFound(session)
         }
         const action = await actionIn(sql, session.workspace.id, id)
-        return action ? pageResponse(actionPage({ session, action, error }), status) : notFound(session)
+        return action ? pageResponse(actionPage({ session, action, refused }), status) : notFound(session)
       }
-      if (choice !== 'approve' && choice !== 'reject') return again(400, 'Choose Approve or Reject.')
-      if (choice === 'reject' && !reason) return again(400, 'A rejection needs a reason: the requester sees it.')
+      if (!decision) return again(400, 'Choose Approve or Reject.')
+      if (decision === 'reject' && !reason) return again(400, 'A rejection needs a reason: the requester sees it.')
       const decider = personDecider(session.person)
       // The same domain functions the operator commands call, limited to the person's workspace.
-      if (kind === 'approval') {
-        await decideApproval(sql, { id, approve: choice === 'approve', decider, reason, workspaceId: session.workspace.id })
-      } else {
-        await decideAction(sql, { actionId: id, decision: choice, decider, reason, workspaceId: session.workspace.id })
+      try {
+        if (kind === 'approval') {
+          await decideApproval(sql, { id, approve: decision === 'approve', decider, reason, workspaceId: session.workspace.id })
+        } else {
+          await decideAction(sql, { actionId: id, decision, decider, reason, workspaceId: session.workspace.id })
+        }
+      } catch (error) {
+        if (error instanceof RuleError && error.field === 'reason') return again(400, error.message)
+        throw error
       }
       return redirectTo(`/console/${kind === 'approval' ? 'approvals' : 'actions'}/${encodeURIComponent(id)}`)
     })
