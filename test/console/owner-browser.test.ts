@@ -38,7 +38,7 @@ describe('an owner in Chromium', () => {
 
       for (const width of [1280, 320]) {
         await page.setViewportSize({ width, height: 800 })
-        for (const path of ['/console/tokens', '/console/audit', '/console/logs?operation=listRequestLogs']) {
+        for (const path of ['/console/tokens', '/console/audit', '/console/people', '/console/logs?operation=listRequestLogs']) {
           const deadline = Date.now() + 15_000
           for (;;) {
             await page.goto(`${url}${path}`, { waitUntil: 'load' })
@@ -50,6 +50,17 @@ describe('an owner in Chromium', () => {
           expect(await seriousA11yViolations(page)).toEqual([])
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
           expect({ path, width, overflow }).toEqual({ path, width, overflow: 0 })
+          // Every option of every select can be read whole in its select (a closed select cuts its text).
+          const cut = await page.evaluate(() => {
+            const measure = document.createElement('canvas').getContext('2d')!
+            return [...document.querySelectorAll('select')].flatMap((select) => {
+              const style = getComputedStyle(select)
+              measure.font = style.font
+              const room = select.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight) - 20 // the arrow
+              return [...select.options].filter((o) => measure.measureText(o.text).width > room).map((o) => `${select.id}: ${o.text}`)
+            })
+          })
+          expect({ path, width, cut }).toEqual({ path, width, cut: [] })
         }
       }
       expect(await page.locator('ol.calls li').count()).toBeGreaterThan(0)

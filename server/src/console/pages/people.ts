@@ -10,11 +10,10 @@ import { layout } from './layout.ts'
  * sign-in link once when it was not mailed (the POST's own answer, never a later page).
  */
 
-const ROLE_WORDS: Record<string, string> = {
-  owner: 'owner (everything)',
-  approver: 'approver (decides what waits, stops and resumes agents, reads everything)',
-  viewer: 'viewer (reads)',
-}
+const ROLE_WORDS: Record<string, string> = { owner: 'Owner', approver: 'Approver', viewer: 'Viewer' }
+
+/** What each role may do, said once at the top of the page, not in the options (a select is cut on a phone). */
+const ROLES_SAID = 'An owner does everything; an approver decides what waits, stops and resumes the agents and reads everything; a viewer reads.'
 
 /** A role with its article: "an owner", "an approver", "a viewer". */
 function withArticle(role: string): string {
@@ -23,7 +22,7 @@ function withArticle(role: string): string {
 
 function roleSelect(id: string, label: string, current: string): Html {
   return html`<label for="${id}">${label}</label>
-<select id="${id}" name="role">${ROLES.map((r) => html`<option value="${r}"${r === current ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select>`
+<select id="${id}" name="role" aria-describedby="roles-said">${ROLES.map((r) => html`<option value="${r}"${r === current ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select>`
 }
 
 function personCard(p: PersonListed, session: ConsoleSession): Html {
@@ -74,6 +73,7 @@ export function peoplePage(opts: { session: ConsoleSession; people: PersonListed
     session,
     section: 'people',
     body: html`<h1>People</h1>
+<p class="lead" id="roles-said">${ROLES_SAID}</p>
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${owner ? inviteForm(session, opts.mailed, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner invites people, changes their roles and removes them.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's people</h2>
