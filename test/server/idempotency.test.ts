@@ -139,10 +139,34 @@ describe('Idempotency-Key', () => {
     for (const a of answers.filter((x) => x.status === 409)) expectError(a, 409, 'conflict', 'still being answered')
     expect(await experimentCount(ws.id)).toBe(1)
   })
+
+  test('a second request while the first is still in flight is 409 on either database, not a wait and a replay', async () => {
+    const ws = await makeWorkspace()
+    const abt = await insertAbTest(ws.id, 'running')
+    const headers = { 'Idempotency-Key': 'held-in-flight' }
+    const { sql } = await getHarness()
+    // Both requests are held in flight by a lock on the table the write inserts into (on the embedded
+    // database, whose one session this transaction holds, by everything waiting for that session).
+    const answers = await sql.begin(async (tx) => {
+      await tx`LOCK TABLE experiments IN ACCESS EXCLUSIVE MODE`
+      const first = call('POST', '/api/v1/experiments', { token: ws.live, body: hypothesis(abt), headers })
+      await Bun.sleep(150)
+      const second = call('POST', '/api/v1/experiments', { token: ws.live, body: hypothesis(abt), headers })
+      await Bun.sleep(150)
+      return [first, second]
+    })
+    const [a, b] = await Promise.all(answers)
+    const done = [a!, b!].sort((x, y) => x.status - y.status)
+    expect(done.map((x) => [x.status, x.headers.get('idempotent-replayed')])).toEqual([[201, null], [409, null]])
+    expectError(done[1]!, 409, 'conflict', 'still being answered')
+    expect(await experimentCount(ws.id)).toBe(1)
+    // Answered, the key replays.
+    const again = await call('POST', '/api/v1/experiments', { token: ws.live, body: hypothesis(abt), headers })
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 'true'])
+  })
 })
 
-// A PostgreSQL server has real concurrent sessions; the embedded database has one session, where a
-// second request with the same key simply waits for the first and then replays it.
+// Across processes: a PostgreSQL server's session holding the key's lock (another server process).
 describe.skipIf(!process.env.DATABASE_URL)('Idempotency-Key across sessions (PostgreSQL server)', () => {
   test('while the first request holds the key, a second is 409; when its process dies, the key frees itself', async () => {
     const ws = await makeWorkspace()

@@ -29,6 +29,36 @@ export function idempotencyKey(request: Request): string | null {
   return key
 }
 
+/** Where a key is kept: per workspace and mode, per agent for agent credentials. */
+function keyScope(caller: Caller): string {
+  return caller.mode === 'agent' ? `agent:${caller.agentId}` : caller.mode
+}
+
+/**
+ * The keys this process is answering a write under. The transaction's advisory lock (below) says
+ * the same across processes, but only once the transaction has begun: on the embedded database,
+ * which has one session, a second request's BEGIN waited for the first to finish and then replayed
+ * it, where the spec gives 409 while the first is in flight. Held from before BEGIN to after COMMIT.
+ */
+const keysInFlight = new Set<string>()
+
+/** Runs `write` (the keyed write's whole transaction) holding the key in this process; 409 if it is held. */
+export async function holdingKey<T>(caller: Caller, key: string, write: () => Promise<T>): Promise<T> {
+  const held = `${caller.workspaceId}\u0001${keyScope(caller)}\u0001${key}`
+  if (keysInFlight.has(held)) throw inFlight()
+  keysInFlight.add(held)
+  try {
+    return await write()
+  } finally {
+    keysInFlight.delete(held)
+  }
+}
+
+function inFlight(): HttpError {
+  observeIdempotency('in_progress')
+  return new HttpError('conflict', 'A request with this Idempotency-Key is still being answered; retry shortly with the same key.')
+}
+
 /**
  * A write under an Idempotency-Key, inside its transaction: the key is locked for the transaction
  * (a second request under it meanwhile is 409, retry shortly); an answer kept under it is replayed
@@ -42,12 +72,9 @@ export async function withIdempotency(
   run: () => Promise<Answer>,
 ): Promise<Answer> {
   const { caller, key } = opts
-  const scope = caller.mode === 'agent' ? `agent:${caller.agentId}` : caller.mode
+  const scope = keyScope(caller)
   const requestHash = createHash('sha256').update(`${opts.request.method} ${opts.request.path}\n${canonicalJson(opts.request.raw)}`).digest('hex')
-  if (!(await tryLockKey(tx, caller.workspaceId, scope, key))) {
-    observeIdempotency('in_progress')
-    throw new HttpError('conflict', 'A request with this Idempotency-Key is still being answered; retry shortly with the same key.')
-  }
+  if (!(await tryLockKey(tx, caller.workspaceId, scope, key))) throw inFlight()
   const stored = await findAnswer(tx, caller.workspaceId, scope, key)
   if (stored) {
     if (stored.requestHash !== requestHash) {

@@ -5,7 +5,7 @@ import { ConflictError, DomainError } from '../core/errors.ts'
 import type { Operation, Services } from '../routes/operation.ts'
 import { type Answer, dataBody, refusal } from './answer.ts'
 import { readJsonObject } from './body.ts'
-import { idempotencyKey, withIdempotency } from './idempotency.ts'
+import { holdingKey, idempotencyKey, withIdempotency } from './idempotency.ts'
 import { parseBody, parseQuery, searchOf } from './validation.ts'
 
 type WriteOperation = Extract<Operation, { kind: 'write' }>
@@ -63,15 +63,17 @@ export async function write(sql: Sql, op: WriteOperation, request: Request, call
       throw err
     }
   }
-  return sql.begin((tx) =>
-    withIdempotency(tx, { caller, key, requestId, request: { method: op.method, path: op.path, raw } }, async () => {
-      try {
-        return await tx.savepoint((sp) => runDomain(sp))
-      } catch (err) {
-        if (err instanceof Simulated) return { status: 200, body: SIMULATED }
-        if (isKept(err)) return refusal(err, requestId, 'write')
-        throw err
-      }
-    }),
+  return holdingKey(caller, key, () =>
+    sql.begin((tx) =>
+      withIdempotency(tx, { caller, key, requestId, request: { method: op.method, path: op.path, raw } }, async () => {
+        try {
+          return await tx.savepoint((sp) => runDomain(sp))
+        } catch (err) {
+          if (err instanceof Simulated) return { status: 200, body: SIMULATED }
+          if (isKept(err)) return refusal(err, requestId, 'write')
+          throw err
+        }
+      }),
+    ),
   )
 }
