@@ -57,7 +57,7 @@ export function consoleSessions(sql: Db, opts: { consoleUrl?: () => string; mail
     }),
     async sessionOf(token) {
       const s = await sessionOf(sql, token)
-      return s && { person: s.person, workspace: s.workspace, csrf: s.csrf }
+      return s && { person: s.person, workspace: s.workspace, csrf: s.csrf, signedInAt: s.session.createdAt }
     },
     async stillOpen(token) {
       return (await sessionOf(sql, token, new Date(), { touch: false })) !== null
@@ -86,6 +86,7 @@ const PASSKEY_STATUS: Record<string, number> = {
   passkey_unknown: 401,
   person_removed: 401,
   passkey_not_verified: 401,
+  passkey_sign_in_stale: 403,
 }
 
 async function refusedOr<T>(fn: () => Promise<T>): Promise<T | PasskeyRefused> {
@@ -103,14 +104,14 @@ function consolePasskeys(sql: Db, consoleUrl: () => string): ConsolePasskeys {
     if ('unavailable' in found) throw new RuleError('passkeys_unavailable', found.unavailable)
     return found
   }
-  const who = (s: ConsoleSession, sessionToken: string) => ({ workspaceId: s.workspace.id, personId: s.person.id, sessionToken })
+  const who = (s: ConsoleSession, sessionToken: string) => ({ workspaceId: s.workspace.id, personId: s.person.id, sessionToken, signedInAt: new Date(s.signedInAt) })
   return {
     unavailable() {
       const found = relyingPartyOf(consoleUrl())
       return 'unavailable' in found ? found.unavailable : null
     },
     list: (s) => listPasskeys(sql, s.workspace.id, s.person.id),
-    registrationOptions: (s, token) => registrationOptions(sql, rp(), { ...who(s, token), email: s.person.email, name: s.person.name }),
+    registrationOptions: (s, token) => refusedOr(() => registrationOptions(sql, rp(), { ...who(s, token), email: s.person.email, name: s.person.name })),
     register: (s, token, input) => refusedOr(() => registerPasskey(sql, rp(), who(s, token), { responseText: input.response, name: input.name })),
     remove: (s, id) => removePasskey(sql, { workspaceId: s.workspace.id, personId: s.person.id }, id),
     signInOptions: (formToken) => signInOptions(sql, rp(), formToken),

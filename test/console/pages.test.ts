@@ -25,7 +25,7 @@ import { call, getHarness, makeWorkspace } from '../harness.ts'
 const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString()
 
 function sessionIn(ws: { id: string }, role: ConsoleRole = 'approver'): ConsoleSession {
-  return { person: { id: 'per_01JD0000000000000000000000', name: 'Maya Chen', role, email: 'maya@example.com' }, workspace: { id: ws.id, name: 'Corner Shop <b>' }, csrf: 'csrf-token-1' }
+  return { person: { id: 'per_01JD0000000000000000000000', name: 'Maya Chen', role, email: 'maya@example.com' }, workspace: { id: ws.id, name: 'Corner Shop <b>' }, csrf: 'csrf-token-1', signedInAt: new Date().toISOString() }
 }
 
 /** A workspace with one agent request waiting for a person, then one proposed change. */

@@ -315,6 +315,53 @@ describe('passkeys in Chromium', () => {
 })
 
 describe('passkeys over HTTP', () => {
+  test('a passkey is added only within 30 minutes of signing in; later, the page signs out and back in to itself', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const person = await personOf(ws.id, 'Lea Novak')
+    const fresh = await sessionOf(person.id)
+    // Just signed in: the form is offered and the options are given.
+    expect((await get('/console/account', fresh.cookie)).text).toContain('data-passkey="register"')
+    expect((await post('/console/account/passkeys/options', { csrf: fresh.csrf }, fresh.cookie)).res.status).toBe(200)
+
+    // The same session 31 minutes after it signed in (an unlocked computer, a taken cookie).
+    await sql`UPDATE console_sessions SET created_at = created_at - interval '31 minutes' WHERE person_id = ${person.id}`
+    const page = await get('/console/account', fresh.cookie)
+    expect(page.res.status).toBe(200)
+    expect(page.text).not.toContain('data-passkey="register"')
+    expect(page.text).toContain('A passkey is added within 30 minutes of signing in, and you signed in ')
+    expect(page.text).toContain('<input type="hidden" name="next" value="/console/account">')
+    const options = await post('/console/account/passkeys/options', { csrf: fresh.csrf }, fresh.cookie)
+    expect(options.res.status).toBe(403)
+    expect(JSON.parse(options.text)).toEqual({ message: 'A passkey is added within 30 minutes of signing in, and this session signed in longer ago: sign out, sign in again and add it then.' })
+    // An answer to options given before is refused too, before anything is read of it.
+    const late = await post('/console/account/passkeys', { csrf: fresh.csrf, response: '{}', name: 'Laptop' }, fresh.cookie)
+    expect(late.res.status).toBe(403)
+    expect(late.text).toContain('this session signed in longer ago')
+    const [{ n }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM passkeys WHERE person_id = ${person.id}`
+    expect(n).toBe(0)
+
+    // Its button signs out and goes to the sign-in page, which then goes on to the account page.
+    const out = await post('/console/signout', { csrf: fresh.csrf, next: '/console/account' }, fresh.cookie)
+    expect(out.res.status).toBe(303)
+    expect(out.res.headers.get('location')).toBe('/console/signin?next=%2Fconsole%2Faccount')
+    expect((await get('/console/account', fresh.cookie)).res.status).toBe(303)
+    const signInPage = await get(out.res.headers.get('location')!)
+    const next = cookieOf(signInPage.res, 'growth_next')!
+    const link = await signInLink(sql, { personId: person.id, consoleUrl: `${base}/console` })
+    const path = new URL(link.url).pathname
+    const linkPage = await get(path, next)
+    const redeemed = await post(path, { csrf: csrfOf(linkPage.text) }, `${cookieOf(linkPage.res, 'growth_signin')}; ${next}`)
+    expect(redeemed.res.status).toBe(303)
+    expect(redeemed.res.headers.get('location')).toBe('/console/account')
+    const again = cookieOf(redeemed.res, 'growth_session')!
+    expect((await get('/console/account', again)).text).toContain('data-passkey="register"')
+    // A next that is not a page of this console is forgotten: the sign-out goes to the plain sign-in page.
+    const other = await sessionOf(person.id)
+    const away = await post('/console/signout', { csrf: other.csrf, next: 'https://elsewhere.example/' }, other.cookie)
+    expect(away.res.headers.get('location')).toBe('/console/signin')
+  })
+
   test('at an IP address the console has no passkeys, and says what the operator sets', async () => {
     const { url } = await getHarness()
     const page = await get('/console/signin', undefined, url)

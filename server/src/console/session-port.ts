@@ -12,6 +12,8 @@ export type ConsoleSession = {
   person: { id: string; name: string; role: ConsoleRole; email: string }
   workspace: { id: string; name: string }
   csrf: string
+  /** When this session signed in (ISO 8601): adding a passkey needs a recent one. */
+  signedInAt: string
 }
 
 /** Where a sign-in came from, for the audit list and rate limits. */
@@ -57,7 +59,7 @@ export type ConsolePasskeys = {
   /** Why passkeys cannot work on this server (its public address is an IP address), or null. */
   unavailable(): string | null
   list(session: ConsoleSession): Promise<ConsolePasskey[]>
-  registrationOptions(session: ConsoleSession, sessionToken: string): Promise<unknown>
+  registrationOptions(session: ConsoleSession, sessionToken: string): Promise<unknown | PasskeyRefused>
   register(session: ConsoleSession, sessionToken: string, input: { response: string | null; name: string | null }): Promise<ConsolePasskey | PasskeyRefused>
   /** Removes one of the person's passkeys; false when they have none by that id. */
   remove(session: ConsoleSession, id: string): Promise<boolean>

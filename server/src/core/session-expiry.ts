@@ -27,5 +27,16 @@ export function shouldTouch(s: SessionTimes, now: Date): boolean {
   return now.getTime() - s.lastSeenAt.getTime() >= SESSION_TOUCH_MS
 }
 
+/**
+ * A passkey is added only this soon after signing in (the session's start), so that a session taken
+ * from an unlocked computer or a stolen cookie cannot add a passkey of its own and keep coming back
+ * after the session ends. Later, the person signs in again (GitHub's "sudo mode" does the same).
+ */
+export const FRESH_SIGN_IN_MS = 30 * 60_000
+
+export function signedInRecently(signedInAt: Date, now: Date): boolean {
+  return now.getTime() - signedInAt.getTime() < FRESH_SIGN_IN_MS
+}
+
 /** A sign-in link works for 15 minutes. */
 export const LINK_VALID_MS = 15 * 60_000

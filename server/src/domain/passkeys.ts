@@ -2,6 +2,7 @@ import { generateRegistrationOptions, type RegistrationResponseJSON, verifyRegis
 import type { Db } from '../core/db.ts'
 import { RuleError } from '../core/errors.ts'
 import type { RelyingParty } from '../core/relying-party.ts'
+import { FRESH_SIGN_IN_MS, signedInRecently } from '../core/session-expiry.ts'
 import { iso } from '../core/time.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import * as store from '../store/passkeys.ts'
@@ -17,8 +18,15 @@ import { personActor } from './sessions.ts'
  */
 export type Passkey = { id: string; name: string; createdAt: string; lastUsedAt: string | null }
 
-/** Who registers: the signed-in person and the token of their session. */
-type Registrant = { workspaceId: string; personId: string; sessionToken: string }
+/** Who registers: the signed-in person, the token of their session and when it signed in. */
+type Registrant = { workspaceId: string; personId: string; sessionToken: string; signedInAt: Date }
+
+/** A passkey is added within FRESH_SIGN_IN_MS of signing in (core/session-expiry.ts says why). */
+function requireRecentSignIn(who: Registrant, at: Date): void {
+  if (!signedInRecently(who.signedInAt, at)) {
+    throw new RuleError('passkey_sign_in_stale', `A passkey is added within ${FRESH_SIGN_IN_MS / 60_000} minutes of signing in, and this session signed in longer ago: sign out, sign in again and add it then.`, 'session')
+  }
+}
 
 type Available = Extract<RelyingParty, { id: string }>
 
@@ -45,6 +53,7 @@ export async function listPasskeys(sql: Db, workspaceId: string, personId: strin
 
 /** The options the browser's `navigator.credentials.create` takes (JSON), their challenge kept for this session. */
 export async function registrationOptions(sql: Db, rp: Available, who: Registrant & { email: string; name: string }, at = new Date()) {
+  requireRecentSignIn(who, at)
   const existing = await store.selectPasskeysOf(sql, who.workspaceId, who.personId)
   const options = await generateRegistrationOptions({
     rpName: rp.name,
@@ -67,6 +76,7 @@ export async function registrationOptions(sql: Db, rp: Available, who: Registran
  * PASSKEY_REFUSALS (or passkey_name, passkey_exists).
  */
 export async function registerPasskey(sql: Db, rp: Available, who: Registrant, input: { responseText: string | null; name?: string | null }, at = new Date()): Promise<Passkey> {
+  requireRecentSignIn(who, at)
   const name = passkeyName(input.name, at)
   const { answer, challenge } = readAnswer<RegistrationResponseJSON>(input.responseText)
   const taken = await takeChallenge(sql, { workspaceId: who.workspaceId, challenge, purpose: 'register', bound: who.sessionToken, at })

@@ -1,3 +1,4 @@
+import { FRESH_SIGN_IN_MS, signedInRecently } from '../../core/session-expiry.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsolePasskey, ConsoleSession } from '../session-port.ts'
 import { when } from './describe.ts'
@@ -7,10 +8,12 @@ import { layout } from './layout.ts'
  * GET /console/account: the signed-in person, and their passkeys: each with its name, when it was
  * added and last used, and a button to remove it; and the form that registers a new one (the
  * passkeys' script asks the browser for it, then posts its answer). `unavailable`: why this server
- * has no passkeys, in place of the form.
+ * has no passkeys, in place of the form. A session that signed in more than 30 minutes ago adds no
+ * passkey: in place of the form, a button that signs out and back in to this page.
  */
 export function accountPage(opts: {
   session: ConsoleSession
+  now: Date
   passkeys: ConsolePasskey[]
   unavailable: string | null
   notice?: string
@@ -29,7 +32,11 @@ export function accountPage(opts: {
     : html`<p>You have no passkey yet: you sign in with a link.</p>`
   const add = opts.unavailable
     ? html`<p role="note">${opts.unavailable}</p>`
-    : html`<form method="post" action="/console/account/passkeys" class="decide" data-passkey="register" data-options="/console/account/passkeys/options" data-status="passkey-status">
+    : !signedInRecently(new Date(s.signedInAt), opts.now)
+      ? html`<p role="note">A passkey is added within ${FRESH_SIGN_IN_MS / 60_000} minutes of signing in, and you signed in ${when(s.signedInAt)}: this way, whoever finds this browser signed in cannot add a passkey of their own. Sign out and sign in again (with a link, or a passkey you have) to add one; you come back to this page.</p>
+<form method="post" action="/console/signout"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="next" value="/console/account">
+<button type="submit">Sign out and sign in again</button></form>`
+      : html`<form method="post" action="/console/account/passkeys" class="decide" data-passkey="register" data-options="/console/account/passkeys/options" data-status="passkey-status">
 <input type="hidden" name="csrf" value="${s.csrf}">
 <input type="hidden" name="response" value="">
 <div><label for="passkey-name">Name for the new passkey</label>

@@ -2,7 +2,9 @@ import { Elysia } from 'elysia'
 import { accountPage } from '../pages/account.ts'
 import { jsonResponse, pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
-import type { ConsoleSession } from '../session-port.ts'
+import type { ConsoleSession, PasskeyRefused } from '../session-port.ts'
+
+const isRefused = (x: unknown): x is PasskeyRefused => typeof x === 'object' && x !== null && 'refused' in x
 
 const DONE: Record<string, string> = { added: 'Passkey added: next time, sign in with it from the sign-in page.', removed: 'Passkey removed: it signs no one in any more.' }
 
@@ -18,6 +20,7 @@ export function accountRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
   const account = async (session: ConsoleSession, extra: { notice?: string; error?: string } = {}) =>
     accountPage({
       session,
+      now: new Date(),
       passkeys: passkeys ? await passkeys.list(session) : [],
       unavailable: passkeys ? passkeys.unavailable() : 'Passkeys are not set up on this server.',
       ...extra,
@@ -31,7 +34,9 @@ export function accountRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
     .post('/console/account/passkeys/options', signedInPost(async ({ session, sessionToken }) => {
       const no = noPasskeys()
       if (no) return no
-      return jsonResponse({ options: await passkeys!.registrationOptions(session, sessionToken) })
+      const options = await passkeys!.registrationOptions(session, sessionToken)
+      if (isRefused(options)) return jsonResponse({ message: options.refused }, options.status)
+      return jsonResponse({ options })
     }), { parse: 'none' })
     .post('/console/account/passkeys', signedInPost(async ({ session, sessionToken }, fields) => {
       if (!passkeys || passkeys.unavailable()) return pageResponse(await account(session), 409)

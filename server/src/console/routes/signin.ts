@@ -96,8 +96,10 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
     }), { parse: 'none' })
     // The stable path answers a GET too: a page whose one button signs out (without a session, the sign-in page).
     .get('/console/signout', signedIn(async ({ session }) => pageResponse(signOutPage(session))))
-    .post('/console/signout', signedInPost(async ({ request, sessionToken }) => {
+    .post('/console/signout', signedInPost(async ({ request, sessionToken }, fields) => {
       await sessions.end(sessionToken)
-      return redirectTo('/console/signin', [endSessionCookie(secureCookies(request))])
+      // A sign-out on the way to signing in again (to add a passkey) goes on to that page after.
+      const next = safeNext(fields.get('next'))
+      return redirectTo(next ? `/console/signin?${new URLSearchParams({ next })}` : '/console/signin', [endSessionCookie(secureCookies(request))])
     }), { parse: 'none' })
 }
