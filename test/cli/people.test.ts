@@ -52,6 +52,12 @@ describe('growth admin person', () => {
     expect(valid).toBeLessThanOrEqual(15 * 60_000 + 60_000)
     // Without CONSOLE_URL: the server's HOST and PORT.
     expect((await link(p.id, { HOST: '127.0.0.1', PORT: '4321' })).url).toStartWith('http://127.0.0.1:4321/console/signin/gsl_')
+    // Without CONSOLE_URL, a person reading the link is told where its address came from; with it, not.
+    const plain = await growth(['admin', 'person', 'link', p.id])
+    expect(plain.stdout).toContain('  http://127.0.0.1:4000/console/signin/gsl_')
+    expect(plain.stderr).toContain('Its address is http://127.0.0.1:4000/console, from the defaults of HOST and PORT, as CONSOLE_URL is not set here: if people reach the console elsewhere, run this again with CONSOLE_URL set as the server has it.')
+    expect((await growth(['admin', 'person', 'link', p.id], { PORT: '4321' })).stderr).toContain('Its address is http://127.0.0.1:4321/console, from HOST and PORT, as CONSOLE_URL')
+    expect((await growth(['admin', 'person', 'link', p.id], { CONSOLE_URL: 'https://growth.example.com/console' })).stderr).not.toContain('Its address')
     // For people: a table, and the link on a line of its own.
     const human = await growth(['admin', 'person', 'list', '--workspace', ws.id])
     expect(human.stdout).toMatch(/^ID\s+ROLE\s+EMAIL\s+NAME\n/)
