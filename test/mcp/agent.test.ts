@@ -71,7 +71,9 @@ for (const transport of TRANSPORTS) {
       expect(approvalId).toMatch(/^apr_/)
       expect(waiting.structuredContent).toMatchObject({ decision: 'requires_approval', mayProceed: false })
       expect(textOf(waiting)).toContain(`approvalId: ${approvalId} (pending: a person must decide)`)
-      expect(textOf(waiting)).toContain(`growth admin approval approve ${approvalId}`)
+      expect(textOf(waiting)).toContain('Do not try to decide the approval yourself: a person of the workspace decides it')
+      // Never how to decide it: a model with a shell could run the command itself.
+      expect(textOf(waiting)).not.toContain('growth admin approval')
       expect(textOf(waiting)).toContain('Do not do the action now.')
 
       // A person approves it, with the CLI.

@@ -56,7 +56,8 @@ function authorizationText(a: AgentAuthorization): string {
     a.reason,
     `approvalId: ${a.approvalId} (pending: a person must decide)`,
     failed.length > 0 && ['Checks that need a person:', ...failed.map((c) => `- ${c.name}: ${c.detail}`)],
-    `Do not do the action now. A person decides the approval (in the console's inbox, or with: growth admin approval approve ${a.approvalId}). Once it is approved, call request_permission again with exactly the same request (tool, action, resource, facts, params): it is then allowed, once.`,
+    // No command that decides it: a model with a shell must not be shown how to approve its own request.
+    `Do not do the action now. Do not try to decide the approval yourself: a person of the workspace decides it, in the console's inbox. Once it is approved, call request_permission again with exactly the same request (tool, action, resource, facts, params): it is then allowed, once.`,
   ])
 }
 
