@@ -14,7 +14,7 @@ import { type Connected, startGuard, tempDir, textOf, upstreamCalls } from './su
 let ws: Workspace
 let base: string
 
-type Request = { authorizationId: string; decision: string; resource: string | null; summary: string | null; approvalId: string | null; result: { status: string; summary: string | null; error: string | null } | null }
+type Request = { authorizationId: string; decision: string; resource: string | null; summary: string | null; approvalId: string | null; decidedBy?: { kind: string; name: string } | null; result: { status: string; summary: string | null; error: string | null } | null }
 
 async function requestsOf(agentId: string): Promise<Request[]> {
   const r = await call('GET', `/api/v1/agents/requests?agentId=${agentId}&limit=100`, { token: ws.live })
@@ -221,7 +221,7 @@ describe('a call that needs a person', () => {
     }
   }, CLI_TIMEOUT)
 
-  test('with --wait-for-approval waits, and runs once when approved with growth admin approval approve', async () => {
+  test('with --wait-for-approval waits, and runs once when approved with growth admin approval approve; the approver\'s note follows the answer', async () => {
     const { dataDir } = await getHarness()
     const logFile = join(tempDir('growth-guard-upstream-'), 'calls.jsonl')
     const g = await startGuard({ credential: cautious.credential, baseUrl: base, logFile, flags: ['--wait-for-approval', '--approval-interval', '250'] })
@@ -229,10 +229,16 @@ describe('a call that needs a person', () => {
       const pending = g.client.callTool({ name: 'send_email', arguments: { to: ['a@example.com'], subject: 'Approved send' } }, undefined, { timeout: 60_000 })
       const waiting = await eventually('the pending request', async () => (await requestsOf(cautious.id)).find((r) => r.resource === 'Approved send' && r.approvalId))
       expect(upstreamCalls(logFile)).toEqual([])
-      const approved = await growthIn(dataDir)(['admin', 'approval', 'approve', waiting.approvalId!, '--by', 'Maya Chen'])
+      const approved = await growthIn(dataDir)(['admin', 'approval', 'approve', waiting.approvalId!, '--by', 'Maya Chen', '--reason', 'Only to the test list.'])
       expect(`${approved.code} ${approved.stderr}`).toBe('0 ')
       const result = await pending
-      expect(textOf(result)).toBe('Sent "Approved send" to 1 recipient(s).')
+      expect(result.isError).toBeFalsy()
+      // An operator's decision names their login, as the audit list does.
+      const decided = (await requestsOf(cautious.id)).find((r) => r.approvalId === waiting.approvalId && r.decidedBy)!.decidedBy!
+      expect(result.content).toEqual([
+        { type: 'text', text: 'Sent "Approved send" to 1 recipient(s).' },
+        { type: 'text', text: `${decided.name} (operator) approved this call (approval ${waiting.approvalId}) with the note "Only to the test list.".` },
+      ])
       expect(upstreamCalls(logFile)).toEqual([{ name: 'send_email', args: { to: ['a@example.com'], subject: 'Approved send' } }])
       const ran = await eventually('the report', async () => (await requestsOf(cautious.id)).find((r) => r.resource === 'Approved send' && r.result))
       expect(ran).toMatchObject({ decision: 'allowed', approvalId: waiting.approvalId, result: { status: 'completed' } })

@@ -192,6 +192,13 @@ async function guardedCall(
   const text = textOf(result)
   if (result.isError) reports.add({ authorizationId: authorization.authorizationId, status: 'failed', error: clip(text || `${name} answered with an error and no text.`, 2000) }, authorization.expiresAt)
   else reports.add({ authorizationId: authorization.authorizationId, status: 'completed', ...(text ? { summary: clip(text, 500) } : {}) }, authorization.expiresAt)
+  // Run under a person's approval that came with a note: the model reads the note after the answer,
+  // as request_permission gives it.
+  const approved = authorization.approvalDecision?.status === 'approved' ? authorization.approvalDecision : undefined
+  if (approved?.reason) {
+    const note = `${decidedByName(approved.decidedBy)} approved this call (approval ${approved.approvalId}) with the note ${JSON.stringify(approved.reason)}.`
+    return { ...result, content: [...(result.content ?? []), { type: 'text', text: note }] }
+  }
   return result
 }
 
