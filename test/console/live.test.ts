@@ -224,6 +224,23 @@ describe('the console, live', () => {
     page.once('dialog', (d) => void d.accept())
     await Promise.all([page.waitForURL(`${url}/console/agents/${doomed.id}?done=retired`), page.getByRole('button', { name: 'Retire Short Lived' }).click()])
     expect((await agentOf(sql, ws.id, doomed.id))!.retiredAt).toBeString()
+
+    // Rotating with no overlap ends the credential at once, so the browser asks first; with an overlap it does not.
+    const rotated = await createAgent(sql, { workspaceId: ws.id, name: 'Rotated Twice', allow: 'ads.pause_campaign' })
+    await page.goto(`${url}/console/agents/${rotated.id}`, { waitUntil: 'load' })
+    const overlap = page.getByLabel(/Overlap in minutes/)
+    await overlap.fill('0')
+    const rotateAsked: string[] = []
+    page.once('dialog', (d) => void (rotateAsked.push(d.message()), d.dismiss()))
+    await page.getByRole('button', { name: /^Rotate / }).click()
+    await page.waitForTimeout(300)
+    expect(rotateAsked).toEqual([expect.stringMatching(/^Rotate \S+ \(ends in .{4}\) with no overlap\? The agent is refused with it from its next request, until it is given the new one\.$/)])
+    expect(page.url()).toBe(`${url}/console/agents/${rotated.id}`)
+    await overlap.fill('30')
+    const unasked: string[] = []
+    page.on('dialog', (d) => void (unasked.push(d.message()), d.dismiss()))
+    await Promise.all([page.waitForURL(/\/console\/shown\//), page.getByRole('button', { name: /^Rotate / }).click()])
+    expect(unasked).toEqual([])
     expect(await cspViolations(page)).toEqual([])
     expect(errors).toEqual([])
   }, 90_000)

@@ -127,6 +127,8 @@ describe('the console: webhooks', () => {
     expect(attempts.text).toMatch(/<span class="passed">200<\/span>/)
     expect(attempts.text).toMatch(/\d+ ms<\/td>/)
 
+    // Its rotate form asks first in the browser when no overlap is chosen (assets/console.js, data-confirm-if).
+    expect(attempts.text).toContain(`<form method="post" action="/console/webhooks/${id}/rotate" class="stack" data-confirm-if="overlap=0" data-confirm="Rotate the secret with no overlap?`)
     // Rotating shows the new secret once; with no overlap, the next delivery verifies with it alone.
     const rotated = await at(`/console/webhooks/${id}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, overlap: '0' } })
     expect(rotated.res.status).toBe(200)

@@ -133,8 +133,16 @@ for (const b of document.querySelectorAll('button[data-copy]')) {
   })
 }
 
-// 4. A form with data-confirm is sent only once the person says yes (the live update's new forms too).
+// 4. A form with data-confirm is sent only once the person says yes (the live update's new forms too);
+// with data-confirm-if="field=value", only when that field holds that value (a rotation with no overlap).
+const asksNow = (form) => {
+  const when = form.dataset.confirmIf
+  if (!when) return true
+  const [name, want] = [when.slice(0, when.indexOf('=')), when.slice(when.indexOf('=') + 1)]
+  const value = String(new FormData(form).get(name) ?? '').trim()
+  return value === want || (value !== '' && Number(value) === Number(want))
+}
 document.addEventListener('submit', (e) => {
   const form = e.target
-  if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) e.preventDefault()
+  if (form instanceof HTMLFormElement && form.dataset.confirm && asksNow(form) && !window.confirm(form.dataset.confirm)) e.preventDefault()
 })

@@ -132,7 +132,7 @@ ${session.person.role === 'owner' && !ended && !retired && c.expiresAt
 <button class="danger" type="submit" aria-label="Revoke now ${c.id} (ends in ${c.hint})">Revoke now</button></form>`
     : null}
 ${session.person.role === 'owner' && !ended && !retired && !c.expiresAt
-    ? html`<form method="post" action="/console/agents/${agentId}/rotate"><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="credential" value="${c.id}">
+    ? html`<form method="post" action="/console/agents/${agentId}/rotate" data-confirm-if="overlap=0" data-confirm="Rotate ${c.id} (ends in ${c.hint}) with no overlap? The agent is refused with it from its next request, until it is given the new one."><input type="hidden" name="csrf" value="${session.csrf}"><input type="hidden" name="credential" value="${c.id}">
 <label for="overlap-${c.id}">Overlap in minutes: the old credential keeps working this long (0: refused at once)</label>
 <input id="overlap-${c.id}" name="overlap" type="number" min="0" max="${MAX_OVERLAP_MINUTES}" step="1" value="60" required>
 <button type="submit" aria-label="Rotate ${c.id} (ends in ${c.hint})">Rotate</button></form>`

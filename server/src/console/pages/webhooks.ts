@@ -134,7 +134,7 @@ ${
 <p class="hint">A sample is its type's example, signed and delivered like the real thing; it is not in the event stream.</p>
 <button type="submit">Send</button></form></section>
 <section class="panel" aria-labelledby="rotate-h"><h2 id="rotate-h">Signing secret</h2>
-<form method="post" action="/console/webhooks/${e.id}/rotate" class="stack">${csrf}
+<form method="post" action="/console/webhooks/${e.id}/rotate" class="stack" data-confirm-if="overlap=0" data-confirm="Rotate the secret with no overlap? From now on deliveries are signed with the new secret alone: the receiver fails them until it has it.">${csrf}
 <label for="overlap">The old secret keeps signing beside the new one for</label>
 <select id="overlap" name="overlap">${OVERLAPS.map(([v, words]) => html`<option value="${v}">${words}</option>`)}</select>
 <button type="submit">Rotate the secret</button></form></section>
