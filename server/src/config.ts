@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
+import { parseTrustedProxies, type TrustedProxies } from './core/client-address.ts'
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './core/log.ts'
 import { parseDuration } from './core/time.ts'
 import type { DatabaseTimeouts } from './store/driver/db.ts'
@@ -118,6 +119,18 @@ const Env = z.object({
   OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` }).optional(),
   OTEL_TRACES_SAMPLER_ARG: z.string().optional().refine((v) => v === undefined || (/^(0|1|0?\.\d+|1\.0*)$/.test(v.trim())), { message: 'must be a ratio from 0 to 1, such as 0.1' }),
   METRICS_HOST: z.string().trim().min(1, { message: 'must be an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
+  // The reverse proxies whose X-Forwarded-For names the client (core/client-address.ts); none by default.
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const proxies = parseTrustedProxies(v)
+      if ('bad' in proxies) {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of the reverse proxies' addresses or CIDR ranges, such as 10.0.0.0/8,192.0.2.7 (${JSON.stringify(proxies.bad)} is neither)` })
+        return z.NEVER
+      }
+      return proxies
+    }),
   // The console (CONTRACT: People and the console): the public base of its links, and mail.
   CONSOLE_URL: z
     .string()
@@ -192,6 +205,8 @@ export type Config = {
   logLevel: LogLevel
   /** undefined: pretty on a terminal, json otherwise. */
   logFormat: LogFormat | undefined
+  /** The reverse proxies whose X-Forwarded-For is believed for the client's address (TRUSTED_PROXIES); empty: none. */
+  trustedProxies: TrustedProxies
   /** Whether every call of a workspace is kept in the request log (REQUEST_LOG). */
   requestLog: boolean
   /** How often the call counts and the request log are written, in ms. */
@@ -238,6 +253,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     timeouts: { statementMs: e.STATEMENT_TIMEOUT_MS, connectMs: e.DB_CONNECT_TIMEOUT_MS, requestMs: e.REQUEST_TIMEOUT_MS },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    trustedProxies: e.TRUSTED_PROXIES,
     requestLog: e.REQUEST_LOG === 'on',
     callCountFlushMs: e.CALL_COUNT_FLUSH_MS,
     webhooks: {

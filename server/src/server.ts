@@ -122,7 +122,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   }
   const app = createApp({
     sql: db.sql, counterSql, counter, services: { recordDecision }, log, authFailures: opts.authFailures, anonymous: opts.anonymous, afterWrite,
-    credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs, requestLog,
+    credentials: opts.credentials, requestTimeoutMs: config.timeouts.requestMs, requestLog, trustedProxies: config.trustedProxies,
     // Each request's log line names its trace (tracing on: the server span's, core/tracing.ts).
     traceId: activeTraceId,
   })
@@ -130,7 +130,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // Its public address: CONSOLE_URL, else this server's own, known once it listens (PORT=0).
   let consoleUrl = config.consoleUrl
   const mailWaker = config.mail ? { wake: () => mail?.wake() } : undefined
-  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log, webhooks: { addresses: config.webhooks.addresses }, consoleUrl: () => consoleUrl, mail: mailWaker, operationIds: () => operations.map((o) => o.operationId) }))
+  app.use(consoleApp({ sql: db.sql, sessions: opts.consoleSessions ?? consoleSessions(db.sql, { consoleUrl: () => consoleUrl, mail: mailWaker }), log, webhooks: { addresses: config.webhooks.addresses }, consoleUrl: () => consoleUrl, mail: mailWaker, trustedProxies: config.trustedProxies, operationIds: () => operations.map((o) => o.operationId) }))
   // reusePort off (Elysia turns it on): a second server on the same port must fail to start, not share it.
   app.listen({ hostname: config.host, port: config.port, reusePort: false })
   const server = app.server!

@@ -1,4 +1,5 @@
 import type { Sql } from '../core/db.ts'
+import { clientAddress, type TrustedProxies } from '../core/client-address.ts'
 import { DomainError } from '../core/errors.ts'
 import type { Logger } from '../core/log.ts'
 import type { EventWatcher } from '../domain/event-watch.ts'
@@ -27,6 +28,8 @@ export type ConsoleDeps = {
   consoleUrl: () => string
   /** When this process sends mail (SMTP_URL): wakes the sender after mail is queued. Absent: no mail, links are shown instead. */
   mail?: { wake(): void }
+  /** The reverse proxies whose X-Forwarded-For names the client's address (TRUSTED_PROXIES); absent: the peer's. */
+  trustedProxies?: TrustedProxies
   /** The API's operationIds, which the request log's page filters by (absent: not checked). */
   operationIds?: () => readonly string[]
 }
@@ -42,7 +45,10 @@ export function routeKit(deps: ConsoleDeps) {
   /** Whether this request's cookies are Secure (responses.ts overHttps, with the console's public address). */
   const secureCookies = (request: Request) => overHttps(request, deps.consoleUrl())
 
-  const metaOf = (ctx: Ctx): SignInMeta => ({ address: ctx.server?.requestIP(ctx.request)?.address ?? 'unknown', userAgent: ctx.request.headers.get('user-agent') })
+  const metaOf = (ctx: Ctx): SignInMeta => ({
+    address: clientAddress(ctx.server?.requestIP(ctx.request)?.address, ctx.request.headers.get('x-forwarded-for'), deps.trustedProxies ?? []),
+    userAgent: ctx.request.headers.get('user-agent'),
+  })
   const problem = (status: number, title: string, message: string, session: ConsoleSession | null = null) =>
     pageResponse(messagePage({ title, message, session }), status)
   const notFound = (session: ConsoleSession | null) => problem(404, 'Not found', 'There is no such page in the console, or nothing by that id in your workspace.', session)

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { clientAddress } from '../core/client-address.ts'
 import { newId } from '../core/ids.ts'
 import { operations } from './operations.ts'
 import { observed, observedOutside } from './observe.ts'
@@ -19,7 +20,7 @@ type Server = { requestIP(r: Request): { address: string } | null } | null
  */
 export function createApp(deps: PipelineDeps) {
   const pipeline = createPipeline(deps)
-  const addressOf = (request: Request, server: Server) => server?.requestIP(request)?.address ?? 'unknown'
+  const addressOf = (request: Request, server: Server) => clientAddress(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'), deps.trustedProxies ?? [])
 
   const methodsOf = new Map<string, string[]>()
   const allow = (path: string, method: string) => methodsOf.set(path, [...(methodsOf.get(path) ?? []), method])

@@ -1,4 +1,5 @@
 import type { Sql } from '../core/db.ts'
+import type { TrustedProxies } from '../core/client-address.ts'
 import { newId } from '../core/ids.ts'
 import type { Logger } from '../core/log.ts'
 import type { Operation, Services } from '../routes/operation.ts'
@@ -24,6 +25,8 @@ export type PipelineDeps = {
   services: Services
   counter: CallCounter
   log: Logger
+  /** The reverse proxies whose X-Forwarded-For names the client's address (TRUSTED_PROXIES); none: the peer's. */
+  trustedProxies?: TrustedProxies
   /** Per client address, for calls without a valid credential: public endpoints, unknown routes. */
   anonymous?: MemoryLimiter
   /** Per client address: failed authentications, so tokens cannot be guessed at speed. */

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { loadConfig } from '../../server/src/config.ts'
+import { createLogger } from '../../server/src/core/log.ts'
+import { listAudit } from '../../server/src/domain/audit.ts'
+import { addPerson } from '../../server/src/domain/people.ts'
+import { signInLink } from '../../server/src/domain/sign-in.ts'
+import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
+import { type RunningServer, startServer } from '../../server/src/server.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { freePort } from '../support/ports.ts'
+
+/**
+ * TRUSTED_PROXIES (docs/operations.md, "Behind a reverse proxy"): a server of this file's own, on the
+ * shared database, that trusts this machine as its reverse proxy, beside the harness's server, which
+ * trusts none. Every request here comes from 127.0.0.1; X-Forwarded-For says whom the proxy saw.
+ */
+
+let server: RunningServer
+let base: string
+
+beforeAll(async () => {
+  const harness = await getHarness()
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort()
+    const config = loadConfig({ ...process.env, DATA_DIR: harness.dataDir, HOST: '127.0.0.1', PORT: String(port), WEBHOOK_WORKERS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' })
+    try {
+      server = await startServer(config, { db: harness.db, log: createLogger('silent') })
+      base = `http://127.0.0.1:${port}`
+      return
+    } catch (err) {
+      if (attempt >= 3) throw err
+    }
+  }
+})
+afterAll(() => server?.stop())
+
+const cookieOf = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0]
+const csrfOf = (text: string) => /name="csrf" value="([^"]+)"/.exec(text)![1]!
+
+/** Opens a sign-in link's page and presses its button, as the proxy passes on a client at `forwardedFor`. */
+async function signIn(at: string, path: string, forwardedFor: string): Promise<{ page: number; signedIn: number }> {
+  const headers = { 'X-Forwarded-For': forwardedFor }
+  const page = await fetch(`${at}${path}`, { headers, redirect: 'manual' })
+  const text = await page.text()
+  if (page.status !== 200) return { page: page.status, signedIn: 0 }
+  const posted = await fetch(`${at}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookieOf(page, 'growth_signin')! },
+    body: new URLSearchParams({ csrf: csrfOf(text) }).toString(),
+  })
+  return { page: 200, signedIn: posted.status }
+}
+
+const signInAddresses = async (workspaceId: string) =>
+  (await listAudit((await getHarness()).sql, workspaceId)).entries.filter((e) => e.action === 'person.signed_in').map((e) => (e.detail as { address?: string }).address)
+
+describe('behind a trusted reverse proxy', () => {
+  test('the client is the address the proxy forwarded: its failed links count apart from another client\'s, and its sign-in is audited with it', async () => {
+    const ws = await makeWorkspace()
+    const { sql } = await getHarness()
+    const person = await addPerson(sql, { workspaceId: ws.id, email: `${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Ada Proxy', role: 'viewer' })
+    const n = Date.now() % 250
+    const guesser = `203.0.113.${n + 1}`
+    const colleague = `198.51.100.${n + 1}`
+    // One client behind the proxy guesses links until its hour's allowance of failures is used.
+    for (let i = 0; i < SIGN_IN_LIMITS.failedRedeemsPerAddress; i++) {
+      const guessed = await fetch(`${base}/console/signin/gsl_nothing${i}`, { headers: { 'X-Forwarded-For': guesser } })
+      expect(guessed.status).toBe(404)
+    }
+    const path = new URL((await signInLink(sql, { personId: person.id, consoleUrl: `${base}/console` })).url).pathname
+    // That client is refused, even with a good link...
+    expect((await signIn(base, path, guesser)).page).toBe(429)
+    // ...a colleague behind the same proxy is not, and a client's own X-Forwarded-For entry further left is not believed.
+    expect(await signIn(base, path, `${guesser}, ${colleague}`)).toEqual({ page: 200, signedIn: 303 })
+    expect(await signInAddresses(ws.id)).toEqual([colleague])
+  })
+
+  test('a server that trusts no proxy believes no X-Forwarded-For', async () => {
+    const { url, sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const person = await addPerson(sql, { workspaceId: ws.id, email: `${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Ben Direct', role: 'viewer' })
+    const path = new URL((await signInLink(sql, { personId: person.id, consoleUrl: `${url}/console` })).url).pathname
+    expect(await signIn(url, path, '203.0.113.250')).toEqual({ page: 200, signedIn: 303 })
+    const [address] = await signInAddresses(ws.id)
+    expect(address).not.toBe('203.0.113.250')
+    expect(['127.0.0.1', '::1', '::ffff:127.0.0.1']).toContain(address!)
+  })
+})
