@@ -55,7 +55,14 @@ const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always
 const Env = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: whole(0, 65535, 4000),
-  DATABASE_URL: z.string().url({ message: 'must be a URL such as postgres://user@host:5432/database' }).optional(),
+  // postgres:// or postgresql:// only: postgres.js reads any scheme as PostgreSQL, so a mysql:// or
+  // http:// typed by mistake would otherwise be used as if it named a PostgreSQL server.
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || (URL.canParse(v) && ['postgres:', 'postgresql:'].includes(new URL(v).protocol)), {
+      message: 'must be a postgres:// or postgresql:// URL such as postgres://user@host:5432/database',
+    }),
   DATA_DIR: z.string().min(1).default('.data'),
   DB_POOL_MAX: whole(1, 100, 10),
   // Time bounds on the database (docs/operations.md). 0 turns the statement time-out off.

@@ -57,6 +57,13 @@ describe('a server that cannot start says why in one line', () => {
     expect(Date.now() - started).toBeLessThan(20_000)
   }, 70_000)
 
+  test('a DATABASE_URL of another scheme (mysql://) is refused as a setting, not used as PostgreSQL', async () => {
+    // postgres.js reads any scheme as PostgreSQL: without the check this one would be dialled.
+    const run = await runToExit({ DATABASE_URL: 'mysql://root:s3cret@127.0.0.1:1/x', DATA_DIR: dataDir() })
+    expectOneLine(run, 'Invalid configuration: DATABASE_URL', 'postgres:// or postgresql://')
+    expect(run.stderr).not.toContain('s3cret')
+  }, 70_000)
+
   test('a DATABASE_URL whose port closes every connection without a word (a proxy with nothing behind it)', async () => {
     // Before the driver's patch, postgres.js opened the connection again at once, for ever, and the
     // server never started nor said why (docs/decisions.md, "A dependency's bug is patched in place").
