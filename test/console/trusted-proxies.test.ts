@@ -7,7 +7,6 @@ import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { freePort } from '../support/ports.ts'
 
 /**
  * TRUSTED_PROXIES (docs/operations.md, "Behind a reverse proxy"): a server of this file's own, on the
@@ -20,17 +19,9 @@ let base: string
 
 beforeAll(async () => {
   const harness = await getHarness()
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort()
-    const config = loadConfig({ ...process.env, DATA_DIR: harness.dataDir, HOST: '127.0.0.1', PORT: String(port), WEBHOOK_WORKERS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' })
-    try {
-      server = await startServer(config, { db: harness.db, log: createLogger('silent') })
-      base = `http://127.0.0.1:${port}`
-      return
-    } catch (err) {
-      if (attempt >= 3) throw err
-    }
-  }
+  const config = loadConfig({ ...process.env, DATA_DIR: harness.dataDir, HOST: '127.0.0.1', PORT: '0', WEBHOOK_WORKERS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' })
+  server = await startServer(config, { db: harness.db, log: createLogger('silent') })
+  base = new URL(server.url).origin
 })
 afterAll(() => server?.stop())
 
