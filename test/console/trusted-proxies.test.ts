@@ -5,6 +5,7 @@ import { listAudit } from '../../server/src/domain/audit.ts'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
+import { MemoryLimiter } from '../../server/src/http/rate-limit.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 
@@ -20,7 +21,8 @@ let base: string
 beforeAll(async () => {
   const harness = await getHarness()
   const config = loadConfig({ ...process.env, DATA_DIR: harness.dataDir, HOST: '127.0.0.1', PORT: '0', WEBHOOK_WORKERS: '0', TRUSTED_PROXIES: '127.0.0.1,::1' })
-  server = await startServer(config, { db: harness.db, log: createLogger('silent') })
+  // Three failed authentications a minute per address: enough to see whose address the API counts.
+  server = await startServer(config, { db: harness.db, log: createLogger('silent'), authFailures: new MemoryLimiter(3, 60_000) })
   base = new URL(server.url).origin
 })
 afterAll(() => server?.stop())
@@ -65,6 +67,16 @@ describe('behind a trusted reverse proxy', () => {
     // ...a colleague behind the same proxy is not, and a client's own X-Forwarded-For entry further left is not believed.
     expect(await signIn(base, path, `${guesser}, ${colleague}`)).toEqual({ page: 200, signedIn: 303 })
     expect(await signInAddresses(ws.id)).toEqual([colleague])
+  })
+
+  test('the API counts failed authentications by the forwarded client too: one client throttled, another behind the proxy not', async () => {
+    const n = Date.now() % 250
+    const get = (forwardedFor: string) => fetch(`${base}/api/v1/missions`, { headers: { Authorization: 'Bearer svc_live_guess', 'X-Forwarded-For': forwardedFor } })
+    for (let i = 0; i < 3; i++) expect((await get(`203.0.113.${n + 1}`)).status).toBe(401)
+    const throttled = await get(`203.0.113.${n + 1}`)
+    expect(throttled.status).toBe(429)
+    expect(((await throttled.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
+    expect((await get(`198.51.100.${n + 1}`)).status).toBe(401)
   })
 
   test('a server that trusts no proxy believes no X-Forwarded-For', async () => {

@@ -138,7 +138,8 @@ for (const b of document.querySelectorAll('button[data-copy]')) {
 const asksNow = (form) => {
   const when = form.dataset.confirmIf
   if (!when) return true
-  const [name, want] = [when.slice(0, when.indexOf('=')), when.slice(when.indexOf('=') + 1)]
+  const at = when.indexOf('=')
+  const [name, want] = [when.slice(0, at), when.slice(at + 1)]
   const value = String(new FormData(form).get(name) ?? '').trim()
   return value === want || (value !== '' && Number(value) === Number(want))
 }
