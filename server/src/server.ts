@@ -1,5 +1,6 @@
 import { type Config, consoleBase } from './config.ts'
 import { createLogger, type Logger } from './core/log.ts'
+import { RepeatedFailure } from './core/repeated-failure.ts'
 import { installedSecretsKeyring, type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
 import { consoleApp } from './console/app.ts'
@@ -94,10 +95,12 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         })
       : db.sql
   const counter = new CallCounter(counterSql, config.callCountFlushMs)
-  counter.start()
+  // While the database is away every flush fails: said once, then once a minute, and when one works
+  // again (core/repeated-failure.ts); the counts and entries wait for the next flush.
+  counter.start(new RepeatedFailure(log, { failed: 'writing the call counts failed; they wait for the next flush', stillFailing: 'writing the call counts still failing', worksAgain: 'writing the call counts works again' }))
   // The request log (GET /logs), written in batches beside the counts, through the same pool.
   const requestLog = config.requestLog ? new RequestLog(counterSql, config.callCountFlushMs) : undefined
-  requestLog?.start((error) => log.warn('writing the request log failed; its entries wait for the next flush', { error }))
+  requestLog?.start(new RepeatedFailure(log, { failed: 'writing the request log failed; its entries wait for the next flush', stillFailing: 'writing the request log still failing', worksAgain: 'writing the request log works again' }))
 
   // Webhook delivery workers, woken by this process's own writes and (on a server) by NOTIFY.
   const workers =

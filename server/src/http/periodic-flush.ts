@@ -1,3 +1,5 @@
+import type { RepeatedFailure } from '../core/repeated-failure.ts'
+
 /**
  * What the pipeline keeps in memory and writes to the database in one statement every `flushMs`
  * (and on shutdown), so no request waits on a round trip for it: the call counts (count.ts) and the
@@ -24,16 +26,27 @@ export abstract class PeriodicFlush<Batch> {
     return true
   }
 
-  /** Flushes every `flushMs` from now on; a failed flush is told to `onError` (its batch waits for the next). */
-  start(onError: (error: unknown) => void = () => {}) {
-    this.timer ??= setInterval(() => void this.flush().catch(onError), this.flushMs)
+  /**
+   * Flushes every `flushMs` from now on; a failed flush is told to `failures` (its batch waits for
+   * the next), and so is the next flush that writes something: a run of failures is said once.
+   */
+  start(failures?: Pick<RepeatedFailure, 'failed' | 'worked'>) {
+    this.timer ??= setInterval(
+      () =>
+        void this.flush().then(
+          (wrote) => wrote && failures?.worked(),
+          (error) => failures?.failed(error),
+        ),
+      this.flushMs,
+    )
     this.timer.unref?.()
   }
 
-  async flush(): Promise<void> {
+  /** Writes what was kept since the last flush; whether there was anything to write. */
+  async flush(): Promise<boolean> {
     if (this.flushing) await this.flushing
     const batch = this.take()
-    if (batch === undefined) return
+    if (batch === undefined) return false
     this.flushing = (async () => {
       try {
         await this.write(batch)
@@ -45,6 +58,7 @@ export abstract class PeriodicFlush<Batch> {
       }
     })()
     await this.flushing
+    return true
   }
 
   async stop() {

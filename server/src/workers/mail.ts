@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { MailSettings } from '../config.ts'
 import type { Sql } from '../core/db.ts'
 import type { Logger } from '../core/log.ts'
+import { RepeatedFailure } from '../core/repeated-failure.ts'
 import { deliverMail, type MailPort, withoutAddresses } from '../domain/mail.ts'
 import { claimMail, type ClaimedMail, reapMailLeases, releaseMailLeases } from '../store/mail-outbox.ts'
 import { SMTP_MAX_MS, smtpMailPort } from './smtp.ts'
@@ -68,6 +69,11 @@ export function startMailSender(opts: SenderOptions): MailSender {
   /** Mails out now; a slow mail server holds one slot, never the others. */
   const out = new Set<Promise<void>>()
 
+  // While the database is away every poll's claim and every reaping pass fails: said once, then
+  // once a minute, and when they work again (core/repeated-failure.ts).
+  const claims = new RepeatedFailure(opts.log, { failed: 'mail claim failed', stillFailing: 'mail claims still failing', worksAgain: 'mail claims work again' })
+  const reaping = new RepeatedFailure(opts.log, { failed: 'mail lease reaping failed', stillFailing: 'mail lease reaping still failing', worksAgain: 'mail lease reaping works again' })
+
   async function loop() {
     while (!stopping) {
       const seen = wakeups
@@ -75,8 +81,9 @@ export function startMailSender(opts: SenderOptions): MailSender {
       if (out.size < SLOTS) {
         try {
           claimed = await claimMail(opts.sql, { owner, leaseMs, paceMs: opts.settings.noticeIntervalMs, limit: SLOTS - out.size })
+          claims.worked()
         } catch (error) {
-          if (!stopping) opts.log.warn('mail claim failed', { error })
+          if (!stopping) claims.failed(error)
         }
       }
       for (const m of claimed) {
@@ -106,9 +113,12 @@ export function startMailSender(opts: SenderOptions): MailSender {
   }
 
   const reaper = setInterval(() => {
-    reapMailLeases(opts.sql).catch((error) => {
-      if (!stopping) opts.log.warn('mail lease reaping failed', { error })
-    })
+    reapMailLeases(opts.sql).then(
+      () => reaping.worked(),
+      (error) => {
+        if (!stopping) reaping.failed(error)
+      },
+    )
   }, REAP_MS)
   reaper.unref?.()
   const running = loop()

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Sql } from '../core/db.ts'
 import type { Logger } from '../core/log.ts'
+import { RepeatedFailure } from '../core/repeated-failure.ts'
 import { type SecretsKeyring, secretsKeyring } from '../core/secrets.ts'
 import type { WebhookSettings } from '../config.ts'
 import { toEvent } from '../domain/events.ts'
@@ -31,8 +32,8 @@ const SLOTS = 64
  */
 const PER_ENDPOINT = 8
 const POLL_MS = 200
-/** While claims keep failing (the database away), at most one line per worker this often. */
-const CLAIM_FAILURE_LOG_MS = 60_000
+const CLAIM_FAILURES = { failed: 'webhook claim failed', stillFailing: 'webhook claims still failing', worksAgain: 'webhook claims work again' }
+const HOUSEKEEPING_FAILURES = { failed: 'webhook housekeeping failed', stillFailing: 'webhook housekeeping still failing', worksAgain: 'webhook housekeeping works again' }
 /** A worker claims when this many slots are free (or none are out): fewer, fuller claims cost the database less (a claim costs about the same for 16 as for 32; 48 lets the slots run dry: docs/performance.md). */
 const CLAIM_AT_LEAST = 32
 const REAP_MS = 1000
@@ -162,9 +163,9 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     // The last claim, when it found fewer deliveries than it asked for: how many were out after it,
     // the new work counted before it, and when.
     let short: { outAfter: number; newWork: number; at: number } | null = null
-    // While the database is away every poll's claim fails: the first failure is logged, then one
-    // line a minute with how many since, and one when claims work again, not a line per poll.
-    let failing: { since: number; count: number; loggedAt: number } | null = null
+    // While the database is away every poll's claim fails: said once, then once a minute, and when
+    // claims work again, not a line per poll.
+    const claims = new RepeatedFailure(opts.log, CLAIM_FAILURES, { worker: n })
     while (!stopping) {
       const seen = wakeups
       let claimed: ClaimedDelivery[] = []
@@ -186,23 +187,9 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
           const endpoints = Math.max(2, Math.ceil((2 * limit) / PER_ENDPOINT))
           claimed = await claimDeliveries(opts.sql, { owner, leaseMs, perEndpoint: PER_ENDPOINT, endpoints, paceMs: 1000 / s.drainRate, limit, answered: successes.ids() })
           short = claimed.length < limit ? { outAfter: inFlight + claimed.length, newWork: workBefore, at: performance.now() } : null
-          if (failing) {
-            opts.log.info('webhook claims work again', { worker: n, failures: failing.count, failingMs: Math.round(performance.now() - failing.since) })
-            failing = null
-          }
+          claims.worked()
         } catch (error) {
-          const now = performance.now()
-          if (!failing) failing = { since: now, count: 0, loggedAt: -Infinity }
-          failing.count++
-          if (!stopping && now - failing.loggedAt >= CLAIM_FAILURE_LOG_MS) {
-            failing.loggedAt = now
-            opts.log.warn(failing.count === 1 ? 'webhook claim failed' : 'webhook claims still failing', {
-              worker: n,
-              failures: failing.count,
-              failingMs: Math.round(now - failing.since),
-              error,
-            })
-          }
+          if (!stopping) claims.failed(error)
         }
       }
       for (const d of claimed) {
@@ -244,10 +231,15 @@ export async function startDeliveryWorkers(opts: WorkerOptions, count = opts.set
     })
   }
 
+  // Every second: while the database is away, said once a minute, not every pass.
+  const housekeeping = new RepeatedFailure(opts.log, HOUSEKEEPING_FAILURES)
   const reaper = setInterval(() => {
-    Promise.all([reapLeases(opts.sql), disableLongFailing(opts.sql, s.disableAfterMs)]).catch((error) => {
-      if (!stopping) opts.log.warn('webhook housekeeping failed', { error })
-    })
+    Promise.all([reapLeases(opts.sql), disableLongFailing(opts.sql, s.disableAfterMs)]).then(
+      () => housekeeping.worked(),
+      (error) => {
+        if (!stopping) housekeeping.failed(error)
+      },
+    )
   }, REAP_MS)
   reaper.unref?.()
 
