@@ -232,6 +232,33 @@ export type Config = {
   tracing: { endpoint: string; protocol: (typeof OTLP_PROTOCOLS)[number]; serviceName: string } | null
   /** The Prometheus listener (METRICS_PORT, METRICS_HOST); null: none. */
   metrics: { host: string; port: number } | null
+  /** Settings that are set but do nothing as the others stand, one sentence each (logged as warns at start). */
+  unused: string[]
+}
+
+/** The ratio samplers: the only ones that read OTEL_TRACES_SAMPLER_ARG. */
+const RATIO_SAMPLERS: readonly string[] = ['traceidratio', 'parentbased_traceidratio']
+
+/**
+ * Settings set to no effect, as the others stand: each one sentence naming it, what it waits for and
+ * what happens meanwhile. They are not refused (an environment shared by several processes or kept
+ * across a feature turned off often holds one), but neither are they passed over in silence: an
+ * operator who set MAIL_FROM and sees no mail must find why in the first lines of the log.
+ */
+function unusedSettings(e: z.infer<typeof Env>, given: Record<string, unknown>): string[] {
+  const set = (names: string[]) => names.filter((n) => n in given)
+  const notes: string[] = []
+  const mail = set(['MAIL_FROM', 'MAIL_RETRY_SCHEDULE', 'MAIL_NOTICE_INTERVAL'])
+  if (!e.SMTP_URL && mail.length) notes.push(`${mail.join(', ')} ${mail.length === 1 ? 'is' : 'are'} set but SMTP_URL is not: the console sends no mail (sign-in links come from \`growth admin person link\`).`)
+  const otel = set(['OTEL_SERVICE_NAME', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'])
+  const traced = Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+  if (!traced && otel.length) notes.push(`${otel.join(', ')} ${otel.length === 1 ? 'is' : 'are'} set but OTEL_EXPORTER_OTLP_ENDPOINT is not: no traces are made or sent.`)
+  if (traced && e.OTEL_TRACES_SAMPLER_ARG !== undefined && !RATIO_SAMPLERS.includes(e.OTEL_TRACES_SAMPLER ?? '')) {
+    const sampler = e.OTEL_TRACES_SAMPLER ? `OTEL_TRACES_SAMPLER is ${e.OTEL_TRACES_SAMPLER}` : 'OTEL_TRACES_SAMPLER is not set (parentbased_always_on: every trace)'
+    notes.push(`OTEL_TRACES_SAMPLER_ARG is set but ${sampler}: the ratio is read only by traceidratio and parentbased_traceidratio.`)
+  }
+  if (e.METRICS_PORT === undefined && 'METRICS_HOST' in given) notes.push('METRICS_HOST is set but METRICS_PORT is not: no metrics listener is started.')
+  return notes
 }
 
 /**
@@ -287,6 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : null,
     metrics: e.METRICS_PORT === undefined ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
+    unused: unusedSettings(e, cleaned),
   }
 }
 

@@ -43,6 +43,8 @@ try {
   process.exit(1)
 }
 const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
+// A setting that does nothing as the others stand (MAIL_FROM without SMTP_URL, ...): said, not refused.
+if (!prepareOnly()) for (const note of config.unused) log.warn(note)
 // Traces, when an OTLP endpoint is set (docs/operations.md, "Traces"); flushed at shutdown.
 const tracing = prepareOnly() ? null : startTracing(config.tracing, log)
 // Whatever stops the start (the database, the port): one line saying what and how to fix it, no stack trace.

@@ -24,6 +24,7 @@ export function registerWorker(program: Command) {
           if (!Number.isInteger(count) || count > 64) throw new CliError(`--workers must be a whole number from 1 to 64 (got ${opts.workers}).`)
           // Logs as the server's: pino on stdout, LOG_FORMAT (JSON lines unless a terminal) and LOG_LEVEL.
           const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
+          for (const note of config.unused) log.warn(note)
           // Its own metrics and traces, with the server's settings (docs/operations.md).
           const tracing = startTracing(config.tracing, log)
           const metrics = config.metrics ? listen({ ...config.metrics, sql, log, api: false }) : undefined

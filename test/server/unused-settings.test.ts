@@ -1,0 +1,64 @@
+import { afterAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ROOT, startServerProcess } from '../support/server-process.ts'
+
+/**
+ * A setting that does nothing as the others stand (test/unit/unused-settings.test.ts names them) is
+ * a warn in the first lines of the server's log and of `growth worker`'s, and the process starts:
+ * an operator who set MAIL_FROM and sees no mail finds why.
+ */
+const dirs: string[] = []
+const dataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'growth-unused-'))
+  dirs.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+const warns = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: string; msg: string })
+    .filter((l) => l.level === 'warn')
+    .map((l) => l.msg)
+
+test('the server logs each setting that does nothing, and serves', async () => {
+  const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json', LOG_LEVEL: 'warn', MAIL_FROM: 'growth@example.com', METRICS_HOST: '0.0.0.0' })
+  try {
+    expect(warns(server.stdout())).toEqual([
+      'MAIL_FROM is set but SMTP_URL is not: the console sends no mail (sign-in links come from `growth admin person link`).',
+      'METRICS_HOST is set but METRICS_PORT is not: no metrics listener is started.',
+    ])
+    expect((await fetch(server.base)).status).toBe(200)
+  } finally {
+    server.proc.kill('SIGTERM')
+    await server.proc.exited
+  }
+}, 90_000)
+
+test('growth worker logs the observability settings that do nothing, and runs', async () => {
+  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'worker'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json', LOG_LEVEL: 'info', OTEL_SERVICE_NAME: 'growth-worker-eu' },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let stdout = ''
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
+  const deadline = Date.now() + 60_000
+  while (!stdout.includes('webhook delivery workers started') && Date.now() < deadline) {
+    const { value, done } = await reader.read()
+    if (done) break
+    stdout += new TextDecoder().decode(value)
+  }
+  proc.kill('SIGTERM')
+  expect(await proc.exited, await new Response(proc.stderr as ReadableStream).text()).toBe(0)
+  expect(stdout).toContain('webhook delivery workers started')
+  expect(warns(stdout)).toEqual(['OTEL_SERVICE_NAME is set but OTEL_EXPORTER_OTLP_ENDPOINT is not: no traces are made or sent.'])
+}, 90_000)
