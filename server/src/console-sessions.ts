@@ -93,6 +93,7 @@ async function refusedOr<T>(fn: () => Promise<T>): Promise<T | PasskeyRefused> {
   try {
     return await fn()
   } catch (err) {
+    if (err instanceof SignInLimited) return { refused: err.message, status: 429, retryAt: err.retryAt.toISOString() }
     if (err instanceof RuleError) return { refused: err.message, status: PASSKEY_STATUS[err.rule] ?? 400 }
     throw err
   }
@@ -114,7 +115,7 @@ function consolePasskeys(sql: Db, consoleUrl: () => string): ConsolePasskeys {
     registrationOptions: (s, token) => refusedOr(() => registrationOptions(sql, rp(), { ...who(s, token), email: s.person.email, name: s.person.name })),
     register: (s, token, input) => refusedOr(() => registerPasskey(sql, rp(), who(s, token), { responseText: input.response, name: input.name })),
     remove: (s, id) => removePasskey(sql, { workspaceId: s.workspace.id, personId: s.person.id }, id),
-    signInOptions: (formToken) => signInOptions(sql, rp(), formToken),
+    signInOptions: (formToken, meta) => refusedOr(() => signInOptions(sql, rp(), { formToken, address: meta.address })),
     signIn: (formToken, response, meta) =>
       refusedOr(async () => {
         const r = await signInWithPasskey(sql, rp(), { formToken, responseText: response, address: meta.address })

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
@@ -32,6 +32,8 @@ beforeAll(async () => {
     const port = await freePort()
     const config = loadConfig({
       ...process.env, DATA_DIR: harness.dataDir, HOST: '127.0.0.1', PORT: String(port), CONSOLE_URL: `http://localhost:${port}/console`, WEBHOOK_WORKERS: '0',
+      // The test is the proxy: X-Forwarded-For names another client when a test needs one.
+      TRUSTED_PROXIES: '127.0.0.1',
     })
     try {
       server = await startServer(config, { db: harness.db, log: createLogger('silent') })
@@ -43,6 +45,12 @@ beforeAll(async () => {
   }
 })
 afterAll(() => server?.stop())
+// Passkey sign-ins begun from one address are counted an hour (60): every request of this file comes
+// from 127.0.0.1, so each test starts with that hour's count at nothing (runs of the suite add up).
+beforeEach(async () => {
+  const { sql } = await getHarness()
+  await sql`DELETE FROM rate_limit_counters WHERE workspace_id = '' AND credential_id LIKE 'signin:passkey:%'`
+})
 
 type Sent = { res: Response; text: string }
 
@@ -360,6 +368,32 @@ describe('passkeys over HTTP', () => {
     const other = await sessionOf(person.id)
     const away = await post('/console/signout', { csrf: other.csrf, next: 'https://elsewhere.example/' }, other.cookie)
     expect(away.res.headers.get('location')).toBe('/console/signin')
+  })
+
+  test('passkey sign-ins begun from one address are bounded, 60 an hour, saying when to try again; another address goes on', async () => {
+    const form = await signInForm()
+    const begin = (address: string) =>
+      fetch(`${base}/console/signin/passkey/options`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: form.cookie, 'X-Forwarded-For': address },
+        body: `csrf=${form.csrf}`,
+      })
+    for (let i = 0; i < 60; i++) {
+      const r = await begin('198.51.100.7')
+      expect({ i, status: r.status }).toEqual({ i, status: 200 })
+      await r.arrayBuffer()
+    }
+    const refused = await begin('198.51.100.7')
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('content-type')).toContain('application/json')
+    const wait = Number(refused.headers.get('retry-after'))
+    expect(wait).toBeGreaterThan(0)
+    expect(wait).toBeLessThanOrEqual(3600)
+    // What the page's script shows the person (passkeys.js reads `message`).
+    expect(((await refused.json()) as { message: string }).message).toMatch(/^Too many sign-in attempts \(at most 60 an hour\); try again after \d{4}-/)
+    const other = await begin('198.51.100.8')
+    expect(other.status).toBe(200)
+    expect(((await other.json()) as { options: { challenge?: string } }).options.challenge).toBeTruthy()
   })
 
   test('at an IP address the console has no passkeys, and says what the operator sets', async () => {

@@ -44,6 +44,16 @@ export function jsonResponse(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { ...securityHeaders(), 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } })
 }
 
+/**
+ * The JSON a page's script reads when its passkey step was refused: `{ message }` with the status,
+ * and Retry-After (seconds) when a limit refused it until `retryAt`.
+ */
+export function passkeyRefusedJson(refused: { refused: string; status: number; retryAt?: string }): Response {
+  const res = jsonResponse({ message: refused.refused }, refused.status)
+  if (refused.retryAt) res.headers.set('Retry-After', String(Math.max(1, Math.ceil((Date.parse(refused.retryAt) - Date.now()) / 1000))))
+  return res
+}
+
 /** 303 See Other to a path of the console (after a POST, or to the sign-in page). */
 export function redirectTo(location: string, cookies: string[] = []): Response {
   const headers = new Headers({ ...securityHeaders(), Location: location, 'Cache-Control': 'no-store' })

@@ -48,7 +48,9 @@ export type ConsoleSessions = {
 export type ConsolePasskey = { id: string; name: string; createdAt: string; lastUsedAt: string | null }
 
 /** Why a passkey did not register or sign in, in words for the person, and the page's status. */
-export type PasskeyRefused = { refused: string; status: number }
+/** A passkey step refused: why, the status to answer, and when to try again when it was a limit (429). */
+export type PasskeyRefused = { refused: string; status: number; retryAt?: string }
+export const isPasskeyRefused = (x: unknown): x is PasskeyRefused => typeof x === 'object' && x !== null && 'refused' in x
 
 /**
  * Passkeys (WebAuthn): options for the browser (JSON, their challenge kept for the page that asked:
@@ -63,7 +65,7 @@ export type ConsolePasskeys = {
   register(session: ConsoleSession, sessionToken: string, input: { response: string | null; name: string | null }): Promise<ConsolePasskey | PasskeyRefused>
   /** Removes one of the person's passkeys; false when they have none by that id. */
   remove(session: ConsoleSession, id: string): Promise<boolean>
-  signInOptions(formToken: string): Promise<unknown>
+  signInOptions(formToken: string, meta: SignInMeta): Promise<unknown | PasskeyRefused>
   signIn(formToken: string, response: string | null, meta: SignInMeta): Promise<{ sessionToken: string; csrf: string } | PasskeyRefused>
 }
 

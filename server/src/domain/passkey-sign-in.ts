@@ -7,6 +7,7 @@ import { selectPerson } from '../store/people.ts'
 import { keepChallenge, passkeyRefusal, readAnswer, takeChallenge } from './passkey-challenges.ts'
 import { toPerson } from './people.ts'
 import { signInSession } from './sessions.ts'
+import { takeSignInAttempt } from './sign-in-limits.ts'
 
 /**
  * Signing in with a passkey, from the sign-in page, with no address asked: the browser offers the
@@ -17,8 +18,13 @@ import { signInSession } from './sessions.ts'
  */
 type Available = Extract<RelyingParty, { id: string }>
 
-/** The options of `navigator.credentials.get` (JSON), their challenge kept for this sign-in form. */
-export async function signInOptions(sql: Db, rp: Available, formToken: string, at = new Date()) {
+/**
+ * The options of `navigator.credentials.get` (JSON), their challenge kept for this sign-in form;
+ * refused with `sign_in_rate_limited` past the hour's passkey sign-ins from the caller's address.
+ */
+export async function signInOptions(sql: Db, rp: Available, input: { formToken: string; address?: string }, at = new Date()) {
+  if (input.address) await takeSignInAttempt(sql, 'passkeySignInsPerAddress', input.address, at)
+  const formToken = input.formToken
   const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required' })
   await keepChallenge(sql, { workspaceId: '', challenge: options.challenge, purpose: 'sign_in', bound: formToken, personId: null, at })
   return options

@@ -7,9 +7,12 @@ import { addAttempts, attemptsIn } from '../store/attempt-counters.ts'
  * How often the console's sign-in may be tried, per hour, counted in the database so that every
  * server process counts together: links mailed to one person, links asked for from one network
  * address, links asked for one email address (whether or not it is a person's, so the limit tells
- * nothing about who has an account), and failed redemptions from one address (a guessed or stale link).
+ * nothing about who has an account), failed redemptions from one address (a guessed or stale link),
+ * and passkey sign-ins begun from one address (each keeps a challenge in the database: without a
+ * bound, anyone could fill its table; a person needs one or two an hour, an office behind one proxy
+ * without TRUSTED_PROXIES a few dozen).
  */
-export const SIGN_IN_LIMITS = { linksPerPerson: 5, linkRequestsPerAddress: 20, linkRequestsPerEmail: 5, failedRedeemsPerAddress: 20 } as const
+export const SIGN_IN_LIMITS = { linksPerPerson: 5, linkRequestsPerAddress: 20, linkRequestsPerEmail: 5, failedRedeemsPerAddress: 20, passkeySignInsPerAddress: 60 } as const
 type SignInLimit = keyof typeof SIGN_IN_LIMITS
 
 const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3600_000) * 3600_000)
@@ -22,7 +25,8 @@ function counterOf(limit: SignInLimit, key: string): { workspaceId: string; key:
   }
   // An email address is counted by its digest: the counters table never holds the address.
   if (limit === 'linkRequestsPerEmail') return { workspaceId: '', key: `signin:mail:${createHash('sha256').update(key.trim().toLowerCase()).digest('hex').slice(0, 32)}` }
-  return { workspaceId: '', key: `signin:${limit === 'linkRequestsPerAddress' ? 'ask' : 'fail'}:${key}` }
+  const kind = { linkRequestsPerAddress: 'ask', failedRedeemsPerAddress: 'fail', passkeySignInsPerAddress: 'passkey' }[limit]
+  return { workspaceId: '', key: `signin:${kind}:${key}` }
 }
 
 /** The refusal when a limit is reached: code sign_in_rate_limited, saying when to try again (retryAt). */

@@ -1,10 +1,9 @@
 import { Elysia } from 'elysia'
 import { accountPage } from '../pages/account.ts'
-import { jsonResponse, pageResponse, redirectTo } from '../responses.ts'
+import { jsonResponse, pageResponse, passkeyRefusedJson, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
-import type { ConsoleSession, PasskeyRefused } from '../session-port.ts'
+import { type ConsoleSession, isPasskeyRefused } from '../session-port.ts'
 
-const isRefused = (x: unknown): x is PasskeyRefused => typeof x === 'object' && x !== null && 'refused' in x
 
 const DONE: Record<string, string> = { added: 'Passkey added: next time, sign in with it from the sign-in page.', removed: 'Passkey removed: it signs no one in any more.' }
 
@@ -35,7 +34,7 @@ export function accountRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       const no = noPasskeys()
       if (no) return no
       const options = await passkeys!.registrationOptions(session, sessionToken)
-      if (isRefused(options)) return jsonResponse({ message: options.refused }, options.status)
+      if (isPasskeyRefused(options)) return passkeyRefusedJson(options)
       return jsonResponse({ options })
     }), { parse: 'none' })
     .post('/console/account/passkeys', signedInPost(async ({ session, sessionToken }, fields) => {

@@ -2,9 +2,9 @@ import { Elysia } from 'elysia'
 import { SIGNIN_COOKIE, newFormToken } from '../csrf.ts'
 import { messagePage } from '../pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage, signOutPage } from '../pages/signin.ts'
-import { cookieOf, endFormCookie, endNextCookie, endSessionCookie, formCookie, jsonResponse, NEXT_COOKIE, nextCookie, pageResponse, redirectTo, safeNext, sessionCookie } from '../responses.ts'
+import { cookieOf, endFormCookie, endNextCookie, endSessionCookie, formCookie, jsonResponse, NEXT_COOKIE, nextCookie, pageResponse, passkeyRefusedJson, redirectTo, safeNext, sessionCookie } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
-import type { LinkRefusal } from '../session-port.ts'
+import { isPasskeyRefused, type LinkRefusal } from '../session-port.ts'
 
 /** Signing in (a mailed link, a one-time link, a passkey) and out. */
 export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
@@ -54,10 +54,12 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       return page
     }))
     // Signing in with a passkey: the options for this sign-in form (JSON), then the browser's answer.
-    .post('/console/signin/passkey/options', signInPost(async ({ request }) => {
+    .post('/console/signin/passkey/options', signInPost(async (ctx) => {
       const no = noPasskeys()
       if (no) return no
-      return jsonResponse({ options: await passkeys!.signInOptions(cookieOf(request, SIGNIN_COOKIE)!) })
+      const options = await passkeys!.signInOptions(cookieOf(ctx.request, SIGNIN_COOKIE)!, metaOf(ctx))
+      if (isPasskeyRefused(options)) return passkeyRefusedJson(options)
+      return jsonResponse({ options })
     }), { parse: 'none' })
     .post('/console/signin/passkey', signInPost(async (ctx, fields) => {
       if (!passkeys) return problem(404, 'Not found', 'This server has no passkeys: sign in with a link.')
