@@ -103,9 +103,14 @@ describe.skipIf(Boolean(reason)).each(builds)('postgres.js (%s) when a connectio
     const reserved = await sql.reserve()
     const copy = await copyUnderWay(reserved)
     await pg!.stop()
-    expect(await copy.ended).toBe('CONNECTION_CLOSED')
+    const ended = await copy.ended
     reserved.release()
+    // Started again before anything is asserted: a failure here must not leave the next tests without a database.
     await pg!.start()
+    // The COPY ended with its connection lost: CONNECTION_CLOSED, or ECONNRESET when the server
+    // closed with the COPY's line still unread (the kernel then resets the socket); which is a race
+    // (a CI run saw ECONNRESET once in the cjs build).
+    expect(['CONNECTION_CLOSED', 'ECONNRESET']).toContain(ended)
     // The first: not failed with the 57P01 the server sent as it shut down.
     expect(await outcome(sql`SELECT 1`)).toBe('ok')
     expect(await outcome(sql`SELECT 1`)).toBe('ok')
