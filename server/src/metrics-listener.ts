@@ -1,6 +1,7 @@
 import { enableMetrics, gaugeSources, registry } from './core/metrics.ts'
 import type { Logger } from './core/log.ts'
 import type { Sql } from './store/driver/db.ts'
+import { databaseUp } from './store/database-up.ts'
 import { poolUse } from './store/driver/pool-use.ts'
 import { openCircuits, webhookBacklog } from './store/webhook-gauges.ts'
 
@@ -24,6 +25,7 @@ export function startMetricsListener(opts: { host: string; port: number; sql: Sq
   poolUse()
   gaugeSources.backlog(() => webhookBacklog(opts.sql))
   gaugeSources.circuitsOpen(() => openCircuits(opts.sql))
+  gaugeSources.databaseUp(() => databaseUp(opts.sql))
   gaugeSources.dbPool(async () => poolUse())
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host
   return { url: `http://${host}:${server.port}/metrics`, stop: () => server.stop(true) }

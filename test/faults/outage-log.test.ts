@@ -85,13 +85,15 @@ describe.skipIf(!!reason)('growth worker while the database is away', () => {
 })
 
 describe.skipIf(!!reason)('the server while the database is away', () => {
-  test('each loop that fails at every turn says so once, and once when it works again; requests keep their own lines', async () => {
+  test('each loop that fails at every turn says so once, and once when it works again; requests keep their own lines; growth_database_up says 0 meanwhile', async () => {
     const proc = Bun.spawn([process.execPath, 'server/src/main.ts'], {
       cwd: ROOT,
       env: {
         ...process.env, DATABASE_URL: pg.url, HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'info',
         // Flushes five times a second, so the outage fails each writer many times over.
         CALL_COUNT_FLUSH_MS: '200', DB_CONNECT_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '3000',
+        // Its metrics say whether the database answers (growth_database_up), scraped before, during and after.
+        METRICS_PORT: '0',
       },
       stdin: 'ignore',
       stdout: 'pipe',
@@ -101,9 +103,17 @@ describe.skipIf(!!reason)('the server while the database is away', () => {
     const stderr = new Response(proc.stderr as ReadableStream).text()
     let running = true
     let load: Promise<void> | undefined
+    /** growth_database_up before the outage, during it and after. */
+    const ups: number[] = []
     try {
       await out.until('its start', (l) => typeof l.msg === 'string' && l.msg.startsWith('Growth Automation Service listening on '))
-      const base = startBanner(JSON.stringify(out.lines.find((l) => String(l.msg).startsWith('Growth Automation Service listening on '))) + '\n')!.api
+      const banner = startBanner(JSON.stringify(out.lines.find((l) => String(l.msg).startsWith('Growth Automation Service listening on '))) + '\n')!
+      const base = banner.api
+      const databaseUp = async () => {
+        const text = await (await fetch(banner.metrics!)).text()
+        return Number(/^growth_database_up (\S+)$/m.exec(text)?.[1])
+      }
+      ups.push(await databaseUp())
       const db = await openDatabase({ databaseUrl: pg.url, dataDir: '', poolMax: 1 })
       const ws = await createWorkspace(db.sql, { name: 'Outage log', plan: 'scale' })
       // Several tokens, so the load stays well within each one's 600 calls an hour.
@@ -129,10 +139,12 @@ describe.skipIf(!!reason)('the server while the database is away', () => {
       await out.until('a request answered 500', (l) => l.operation === 'listMissions' && l.status === 500)
       // Three more reaper passes, some fifteen flushes and claims, many requests: none is a line of its own.
       await Bun.sleep(3000)
+      ups.push(await databaseUp())
       await pg.start()
       await out.until('housekeeping working again', (l) => l.msg === 'webhook housekeeping works again')
       await out.until('a request answered 200 again', (l) => l.operation === 'listMissions' && l.status === 200 && out.lines.indexOf(l) > out.lines.findIndex((x) => x.status === 500))
       await out.until('the request log written again', (l) => l.msg === 'writing the request log works again')
+      ups.push(await databaseUp())
     } finally {
       running = false
       await load
@@ -140,6 +152,7 @@ describe.skipIf(!!reason)('the server while the database is away', () => {
     }
     await proc.exited
     await out.done
+    expect(ups).toEqual([1, 0, 1])
     // Lines not about one request (those carry its requestId), by message: each said once at most.
     const said = new Map<string, number>()
     for (const l of out.lines) if (l.requestId === undefined && (l.level === 'warn' || l.level === 'error')) said.set(String(l.msg), (said.get(String(l.msg)) ?? 0) + 1)

@@ -127,13 +127,15 @@ describe('the server’s metrics listener', () => {
     expect(delta(before, after, 'growth_http_requests_total', { operation: 'listMissions', status: 401 })).toBe(statuses.length - limited)
   })
 
-  test('the gauges read at scrape: webhook backlog and open circuits (0 here), statements in use and waiting', async () => {
+  test('the gauges read at scrape: webhook backlog and open circuits (0 here), the database answering, statements in use and waiting', async () => {
     // prom-client empties the event-loop delay histogram at each scrape, and it samples every 10 ms:
     // a scrape right after the last one (the test before) can find it empty and report 0.
     await Bun.sleep(100)
     const { samples } = await scrape(metricsUrl)
     expect(samples.get('growth_webhook_backlog')).toBeGreaterThanOrEqual(0)
     expect(samples.get('growth_webhook_circuits_open')).toBeGreaterThanOrEqual(0)
+    // 0 while the database is away: test/faults/outage-log.test.ts.
+    expect(samples.get('growth_database_up')).toBe(1)
     expect(samples.has('growth_db_pool_connections{state="in_use"}')).toBe(true)
     expect(samples.has('growth_db_pool_connections{state="waiting"}')).toBe(true)
     expect(samples.get('nodejs_eventloop_lag_p99_seconds')).toBeGreaterThan(0)
@@ -221,9 +223,10 @@ describe('growth worker', () => {
       const { text, samples } = await scrape(url)
       const checked = await runPromtool(['check', 'metrics'], text)
       expect(checked.out).toBe('')
-      for (const name of ['growth_webhook_deliveries_total', 'growth_webhook_delivery_seconds', 'growth_webhook_backlog', 'growth_webhook_circuits_open', 'growth_db_pool_connections', 'process_cpu_seconds_total']) {
+      for (const name of ['growth_webhook_deliveries_total', 'growth_webhook_delivery_seconds', 'growth_webhook_backlog', 'growth_webhook_circuits_open', 'growth_db_pool_connections', 'growth_database_up', 'process_cpu_seconds_total']) {
         expect(text).toContain(`\n# TYPE ${name} `)
       }
+      expect(samples.get('growth_database_up')).toBe(1)
       expect(samples.get('growth_webhook_deliveries_total{outcome="delivered"}')).toBe(0)
       // The database-wide gauges say how to add them up over processes (the alerts take their max).
       for (const name of ['growth_webhook_backlog', 'growth_webhook_circuits_open']) {

@@ -60,9 +60,10 @@ function scraped(name: string, help: string, labelNames: string[] = []) {
 
 /** Sources of the gauges read at each scrape, given by whoever holds them (the entry point). */
 export const gaugeSources = {
-  // First: a scrape reads the gauges in this order, and the two below send statements of their own.
+  // First: a scrape reads the gauges in this order, and the three below send statements of their own.
   dbPool: scraped('growth_db_pool_connections', "The database pools' connections in_use (running statements, in a transaction, or opening), and statements waiting for one.", ['state']),
   backlog: scraped('growth_webhook_backlog', 'Webhook deliveries waiting to be sent (pending), across every workspace; read from the database, so every process reports the same: aggregate with max, not sum.'),
+  databaseUp: scraped('growth_database_up', "Whether the process's database answered a statement at this scrape (1) or not within 2 s (0: refused, failed or too slow)."),
   circuitsOpen: scraped('growth_webhook_circuits_open', 'Webhook endpoints whose circuit breaker is open or half open; read from the database, so every process reports the same: aggregate with max, not sum.'),
 }
 
