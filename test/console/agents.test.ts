@@ -105,7 +105,8 @@ describe('the console: agents and requests', () => {
     // A reason the rule refuses is kept in its field, beside the refusal.
     const pasted = await fetchConsole('/console/agents', { cookie: maya.cookie, form: { csrf: maya.csrf, switch: 'stop', reason: 'Wrong list \u001b[0m sent' } })
     expect(pasted.res.status).toBe(400)
-    expect(pasted.text).toContain('reason must not contain control characters other than line breaks and tabs (got U+001B).')
+    // In the words of the person who pasted it, not the API's.
+    expect(pasted.text).toContain('The reason holds a control character (U+001B), as text pasted from a terminal can: take it out and try again.')
     expect(pasted.text).toContain('aria-describedby="switch-error">Wrong list \u001b[0m sent</textarea>')
     const unknown = await fetchConsole('/console/agents', { cookie: maya.cookie, form: { csrf: maya.csrf, switch: 'pause' } })
     expect(unknown.res.status).toBe(400)

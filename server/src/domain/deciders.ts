@@ -25,6 +25,17 @@ export function operatorDecider(login: string, note?: string): Decider {
   return { kind: 'operator', name, note: trimmed }
 }
 
+/** A reason refused, with what was wrong in it: its length, or the control character it holds (U+XXXX). */
+export class ReasonRefused extends RuleError {
+  constructor(
+    rule: 'reason_length' | 'reason_text',
+    message: string,
+    readonly got: { length: number } | { character: string },
+  ) {
+    super(rule, message, 'reason')
+  }
+}
+
 /**
  * The reason given with a decision: trimmed, null when empty, at most 500 characters, and no
  * control characters but line breaks and tabs (it is shown in other people's terminals: no escape
@@ -34,12 +45,13 @@ export function decisionReason(reason: string | null | undefined): string | null
   const trimmed = reason?.trim() ?? ''
   if (!trimmed) return null
   if (codePoints(trimmed) > DECISION_REASON_MAX) {
-    throw new RuleError('reason_length', `reason must be at most ${DECISION_REASON_MAX} characters (got ${codePoints(trimmed)}).`, 'reason')
+    const length = codePoints(trimmed)
+    throw new ReasonRefused('reason_length', `reason must be at most ${DECISION_REASON_MAX} characters (got ${length}).`, { length })
   }
   const control = CONTROL.exec(trimmed)
   if (control) {
     const code = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
-    throw new RuleError('reason_text', `reason must not contain control characters other than line breaks and tabs (got ${code}).`, 'reason')
+    throw new ReasonRefused('reason_text', `reason must not contain control characters other than line breaks and tabs (got ${code}).`, { character: code })
   }
   return trimmed
 }

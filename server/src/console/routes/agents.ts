@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia'
 import { RISKS, type Risk } from '../../core/enums.ts'
-import { DomainError, RuleError } from '../../core/errors.ts'
+import { DomainError } from '../../core/errors.ts'
+import { ReasonRefused } from '../../domain/deciders.ts'
+import { reasonRefusal } from '../reason-words.ts'
 import { agentCredentials, agentOf, createAgent, listAgents, retireAgent, rotateAgentCredential } from '../../domain/agents.ts'
 import { listRequests } from '../../domain/agent-requests.ts'
 import { revokeToken } from '../../domain/credentials.ts'
@@ -104,7 +106,7 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       try {
         await setAgentsStopped(sql, { workspaceId: session.workspace.id, stopped: choice === 'stop', reason: typed, actor: { kind: 'person', id: person.id, name: person.name } })
       } catch (error) {
-        if (error instanceof RuleError && error.field === 'reason') return again(error.message)
+        if (error instanceof ReasonRefused) return again(reasonRefusal(error, 'The reason'))
         throw error
       }
       return redirectTo('/console/agents')

@@ -1,8 +1,7 @@
 import { Elysia } from 'elysia'
-import { RuleError } from '../../core/errors.ts'
 import { decideAction } from '../../domain/actions.ts'
 import { decideApproval } from '../../domain/approvals.ts'
-import { personDecider } from '../../domain/deciders.ts'
+import { personDecider, ReasonRefused } from '../../domain/deciders.ts'
 import { EventWatcher } from '../../domain/event-watch.ts'
 import { actionIn, approvalIn, listInbox } from '../../domain/inbox.ts'
 import { LIVE_TYPES, liveResponse } from '../live.ts'
@@ -10,6 +9,7 @@ import { inboxPage, parsePosition } from '../pages/inbox.ts'
 import { actionPage, approvalPage, type DecisionRefused } from '../pages/item.ts'
 import { pageResponse, redirectTo, securityHeaders } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
+import { reasonRefusal } from '../reason-words.ts'
 import { type ConsoleSession, DECIDERS } from '../session-port.ts'
 
 const INBOX_PAGE = 25
@@ -52,7 +52,7 @@ export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
           await decideAction(sql, { actionId: id, decision, decider, reason, workspaceId: session.workspace.id })
         }
       } catch (error) {
-        if (error instanceof RuleError && error.field === 'reason') return again(400, error.message)
+        if (error instanceof ReasonRefused) return again(400, reasonRefusal(error, decision === 'approve' ? 'The note' : 'The reason'))
         throw error
       }
       return redirectTo(`/console/${kind === 'approval' ? 'approvals' : 'actions'}/${encodeURIComponent(id)}`)
