@@ -172,3 +172,47 @@ test('the credentials option is declared in one place, for every command that ca
   const declaring = files.filter((f) => /['"`]--(token|base-url|profile) </.test(readFileSync(join(ROOT, 'cli/src', f), 'utf8')))
   expect(declaring).toEqual(['api/credentials.ts'])
 })
+
+describe('growth login --with-token', () => {
+  /** growth login with `input` on its standard input (a pipe), in a config directory of its own. */
+  async function login(args: string[], input: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'growth-with-token-'))
+    const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'login', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, GROWTH_TOKEN: '', GROWTH_BASE_URL: '', GROWTH_PROFILE: '', GROWTH_CONFIG_DIR: dir },
+      stdin: new Blob([input]),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    return { code, stdout, stderr, dir }
+  }
+
+  test(
+    'reads the token from standard input (out of the process list), checks it and saves it',
+    async () => {
+      const r = await login(['--with-token', '--base-url', baseUrl, '--profile', 'piped', '--json'], `${ws.live}\n`)
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
+      expect(JSON.parse(r.stdout)).toMatchObject({ profile: 'piped', baseUrl })
+      expect(r.stdout).not.toContain(ws.live)
+      const saved = JSON.parse(readFileSync(join(r.dir, 'profiles.json'), 'utf8'))
+      expect(saved.profiles.piped).toEqual({ baseUrl, token: ws.live })
+    },
+    T,
+  )
+
+  test(
+    'nothing piped, a refused token, or --token beside it: each told, nothing saved',
+    async () => {
+      const empty = await login(['--with-token', '--base-url', baseUrl], '\n')
+      expect(empty).toMatchObject({ code: 1, stdout: '', stderr: 'error: --with-token found nothing on standard input: pipe the token in (growth login --with-token < token.txt)\n' })
+      const both = await login(['--with-token', '--token', ws.live, '--base-url', baseUrl], ws.live)
+      expect(both).toMatchObject({ code: 1, stdout: '', stderr: 'error: --with-token reads the token from standard input: pass it there, or with --token, not both\n' })
+      const refused = await login(['--with-token', '--base-url', baseUrl], 'svc_live_notonethisapiknows0000abcd')
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toStartWith('error: the token from standard input (')
+      for (const r of [empty, both, refused]) expect(readdirSync(r.dir)).not.toContain('profiles.json')
+    },
+    T,
+  )
+})
