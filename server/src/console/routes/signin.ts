@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { SIGN_IN_LIMITS } from '../../domain/sign-in-limits.ts'
 import { SIGNIN_COOKIE, newFormToken } from '../csrf.ts'
 import { messagePage } from '../pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage, signOutPage } from '../pages/signin.ts'
@@ -58,7 +59,13 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       const no = noPasskeys()
       if (no) return no
       const options = await passkeys!.signInOptions(cookieOf(ctx.request, SIGNIN_COOKIE)!, metaOf(ctx))
-      if (isPasskeyRefused(options)) return passkeyRefusedJson(options)
+      if (isPasskeyRefused(options)) {
+        // The hour's limit, in a person's words: when, as a wait (the page shows it as it comes), and the way that still works.
+        if (!options.retryAt) return passkeyRefusedJson(options)
+        const minutes = Math.max(1, Math.ceil((Date.parse(options.retryAt) - Date.now()) / 60_000))
+        const refused = `Too many passkey sign-ins from this network this hour (at most ${SIGN_IN_LIMITS.passkeySignInsPerAddress}): try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}, or sign in with a link.`
+        return passkeyRefusedJson({ ...options, refused })
+      }
       return jsonResponse({ options })
     }), { parse: 'none' })
     .post('/console/signin/passkey', signInPost(async (ctx, fields) => {
