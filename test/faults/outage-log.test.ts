@@ -153,6 +153,12 @@ describe.skipIf(!!reason)('the server while the database is away', () => {
     await proc.exited
     await out.done
     expect(ups).toEqual([1, 0, 1])
+    // Each request the outage failed keeps a line of its own, with the error's code and message: not
+    // the driver's stack, the same for every one of them.
+    const failedRequests = out.lines.filter((l) => l.msg === 'request failed')
+    expect(failedRequests.length).toBeGreaterThan(0)
+    const errors = failedRequests.map((l) => l.error as { code?: string; stack?: string })
+    expect(errors.filter((e) => typeof e.code !== 'string' || e.stack !== undefined).slice(0, 3), JSON.stringify([...new Set(errors.map((e) => e.code))])).toEqual([])
     // Lines not about one request (those carry its requestId), by message: each said once at most.
     const said = new Map<string, number>()
     for (const l of out.lines) if (l.requestId === undefined && (l.level === 'warn' || l.level === 'error')) said.set(String(l.msg), (said.get(String(l.msg)) ?? 0) + 1)

@@ -27,13 +27,22 @@ type LoggerOptions = {
 
 const CENSORED = ['token', 'secret', 'authorization', 'email', 'body', 'facts', 'password']
 
-/** An Error as its message and stack (pino's own serializer reads only the `err` key). */
+/**
+ * The database (or the network to it) away: postgres.js's and Node's codes for a connection refused,
+ * lost or timed out, and PostgreSQL's for a server shutting down or starting (57P01-57P03) and for a
+ * connection failure (class 08). Their stacks are the driver's own frames, the same every time: a
+ * request that meets one logs its code and message, not a stack a line.
+ */
+const CONNECTION_LOST = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|57P0[123]|08...)$/
+
+/** An Error as its message, its code when it has one, and its stack unless it is a connection lost (pino's own serializer reads only the `err` key). */
 function plain(fields: Record<string, unknown>): Record<string, unknown> {
   let out = fields
   for (const [k, v] of Object.entries(fields)) {
     if (v instanceof Error) {
       if (out === fields) out = { ...fields }
-      out[k] = { message: v.message, stack: v.stack }
+      const code = (v as { code?: unknown }).code
+      out[k] = typeof code === 'string' ? (CONNECTION_LOST.test(code) ? { message: v.message, code } : { message: v.message, code, stack: v.stack }) : { message: v.message, stack: v.stack }
     }
   }
   return out
