@@ -21,7 +21,7 @@ export function registerLogin(program: Command) {
   })
     .description('check a token against the API and save it, with the base URL, as a named profile (a file only you can read)')
     // As gh auth login --with-token: a token on the command line is in every process listing and the shell's history.
-    .option('--with-token', 'read the token from standard input (kept out of the process list and shell history): growth login --with-token < token.txt')
+    .option('--with-token', 'read the token from standard input, e.g. < token.txt (kept out of the process list and the shell history)')
     .option(...JSON_FLAG)
     .action(async (opts: LoginOptions) => {
       const out = createOutput({ json: opts.json })
