@@ -56,9 +56,10 @@ export async function startServerProcess(env: Record<string, string | undefined>
   const stderr = collect(proc.stderr as ReadableStream<Uint8Array>)
   const deadline = Date.now() + timeoutMs
   while (!startBanner(stdout())) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
+    // Ended by a signal, a process has no exit code (signalCode says which): either way it will not start.
+    if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > deadline) {
       proc.kill('SIGKILL')
-      throw new Error(`server did not start (exit ${proc.exitCode}): ${stdout()} ${stderr()}`)
+      throw new Error(`server did not start (${proc.signalCode ? `killed by ${proc.signalCode}` : `exit ${proc.exitCode}`}): ${stdout()} ${stderr()}`)
     }
     await Bun.sleep(50)
   }
