@@ -215,6 +215,8 @@ describe('a call that needs a person', () => {
       const { approvalId } = meta(result)
       expect(approvalId).toMatch(/^apr_/)
       expect(textOf(result)).toStartWith(`send_email was not run: a person must approve it first (approval ${approvalId}).`)
+      // Who decides, where, and that the model must not: as request_permission of growth mcp says it.
+      expect(textOf(result)).toContain("A person of the workspace decides it, in the console's inbox: do not try to decide it yourself.")
       expect(upstreamCalls(logFile)).toEqual([])
     } finally {
       await g.close()

@@ -221,7 +221,7 @@ function waitingRefusal(name: string, err: ApprovalRequiredError): CallToolResul
   }
   if (err.timedOut || err.expired) return refusal(`${name} was not run: ${err.message} Ask again to keep waiting.`, { ...facts, timedOut: err.timedOut, expired: err.expired })
   return refusal(
-    `${name} was not run: a person must approve it first (approval ${err.approvalId}). ${err.reason} Once it is approved, make the same call again and it runs once.`,
+    `${name} was not run: a person must approve it first (approval ${err.approvalId}). ${err.reason} A person of the workspace decides it, in the console's inbox: do not try to decide it yourself. Once it is approved, make the same call again and it runs once.`,
     facts,
   )
 }
