@@ -192,6 +192,32 @@ describe('growth admin policy plan and apply', () => {
     expect((await get(ws.token, '/events?type=agent.policy.changed&limit=100')).length).toBe(eventsBefore)
   }, 6 * T)
 
+  test('the same file planned again after its apply: each rule written without its id is told as replacing the rule in force that says the same, with the id that keeps it', async () => {
+    const ws = await blankWorkspace()
+    const path = file(governed(await exported(ws.id)))
+    const first = await plan(ws.id, path)
+    const ruleIds = jsonOf(await apply(ws.id, path, first.planId), 'admin policy apply').changes.filter((c: any) => c.kind === 'rule').map((c: any) => c.key)
+    expect(ruleIds).toHaveLength(3)
+
+    // The file kept as written (no ids): by the contract its rules are new ones, replacing those in force.
+    const again = await plan(ws.id, path)
+    expect(again.changes.map((c: any) => `${c.op} ${c.key}`)).toEqual([...ruleIds.map((id: string) => `remove ${id}`), 'add rules[0]', 'add rules[1]', 'add rules[2]'])
+    const human = await growth(['admin', 'policy', 'plan', '--workspace', ws.id, path])
+    expect(human.code).toBe(0)
+    ruleIds.forEach((id: string, i: number) => {
+      expect(human.stdout).toContain(
+        `Note: rules[${i}] says what ${id} in force says but is written without its id, so it replaces that rule with a new one (past decisions keep naming ${id}). ` +
+          `To keep the rule as it is, give it "id: ${id}" (growth admin policy export prints the rules with their ids).\n`,
+      )
+    })
+    // --json stays the contract's shape; a rule that says something new gets no note.
+    expect(Object.keys(again).sort()).toEqual(['backtest', 'changes', 'planId', 'rulesVersion'])
+    const changed = file((await exported(ws.id)).replace("value: 20 }", "value: 30 }"))
+    const other = await growth(['admin', 'policy', 'plan', '--workspace', ws.id, changed])
+    expect(other.stdout).toContain('  + Adds the rule: Ask a person before any agent uses github.create_issue (open an issue) when it has already been allowed to do so at least 30 times')
+    expect(other.stdout).not.toContain('Note:')
+  }, 4 * T)
+
   test("a retired agent is left out of the export and its name goes to the active agent of that name; the export applies as no change", async () => {
     const ws = await blankWorkspace()
     const create = async (allow: string) => jsonOf(await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Pacer', '--allow', allow, '--json']), 'admin agent create')

@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../../context.ts'
 import { type PolicyPlan, planPolicy } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
-import { changeLine, readPolicyFile, shellWord } from './policy-file.ts'
+import { changeLine, readPolicyFile, sameRuleNotes, shellWord } from './policy-file.ts'
 
 type Options = CommonOptions & { workspace: string; since: string }
 
@@ -33,6 +33,7 @@ export function registerPolicyPlan(policy: Command) {
           return [
             `${n} change${n === 1 ? '' : 's'} to workspace ${opts.workspace} (rules version ${plan.rulesVersion.from} -> ${plan.rulesVersion.to}):`,
             ...plan.changes.map(changeLine),
+            ...sameRuleNotes(plan.changes),
             ...backtestLines(plan.backtest),
             `To apply: growth admin policy apply --workspace ${opts.workspace} ${shellWord(file)} --plan ${plan.planId}`,
           ]
