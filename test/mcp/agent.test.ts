@@ -126,6 +126,24 @@ for (const transport of TRANSPORTS) {
       expect(byAuth.get(sendAuth)).toMatchObject({ decision: 'allowed', approvalId, result: { status: 'failed', error: 'The email platform timed out.' } })
     }, 30_000)
 
+    test('stopped by the kill switch: the denial says no other request is allowed either, not to ask for something else', async () => {
+      const { dataDir } = await getHarness()
+      const growth = growthIn(dataDir)
+      expect((await growth(['admin', 'agents', 'stop', '--workspace', ws.id, '--reason', 'Budget review'])).code).toBe(0)
+      try {
+        const stopped = await callTool(mcp, 'request_permission', { tool: 'ads', action: 'pause_campaign', resource: 'cmp_mcp_stop' })
+        expect(stopped.structuredContent).toMatchObject({ decision: 'denied', mayProceed: false })
+        expect(textOf(stopped)).toContain('Budget review')
+        expect(textOf(stopped)).toContain('Do not do this action, nor any other: every request is denied until a person of the workspace resumes the agents (my_profile says whether they are stopped). Tell the person.')
+        expect(textOf(stopped)).not.toContain('ask for something within these checks')
+      } finally {
+        expect((await growth(['admin', 'agents', 'resume', '--workspace', ws.id])).code).toBe(0)
+      }
+      // Running again: a denial for another cause keeps its own advice.
+      const denied = await callTool(mcp, 'request_permission', { tool: 'ads', action: 'adjust_budget', resource: 'cmp_mcp_stop', facts: { amountPercent: 1, increase: true } })
+      expect(textOf(denied)).toContain('Do not do this action. Tell the person why, or ask for something within these checks.')
+    }, 30_000)
+
     test('facts of the wrong type are named before anything is asked; a rule the API judges comes back as its refusal', async () => {
       const bad = await callTool(mcp, 'request_permission', { tool: 'ads', action: 'pause_campaign', facts: 'lots' })
       expect(bad.structuredContent.error).toEqual({ code: 'invalid_request', message: 'facts must be a JSON object; got "lots"', requestId: null, argument: 'facts' })

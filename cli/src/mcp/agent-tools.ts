@@ -49,7 +49,10 @@ function authorizationText(a: AgentAuthorization): string {
       failed.length > 0 && ['Checks that failed:', ...failed.map((c) => `- ${c.name}: ${c.detail}`)],
       a.rules.length > 0 && ['Rules that applied:', ...a.rules.map((r) => `- ${r.sentence} (${r.effect}, ${r.id})`)],
       `authorizationId: ${a.authorizationId}`,
-      'Do not do this action. Tell the person why, or ask for something within these checks.',
+      // Stopped, no other request would be allowed either: asking for something else only adds denials.
+      failed.some((c) => c.name === 'agents_enabled')
+        ? 'Do not do this action, nor any other: every request is denied until a person of the workspace resumes the agents (my_profile says whether they are stopped). Tell the person.'
+        : 'Do not do this action. Tell the person why, or ask for something within these checks.',
     ])
   }
   return text([
