@@ -177,6 +177,29 @@ describe('OpenAI Agents SDK: guardedTool(tool, options, spec)', () => {
   })
 })
 
+describe('OpenAI Agents SDK: a call waiting for a person', () => {
+  test('the model is told the approval, the reason, that a person decides it in the console and that it may not; not the SDK option of waiting', async () => {
+    const careful = await agentIn(ws.id, { name: 'Agents SDK careful sender', allow: 'email.send_campaign' })
+    const client = new Growth({ token: careful.credential, baseUrl: base })
+    let runs = 0
+    const sendEmail = guardedTool(
+      agentsTool,
+      { name: 'send_email', description: 'Send an e-mail', parameters: z.object({ to: z.array(z.string()) }), execute: async ({ to }: { to: string[] }) => (runs += to.length) },
+      { client, tool: 'email', action: 'send_campaign', resource: 'agents waiting', facts: ({ to }) => ({ recipients: to.length }) },
+    )
+    const told = String(await sendEmail.invoke(new RunContext(), JSON.stringify({ to: ['a@example.com'] })))
+    const [request] = await byResource(careful.id, 'agents waiting')
+    expect(request).toMatchObject({ decision: 'requires_approval', result: null })
+    const approvalId = (request as unknown as { approvalId: string }).approvalId
+    expect(approvalId).toMatch(/^apr_/)
+    expect(told).toBe(
+      `The tool was not run: a person must approve it first (approval ${approvalId}). ${request!.reason} A person of the workspace decides it, in the console's inbox: do not try to decide it yourself. Once it is approved, make the same call again and it runs once.`,
+    )
+    expect(told).not.toContain('waitForApproval')
+    expect(runs).toBe(0)
+  })
+})
+
 describe('OpenAI Agents SDK: the run’s signal', () => {
   test('details.signal aborts the call: reported cancelled, whatever error the aborted work throws', async () => {
     const client = new Growth({ token: ws.agent.credential, baseUrl: base })

@@ -15,8 +15,9 @@
  * `z.infer<typeof schema>`), since the options are checked here before the Agents SDK sees them.
  * `execute` asks the gateway first and reports after. A denial or a call waiting for a person
  * throws AgentDeniedError or ApprovalRequiredError. Unless the options set their own
- * `errorFunction`, the model is told the gateway's reason (and the approvalId) for those two, and
- * the Agents SDK's usual sentence for any other error.
+ * `errorFunction`, the model is told the gateway's reason for those two (for a call waiting for a
+ * person, the approvalId, that a person decides it and that the model may not), and the Agents SDK's
+ * usual sentence for any other error.
  */
 import { AgentDeniedError, ApprovalRequiredError } from '../guard.ts'
 import { type GuardedSpec, guarded } from './index.ts'
@@ -41,6 +42,11 @@ export function guardedTool<T extends (options: never) => unknown, O extends { e
 
 /** What the model reads when the tool threw: the gateway's answer, or the Agents SDK's own sentence. */
 function toldToTheModel(_context: unknown, error: unknown): string {
+  // Waiting for a person: who decides it and that the model may not (the error's own message speaks
+  // to the developer, of waitForApproval); as growth mcp and growth mcp guard tell it.
+  if (error instanceof ApprovalRequiredError && !error.expired && !error.timedOut) {
+    return `The tool was not run: a person must approve it first (approval ${error.approvalId}). ${error.reason} A person of the workspace decides it, in the console's inbox: do not try to decide it yourself. Once it is approved, make the same call again and it runs once.`
+  }
   if (error instanceof AgentDeniedError || error instanceof ApprovalRequiredError) return `The tool was not run. ${error.message}`
   return 'An error occurred while running the tool. Please try again.'
 }
