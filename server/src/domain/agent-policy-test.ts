@@ -97,11 +97,13 @@ export function parsePolicyCases(text: string, source = 'CASES'): PolicyCases {
     return `${source} line ${line}, column ${column}`
   }
   const seen = new Map<string, number>()
+  const twice: string[] = []
   cases.forEach((c, i) => {
     const before = seen.get(c.name)
     if (before === undefined) return void seen.set(c.name, i)
-    throw new RuleError('duplicate_case', `${where(i, 'name')}: case ${i + 1} is named "${c.name}" like case ${before + 1}; name each case once.`)
+    twice.push(`${where(i, 'name')}: case ${i + 1} is named "${c.name}" like case ${before + 1}; name each case once.`)
   })
+  if (twice.length) throw new RuleError('duplicate_case', twice.join('\n'))
   return { cases, where }
 }
 
@@ -136,19 +138,24 @@ export async function testPolicy(db: Db, workspaceId: string, { cases, where }: 
   if (!gate) throw new NotFoundError('workspace', workspaceId)
   // The agents and the catalogue the cases name: the policy's when one is given, else the workspace's.
   const [agents, tools] = opts.policy ? [opts.policy.agents, opts.policy.tools] : await Promise.all([selectAgents(db, workspaceId), selectTools(db, workspaceId)])
-  const asks = cases.map((c, i): DecisionAsk => {
+  // Every case is checked, and every mistake told (in the order of the file), as a document's are:
+  // an owner fixes them in one go, not one run at a time.
+  const mistakes: { code: string; line: string }[] = []
+  const asks = cases.map((c, i): DecisionAsk | undefined => {
     const who = (field: keyof PolicyCase) => `${where(i, field)}: case ${i + 1} "${c.name}"`
+    const refuse = (code: string, line: string) => void mistakes.push({ code, line })
     const found = agentNamed(agents, c.agent)
-    if (!found.agent && found.named.length > 1) throw new RuleError('ambiguous_agent', `${who('agent')}: ${found.named.length} agents are named "${c.agent}" (${found.named.map((a) => a.id).join(', ')}); name it by its id.`)
-    if (!found.agent) throw new RuleError('unknown_agent', `${who('agent')}: no agent "${c.agent}" in workspace ${workspaceId}; its agents are ${found.active.map((a) => `${a.name} (${a.id})`).join(', ') || 'none'}.`)
-    const agent = found.agent
+    if (!found.agent && found.named.length > 1) refuse('ambiguous_agent', `${who('agent')}: ${found.named.length} agents are named "${c.agent}" (${found.named.map((a) => a.id).join(', ')}); name it by its id.`)
+    else if (!found.agent) refuse('unknown_agent', `${who('agent')}: no agent "${c.agent}" in workspace ${workspaceId}; its agents are ${found.active.map((a) => `${a.name} (${a.id})`).join(', ') || 'none'}.`)
     const tool = tools.find((t) => t.key === c.tool)
-    if (!tool) throw new RuleError('unknown_tool', `${who('tool')}: no tool "${c.tool}" in workspace ${workspaceId}; its tools are ${tools.map((t) => t.key).join(', ')}.`)
-    if (!tool.actions.some((a) => a.key === c.action)) {
-      throw new RuleError('unknown_action', `${who('action')}: the tool ${c.tool} has no action "${c.action}"; its actions are ${tool.actions.map((a) => a.key).join(', ')}.`)
+    if (!tool) refuse('unknown_tool', `${who('tool')}: no tool "${c.tool}" in workspace ${workspaceId}; its tools are ${tools.map((t) => t.key).join(', ')}.`)
+    else if (!tool.actions.some((a) => a.key === c.action)) {
+      refuse('unknown_action', `${who('action')}: the tool ${c.tool} has no action "${c.action}"; its actions are ${tool.actions.map((a) => a.key).join(', ')}.`)
     }
-    return { agentId: agent.id, tool: c.tool, action: c.action, facts: c.facts ?? {} }
+    if (!found.agent || !tool) return undefined
+    return { agentId: found.agent.id, tool: c.tool, action: c.action, facts: c.facts ?? {} }
   })
+  if (mistakes.length) throw new RuleError(mistakes[0]!.code, mistakes.map((m) => m.line).join('\n'))
   const policy = opts.policy ? await inMemory(db, workspaceId, opts.policy, gate, at) : inForce(db, workspaceId)
   const results: CaseResult[] = []
   for (const [i, c] of cases.entries()) {
