@@ -5,7 +5,7 @@ import type { DeclaredOperation } from './schema.ts'
 /**
  * Which scopes a workspace token holds. The API has no endpoint that says (a token's scopes are
  * shown once, when it is made), so `growth mcp` asks each scope once, at start: one request per
- * scope the document names (nine today), to one operation that needs it, with a query parameter no
+ * scope the document names (ten today), to one operation that needs it, with a query parameter no
  * operation takes. The server checks the credential and the scope before it reads anything, so the
  * answer is 403 `forbidden` without the scope, and 400 `invalid_parameter` with it: nothing is read
  * or written, and no Idempotency-Key is kept. Each probe counts against the token's rate limit and
