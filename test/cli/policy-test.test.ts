@@ -177,6 +177,9 @@ cases:
     expectRefused(await policyTest(one({ agent: 'Nobody' })), /cases-\d+\.json line 1, column 29: case 1 "the case": no agent "Nobody" in workspace ws_\w+; its agents are Budget Pacer \(agt_\w+\), Lifecycle Writer/)
     expectRefused(await policyTest(one({ tool: 'fax' })), /cases-\d+\.json line 1, column 51: case 1 "the case": no tool "fax" in workspace ws_\w+; its tools are .*ads/)
     expectRefused(await policyTest(one({ action: 'burn_budget' })), /cases-\d+\.json line 1, column 66: case 1 "the case": the tool ads has no action "burn_budget"; its actions are .*adjust_budget/)
+    // Every case the workspace cannot resolve is told, one line each, in the order of the file.
+    const two = casesFile([{ name: 'first', ...SMALL_RAISE, agent: 'Nobody', expect: 'allowed' }, { name: 'second', ...SMALL_RAISE, action: 'burn_budget', expect: 'allowed' }])
+    expectRefused(await policyTest(two), /^error: \S+cases-\d+\.json line 1, column \d+: case 1 "first": no agent "Nobody"[^\n]*\n\S+cases-\d+\.json line 1, column \d+: case 2 "second": the tool ads has no action "burn_budget"/)
     const nobody = casesFile('cases:\n  - name: who\n    agent: Nobody\n    tool: ads\n    action: pause_campaign\n    expect: denied\n')
     expectRefused(await policyTest(nobody), /cases-\d+\.yaml line 3, column 12: case 1 "who": no agent "Nobody"/)
     expectRefused(await policyTest(one({ facts: { amountPercent: 5, budget: 3 } })), /line 1, column 109: case 1 "the case": unknown fact budget; the facts are amountMinor, currency/)
