@@ -146,6 +146,28 @@ describe('AI SDK: guardTool(tool({...}), spec)', () => {
   })
 })
 
+describe('AI SDK: a call waiting for a person', () => {
+  test('throws ApprovalRequiredError whose message (what the AI SDK hands the model) says who decides, where, and that the model may not', async () => {
+    const careful = await agentIn(ws.id, { name: 'AI SDK careful sender', allow: 'email.send_campaign' })
+    const client = new Growth({ token: careful.credential, baseUrl: base })
+    let runs = 0
+    const sendEmail = guardTool(
+      aiTool({ inputSchema: z.object({ to: z.array(z.string()) }), execute: async ({ to }) => (runs += to.length) }),
+      { client, tool: 'email', action: 'send_campaign', resource: 'ai waiting', facts: ({ to }) => ({ recipients: to.length }) },
+    )
+    const thrown = await Promise.resolve(sendEmail.execute!({ to: ['a@example.com'] }, { toolCallId: 'call_w', messages: [] })).catch((e) => e)
+    expect(thrown).toBeInstanceOf(ApprovalRequiredError)
+    const [request] = await byResource(careful.id, 'ai waiting')
+    const approvalId = (request as unknown as { approvalId: string }).approvalId
+    expect(thrown.approvalId).toBe(approvalId)
+    expect(thrown.message).toBe(
+      `The tool was not run: a person must approve it first (approval ${approvalId}). ${request!.reason} A person of the workspace decides it, in the console's inbox: do not try to decide it yourself. Once it is approved, make the same call again and it runs once.`,
+    )
+    expect(thrown.message).not.toContain('waitForApproval')
+    expect(runs).toBe(0)
+  })
+})
+
 describe('OpenAI Agents SDK: guardedTool(tool, options, spec)', () => {
   test("invoke runs an allowed call and reports it; a denied call does not run, and the model is told the gateway's reason", async () => {
     const mailer = await agentIn(ws.id, { name: 'Agents SDK mailer', allow: 'email.send_campaign', maxUnattendedRisk: 'high', ceilings: { amounts: [], recipients: 2 } })

@@ -12,10 +12,14 @@
  *   )
  *
  * `execute` asks the gateway first and reports after. A denial or a call waiting for a person throws
- * AgentDeniedError or ApprovalRequiredError, which the AI SDK hands the model as the tool's error
- * (its message is the gateway's reason). The call's abortSignal aborts it (reported cancelled).
+ * AgentDeniedError or ApprovalRequiredError, which the AI SDK hands the model as the tool's error:
+ * their message is then what the model should read (told.ts): for a call waiting for a person, the
+ * approval, the reason, that a person decides it in the console and that the model may not, not
+ * the developer's sentence about `waitForApproval`. The call's abortSignal aborts it (reported cancelled).
  */
+import { ApprovalRequiredError } from '../guard.ts'
 import { type GuardedSpec, guarded } from './index.ts'
+import { toldToTheModel } from './told.ts'
 
 export { AgentDeniedError, ApprovalRequiredError, type Facts, type GuardedSpec } from './index.ts'
 
@@ -26,11 +30,21 @@ type ArgsOf<T> = T extends { execute?: infer E } ? (E extends (...args: infer A)
 export function guardTool<T extends { execute?: AiExecute }>(aiTool: T, spec: GuardedSpec<ArgsOf<T>>): T {
   const execute = aiTool?.execute
   if (typeof execute !== 'function') throw new TypeError('guardTool(tool, spec): the tool has no execute function, so there is nothing to guard')
+  const run = guarded(execute as (...args: ArgsOf<T>) => unknown, {
+    signal: (...args) => (args[1] as { abortSignal?: AbortSignal } | undefined)?.abortSignal,
+    ...spec,
+  })
   return {
     ...aiTool,
-    execute: guarded(execute as (...args: ArgsOf<T>) => unknown, {
-      signal: (...args) => (args[1] as { abortSignal?: AbortSignal } | undefined)?.abortSignal,
-      ...spec,
-    }),
+    execute: async (...args: ArgsOf<T>) => {
+      try {
+        return await run(...args)
+      } catch (error) {
+        // The AI SDK hands the model the error's message: a call waiting for a person keeps its error,
+        // in the model's words (a denial's message is the gateway's reason already).
+        if (error instanceof ApprovalRequiredError) error.message = toldToTheModel(error)!
+        throw error
+      }
+    },
   }
 }

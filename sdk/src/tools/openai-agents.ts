@@ -19,8 +19,8 @@
  * person, the approvalId, that a person decides it and that the model may not), and the Agents SDK's
  * usual sentence for any other error.
  */
-import { AgentDeniedError, ApprovalRequiredError } from '../guard.ts'
 import { type GuardedSpec, guarded } from './index.ts'
+import { toldToTheModel } from './told.ts'
 
 export { AgentDeniedError, ApprovalRequiredError, type Facts, type GuardedSpec } from './index.ts'
 
@@ -36,17 +36,11 @@ export function guardedTool<T extends (options: never) => unknown, O extends { e
     signal: (...args) => (args[2] as { signal?: AbortSignal } | undefined)?.signal,
     ...spec,
   })
-  const errorFunction = 'errorFunction' in options ? {} : { errorFunction: toldToTheModel }
+  const errorFunction = 'errorFunction' in options ? {} : { errorFunction: toldToAgents }
   return (tool as unknown as (options: object) => ReturnType<T>)({ ...options, ...errorFunction, execute })
 }
 
-/** What the model reads when the tool threw: the gateway's answer, or the Agents SDK's own sentence. */
-function toldToTheModel(_context: unknown, error: unknown): string {
-  // Waiting for a person: who decides it and that the model may not (the error's own message speaks
-  // to the developer, of waitForApproval); as growth mcp and growth mcp guard tell it.
-  if (error instanceof ApprovalRequiredError && !error.expired && !error.timedOut) {
-    return `The tool was not run: a person must approve it first (approval ${error.approvalId}). ${error.reason} A person of the workspace decides it, in the console's inbox: do not try to decide it yourself. Once it is approved, make the same call again and it runs once.`
-  }
-  if (error instanceof AgentDeniedError || error instanceof ApprovalRequiredError) return `The tool was not run. ${error.message}`
-  return 'An error occurred while running the tool. Please try again.'
+/** What the model reads when the tool threw: the gateway's answer (told.ts), or the Agents SDK's own sentence. */
+function toldToAgents(_context: unknown, error: unknown): string {
+  return toldToTheModel(error) ?? 'An error occurred while running the tool. Please try again.'
 }
