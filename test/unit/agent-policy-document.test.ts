@@ -118,6 +118,9 @@ describe('parsePolicy', () => {
       'line 23, column 35: rules[0].when[2].window: must be a duration such as 30m, 24h or 7d',
     ])
     expect(errorsOf(withLine(23, "      - { count: refused, window: 24h, op: '>=', value: 5 }"))).toEqual(['line 23, column 18: rules[0].when[2].count: must be allowed'])
+    expect(errorsOf(withLine(23, "      - { count: allowed, window: 0h, op: '>=', value: 5 }"))).toEqual([
+      'line 23, column 35: rules[0].when[2].window: must be longer than 0: a count over no time is always 0; a duration such as 30m, 24h or 7d',
+    ])
   })
 
   test('an effect, missingFacts or an empty match outside their values are refused', () => {

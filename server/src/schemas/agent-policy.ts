@@ -78,7 +78,13 @@ const FactCondition = z.discriminatedUnion('fact', [
 const CountCondition = z
   .strictObject({
     count: z.literal('allowed').describe("allowed: the agent's allowed requests for the rule's tool action."),
-    window: z.string().regex(/^[1-9][0-9]{0,3}[mhd]$/, { message: 'must be a duration such as 30m, 24h or 7d' }).describe('How far back to count, e.g. 24h.'),
+    window: z
+      .string()
+      .regex(/^[1-9][0-9]{0,3}[mhd]$/, {
+        // A window of nothing counts nothing: said as such, not as a duration misspelt.
+        error: (issue) => (typeof issue.input === 'string' && /^0+[mhd]$/.test(issue.input) ? 'must be longer than 0: a count over no time is always 0; a duration such as 30m, 24h or 7d' : 'must be a duration such as 30m, 24h or 7d'),
+      })
+      .describe('How far back to count, e.g. 24h.'),
     op: Op,
     value: z.number().int().nonnegative(),
   })
