@@ -51,6 +51,8 @@ describe('the review case: Budget Pacer cannot slip past the demo rule by what i
     expect(decisionOf(contradicted)).toBe('denied')
     expect(checkOf(contradicted, 'limits').detail).toContain('facts.amountPercent is 1 but params.changePercent is 300')
     expect(contradicted.body.data.reason).toContain('facts.amountPercent is 1 but params.changePercent is 300')
+    // The rule that would ask a person does not say "A person must approve it." beside a denial.
+    expect(checkOf(contradicted, 'rules')).toMatchObject({ passed: false, detail: `${RULE} It would need a person's approval, but the limits check denies the request: no approval can allow it.` })
     // Kept: the facts stated, and those judged; never the params.
     expect(await recorded(demo.workspace.id, contradicted.body.data.id)).toEqual({ facts: { amountPercent: 1 }, judged_facts: { amountPercent: 300, increase: true } })
 

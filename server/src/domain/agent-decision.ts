@@ -352,7 +352,13 @@ function judge(input: DecisionInput, say: boolean): Verdict {
   return {
     decision,
     reason,
-    checks: checks.map((c) => ({ name: c.name, passed: c.outcome === 'pass', detail: c.detail })),
+    // Denied: a check that would ask a person says so, and that no approval can allow the request,
+    // rather than "A person must approve it." beside a denial (which reads as if approving would help).
+    checks: checks.map((c) => ({
+      name: c.name,
+      passed: c.outcome === 'pass',
+      detail: say && decision === 'denied' && c.outcome === 'person' ? `${c.base} It would need a person's approval, but the ${firstDeny!.name} check denies the request: no approval can allow it.` : c.detail,
+    })),
     rules: applied.map((r) => ({ id: r.id, sentence: r.sentence, effect: r.effect })),
     approvalUsed: liftedByApproval ? prior!.id : null,
     asksPerson,
