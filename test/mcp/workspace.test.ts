@@ -227,6 +227,22 @@ describe('growth mcp refuses to start', () => {
     expect(port.stderr).toBe('error: --http takes a port number, 0 to 65535 (0: any free port); got "eighty"\n')
   }, 30_000)
 
+  test('with no server at the base URL: exit 2 and the sentence every command says, naming the URL and where it came from', async () => {
+    const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'mcp'], {
+      cwd: ROOT,
+      env: { ...(await envFor(demo.tokens.live)), GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1' },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    expect({ code, stdout, stderr }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: no answer from the API at http://127.0.0.1:9/api/v1 (from GROWTH_BASE_URL): the connection was refused; is the server running, and is that its address?\n',
+    })
+  }, 30_000)
+
   test('over HTTP, a session no request has used for --session-idle is ended (404, initialize again); one in use stays; a bad duration is refused', async () => {
     const bad = await start(demo.tokens.live, ['--http', '0', '--session-idle', 'soon'])
     expect(bad).toMatchObject({ code: 1, stdout: '' })

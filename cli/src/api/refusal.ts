@@ -47,18 +47,38 @@ function messageOf(err: GrowthError, credentials: Credentials | undefined): stri
 /** Why no answer came, in a few words, from the error under the SDK's (Bun's and Node's codes alike). */
 export function reasonOf(err: ConnectionError): string {
   if (err instanceof TimeoutError) return `none came within ${/within (\d+) ms/.exec(err.message)?.[1] ?? '?'} ms`
-  const failure = err.cause as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined
+  return reasonOfFailure(err.cause, err.message)
+}
+
+/** Why a fetch of the CLI's own (not through the SDK: growth mcp's scope probes) got no answer, as reasonOf says it. */
+export function reasonOfFetch(err: unknown, timeoutMs: number): string {
+  if ((err as { name?: unknown } | null)?.name === 'TimeoutError') return `none came within ${timeoutMs} ms`
+  return reasonOfFailure(err, err instanceof Error ? err.message : String(err))
+}
+
+function reasonOfFailure(cause: unknown, fallback: string): string {
+  const failure = cause as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined
   const code = String(failure?.code ?? failure?.cause?.code ?? '')
   if (/^(ECONNREFUSED|ConnectionRefused)$/.test(code)) return 'the connection was refused'
   if (/^(ENOTFOUND|EAI_AGAIN|DNSException)$/.test(code)) return 'no such host'
   if (/^(ECONNRESET|ConnectionClosed|UND_ERR_SOCKET)$/.test(code)) return 'the connection was closed before an answer'
   if (/^(ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return 'the host cannot be reached'
-  const text = typeof failure?.message === 'string' ? failure.message : err.message
+  const text = typeof failure?.message === 'string' ? failure.message : fallback
   return text.replace(/[\s.:;,?!]+$/, '')
 }
 
 /** "no answer from the API at URL (from GROWTH_BASE_URL): the connection was refused; is the server running, and is that its address?" */
 export function noAnswerMessage(err: ConnectionError, where?: Pick<Credentials, 'baseUrl' | 'baseUrlSource'>): string {
-  const url = where ? `${where.baseUrl} (${where.baseUrlSource === 'the default' ? 'the default; set --base-url' : `from ${where.baseUrlSource}`})` : (/https?:\/\/\S+?(?=:?\s|$)/.exec(err.message)?.[0] ?? 'the base URL')
-  return `no answer from the API at ${url}: ${reasonOf(err)}; is the server running, and is that its address?`
+  const url = where ? baseUrlShown(where) : (/https?:\/\/\S+?(?=:?\s|$)/.exec(err.message)?.[0] ?? 'the base URL')
+  return noAnswerSentence(url, reasonOf(err))
+}
+
+/** The one sentence of every command that got no answer (`at` names the URL and where it came from). */
+export function noAnswerSentence(at: string, reason: string): string {
+  return `no answer from the API at ${at}: ${reason}; is the server running, and is that its address?`
+}
+
+/** Where the credentials' base URL came from, as the no-answer sentence names it. */
+export function baseUrlShown(where: Pick<Credentials, 'baseUrl' | 'baseUrlSource'>): string {
+  return `${where.baseUrl} (${where.baseUrlSource === 'the default' ? 'the default; set --base-url' : `from ${where.baseUrlSource}`})`
 }

@@ -1,4 +1,5 @@
-import { CliError } from '../errors.ts'
+import { CliError, NoAnswer } from '../errors.ts'
+import { baseUrlShown, noAnswerSentence, reasonOfFetch } from '../api/refusal.ts'
 import { type Credentials, tokenOf } from '../api/credentials.ts'
 import type { DeclaredOperation } from './schema.ts'
 
@@ -17,7 +18,8 @@ const PROBE_TIMEOUT_MS = 15_000
 
 type Probe = { scope: string; status: number; code: string | undefined; message: string | undefined }
 
-async function probe(baseUrl: string, token: string, op: DeclaredOperation): Promise<Probe> {
+async function probe(credentials: Credentials, op: DeclaredOperation): Promise<Probe> {
+  const { baseUrl, token } = credentials
   const url = `${baseUrl.replace(/\/+$/, '')}${op.spec.path}?${PROBE_PARAMETER}=1`
   let response: Response
   try {
@@ -27,8 +29,8 @@ async function probe(baseUrl: string, token: string, op: DeclaredOperation): Pro
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     })
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code
-    throw new CliError(`no answer from the API at ${baseUrl} (${cause ?? (err as Error).message}). Is the server running there? (--base-url, GROWTH_BASE_URL or the profile)`)
+    // Said as every command says it (exit 2): which URL, from where, and why no answer came.
+    throw new NoAnswer(noAnswerSentence(baseUrlShown(credentials), reasonOfFetch(err, PROBE_TIMEOUT_MS)), false)
   }
   const body = (await response.json().catch(() => undefined)) as { error?: { code?: string; message?: string } } | undefined
   return { scope: op.scope!, status: response.status, code: body?.error?.code, message: body?.error?.message }
@@ -36,10 +38,10 @@ async function probe(baseUrl: string, token: string, op: DeclaredOperation): Pro
 
 /** The scopes the token holds, among those the document's operations need. */
 export async function probeScopes(credentials: Credentials, operations: DeclaredOperation[]): Promise<Set<string>> {
-  const { baseUrl, token } = credentials
+  const { baseUrl } = credentials
   const one = new Map<string, DeclaredOperation>()
   for (const op of operations) if (op.scope && !one.has(op.scope)) one.set(op.scope, op)
-  const answers = await Promise.all([...one.values()].map((op) => probe(baseUrl, token, op)))
+  const answers = await Promise.all([...one.values()].map((op) => probe(credentials, op)))
   const held = new Set<string>()
   for (const a of answers) {
     if (a.status === 403) continue
