@@ -100,6 +100,8 @@ for (const transport of TRANSPORTS) {
       expect(refused.structuredContent).toMatchObject({ decision: 'denied', approvalDecision: { approvalId: springApproval, status: 'rejected', reason: 'The spring list is still being cleaned.' } })
       expect(textOf(refused)).toMatch(new RegExp(`^\\S+ \\(operator\\) rejected this request \\(approval ${springApproval}\\) with the reason "The spring list is still being cleaned\\."\\.\n`))
       expect(textOf(refused)).toContain('Do not do this action.')
+      // The person's reason is said up front and in the check it decided, not a third time as the gateway's reason.
+      expect(textOf(refused).split('The spring list is still being cleaned.').length - 1).toBe(2)
 
       // The agent reports what became of both allowed actions.
       const r1 = await callTool(mcp, 'report_result', { authorizationId: allowedAuth, status: 'completed', summary: 'Paused until 06:00.' })

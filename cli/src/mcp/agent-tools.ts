@@ -42,10 +42,13 @@ function authorizationText(a: AgentAuthorization): string {
   }
   if (a.decision === 'denied') {
     const rejected = a.approvalDecision?.status === 'rejected' ? a.approvalDecision : undefined
+    // Denied by that rejection, the gateway's reason is the rejection said again (and once more in its
+    // check): said once up front, quoted, a person's words reach the model once and not three times.
+    const saidByRejection = !!rejected && a.reason.includes(`(${rejected.approvalId})`)
     return text([
       rejected &&
         `${decidedByName(rejected.decidedBy)} rejected this request (approval ${rejected.approvalId}) ${rejected.reason ? `with the reason ${JSON.stringify(rejected.reason)}` : 'without giving a reason'}.`,
-      a.reason,
+      !saidByRejection && a.reason,
       failed.length > 0 && ['Checks that failed:', ...failed.map((c) => `- ${c.name}: ${c.detail}`)],
       a.rules.length > 0 && ['Rules that applied:', ...a.rules.map((r) => `- ${r.sentence} (${r.effect}, ${r.id})`)],
       `authorizationId: ${a.authorizationId}`,
