@@ -140,6 +140,10 @@ describe('parsePolicy', () => {
   test('a YAML syntax error names its line', () => {
     expect(errorsOf('tools:\n  - key: a\n   name: b\n')).toEqual([expect.stringMatching(/^line 3, column \d+: not valid YAML or JSON: /)])
     expect(errorsOf('tools: []\ntools: []\n')).toEqual(['line 2, column 1: not valid YAML or JSON: Map keys must be unique'])
+    // An unclosed [ is told as one, not as an indentation to check (the yaml package files it as BAD_INDENT).
+    expect(errorsOf('version: 1\nagents: [a, b\nrules: []\n')).toEqual([
+      expect.stringMatching(/^line 3, column 1: not valid YAML or JSON: [^\n]+ \(a list written \[a, b lacks its closing \]: close it on the line where it starts, or write it as one item a line\)$/),
+    ])
   })
 
   test('a document that is not a mapping, or lacks tools, says so', () => {

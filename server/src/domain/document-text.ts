@@ -49,7 +49,7 @@ export function readDocument<S extends z.ZodType>(text: string, schema: S, opts:
     return { line, column: col }
   }
   if (doc.errors.length) {
-    return { ok: false, refusal: 'syntax', errors: doc.errors.map((e) => ({ ...pos(e.pos[0]), path: '', message: `not valid YAML or JSON: ${syntaxMessage(e.message)}${SYNTAX_HINTS[e.code] ?? ''}` })) }
+    return { ok: false, refusal: 'syntax', errors: doc.errors.map((e) => ({ ...pos(e.pos[0]), path: '', message: `not valid YAML or JSON: ${syntaxMessage(e.message)}${hintOf(e.code, e.message)}` })) }
   }
   let data: unknown
   try {
@@ -74,6 +74,13 @@ const SYNTAX_HINTS: Partial<Record<string, string>> = {
   BAD_INDENT: ' (check the indentation of this line: the fields of one mapping start in the same column, indented under the key they belong to)',
   MISSING_CHAR: ' (check the indentation of this line: the fields of one mapping start in the same column, and a list item starts with "- ")',
   MULTILINE_IMPLICIT_KEY: ' (a field is written key: value, with a space after the colon)',
+}
+
+/** The hint for a syntax error: an unclosed [ or { first (the yaml package files it as BAD_INDENT too, though no indent is wrong). */
+function hintOf(code: string, message: string): string {
+  const unclosed = /end with an? ([\]}])/.exec(message)?.[1]
+  if (unclosed) return ` (a ${unclosed === ']' ? 'list written [a, b' : 'mapping written { a: 1'} lacks its closing ${unclosed}: close it on the line where it starts, or write it as one item a line)`
+  return SYNTAX_HINTS[code] ?? ''
 }
 
 /** The yaml package's message without its own position (the error says where, once). */
