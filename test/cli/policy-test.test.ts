@@ -183,11 +183,14 @@ cases:
     const nobody = casesFile('cases:\n  - name: who\n    agent: Nobody\n    tool: ads\n    action: pause_campaign\n    expect: denied\n')
     expectRefused(await policyTest(nobody), /cases-\d+\.yaml line 3, column 12: case 1 "who": no agent "Nobody"/)
     expectRefused(await policyTest(one({ facts: { amountPercent: 5, budget: 3 } })), /line 1, column 109: case 1 "the case": unknown fact budget; the facts are amountMinor, currency/)
-    expectRefused(await policyTest(one({ failing: ['rules', 'mood'] })), /line 1, column 165: case 1 "the case": failing\.1 names no check: "mood"; the checks are agents_enabled, tool/)
+    expectRefused(await policyTest(one({ failing: ['rules', 'mood'] })), /line 1, column 165: case 1 "the case": failing\[1\] names no check: "mood"; the checks are agents_enabled, tool/)
     expectRefused(await policyTest(one({ expect: 'maybe' })), /line 1, column 136: case 1 "the case": expect must be one of allowed, denied, requires_approval; got "maybe"/)
     const yaml = casesFile(`- name: first\n  agent: Budget Pacer\n  tool: ads\n  action: adjust_budget\n  expect: allowed\n- name: second\n  agent: Budget Pacer\n  tool: ads\n  actoin: adjust_budget\n  expect: allowed\n`)
     // Every error, each on its line: the misspelt field, and the field it meant that is missing.
-    expectRefused(await policyTest(yaml), /^error: \S+cases-\d+\.yaml line 6, column 3: case 2 "second": action is missing\.\n\S+cases-\d+\.yaml line 9, column 3: case 2 "second": unknown field actoin;/)
+    expectRefused(await policyTest(yaml), /^error: \S+cases-\d+\.yaml line 6, column 3: case 2 "second": action is missing\.\n\S+cases-\d+\.yaml line 9, column 3: case 2 "second": unknown field actoin \(did you mean action\?\);/)
+    // expect misspelt: it is missing, with the values it takes, and the slip is named with a guess.
+    const expected = casesFile(`- name: first\n  agent: Budget Pacer\n  tool: ads\n  action: adjust_budget\n  expected: allowed\n`)
+    expectRefused(await policyTest(expected), /case 1 "first": expect is missing; it is one of allowed, denied, requires_approval\.\n\S+ line 5, column 3: case 1 "first": unknown field expected \(did you mean expect\?\); a case has/)
     expectRefused(await policyTest(casesFile('- name: [unclosed\n')), /line 2, column 1: not valid YAML or JSON/)
     // In { cases: [...] } too, the case is named, not the file: the list form is not what was meant.
     expectRefused(await policyTest(casesFile({ cases: [{ name: 'wrapped', ...SMALL_RAISE, expect: 'maybe' }] })), /line 1, column \d+: case 1 "wrapped": expect must be one of allowed/)

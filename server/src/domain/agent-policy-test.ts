@@ -15,6 +15,7 @@ import { HistoryCounts } from './agent-policy-counts.ts'
 import { agentNamed, type ResolvedPolicy } from './agent-policy-model.ts'
 import { policyViews } from './agent-policy-views.ts'
 import { isCount, windowMs } from './agent-rules.ts'
+import { closestField } from './document-fields.ts'
 import type { DocumentWording } from './document-issues.ts'
 import { documentErrorLine, readDocument } from './document-text.ts'
 
@@ -107,6 +108,8 @@ export function parsePolicyCases(text: string, source = 'CASES'): PolicyCases {
   return { cases, where }
 }
 
+const CASE_FIELDS = Object.keys(PolicyCase.shape)
+
 /** An issue in words: which case (by its name when it has one), which field, what is wrong. */
 const caseWording: DocumentWording = (issue, path, value, root) => {
   if (issue.code === 'invalid_union') return undefined // a list, or { cases }: told by the branch meant
@@ -116,14 +119,20 @@ const caseWording: DocumentWording = (issue, path, value, root) => {
   const item = Array.isArray(root) ? root[i] : (root as { cases?: unknown[] })?.cases?.[i]
   const named = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? ` "${(item as { name: string }).name}"` : ''
   const who = `case ${i + 1}${named}`
-  const field = path.slice(at + 1).map(String).join('.')
+  // As a policy's paths are written: failing[0], not failing.0.
+  const field = path.slice(at + 1).reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '')
+  if (field === 'expect' && value === undefined) return `${who}: expect is missing; it is one of ${GATEWAY_DECISIONS.join(', ')}.`
   if (issue.code === 'invalid_type' && value === undefined) return `${who}: ${field} is missing.`
   if (field.startsWith('facts') && issue.code === 'unrecognized_keys') {
     return `${who}: unknown fact ${issue.keys.join(', ')}; the facts are ${Object.keys(Facts.shape).join(', ')}.`
   }
   if (field.startsWith('failing') && issue.code === 'invalid_value') return `${who}: ${field} names no check: ${JSON.stringify(value)}; the checks are ${CHECK_NAMES.join(', ')}.`
   if (field === 'expect' && issue.code === 'invalid_value') return `${who}: expect must be one of ${GATEWAY_DECISIONS.join(', ')}; got ${JSON.stringify(value)}.`
-  if (issue.code === 'unrecognized_keys') return `${who}: unknown field ${issue.keys.join(', ')}${field ? ` in ${field}` : ''}; a case has name, agent, tool, action, resource, facts, expect and failing.`
+  if (issue.code === 'unrecognized_keys') {
+    // One guess when a key is one slip from a field of a case (expected: expect).
+    const meant = issue.keys.length === 1 && !field ? closestField(issue.keys[0]!, CASE_FIELDS) : undefined
+    return `${who}: unknown field ${issue.keys.join(', ')}${field ? ` in ${field}` : ''}${meant ? ` (did you mean ${meant}?)` : ''}; a case has name, agent, tool, action, resource, facts, expect and failing.`
+  }
   return `${who}: ${field || 'the case'} ${issue.message}`
 }
 
