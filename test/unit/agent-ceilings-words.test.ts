@@ -11,6 +11,11 @@ describe('ceilings in words', () => {
     expect(sentences.join(' ')).not.toContain('At most 0')
   })
 
+  test('an amount ceiling of nothing says so too, rather than "At most 0.00 USD"', () => {
+    const { sentences } = ceilingsView({ amounts: [{ amountMinor: 0, currency: 'USD' }, { amountMinor: 50_000, currency: 'EUR' }] })
+    expect(sentences).toEqual(['No request may spend any USD.', 'At most 500.00 EUR in one request.', 'No amount in any other currency.'])
+  })
+
   test('one is singular, more are plural, with the count grouped', () => {
     expect(ceilingsView({ recipients: 1, records: 1 }).sentences).toEqual(
       expect.arrayContaining(['At most 1 recipient in one request.', 'At most 1 record in one request.']),

@@ -38,7 +38,7 @@ export function parseCeilings(raw: unknown): Ceilings {
 
 export function ceilingsView(c: Ceilings): CeilingsView {
   const sentences = [
-    ...(c.amounts ?? []).map((m) => `At most ${formatMoney(m)} in one request.`),
+    ...(c.amounts ?? []).map((m) => (m.amountMinor === 0 ? `No request may spend any ${m.currency}.` : `At most ${formatMoney(m)} in one request.`)),
     ...(c.amounts?.length ? ['No amount in any other currency.'] : ['No amount in any currency.']),
     ...(c.amountPercent !== undefined ? [c.amountPercent === 0 ? 'No request may change a figure by any percent.' : `At most ${c.amountPercent}% in one request.`] : []),
     ...(c.recipients !== undefined ? [c.recipients === 0 ? 'No request may reach a recipient.' : `At most ${formatCount(c.recipients)} ${c.recipients === 1 ? 'recipient' : 'recipients'} in one request.`] : []),
