@@ -50,8 +50,13 @@ export function jsonResponse(body: unknown, status = 200): Response {
  */
 export function passkeyRefusedJson(refused: { refused: string; status: number; retryAt?: string }): Response {
   const res = jsonResponse({ message: refused.refused }, refused.status)
-  if (refused.retryAt) res.headers.set('Retry-After', String(Math.max(1, Math.ceil((Date.parse(refused.retryAt) - Date.now()) / 1000))))
+  if (refused.retryAt) res.headers.set('Retry-After', retryAfterSeconds(refused.retryAt))
   return res
+}
+
+/** Retry-After for a limit refused until `retryAt` (ISO): whole seconds from now, at least 1. */
+export function retryAfterSeconds(retryAt: string): string {
+  return String(Math.max(1, Math.ceil((Date.parse(retryAt) - Date.now()) / 1000)))
 }
 
 /** 303 See Other to a path of the console (after a POST, or to the sign-in page). */

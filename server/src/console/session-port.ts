@@ -47,8 +47,7 @@ export type ConsoleSessions = {
 /** A passkey as the console lists it. */
 export type ConsolePasskey = { id: string; name: string; createdAt: string; lastUsedAt: string | null }
 
-/** Why a passkey did not register or sign in, in words for the person, and the page's status. */
-/** A passkey step refused: why, the status to answer, and when to try again when it was a limit (429). */
+/** A passkey step refused: why, in words for the person, the status to answer, and when to try again when a limit refused it (429). */
 export type PasskeyRefused = { refused: string; status: number; retryAt?: string }
 export const isPasskeyRefused = (x: unknown): x is PasskeyRefused => typeof x === 'object' && x !== null && 'refused' in x
 

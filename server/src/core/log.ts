@@ -41,8 +41,10 @@ function plain(fields: Record<string, unknown>): Record<string, unknown> {
   for (const [k, v] of Object.entries(fields)) {
     if (v instanceof Error) {
       if (out === fields) out = { ...fields }
-      const code = (v as { code?: unknown }).code
-      out[k] = typeof code === 'string' ? (CONNECTION_LOST.test(code) ? { message: v.message, code } : { message: v.message, code, stack: v.stack }) : { message: v.message, stack: v.stack }
+      const raw = (v as { code?: unknown }).code
+      const code = typeof raw === 'string' ? raw : undefined
+      const lost = code !== undefined && CONNECTION_LOST.test(code)
+      out[k] = { message: v.message, ...(code !== undefined && { code }), ...(!lost && { stack: v.stack }) }
     }
   }
   return out

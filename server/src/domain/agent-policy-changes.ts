@@ -139,6 +139,34 @@ function agentChanges(current: PolicyAgentGrant[], planned: PolicyAgentGrant[], 
 
 const MISSING_WORDS = { require_approval: 'sends the request to a person', ignore: 'is ignored' } as const
 
+const REMOVES_RULE = 'Removes the rule: '
+const ADDS_RULE = 'Adds the rule: '
+
+/**
+ * The rules a plan replaces with a rule that says the same: most often a rule written without the
+ * id the rule in force has (a file written by hand, or kept from before its first apply), which is a
+ * new rule by the contract. Each is told once, with the id that would keep it, so an owner does not
+ * replace every rule (and the ids past decisions name) without meaning to. Read off the changes'
+ * own sentences, written just below: two rules say the same when their sentences are the same.
+ */
+export function sameRuleNotes(changes: readonly PolicyChange[]): string[] {
+  const removed = new Map<string, string>()
+  for (const c of changes) if (c.kind === 'rule' && c.op === 'remove' && c.sentence.startsWith(REMOVES_RULE)) removed.set(c.sentence.slice(REMOVES_RULE.length), c.key)
+  const notes: string[] = []
+  for (const c of changes) {
+    if (c.kind !== 'rule' || c.op !== 'add' || !c.sentence.startsWith(ADDS_RULE)) continue
+    const said = c.sentence.slice(ADDS_RULE.length)
+    const id = removed.get(said)
+    if (!id) continue
+    removed.delete(said)
+    notes.push(
+      `Note: ${c.key} says what ${id} in force says but is written without its id, so it replaces that rule with a new one (past decisions keep naming ${id}). ` +
+        `To keep the rule as it is, give it "id: ${id}" (growth admin policy export prints the rules with their ids).`,
+    )
+  }
+  return notes
+}
+
 /** Every change `planned` makes to `current`, tools first, then agents, what a missing fact does, and rules. */
 export function policyChanges(current: ResolvedPolicy, planned: ResolvedPolicy): PolicyChange[] {
   const toolNames = (p: ResolvedPolicy) => Object.fromEntries(p.tools.flatMap((t) => [[t.key, t.name], ...t.actions.map((a) => [`${t.key}.${a.key}`, a.name])]))
@@ -158,10 +186,10 @@ export function policyChanges(current: ResolvedPolicy, planned: ResolvedPolicy):
   }
   const kept = planned.rules.filter((r) => ruleKept(current, r))
   for (const r of current.rules) {
-    if (!kept.some((k) => k.id === r.id)) out.push({ kind: 'rule', op: 'remove', key: r.id!, sentence: `Removes the rule: ${ruleSentence(r, toolNames(current), agentNames(current))}` })
+    if (!kept.some((k) => k.id === r.id)) out.push({ kind: 'rule', op: 'remove', key: r.id!, sentence: `${REMOVES_RULE}${ruleSentence(r, toolNames(current), agentNames(current))}` })
   }
   planned.rules.forEach((r, i) => {
-    if (!kept.includes(r)) out.push({ kind: 'rule', op: 'add', key: `rules[${i}]`, sentence: `Adds the rule: ${ruleSentence(r, toolNames(planned), agentNames(planned))}` })
+    if (!kept.includes(r)) out.push({ kind: 'rule', op: 'add', key: `rules[${i}]`, sentence: `${ADDS_RULE}${ruleSentence(r, toolNames(planned), agentNames(planned))}` })
   })
   return out
 }

@@ -17,7 +17,7 @@ import { policyViews } from './agent-policy-views.ts'
 import { isCount, windowMs } from './agent-rules.ts'
 import { closestField } from './document-fields.ts'
 import type { DocumentWording } from './document-issues.ts'
-import { documentErrorLine, readDocument } from './document-text.ts'
+import { documentErrorLine, pathText, readDocument } from './document-text.ts'
 
 /**
  * `growth admin policy test`: policy unit tests. Each case (an agent asking a tool action with some
@@ -120,7 +120,7 @@ const caseWording: DocumentWording = (issue, path, value, root) => {
   const named = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? ` "${(item as { name: string }).name}"` : ''
   const who = `case ${i + 1}${named}`
   // As a policy's paths are written: failing[0], not failing.0.
-  const field = path.slice(at + 1).reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '')
+  const field = pathText(path.slice(at + 1))
   if (field === 'expect' && value === undefined) return `${who}: expect is missing; it is one of ${GATEWAY_DECISIONS.join(', ')}.`
   if (issue.code === 'invalid_type' && value === undefined) return `${who}: ${field} is missing.`
   if (field.startsWith('facts') && issue.code === 'unrecognized_keys') {

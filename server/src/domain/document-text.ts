@@ -87,7 +87,7 @@ function hintOf(code: string, message: string): string {
 const syntaxMessage = (m: string) => m.replace(/ at line \d+, column \d+.*$/s, '').trim()
 
 /** `rules[0].when[1].op` */
-function pathText(path: DocumentPath): string {
+export function pathText(path: DocumentPath): string {
   return path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '')
 }
 

@@ -4,7 +4,6 @@ import { jsonResponse, pageResponse, passkeyRefusedJson, redirectTo } from '../r
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { type ConsoleSession, isPasskeyRefused } from '../session-port.ts'
 
-
 const DONE: Record<string, string> = { added: 'Passkey added: next time, sign in with it from the sign-in page.', removed: 'Passkey removed: it signs no one in any more.' }
 
 /** The person's own page: their passkeys, added and removed with the session's CSRF token. */

@@ -3,7 +3,7 @@ import { SIGN_IN_LIMITS } from '../../domain/sign-in-limits.ts'
 import { SIGNIN_COOKIE, newFormToken } from '../csrf.ts'
 import { messagePage } from '../pages/layout.ts'
 import { linkMailedPage, linkNotMailedPage, redeemPage, refusalMessage, signInPage, signOutPage } from '../pages/signin.ts'
-import { cookieOf, endFormCookie, endNextCookie, endSessionCookie, formCookie, jsonResponse, NEXT_COOKIE, nextCookie, pageResponse, passkeyRefusedJson, redirectTo, safeNext, sessionCookie } from '../responses.ts'
+import { cookieOf, endFormCookie, endNextCookie, endSessionCookie, formCookie, jsonResponse, NEXT_COOKIE, nextCookie, pageResponse, passkeyRefusedJson, redirectTo, retryAfterSeconds, safeNext, sessionCookie } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { isPasskeyRefused, type LinkRefusal } from '../session-port.ts'
 
@@ -85,7 +85,7 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       const mailed = await sessions.mailLink(email, metaOf(ctx))
       if ('refused' in mailed) {
         const refused = pageResponse(linkNotMailedPage(mailed.retryAt), 429)
-        refused.headers.set('Retry-After', String(Math.max(1, Math.ceil((Date.parse(mailed.retryAt) - Date.now()) / 1000))))
+        refused.headers.set('Retry-After', retryAfterSeconds(mailed.retryAt))
         return refused
       }
       return pageResponse(linkMailedPage())

@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../../context.ts'
-import { type PolicyPlan, planPolicy } from '../../../core.ts'
+import { type PolicyPlan, planPolicy, sameRuleNotes } from '../../../core.ts'
 import { JSON_FLAG } from '../../../output.ts'
-import { changeLine, readPolicyFile, sameRuleNotes, shellWord } from './policy-file.ts'
+import { changeLine, readPolicyFile, shellWord } from './policy-file.ts'
 
 type Options = CommonOptions & { workspace: string; since: string }
 
