@@ -103,13 +103,19 @@ describe('growth mcp tools/list', () => {
     expect(agentTools.map((t) => t.name).sort()).toEqual(ops.filter((o) => o.agent).map((o) => AGENT_TOOLS[o.operationId] ?? `(no tool for ${o.operationId})`).sort())
   })
 
-  test("each tool's input schema is its operation's parameters or body, as the served document declares them; its description is the operation's", () => {
+  test("each tool's input schema is its operation's parameters or body, as the served document declares them; its description is the operation's (an agent's tool: in a model's terms)", () => {
     const tools = new Map([...liveTools, ...agentTools].map((t) => [t.name, t]))
     for (const { operationId, op, agent: isAgent } of operations()) {
       const tool = tools.get(isAgent ? AGENT_TOOLS[operationId]! : operationId)!
       const where = `${tool.name} (${operationId})`
       expect(`${where}: ${tool.inputSchema.type}`).toBe(`${where}: object`)
-      expect(`${where}: ${tool.description?.includes(`${op.summary}.`) && tool.description.includes(op.description)}`).toBe(`${where}: true`)
+      expect(`${where}: ${tool.description?.includes(`${op.summary}.`)}`).toBe(`${where}: true`)
+      if (isAgent) {
+        // What a model cannot act on: status codes, error codes, the API's paths.
+        expect({ where, http: tool.description?.match(/\b[1-5]\d\d\b|plan_required|\b(GET|POST) \/|\/agents?\//g) ?? [] }).toEqual({ where, http: [] })
+      } else {
+        expect(`${where}: ${tool.description?.includes(op.description)}`).toBe(`${where}: true`)
+      }
       const { args, required } = expectedArguments(op)
       const props = (tool.inputSchema.properties ?? {}) as Record<string, Schema>
       expect({ where, args: Object.keys(props).sort() }).toEqual({ where, args: [...args.keys()].sort() })

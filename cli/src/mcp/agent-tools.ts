@@ -29,6 +29,18 @@ const INTRO: Record<keyof typeof AGENT_TOOLS, string> = {
   getAgentSelf: 'What you, the agent, may do (your permissions as tool and action keys, in words), the data you may use, your ceilings, your rate limit, and whether the workspace has stopped its agents.',
 }
 
+/**
+ * What the operation's own description says, in a model's terms: the API's is written for a developer
+ * (status codes, error codes, other endpoints), which a model calling a tool cannot act on.
+ */
+const FOR_THE_MODEL: Record<keyof typeof AGENT_TOOLS, string | undefined> = {
+  authorizeAgentAction:
+    "The checks run in order: the stop switch, the tool, your permissions, the data the action uses, your ceilings and the workspace's limits, the risk, and the owner's rules; the answer lists each. Every ask is recorded for the workspace's people and counts against the workspace's allowance of agent requests: ask once for an action, and again only when the action changed or a person has decided. A fact name the gateway does not know is refused, naming it.",
+  reportAgentResult:
+    'Report once for each allowed action, before its authorization expires: a report for a request that was not allowed, a second report, or a late one is refused, and the refusal is recorded too. The report is kept as your claim; nobody verifies it.',
+  getAgentSelf: undefined,
+}
+
 function authorizationText(a: AgentAuthorization): string {
   const failed = a.checks.filter((c) => !c.passed)
   if (a.decision === 'allowed') {
@@ -82,7 +94,7 @@ function profileText(me: AgentSelf): string {
 function agentTool(growth: Growth, op: DeclaredOperation): McpTool {
   const id = op.operationId as keyof typeof AGENT_TOOLS
   const name = AGENT_TOOLS[id]
-  const description = [INTRO[id], `${op.summary}. ${op.description}`].join('\n\n')
+  const description = [INTRO[id], `${op.summary}. ${FOR_THE_MODEL[id] ?? op.description}`].join('\n\n')
   const annotations = { title: op.summary, readOnlyHint: op.spec.kind !== 'write', openWorldHint: false }
   let call: McpTool['call']
   if (id === 'authorizeAgentAction') {
