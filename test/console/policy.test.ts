@@ -119,6 +119,30 @@ describe('the console: the policy page', () => {
     expect(form.match(/ selected>/g)).toHaveLength(4) // effect, target, agent (every agent), fact
   }, 60_000)
 
+  test("a rule written without the id of the rule in force that says the same is told as replacing it, with the id that keeps it; the page's own document, with its ids, is no change", async () => {
+    const { ws } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Ana Lima')
+    const first = applyForm((await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf, '50') })).text)
+    expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...first } })).res.status).toBe(303)
+    const inForce = unescape(/<textarea id="policy-document" name="document"[^>]*>([\s\S]*?)<\/textarea>/.exec((await fetchConsole('/console/policy', { cookie: owner.cookie })).text)![1]!)
+    const id = /- id: (rule_\w+)/.exec(inForce)?.[1]
+    expect(id).toBeDefined()
+
+    const same = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { csrf: owner.csrf, document: inForce } })
+    expect(same.text).toContain('No changes: this document is the policy in force')
+    expect(same.text).not.toContain('written without its id')
+
+    const withoutId = inForce.replace(`- id: ${id}\n    effect:`, '- effect:')
+    expect(withoutId).not.toContain(id!)
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { csrf: owner.csrf, document: withoutId } })
+    expect(planned.res.status).toBe(200)
+    expect(planned.text).toContain('2 changes (rules version')
+    expect(unescape(planned.text)).toContain(
+      `<p class="caution">Note: rules[0] says what ${id} in force says but is written without its id, so it replaces that rule with a new one (past decisions keep naming ${id}). ` +
+        `To keep the rule as it is, give it "id: ${id}" (the document this page opens with has every rule in force with its id).</p>`,
+    )
+  }, 60_000)
+
   test("the agent form changes an agent's risk level and ceilings; applied, the agent's next request is judged by them", async () => {
     const { ws, writer } = await workspaceWithRequest()
     const owner = await signInAs(ws.id, 'owner', 'Maya Chen')

@@ -148,8 +148,10 @@ const ADDS_RULE = 'Adds the rule: '
  * new rule by the contract. Each is told once, with the id that would keep it, so an owner does not
  * replace every rule (and the ids past decisions name) without meaning to. Read off the changes'
  * own sentences, written just below: two rules say the same when their sentences are the same.
+ * `whereIds`: where the owner finds the rules with their ids, in the words of the place that plans
+ * (a command for the CLI, the page's own document for the console).
  */
-export function sameRuleNotes(changes: readonly PolicyChange[]): string[] {
+export function sameRuleNotes(changes: readonly PolicyChange[], whereIds: string): string[] {
   const removed = new Map<string, string>()
   for (const c of changes) if (c.kind === 'rule' && c.op === 'remove' && c.sentence.startsWith(REMOVES_RULE)) removed.set(c.sentence.slice(REMOVES_RULE.length), c.key)
   const notes: string[] = []
@@ -161,7 +163,7 @@ export function sameRuleNotes(changes: readonly PolicyChange[]): string[] {
     removed.delete(said)
     notes.push(
       `Note: ${c.key} says what ${id} in force says but is written without its id, so it replaces that rule with a new one (past decisions keep naming ${id}). ` +
-        `To keep the rule as it is, give it "id: ${id}" (growth admin policy export prints the rules with their ids).`,
+        `To keep the rule as it is, give it "id: ${id}" (${whereIds}).`,
     )
   }
   return notes

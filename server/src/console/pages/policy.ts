@@ -1,5 +1,5 @@
 import type { PolicyPlan } from '../../domain/agent-policy-plan.ts'
-import type { PolicyChange } from '../../domain/agent-policy-changes.ts'
+import { type PolicyChange, sameRuleNotes } from '../../domain/agent-policy-changes.ts'
 import { type Decider, describeDecider } from '../../core/decider.ts'
 import type { Agent } from '../../schemas/agents.ts'
 import { type Html, html } from '../html.ts'
@@ -68,7 +68,7 @@ function planPanel(s: ConsoleSession, plan: PolicyPlan, document: string, since:
   return html`<section class="panel" aria-labelledby="plan-h" id="plan">
 <h2 id="plan-h">The plan</h2>
 ${n
-  ? html`<p class="status">${plural(n, 'change')} (rules version ${plan.rulesVersion.from} \u2192 ${plan.rulesVersion.to}):</p>${changeList(plan.changes)}`
+  ? html`<p class="status">${plural(n, 'change')} (rules version ${plan.rulesVersion.from} \u2192 ${plan.rulesVersion.to}):</p>${changeList(plan.changes)}${sameRuleNotes(plan.changes, 'the document this page opens with has every rule in force with its id').map((note) => html`<p class="caution">${note}</p>`)}`
   : html`<p class="status">No changes: this document is the policy in force (rules version ${plan.rulesVersion.from}).</p>`}
 <h3>Backtest</h3>
 <p>Since ${when(b.since)}: ${plural(b.requests, 'recorded request')} decided again, ${b.changed.length} would be decided otherwise${b.undecidable ? `, ${b.undecidable} undecidable (their agent is gone)` : ''}.</p>

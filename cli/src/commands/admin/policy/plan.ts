@@ -33,7 +33,7 @@ export function registerPolicyPlan(policy: Command) {
           return [
             `${n} change${n === 1 ? '' : 's'} to workspace ${opts.workspace} (rules version ${plan.rulesVersion.from} -> ${plan.rulesVersion.to}):`,
             ...plan.changes.map(changeLine),
-            ...sameRuleNotes(plan.changes),
+            ...sameRuleNotes(plan.changes, 'growth admin policy export prints the rules with their ids'),
             ...backtestLines(plan.backtest),
             `To apply: growth admin policy apply --workspace ${opts.workspace} ${shellWord(file)} --plan ${plan.planId}`,
           ]
