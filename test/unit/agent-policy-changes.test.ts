@@ -68,7 +68,8 @@ describe('ruleConflicts', () => {
 
   test('conditions that can hold are fine, whole-number and real facts apart', () => {
     expect(never([{ fact: 'amountPercent', op: '>', value: 5 }, { fact: 'amountPercent', op: '<', value: 6 }])).toEqual([])
-    expect(never([{ count: 'allowed', window: '24h', op: '>=', value: 0 }])).toEqual([])
+    expect(never([{ count: 'allowed', window: '24h', op: '>=', value: 1 }])).toEqual([])
+    expect(never([{ fact: 'recipients', op: '>=', value: 0 }])).toEqual([]) // holds only for a request that states the fact: not always
     expect(never([{ fact: 'records', op: '>=', value: 5 }, { fact: 'records', op: '<=', value: 5 }])).toEqual([])
     expect(never([{ fact: 'currency', op: '=', value: 'EUR' }, { fact: 'amountMinor', op: '>', value: 5, currency: 'EUR' }])).toEqual([])
     expect(never([{ count: 'allowed', window: '24h', op: '>', value: 5 }, { count: 'allowed', window: '1h', op: '<', value: 2 }])).toEqual([])
@@ -84,6 +85,12 @@ describe('ruleConflicts', () => {
     expect(never([{ fact: 'amountMinor', op: '>', value: 1, currency: 'USD' }, { fact: 'amountMinor', op: '<', value: 9, currency: 'EUR' }])).toHaveLength(1)
     expect(never([{ count: 'allowed', window: '24h', op: '<', value: 0 }])).toEqual([
       [['when', 0], 'the rule can never match: count in 24h < 0 never holds (a count is a whole number at least 0)'],
+    ])
+  })
+
+  test('a count condition that always holds is named: it limits nothing', () => {
+    expect(never([{ fact: 'records', op: '>', value: 5 }, { count: 'allowed', window: '24h', op: '>=', value: 0 }])).toEqual([
+      [['when', 1], "count in 24h >= 0 always holds (a count is never below 0), so it limits nothing: leave the condition out, or write op: '>' to match only once one request was allowed in the window"],
     ])
   })
 

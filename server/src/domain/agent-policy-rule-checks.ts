@@ -5,10 +5,11 @@ import { type Condition, isCount } from './agent-rules.ts'
 
 /**
  * What the schema cannot see in a policy's rules, found before anything is applied: a rule that can
- * never match (its conditions cannot all hold), and two rules that say the same thing of the same
- * requests (given twice) or opposite things (one denies, the other asks a person). Only what is
- * certainly wrong is refused: facts are stated by agents for any action, so a condition on a fact
- * is never refused for the action it is written for.
+ * never match (its conditions cannot all hold), a count condition that always holds (it limits
+ * nothing, so it is not what was meant), and two rules that say the same thing of the same requests
+ * (given twice) or opposite things (one denies, the other asks a person). Only what is certainly
+ * wrong is refused: facts are stated by agents for any action, so a condition on a fact is never
+ * refused for the action it is written for, nor `>= 0` on a fact (it holds only for a request that states the fact).
  */
 
 /** A problem of rule `rule` (by its index); `other`: the earlier rule it collides with, named `{other}` in the message. */
@@ -88,6 +89,12 @@ export function ruleConflicts(rules: PolicyRuleModel[]): RuleConflict[] {
   rules.forEach((r, i) => {
     const never = neverHolds(r.structure.when)
     if (never) found.push({ rule: i, path: ['when', never.at], message: `the rule can never match: ${never.why}` })
+    r.structure.when.forEach((c, j) => {
+      // A count is known for every request and never below 0: `>= 0` holds for each, so it limits nothing.
+      if (isCount(c) && c.op === '>=' && c.value === 0) {
+        found.push({ rule: i, path: ['when', j], message: `${condText(c)} always holds (a count is never below 0), so it limits nothing: leave the condition out, or write op: '>' to match only once one request was allowed in the window` })
+      }
+    })
     const shape = shapeOf(r)
     const other = shapes.get(shape)
     if (other === undefined) return void shapes.set(shape, i)
