@@ -7,6 +7,7 @@ import { registerAgentRetire } from './commands/admin/agent/retire.ts'
 import { registerAgentsResume } from './commands/admin/agents/resume.ts'
 import { registerAgentsStop } from './commands/admin/agents/stop.ts'
 import { registerApprovalDecision } from './commands/admin/approval/decide.ts'
+import { registerInbox } from './commands/admin/inbox.ts'
 import { registerAudit } from './commands/admin/audit.ts'
 import { registerDemo } from './commands/admin/demo.ts'
 import { registerMigrate } from './commands/admin/migrate.ts'
@@ -85,6 +86,8 @@ export function buildProgram(opts: { json?: boolean } = {}): Command {
   const action = admin.command('action').description('proposed changes waiting for a person')
   registerActionDecision(action, 'approve')
   registerActionDecision(action, 'reject')
+
+  registerInbox(admin)
 
   const approval = admin.command('approval').description("decide a send or an agent's request waiting for a person")
   registerApprovalDecision(approval, 'approve')

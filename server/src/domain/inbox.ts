@@ -1,9 +1,11 @@
 import type { Sql } from '../core/db.ts'
+import { NotFoundError } from '../core/errors.ts'
 import { idPattern } from '../core/ids.ts'
 import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
 import type { Action } from '../schemas/actions.ts'
 import type { Approval } from '../schemas/approvals.ts'
 import * as store from '../store/inbox.ts'
+import { workspaceExists } from '../store/workspaces.ts'
 import { toAction } from './actions.ts'
 import { toApproval } from './approvals.ts'
 
@@ -81,6 +83,17 @@ export async function listInbox(
   ].sort((a, b) => older(a.position, b.position))
   const items = merged.slice(0, opts.limit)
   return { items, next: merged.length > opts.limit ? items[items.length - 1]!.position : null }
+}
+
+/**
+ * What waits for a person, for an operator's terminal (growth admin inbox): the inbox's first
+ * `limit` items, oldest first, and whether more wait; a workspace the database does not hold is
+ * refused as such rather than shown as one where nothing waits.
+ */
+export async function waitingIn(sql: Sql, workspaceId: string, limit: number): Promise<{ items: InboxItem[]; more: boolean }> {
+  if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
+  const page = await listInbox(sql, workspaceId, { limit })
+  return { items: page.items.map((p) => p.item), more: page.next !== null }
 }
 
 /** One approval of this workspace with what it is about; null for an id it does not hold (or not an approval id). */
