@@ -73,6 +73,9 @@ export class WebhookVerificationError extends Error {
 }
 
 const SIGNATURE_HEADER = 'X-Service-Signature' as const
+const STANDARD_VALUE_GIVEN =
+  "this is webhook-signature's value (Standard Webhooks, v1,<base64>), which is checked together with webhook-id and webhook-timestamp: " +
+  "pass the request's headers whole (node:http's req.headers, fetch's req.headers) and either scheme is checked, or pass X-Service-Signature's value"
 const DEFAULT_TOLERANCE = 300
 
 const RAW_BODY_HOWTO =
@@ -228,7 +231,7 @@ function parseHeader(value: WebhookSignatureHeader): Parsed {
     const part = item.trim()
     if (part === '') continue
     const eq = part.indexOf('=')
-    if (eq <= 0) throw malformed(`"${part.slice(0, 20)}" is not key=value`)
+    if (eq <= 0) throw malformed(/^v1,/.test(text.trim()) ? STANDARD_VALUE_GIVEN : `"${part.slice(0, 20)}" is not key=value`)
     const key = part.slice(0, eq)
     const val = part.slice(eq + 1)
     if (key === 't') {
@@ -252,16 +255,43 @@ function checkTimestamp(timestamp: number, options: WebhookVerifyOptions) {
   const now = options.now === undefined ? Date.now() / 1000 : options.now instanceof Date ? options.now.getTime() / 1000 : options.now
   if (typeof now !== 'number' || !Number.isFinite(now)) throw new TypeError(`now must be unix seconds or a valid Date, got ${String(options.now)}`)
   const age = Math.floor(now) - timestamp
-  if (age > tolerance) throw new WebhookVerificationError('timestamp_too_old', `The signature is ${age} seconds old, more than the tolerance of ${tolerance}: a replayed delivery, or a clock that is wrong.`)
-  if (-age > tolerance) throw new WebhookVerificationError('timestamp_in_future', `The signature is dated ${-age} seconds in the future, more than the tolerance of ${tolerance}: a clock that is wrong.`)
+  if (age > tolerance)
+    throw new WebhookVerificationError(
+      'timestamp_too_old',
+      `The signature is ${age} seconds old, more than the tolerance of ${tolerance}: a replayed delivery, or a clock that is wrong. ` +
+        "Every attempt, retries included, is signed as it is sent, so refuse it (answer 400); if this machine's clock is wrong, set it right (NTP). " +
+        'To check a delivery saved earlier, pass { tolerance: Infinity }.',
+    )
+  if (-age > tolerance)
+    throw new WebhookVerificationError(
+      'timestamp_in_future',
+      `The signature is dated ${-age} seconds in the future, more than the tolerance of ${tolerance}: a clock that is wrong. Refuse it (answer 400); if this machine's clock is wrong, set it right (NTP).`,
+    )
 }
 
 function noMatch(secrets: readonly string[], scheme: Parsed['scheme']) {
-  const spaced = secrets.some((s) => s.trim() !== s) ? ' One of the secrets given starts or ends with whitespace: trim it.' : ''
   return new WebhookVerificationError(
     'no_matching_signature',
-    `No v1 signature in ${scheme} matches this body with the secret${secrets.length > 1 ? 's' : ''} given: check that it is this endpoint's whsec_... secret and that the body is passed exactly as received.${spaced}`,
+    `No v1 signature in ${scheme} matches this body with the secret${secrets.length > 1 ? 's' : ''} given: check that it is this endpoint's whsec_... secret and that the body is passed exactly as received.${secretHints(secrets, scheme)}`,
   )
+}
+
+/**
+ * What is visibly wrong with a secret that matched nothing, in the receiver's words: one copied with
+ * whitespace or quotes around it, without its whsec_ prefix (X-Service-Signature keys with the whole
+ * string, prefix included), or not base64 after it (webhook-signature keys with the bytes it spells).
+ * Never a character of the secret itself: messages end up in logs.
+ */
+function secretHints(secrets: readonly string[], scheme: Parsed['scheme']): string {
+  const hints: string[] = []
+  if (secrets.some((s) => s.trim() !== s)) hints.push('One of the secrets given starts or ends with whitespace: trim it.')
+  const trimmed = secrets.map((s) => s.trim())
+  if (trimmed.some((s) => /^["'`]|["'`]$/.test(s))) hints.push('One of the secrets given has quotes around it (from an env file or a config that kept them): remove them.')
+  else if (scheme === 'X-Service-Signature' && trimmed.some((s) => !s.startsWith('whsec_')))
+    hints.push('One of the secrets given does not start with whsec_: X-Service-Signature is keyed with the whole secret, so pass it exactly as printed, whsec_ included.')
+  else if (scheme === 'webhook-signature' && trimmed.some((s) => standardKey(s) === undefined))
+    hints.push('One of the secrets given is not whsec_ and base64, which webhook-signature is keyed with: pass the secret exactly as it was shown when the endpoint was made or its secret rotated.')
+  return hints.map((h) => ` ${h}`).join('')
 }
 
 const decoder = new TextDecoder()

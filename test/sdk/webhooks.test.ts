@@ -210,6 +210,36 @@ describe('each refusal has its reason', () => {
     expect(await both(body, header.replace(`t=${t}`, `t=0${t}`), secret)).toBe('no_matching_signature')
   })
 
+  test('each refusal says what the receiver got wrong and what to do: a secret without whsec_, in quotes, not base64; a webhook-signature value as the header; a stale or future timestamp', async () => {
+    const messageOf = (fn: () => unknown) => {
+      try {
+        fn()
+      } catch (e) {
+        if (e instanceof WebhookVerificationError) return `${e.reason}: ${e.message}`
+        throw e
+      }
+      throw new Error('verification passed')
+    }
+    const standard = Webhooks.signStandard(body, secret, { timestamp: t })
+    // X-Service-Signature keys with the whole string: the bare base64 part matches nothing
+    expect(messageOf(() => Webhooks.verify(body, header, secret.slice('whsec_'.length)))).toMatch(/^no_matching_signature: .*does not start with whsec_.*whsec_ included/)
+    // quotes kept from an env file, in either scheme; the message never shows the secret
+    for (const h of [header, standard]) {
+      const m = messageOf(() => Webhooks.verify(body, h, `"${secret}"`))
+      expect(m).toMatch(/^no_matching_signature: .*quotes around it.*remove them/)
+      expect(m).not.toContain(secret.slice(10, 30))
+    }
+    // webhook-signature is keyed with the bytes the secret spells: one that is not base64 cannot be it
+    expect(messageOf(() => Webhooks.verify(body, standard, 'whsec_this is not base64!'))).toMatch(/^no_matching_signature: .*not whsec_ and base64/)
+    // a plain wrong secret gets no hint that would mislead
+    expect(messageOf(() => Webhooks.verify(body, header, newSecret()))).not.toContain('One of the secrets')
+    // webhook-signature's value handed over where X-Service-Signature's belongs
+    expect(messageOf(() => Webhooks.verify(body, standard['webhook-signature'], secret))).toMatch(/^malformed_header: .*webhook-signature's value.*pass the request's headers whole/)
+    // a stale signature: refuse it, check the clock, and how to check a saved delivery
+    expect(messageOf(() => Webhooks.verify(body, header, secret, { now: t + 1000 }))).toMatch(/1000 seconds old.*signed as it is sent.*answer 400.*clock.*tolerance: Infinity/)
+    expect(messageOf(() => Webhooks.verify(body, header, secret, { now: t - 1000 }))).toMatch(/1000 seconds in the future.*answer 400.*clock/)
+  })
+
   test('body_not_raw: parsed JSON (or anything but text and bytes), with how to get the raw body in Express, Bun.serve, node:http and Hono', async () => {
     for (const raw of [event, [event], null, undefined, 42]) expect(await both(raw, header, secret)).toBe('body_not_raw')
     try {
