@@ -48,3 +48,21 @@ test(
   },
   CLI_TIMEOUT,
 )
+
+test(
+  "a refusal's advice is the command's own: --tolerance none for a delivery saved earlier, and --header takes X-Service-Signature, not webhook-signature",
+  async () => {
+    const old = signatureHeader(body, ['whsec_new'], now() - 3_600)
+    const stale = await growth(['webhooks', 'verify', '--secret', 'whsec_new', '--header', old, file])
+    expect(stale.code).toBe(1)
+    expect(stale.stderr).toStartWith('error: timestamp_too_old: ')
+    expect(stale.stderr).toContain('--tolerance none')
+    expect(stale.stderr).not.toContain('tolerance: Infinity')
+    const standard = await growth(['webhooks', 'verify', '--secret', 'whsec_new', '--header', 'v1,BBoaa0fS2JhWcfdG8Phwlj4lLNzKDv+W0c1j3R8oHfU=', file])
+    expect(standard.code).toBe(1)
+    expect(standard.stderr).toStartWith('error: malformed_header: ')
+    expect(standard.stderr).toContain("--header takes X-Service-Signature's value")
+    expect(standard.stderr).not.toContain("request's headers whole")
+  },
+  CLI_TIMEOUT,
+)

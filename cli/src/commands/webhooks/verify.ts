@@ -36,9 +36,21 @@ export function registerWebhooksVerify(parent: Command) {
         const signedAt = Number(/t=(\d+)/.exec(opts.header)?.[1])
         out.result(event, () => `Verified: ${event.event} ${event.id}, signed ${new Date(signedAt * 1000).toISOString()}`)
       } catch (err) {
-        if (err instanceof WebhookVerificationError) throw new ApiRefusal({ code: err.reason, message: err.message, requestId: null }, undefined, Boolean(opts.json))
+        if (err instanceof WebhookVerificationError) throw new ApiRefusal({ code: err.reason, message: inThisCommand(err, opts.header), requestId: null }, undefined, Boolean(opts.json))
         if (err instanceof SyntaxError) throw new CliError(err.message)
         throw err
       }
     })
+}
+
+/**
+ * The SDK's advice in this command's terms: a receiver passes { tolerance: Infinity } or the
+ * request's headers whole, where this command takes --tolerance none and X-Service-Signature's value.
+ */
+function inThisCommand(err: WebhookVerificationError, header: string): string {
+  if (err.reason === 'timestamp_too_old')
+    return err.message.replace(/: a replayed delivery.*$/, ': to check a delivery saved earlier, add --tolerance none (one that arrives this old at a receiver is a replay, or its clock is wrong).')
+  if (err.reason === 'malformed_header' && /^v1,/.test(header.trim()))
+    return "X-Service-Signature is not t=<unix seconds>,v1=<hex>: this is webhook-signature's value (Standard Webhooks, v1,<base64>); --header takes X-Service-Signature's value, which every delivery carries beside it."
+  return err.message
 }
