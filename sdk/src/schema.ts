@@ -3285,7 +3285,38 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+         * @example evt_01m8js2qskjrbnxj8wm87ve65y
+         */
+        WebhookId: string;
+        /**
+         * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+         * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+         */
+        WebhookSignature: string;
+        /**
+         * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+         * @example 1795926613
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+         * @example dlv_01m8js2qskcacf657782924313
+         */
+        XServiceDeliveryId: string;
+        /**
+         * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+         * @example evt_01m8js2qskjrbnxj8wm87ve65y
+         */
+        XServiceEventId: string;
+        /**
+         * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+         * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+         */
+        XServiceSignature: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Seconds to wait before retrying; 0 unless the limit was passed. */
@@ -7156,7 +7187,38 @@ export interface operations {
     on_action_applied: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7214,8 +7276,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7226,7 +7295,38 @@ export interface operations {
     on_action_failed: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7293,8 +7393,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7305,7 +7412,38 @@ export interface operations {
     on_action_proposed: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7356,8 +7494,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7368,7 +7513,38 @@ export interface operations {
     on_action_refused: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7431,8 +7607,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7443,7 +7626,38 @@ export interface operations {
     on_action_rejected: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7497,8 +7711,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7509,7 +7730,38 @@ export interface operations {
     on_agent_policy_changed: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7544,8 +7796,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7556,7 +7815,38 @@ export interface operations {
     on_agent_request_decided: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7586,8 +7876,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7598,7 +7895,38 @@ export interface operations {
     on_agent_result_reported: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7627,8 +7955,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7639,7 +7974,38 @@ export interface operations {
     on_approval_approved: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7677,8 +8043,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7689,7 +8062,38 @@ export interface operations {
     on_approval_rejected: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7727,8 +8131,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7739,7 +8150,38 @@ export interface operations {
     on_approval_requested: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7774,8 +8216,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7786,7 +8235,38 @@ export interface operations {
     on_connection_failing: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7814,8 +8294,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7826,7 +8313,38 @@ export interface operations {
     on_connection_restored: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7854,8 +8372,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7866,7 +8391,38 @@ export interface operations {
     on_contact_created: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7900,8 +8456,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7912,7 +8475,38 @@ export interface operations {
     on_contact_updated: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7947,8 +8541,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7959,7 +8560,38 @@ export interface operations {
     on_decision_measured: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7993,8 +8625,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8005,7 +8644,38 @@ export interface operations {
     on_decision_recorded: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8039,8 +8709,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8051,7 +8728,38 @@ export interface operations {
     on_experiment_created: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8081,8 +8789,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8093,7 +8808,38 @@ export interface operations {
     on_experiment_decided: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8127,8 +8873,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8139,7 +8892,38 @@ export interface operations {
     on_opportunity_created: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8175,8 +8959,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8187,7 +8978,38 @@ export interface operations {
     on_signal_created: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8214,8 +9036,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8226,7 +9055,38 @@ export interface operations {
     on_signal_resolved: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8254,8 +9114,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8266,7 +9133,38 @@ export interface operations {
     on_webhook_test: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8290,8 +9188,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8302,7 +9207,38 @@ export interface operations {
     on_workflow_started: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.
+                 * @example v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).
+                 * @example 1795926613
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.
+                 * @example dlv_01m8js2qskcacf657782924313
+                 */
+                "X-Service-Delivery-Id": components["parameters"]["XServiceDeliveryId"];
+                /**
+                 * @description The event's id, the same on every attempt of a delivery: deduplicate on it.
+                 * @example evt_01m8js2qskjrbnxj8wm87ve65y
+                 */
+                "X-Service-Event-Id": components["parameters"]["XServiceEventId"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.
+                 * @example t=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c
+                 */
+                "X-Service-Signature": components["parameters"]["XServiceSignature"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8336,8 +9272,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery; anything else is retried. */
+            /** @description Any 2xx acknowledges the delivery; anything else (but 410) is retried. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

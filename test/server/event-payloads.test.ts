@@ -95,6 +95,47 @@ describe('the OpenAPI document names every event type with its body', () => {
   })
 })
 
+describe('the API reference tells a receiver what a delivery carries and how to check it', () => {
+  const headerNames = ['X-Service-Signature', 'X-Service-Event-Id', 'X-Service-Delivery-Id', 'webhook-id', 'webhook-timestamp', 'webhook-signature']
+  /** The header parameters of one webhooks entry, $refs followed. */
+  const headersOf = (type: string) =>
+    (doc.webhooks[type].post.parameters ?? []).map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p)).filter((p: any) => p.in === 'header')
+
+  test("every webhooks entry declares the delivery's headers, required, each with what it holds; 410 Gone is told apart from other answers", () => {
+    for (const type of EVENT_TYPES) {
+      const headers = headersOf(type)
+      expect([type, headers.map((h: any) => h.name)]).toEqual([type, headerNames])
+      for (const h of headers) {
+        expect(h.required).toBe(true)
+        expect(h.description.length).toBeGreaterThan(20)
+        expect(h.schema.pattern).toBeString()
+      }
+      expect(doc.webhooks[type].post.responses['410'].description).toContain('disables the endpoint')
+    }
+  })
+
+  test('a real delivery carries every declared header, each matching its pattern', async () => {
+    const rx = receiver()
+    try {
+      const e = await endpoint(r, rx.url, 'webhook.test')
+      await sendTestEvent((await getHarness()).sql, e.id)
+      await until('the delivery', () => rx.got.length >= 1)
+      expect(headersOf('webhook.test')).toHaveLength(headerNames.length)
+      for (const h of headersOf('webhook.test')) expect([h.name, new RegExp(h.schema.pattern).test(rx.got[0]!.headers[h.name.toLowerCase()] ?? '')]).toEqual([h.name, true])
+    } finally {
+      rx.stop()
+    }
+  })
+
+  test("the document's description has a Webhooks section: both signatures and their keys, the tolerance, deduplication, retries, 410, test mode, the SDK", () => {
+    const text: string = doc.info.description
+    const section = text.slice(text.indexOf('## Webhooks'))
+    expect(text).toContain('## Webhooks')
+    for (const fact of ['X-Service-Signature', 'webhook-signature', 'whsec_', 'raw body', '5 minutes', 'webhook-id', '5s, 5m, 30m, 2h, 5h, 10h and 10h', 'Retry-After', '410 Gone', 'test token', 'Webhooks.verify', 'growth admin webhook'])
+      expect([fact, section.includes(fact)]).toEqual([fact, true])
+  })
+})
+
 test("the receivers' check (test/support/event-models.ts) passes a valid body and names the type and the difference of any other", () => {
   const event = { id: 'evt_1', event: 'webhook.test', createdAt: '2026-11-20T09:30:00.000Z', workspaceId: 'ws_1', data: { endpoint: { id: 'whe_1', url: 'https://x.example/h' } } }
   expect(eventProblems(JSON.stringify(event))).toBe('')

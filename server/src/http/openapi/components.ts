@@ -94,3 +94,32 @@ export const SHARED_HEADERS = {
   'X-RateLimit-Reset': { description: 'When the window resets, in Unix seconds.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying; 0 unless the limit was passed.', schema: { type: 'integer' } },
 }
+
+/**
+ * The headers every webhook delivery carries (CONTRACT: Events and webhooks, Standard Webhooks), as
+ * parameters each webhooks entry refers to, so the reference shows a receiver what arrives beside
+ * the body. The patterns are what the delivery workers send (test/server/event-payloads.test.ts
+ * checks a real delivery against them).
+ */
+export const WEBHOOK_HEADER_PARAMETERS: Record<string, Json> = {
+  XServiceSignature: webhookHeader(
+    'X-Service-Signature',
+    "t=<unix seconds>,v1=<hex>: each v1 the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the UTF-8 bytes of the endpoint's whole secret (`whsec_...`); one v1 per live secret, newest first, while a secret is rotated. Stripe's scheme: stripe-node's constructEvent verifies it.",
+    '^t=[0-9]+(,v1=[0-9a-f]{64})+$',
+    't=1795926613,v1=db54a6a92c816ac4b17c46683184bf36698f5a9abe19d5190c1ef1f8d6fd765c',
+  ),
+  XServiceEventId: webhookHeader('X-Service-Event-Id', "The event's id, the same on every attempt of a delivery: deduplicate on it.", '^evt_[0-9a-z]+$', 'evt_01m8js2qskjrbnxj8wm87ve65y'),
+  XServiceDeliveryId: webhookHeader('X-Service-Delivery-Id', "This delivery's id (the event to this endpoint), as `growth admin webhook attempts` lists it.", '^dlv_[0-9a-z]+$', 'dlv_01m8js2qskcacf657782924313'),
+  WebhookId: webhookHeader('webhook-id', "Standard Webhooks: the event's id (as X-Service-Event-Id), the same on every attempt.", '^evt_[0-9a-z]+$', 'evt_01m8js2qskjrbnxj8wm87ve65y'),
+  WebhookTimestamp: webhookHeader('webhook-timestamp', 'Standard Webhooks: when this attempt was signed, in unix seconds (the t of X-Service-Signature).', '^[0-9]+$', '1795926613'),
+  WebhookSignature: webhookHeader(
+    'webhook-signature',
+    "Standard Webhooks: `v1,<base64>`, space-separated, one per live secret, newest first; each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the secret's base64 after `whsec_` spells, so any Standard Webhooks library verifies it with the secret as printed.",
+    '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$',
+    'v1,bMYsyaBI0SSj71NT/wxdTnht//VQCQySWGfuyYCA2mM=',
+  ),
+}
+
+function webhookHeader(name: string, description: string, pattern: string, example: string): Json {
+  return { name, in: 'header', required: true, description, schema: { type: 'string', pattern }, example }
+}

@@ -6,7 +6,7 @@ import { DecidedBy } from '../../schemas/decided-by.ts'
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../core/event-types.ts'
 import { EVENT_EXAMPLES, eventBody, eventModelName } from '../../schemas/event-payloads.ts'
 import { pagingParameters } from '../paging.ts'
-import { ANSWER_HEADERS, idempotencyKeyParameter, queryExample, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS } from './components.ts'
+import { ANSWER_HEADERS, idempotencyKeyParameter, queryExample, queryParameters, schemaComponents, SECURITY_SCHEMES, SHARED_HEADERS, WEBHOOK_HEADER_PARAMETERS } from './components.ts'
 import { API_DESCRIPTION } from './description.ts'
 import EXAMPLES from './examples.json'
 
@@ -116,8 +116,12 @@ function webhookItem(type: (typeof EVENT_TYPES)[number]): Json {
       summary: type,
       description: `${EVENT_CATALOGUE[type]}\n\nSigned with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.`,
       tags: ['Events'],
+      parameters: Object.keys(WEBHOOK_HEADER_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
       requestBody: { required: true, content: json(ref(eventModelName(type)), EVENT_EXAMPLES[type]) },
-      responses: { '2XX': { description: 'Any 2xx acknowledges the delivery; anything else is retried.' } },
+      responses: {
+        '2XX': { description: 'Any 2xx acknowledges the delivery; anything else (but 410) is retried.' },
+        '410': { description: 'Gone: disables the endpoint; its deliveries wait until an operator enables it again.' },
+      },
     },
   }
 }
@@ -156,6 +160,7 @@ export function buildOpenApi(operations: Operation[]): Json {
       schemas: { ...schemaComponents(responseModels, 'output'), ...schemaComponents(requestModels, 'input') },
       securitySchemes: SECURITY_SCHEMES,
       headers: SHARED_HEADERS,
+      parameters: WEBHOOK_HEADER_PARAMETERS,
     },
   }
 }
