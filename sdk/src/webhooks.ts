@@ -80,7 +80,8 @@ const DEFAULT_TOLERANCE = 300
 
 const RAW_BODY_HOWTO =
   'Pass the body exactly as received (a string, Buffer, Uint8Array or ArrayBuffer), not parsed JSON: ' +
-  "in Express, route the webhook through express.raw({ type: 'application/json' }) and pass req.body (a Buffer); " +
+  "in Express, route the webhook through express.raw({ type: 'application/json' }) and pass req.body (a Buffer), " +
+  'declaring that route before any app.use(express.json()), which would parse the body first; ' +
   'in Bun.serve or any fetch handler (Deno, Cloudflare Workers, Next.js route handlers), pass await req.text(); ' +
   "in node:http, collect the request's chunks and pass Buffer.concat(chunks); " +
   'in Hono, pass await c.req.text().'

@@ -258,6 +258,32 @@ describe('each refusal has its reason', () => {
     expect(() => Webhooks.sign(event as unknown as string, secret)).toThrow(TypeError)
   })
 
+  test("body_not_raw in a real Express app that parses JSON for every route first: the message names app.use(express.json()), not only express.raw, which that route already has", async () => {
+    const express = (await import('express')).default
+    const app = express()
+    app.use(express.json())
+    let message = ''
+    app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => {
+      try {
+        Webhooks.verify(req.body, req.headers, secret)
+        res.sendStatus(200)
+      } catch (e) {
+        message = (e as Error).message
+        res.status(400).send((e as WebhookVerificationError).reason)
+      }
+    })
+    const server = app.listen(0, '127.0.0.1')
+    await new Promise((ok) => server.once('listening', ok))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`
+      const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...Webhooks.signStandard(body, secret) }, body })
+      expect([answer.status, await answer.text()]).toEqual([400, 'body_not_raw'])
+      expect(message).toContain('app.use(express.json())')
+    } finally {
+      server.close()
+    }
+  })
+
   test('a body that matches but is not a JSON event is a SyntaxError, not a verification failure', async () => {
     for (const raw of ['not json', '[1,2]', 'null', '{"id":1,"event":"x"}', '{"event":"x"}']) {
       const h = Webhooks.sign(raw, secret)
