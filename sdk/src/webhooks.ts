@@ -213,8 +213,15 @@ function rawInput(rawBody: unknown, by: 'verify' | 'sign'): string | Uint8Array 
 
 function secretList(secret: string | readonly string[]): readonly string[] {
   const secrets = typeof secret === 'string' ? [secret] : secret
-  if (!Array.isArray(secrets) || secrets.length === 0 || !secrets.every((s) => typeof s === 'string' && s.length > 0))
-    throw new TypeError("No webhook secret: pass the endpoint's whsec_... secret (or a list of them), e.g. from an environment variable that is set")
+  const none = "No webhook secret: pass the endpoint's whsec_... secret (or a list of them), e.g. from an environment variable that is set"
+  if (!Array.isArray(secrets) || !secrets.some((s) => typeof s === 'string' && s.length > 0)) throw new TypeError(none)
+  // A list with a good secret and a missing one: typically [current, previous] after the rotation's
+  // previous variable was unset. Name the entry rather than claim there is no secret at all.
+  const bad = secrets.findIndex((s) => typeof s !== 'string' || s.length === 0)
+  if (bad >= 0) {
+    const what = secrets[bad] === '' ? 'empty' : secrets[bad] === undefined ? 'undefined' : secrets[bad] === null ? 'null' : `a ${typeof secrets[bad]}`
+    throw new TypeError(`The webhook secret at [${bad}] of the list is ${what}: every entry must be a whsec_... secret; if it is an old secret whose rotation is over, drop it from the list`)
+  }
   return secrets
 }
 

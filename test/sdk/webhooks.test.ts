@@ -143,6 +143,23 @@ describe('secrets and rotation', () => {
     for (const secret of ['', [], [''], undefined as unknown as string]) expect(() => Webhooks.verify(body, header, secret)).toThrow(TypeError)
     await expect(Webhooks.verifyAsync(body, header, [])).rejects.toThrow(TypeError)
   })
+
+  test('a list with one secret missing (an unset variable after a rotation) names that entry, not "no webhook secret"', async () => {
+    const secret = newSecret()
+    const header = Webhooks.sign(body, secret)
+    const messageOf = (secrets: unknown[]) => {
+      try {
+        Webhooks.verify(body, header, secrets as string[])
+      } catch (e) {
+        expect(e).toBeInstanceOf(TypeError)
+        return (e as Error).message
+      }
+      throw new Error('accepted')
+    }
+    expect(messageOf([secret, undefined])).toMatch(/^The webhook secret at \[1\] of the list is undefined: .*drop it from the list/)
+    expect(messageOf(['', secret])).toMatch(/^The webhook secret at \[0\] of the list is empty/)
+    expect(messageOf([undefined])).toMatch(/^No webhook secret/)
+  })
 })
 
 describe('each refusal has its reason', () => {
