@@ -75,7 +75,7 @@ export class WebhookVerificationError extends Error {
 const SIGNATURE_HEADER = 'X-Service-Signature' as const
 const STANDARD_VALUE_GIVEN =
   "this is webhook-signature's value (Standard Webhooks, v1,<base64>), which is checked together with webhook-id and webhook-timestamp: " +
-  "pass the request's headers whole (node:http's req.headers, fetch's req.headers) and either scheme is checked, or pass X-Service-Signature's value"
+  "pass the request's headers whole (node:http's req.headers, fetch's req.headers) and either scheme is checked, or pass X-Service-Signature's value."
 const DEFAULT_TOLERANCE = 300
 
 const RAW_BODY_HOWTO =
@@ -295,8 +295,12 @@ function secretHints(secrets: readonly string[], scheme: Parsed['scheme']): stri
   if (secrets.some((s) => s.trim() !== s)) hints.push('One of the secrets given starts or ends with whitespace: trim it.')
   const trimmed = secrets.map((s) => s.trim())
   if (trimmed.some((s) => /^["'`]|["'`]$/.test(s))) hints.push('One of the secrets given has quotes around it (from an env file or a config that kept them): remove them.')
-  else if (scheme === 'X-Service-Signature' && trimmed.some((s) => !s.startsWith('whsec_')))
-    hints.push('One of the secrets given does not start with whsec_: X-Service-Signature is keyed with the whole secret, so pass it exactly as printed, whsec_ included.')
+  else if (trimmed.some((s) => !s.startsWith('whsec_')))
+    hints.push(
+      scheme === 'X-Service-Signature'
+        ? 'One of the secrets given does not start with whsec_: X-Service-Signature is keyed with the whole secret, so pass it exactly as printed, whsec_ included.'
+        : 'One of the secrets given does not start with whsec_: it is not a secret as the service shows it; pass the endpoint\'s secret exactly as printed, whsec_ included.',
+    )
   else if (scheme === 'webhook-signature' && trimmed.some((s) => standardKey(s) === undefined))
     hints.push('One of the secrets given is not whsec_ and base64, which webhook-signature is keyed with: pass the secret exactly as it was shown when the endpoint was made or its secret rotated.')
   return hints.map((h) => ` ${h}`).join('')

@@ -246,6 +246,7 @@ describe('each refusal has its reason', () => {
       expect(m).toMatch(/^no_matching_signature: .*quotes around it.*remove them/)
       expect(m).not.toContain(secret.slice(10, 30))
     }
+    expect(messageOf(() => Webhooks.verify(body, standard, 'mysecret'))).toMatch(/^no_matching_signature: .*does not start with whsec_/)
     // webhook-signature is keyed with the bytes the secret spells: one that is not base64 cannot be it
     expect(messageOf(() => Webhooks.verify(body, standard, 'whsec_this is not base64!'))).toMatch(/^no_matching_signature: .*not whsec_ and base64/)
     // a plain wrong secret gets no hint that would mislead
