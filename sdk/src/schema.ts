@@ -7283,7 +7283,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7400,7 +7400,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7501,7 +7501,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7614,7 +7614,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7718,7 +7718,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7803,7 +7803,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7883,7 +7883,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -7962,7 +7962,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8050,7 +8050,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8138,7 +8138,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8223,7 +8223,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8301,7 +8301,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8379,7 +8379,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8463,7 +8463,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8548,7 +8548,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8632,7 +8632,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8716,7 +8716,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8796,7 +8796,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8880,7 +8880,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8966,7 +8966,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9043,7 +9043,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9121,7 +9121,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9195,7 +9195,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9279,7 +9279,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Gone: disables the endpoint; its deliveries wait until an operator enables it again. */
+            /** @description Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it. */
             410: {
                 headers: {
                     [name: string]: unknown;

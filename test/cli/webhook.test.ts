@@ -201,6 +201,8 @@ describe('growth admin webhook', () => {
     const off = await growth(['admin', 'webhook', 'disable', endpointId!], ALLOW)
     expect(off.code).toBe(0)
     expect(off.stdout).toContain(`Disabled ${endpointId}`)
+    // what was queued waits; what happens while it is disabled is not sent to it (store/events.ts makes deliveries for enabled endpoints only)
+    expect(off.stdout).toContain('what was queued for it waits until it is enabled; events from now until then are not sent to it')
     const disabled = (await growthJson(['admin', 'webhook', 'list', '--workspace', workspaceId])).endpoints[0]
     expect(disabled.status).toBe('disabled')
     expect(disabled.disabledReason).toBeString()

@@ -120,7 +120,7 @@ function webhookItem(type: (typeof EVENT_TYPES)[number]): Json {
       requestBody: { required: true, content: json(ref(eventModelName(type)), EVENT_EXAMPLES[type]) },
       responses: {
         '2XX': { description: 'Any 2xx acknowledges the delivery; anything else (but 410) is retried.' },
-        '410': { description: 'Gone: disables the endpoint; its deliveries wait until an operator enables it again.' },
+        '410': { description: 'Gone: disables the endpoint. What was queued for it waits until an operator enables it again; events meanwhile are not sent to it.' },
       },
     },
   }

@@ -18,7 +18,7 @@ export function registerWebhookToggle(webhook: Command, verb: 'enable' | 'disabl
     .description(
       verb === 'enable'
         ? 'resume deliveries: the circuit closes, and the backlog and what failed in the last 72 hours go, oldest first, at WEBHOOK_DRAIN_RATE a second'
-        : 'stop deliveries to the endpoint; they wait and are not lost',
+        : 'stop deliveries to the endpoint: what was queued waits for enable; events while it is disabled are not sent to it',
     )
     .option(...JSON_FLAG)
     .action((id: string, opts: CommonOptions) =>
@@ -30,7 +30,7 @@ export function registerWebhookToggle(webhook: Command, verb: 'enable' | 'disabl
             r.status === 'enabled'
               ? `Enabled ${id}: ${recoveredInWords(r.requeued, config.webhooks.drainRate)}`
               : r.changed
-                ? `Disabled ${id}: its deliveries wait until it is enabled.`
+                ? `Disabled ${id}: what was queued for it waits until it is enabled; events from now until then are not sent to it.`
                 : `${id} was disabled already; nothing changed. ${r.disabledReason ?? ''}`.trim(),
           )
         },
