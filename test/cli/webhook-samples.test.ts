@@ -130,8 +130,14 @@ describe('growth listen --trigger TYPE', () => {
   test('a receiver that refuses the sample fails the command; an unknown type is refused naming the known types', async () => {
     const wrong = await growth(['listen', '--forward-to', url, '--trigger', 'contact.created', '--secret', `whsec_${Buffer.alloc(32, 7).toString('base64')}`], { GROWTH_CONFIG_DIR: configDir })
     expect(wrong.code).toBe(1)
-    expect(wrong.stdout).toMatch(/contact\.created\s+evt_\w+\s+-> 400/)
-    expect(wrong.stderr).toContain(`the receiver at ${url} did not take the sample (400)`)
+    // the receiver's own answer is shown beside its status: here, why it refused the signature
+    expect(wrong.stdout).toMatch(/contact\.created\s+evt_\w+\s+-> 400 bad signature \(\d+ ms\)\n/)
+    expect(wrong.stderr).toContain(`the receiver at ${url} did not take the sample (400 bad signature)`)
+    // nothing listening: said in words, with the question to ask
+    const down = await growth(['listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--trigger', 'contact.created', '--secret', listenSecret], { GROWTH_CONFIG_DIR: configDir })
+    expect(down.code).toBe(1)
+    expect(down.stdout).toMatch(/-> failed: the connection was refused; is the receiver running at 127\.0\.0\.1:9\? \(\d+ ms\)\n/)
+    expect(down.stdout).not.toContain('Is the computer able to access the url')
     const unknown = await trigger('contact.deleted')
     expectRefused(unknown, /--trigger: Unknown event type "contact\.deleted"; the types are signal\.created, .*webhook\.test\./)
   }, T)

@@ -6,6 +6,7 @@ import { CliError } from '../errors.ts'
 import { writeOut } from '../output.ts'
 import type { CredentialOptions } from './credentials.ts'
 import { configDir } from './profiles.ts'
+import { reasonOfFetch } from './refusal.ts'
 import { formatTime } from './render.ts'
 
 /*
@@ -60,12 +61,13 @@ export function forwardTarget(opts: ListenOptions): URL {
   return target
 }
 
-export async function forward(event: Event, target: URL, secret: string, json: boolean): Promise<number | undefined> {
+export async function forward(event: Event, target: URL, secret: string, json: boolean): Promise<{ status: number | undefined; answer: string }> {
   const body = JSON.stringify(event)
   const deliveryId = `dlv_local_${randomBytes(8).toString('hex')}`
   const started = performance.now()
   let status: number | undefined
   let error: string | undefined
+  let answer = ''
   try {
     const res = await fetch(target, {
       method: 'POST',
@@ -82,12 +84,25 @@ export async function forward(event: Event, target: URL, secret: string, json: b
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     })
     status = res.status
-    await res.arrayBuffer().catch(() => undefined)
+    const text = await res.text().catch(() => '')
+    if (status < 200 || status > 299) answer = answerLine(text)
   } catch (err) {
-    error = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : ((err as { cause?: Error }).cause?.message ?? (err as Error).message)
+    error = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : reasonOfFetch(err, FORWARD_TIMEOUT_MS)
+    if (error === 'the connection was refused') error += `; is the receiver running at ${target.host}?`
   }
   const ms = Math.round(performance.now() - started)
   if (json) writeOut(`${JSON.stringify({ eventId: event.id, event: event.event, deliveryId, status: status ?? null, error: error ?? null, durationMs: ms })}\n`)
-  else writeOut(`${formatTime(event.createdAt)}  ${event.event.padEnd(22)}  ${event.id}  -> ${status ?? `failed: ${error}`} (${ms} ms)\n`)
-  return status
+  else writeOut(`${formatTime(event.createdAt)}  ${event.event.padEnd(22)}  ${event.id}  -> ${status === undefined ? `failed: ${error}` : `${status}${answer ? ` ${answer}` : ''}`} (${ms} ms)\n`)
+  return { status, answer }
+}
+
+/**
+ * The first line of a refusing receiver's answer, short, as a person reads it beside the status: a
+ * receiver built on the SDK answers its WebhookVerificationError's reason (no_matching_signature,
+ * timestamp_too_old, ...), which says what to fix. Control characters are dropped: it is printed to
+ * a terminal.
+ */
+function answerLine(text: string): string {
+  const line = (text.split('\n').find((l) => l.trim() !== '') ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line
 }

@@ -28,6 +28,7 @@ export async function trigger(opts: ListenOptions) {
   }
   const sample = sampleEvent(type)
   const event = { ...sample, id: newId('event'), createdAt: new Date().toISOString() } as unknown as Event
-  const status = await forward(event, target, opts.secret ?? state.secret, Boolean(opts.json))
-  if (status === undefined || status < 200 || status > 299) throw new CliError(`the receiver at ${target.href} did not take the sample (${status ?? 'no answer'})`)
+  const { status, answer } = await forward(event, target, opts.secret ?? state.secret, Boolean(opts.json))
+  if (status === undefined || status < 200 || status > 299)
+    throw new CliError(`the receiver at ${target.href} did not take the sample (${status === undefined ? 'no answer' : `${status}${answer ? ` ${answer}` : ''}`})`)
 }
