@@ -136,6 +136,12 @@ test(
     const bad = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', 'ftp://x'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
     expect(await bad.exited).toBe(1)
     expect(await new Response(bad.stderr).text()).toBe('error: --forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks; got "ftp://x"\n')
+    // a misspelt type is refused, as --trigger and admin webhook create refuse it, not listened for forever
+    const typo = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--events', 'contact.created,contact.create'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+    const killer = setTimeout(() => typo.kill('SIGINT'), 10_000)
+    expect(await typo.exited).toBe(1)
+    clearTimeout(killer)
+    expect(await new Response(typo.stderr).text()).toMatch(/^error: --events: Unknown event type "contact\.create"; the types are signal\.created, .*webhook\.test\.\n$/)
     const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--interval', '200'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
     const err = collect(proc.stderr)
     await waitFor('Ready line', () => (err().includes('Ready.') ? true : undefined))

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { Growth } from '@growth-service/sdk'
 import { lastFour } from '../../../server/src/core/secret-hint.ts'
+import { sampleType } from '../../../server/src/domain/event-samples.ts'
 import { CliError } from '../errors.ts'
 import { writeErr, writeOut } from '../output.ts'
 import { forward, forwardTarget, type ListenOptions, readState, statePath, writeState } from './listen-forward.ts'
@@ -64,6 +65,14 @@ async function listen(opts: ListenOptions, credentials: Credentials) {
   const interval = Number(opts.interval)
   if (!Number.isInteger(interval) || interval < 100) throw new CliError(`--interval must be whole milliseconds >= 100; got ${JSON.stringify(opts.interval)}`)
   const types = opts.events ? opts.events.split(',').map((t) => t.trim()).filter(Boolean) : undefined
+  // A misspelt type would match nothing and forward nothing, without a word: refuse it, naming the types.
+  for (const type of types ?? []) {
+    try {
+      sampleType(type)
+    } catch (err) {
+      throw new CliError(`--events: ${(err as Error).message}`)
+    }
+  }
   const { token, baseUrl } = credentials
   const growth = new Growth({ token, baseUrl })
   const { state, secretMade } = readState()
