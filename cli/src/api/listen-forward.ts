@@ -56,8 +56,11 @@ export function forwardTarget(opts: ListenOptions): URL {
   } catch {
     throw new CliError(`--forward-to must be an http(s) URL such as http://127.0.0.1:3000/webhooks; got ${JSON.stringify(opts.forwardTo)}`)
   }
-  if (opts.secret !== undefined && !/^whsec_[A-Za-z0-9+/_-]{8,}={0,2}$/.test(opts.secret))
-    throw new CliError('--secret must be a whsec_... secret: whsec_ and then base64 (the Standard Webhooks headers are keyed with the bytes it spells)')
+  if (opts.secret !== undefined && !/^whsec_[A-Za-z0-9+/_-]{8,}={0,2}$/.test(opts.secret)) {
+    const rest = opts.secret.startsWith('whsec_') ? opts.secret.slice(6).replace(/=+$/, '') : undefined
+    const got = rest === undefined ? 'it does not start with whsec_' : /^[A-Za-z0-9+/_-]*$/.test(rest) ? `got ${rest.length}` : 'what follows whsec_ is not base64'
+    throw new CliError(`--secret must be a whsec_... secret: whsec_ and then at least 8 characters of base64 (${got}), as the Standard Webhooks headers are keyed with the bytes it spells; growth listen --print-secret prints one`)
+  }
   return target
 }
 
