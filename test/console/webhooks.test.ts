@@ -141,6 +141,8 @@ describe('the console: webhooks', () => {
     expect((await at(`/console/webhooks/${id}`, { cookie: owner.cookie })).text).not.toContain(next)
 
     // Disable, then enable: the page says so, and what failed meanwhile goes again.
+    expect(attempts.text).toContain('While it is disabled nothing is sent to it: what was queued waits for Enable, and events meanwhile are not sent to it.')
+    expect(attempts.text).not.toContain('Deliveries wait while it is disabled')
     const disabled = await follow(at(`/console/webhooks/${id}/disable`, { cookie: owner.cookie, form: { csrf: owner.csrf } }))
     expect(disabled.text).toContain('Disabled: nothing is sent to it until it is enabled again.')
     expect(disabled.text).toContain('Disabled by Maya Chen in the console; enable it to resume.')

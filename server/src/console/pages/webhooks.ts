@@ -140,7 +140,7 @@ ${
 <button type="submit">Rotate the secret</button></form></section>
 <section class="panel" aria-labelledby="switch-h"><h2 id="switch-h">${e.status === 'enabled' ? 'Disable' : 'Enable'}</h2>
 <form method="post" action="/console/webhooks/${e.id}/${e.status === 'enabled' ? 'disable' : 'enable'}" class="stack"${e.status === 'enabled' ? html` data-confirm="Disable the endpoint ${e.url}? What was queued waits until it is enabled again; events meanwhile are not sent to it."` : null}>${csrf}
-<p class="hint">${e.status === 'enabled' ? 'Deliveries wait while it is disabled.' : 'Enabling sends what waited, and again what failed to it in the last 72 hours, oldest first, at the drain rate.'}</p>
+<p class="hint">${e.status === 'enabled' ? 'While it is disabled nothing is sent to it: what was queued waits for Enable, and events meanwhile are not sent to it.' : 'Enabling sends what waited, and again what failed to it in the last 72 hours, oldest first, at the drain rate.'}</p>
 <button type="submit"${e.status === 'enabled' ? html` class="danger"` : null}>${e.status === 'enabled' ? 'Disable the endpoint' : 'Enable the endpoint'}</button></form></section>`
     : null
 }
