@@ -47,6 +47,45 @@ const schedule = (fallback: string) =>
       return waits as number[]
     })
 
+/**
+ * A list of `key=value` pairs as the OpenTelemetry variables take them (OTEL_EXPORTER_OTLP_HEADERS,
+ * OTEL_RESOURCE_ATTRIBUTES): comma-separated, values percent-encoded. The SDK drops an entry it
+ * cannot read without a word (a header `Authorization: Bearer ...` written as HTTP writes it never
+ * reached the collector, which then refused every export), so such an entry stops the start here.
+ * `shown`: whether an entry may be quoted in the message (a header's value may be a secret: only its
+ * position and key are named).
+ */
+const keyValuePairs = (example: string, shown: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined
+      const pairs: Record<string, string> = {}
+      const entries = v.split(',')
+      for (const [i, raw] of entries.entries()) {
+        if (!raw.trim()) continue
+        const pair = raw.split(';')[0]!
+        const at = pair.indexOf('=')
+        const key = at > 0 ? pair.slice(0, at).trim() : ''
+        const value = at > 0 ? pair.slice(at + 1).trim() : ''
+        let decoded: string | undefined
+        try {
+          decoded = value ? decodeURIComponent(value) : undefined
+        } catch {
+          decoded = undefined
+        }
+        if (!key || decoded === undefined) {
+          const which = shown ? JSON.stringify(raw.trim()) : key ? `the one for ${JSON.stringify(key)}` : `entry ${i + 1} of ${entries.length}`
+          const why = !key ? 'is not key=value' : !value ? 'has no value' : 'has a % that is not percent-encoding (write % as %25)'
+          ctx.addIssue({ code: 'custom', message: `must be comma-separated key=value pairs such as ${example} (values percent-encoded: a space is %20); ${which} ${why}` })
+          return z.NEVER
+        }
+        pairs[key] = decoded
+      }
+      return pairs
+    })
+
 const httpUrl = (v: string) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)
 const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
@@ -122,6 +161,8 @@ const Env = z.object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional().refine((v) => v === undefined || httpUrl(v), { message: 'must be an http or https URL such as http://127.0.0.1:4318/v1/traces' }),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(OTLP_PROTOCOLS, { message: `must be ${OTLP_PROTOCOLS.join(' or ')} (grpc is not supported)` }).default('http/protobuf'),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(OTLP_PROTOCOLS, { message: `must be ${OTLP_PROTOCOLS.join(' or ')} (grpc is not supported)` }).optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: keyValuePairs('api-key=abc123,x-tenant=ops', false),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: keyValuePairs('api-key=abc123,x-tenant=ops', false),
   OTEL_SERVICE_NAME: z.string().trim().min(1).optional(),
   OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` }).optional(),
   OTEL_TRACES_SAMPLER_ARG: z.string().optional().refine((v) => v === undefined || (/^(0|1|0?\.\d+|1\.0*)$/.test(v.trim())), { message: 'must be a ratio from 0 to 1, such as 0.1' }),
@@ -250,7 +291,7 @@ function unusedSettings(e: z.infer<typeof Env>, given: Record<string, unknown>):
   const notes: string[] = []
   const mail = set(['MAIL_FROM', 'MAIL_RETRY_SCHEDULE', 'MAIL_NOTICE_INTERVAL'])
   if (!e.SMTP_URL && mail.length) notes.push(`${mail.join(', ')} ${mail.length === 1 ? 'is' : 'are'} set but SMTP_URL is not: the console sends no mail (sign-in links come from \`growth admin person link\`).`)
-  const otel = set(['OTEL_SERVICE_NAME', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'])
+  const otel = set(['OTEL_SERVICE_NAME', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'])
   const traced = Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
   if (!traced && otel.length) notes.push(`${otel.join(', ')} ${otel.length === 1 ? 'is' : 'are'} set but OTEL_EXPORTER_OTLP_ENDPOINT is not: no traces are made or sent.`)
   if (traced && e.OTEL_TRACES_SAMPLER_ARG !== undefined && !RATIO_SAMPLERS.includes(e.OTEL_TRACES_SAMPLER ?? '')) {

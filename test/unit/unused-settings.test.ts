@@ -29,6 +29,7 @@ test('OpenTelemetry settings without an endpoint, and a ratio no sampler reads, 
   expect(unused({ ...endpoint, OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: '0.1' })[0]).toContain('OTEL_TRACES_SAMPLER is always_on')
   for (const sampler of ['traceidratio', 'parentbased_traceidratio']) expect(unused({ ...endpoint, OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: '0.1' })).toEqual([])
   expect(unused({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', OTEL_SERVICE_NAME: 'growth-eu' })).toEqual([])
+  expect(unused({ OTEL_EXPORTER_OTLP_HEADERS: 'api-key=abc' })).toEqual(['OTEL_EXPORTER_OTLP_HEADERS is set but OTEL_EXPORTER_OTLP_ENDPOINT is not: no traces are made or sent.'])
 })
 
 test('METRICS_HOST without METRICS_PORT is named; nothing set names nothing', () => {
