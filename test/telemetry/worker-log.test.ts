@@ -71,3 +71,13 @@ describe('growth worker logs like the server', () => {
     }
   }, 90_000)
 })
+
+describe('what growth worker says of its settings', () => {
+  test('the traces line shows an OTLP endpoint’s password as ***, as the server’s banner does', async () => {
+    // Port 1: nothing answers, so the one warning of a failed export names the endpoint too.
+    const r = await runWorker({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:s3cret-otlp@127.0.0.1:1' })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('traces: http://collector:***@127.0.0.1:1/v1/traces (OTLP http/protobuf), as growth-api')
+    expect(r.stdout + r.stderr).not.toContain('s3cret-otlp')
+  }, 90_000)
+})

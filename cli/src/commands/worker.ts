@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../context.ts'
-import { createLogger, startDeliveryWorkers, startMetricsListener, startTracing } from '../core.ts'
+import { createLogger, shownUrl, startDeliveryWorkers, startMetricsListener, startTracing } from '../core.ts'
 import { CliError } from '../errors.ts'
 
 type Options = CommonOptions & { workers?: string }
@@ -38,7 +38,7 @@ export function registerWorker(program: Command) {
           out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
           log.info('webhook delivery workers started', { workers: count })
           if (metrics) out.note(`metrics: ${metrics.url}`)
-          if (config.tracing) out.note(`traces: ${config.tracing.endpoint} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`)
+          if (config.tracing) out.note(`traces: ${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`)
           const signal = await stopped
           out.note(`${signal}: finishing the deliveries out, then stopping.`)
           log.info('shutting down: finishing the deliveries out', { signal })
