@@ -163,6 +163,7 @@ const Env = z.object({
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(OTLP_PROTOCOLS, { message: `must be ${OTLP_PROTOCOLS.join(' or ')} (grpc is not supported)` }).optional(),
   OTEL_EXPORTER_OTLP_HEADERS: keyValuePairs('api-key=abc123,x-tenant=ops', false),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: keyValuePairs('api-key=abc123,x-tenant=ops', false),
+  OTEL_RESOURCE_ATTRIBUTES: keyValuePairs('deployment.environment=production,service.instance.id=api-1', true),
   OTEL_SERVICE_NAME: z.string().trim().min(1).optional(),
   OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` }).optional(),
   OTEL_TRACES_SAMPLER_ARG: z.string().optional().refine((v) => v === undefined || (/^(0|1|0?\.\d+|1\.0*)$/.test(v.trim())), { message: 'must be a ratio from 0 to 1, such as 0.1' }),
@@ -270,7 +271,14 @@ export type Config = {
    * Tracing, when an OTLP endpoint is set: its protocol and the service's name (the exporter and the
    * sampler read the standard variables themselves, checked here); null: off.
    */
-  tracing: { endpoint: string; protocol: (typeof OTLP_PROTOCOLS)[number]; serviceName: string } | null
+  tracing: {
+    endpoint: string
+    protocol: (typeof OTLP_PROTOCOLS)[number]
+    /** OTEL_SERVICE_NAME, else the service.name of OTEL_RESOURCE_ATTRIBUTES, else growth-api. */
+    serviceName: string
+    /** OTEL_RESOURCE_ATTRIBUTES, as given (deployment.environment, service.instance.id, ...): on every span's resource. */
+    resource: Record<string, string>
+  } | null
   /** The Prometheus listener (METRICS_PORT, METRICS_HOST); null: none. */
   metrics: { host: string; port: number } | null
   /** Settings that are set but do nothing as the others stand, one sentence each (logged as warns at start). */
@@ -291,7 +299,7 @@ function unusedSettings(e: z.infer<typeof Env>, given: Record<string, unknown>):
   const notes: string[] = []
   const mail = set(['MAIL_FROM', 'MAIL_RETRY_SCHEDULE', 'MAIL_NOTICE_INTERVAL'])
   if (!e.SMTP_URL && mail.length) notes.push(`${mail.join(', ')} ${mail.length === 1 ? 'is' : 'are'} set but SMTP_URL is not: the console sends no mail (sign-in links come from \`growth admin person link\`).`)
-  const otel = set(['OTEL_SERVICE_NAME', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'])
+  const otel = set(['OTEL_SERVICE_NAME', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', 'OTEL_RESOURCE_ATTRIBUTES'])
   const traced = Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
   if (!traced && otel.length) notes.push(`${otel.join(', ')} ${otel.length === 1 ? 'is' : 'are'} set but OTEL_EXPORTER_OTLP_ENDPOINT is not: no traces are made or sent.`)
   if (traced && e.OTEL_TRACES_SAMPLER_ARG !== undefined && !RATIO_SAMPLERS.includes(e.OTEL_TRACES_SAMPLER ?? '')) {
@@ -351,7 +359,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             // Where the spans go, as the exporter reads it: the traces endpoint as given, else the endpoint's /v1/traces.
             endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${e.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`,
             protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL,
-            serviceName: e.OTEL_SERVICE_NAME ?? 'growth-api',
+            serviceName: e.OTEL_SERVICE_NAME ?? e.OTEL_RESOURCE_ATTRIBUTES?.['service.name'] ?? 'growth-api',
+            resource: e.OTEL_RESOURCE_ATTRIBUTES ?? {},
           }
         : null,
     metrics: e.METRICS_PORT === undefined ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },

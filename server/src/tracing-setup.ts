@@ -68,7 +68,8 @@ export function startTracing(tracing: Config['tracing'], log?: ExportLog): { shu
   const otlp = tracing.protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter()
   const exporter = log ? new ReportingExporter(otlp, shownUrl(tracing.endpoint), log) : otlp
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': tracing.serviceName }),
+    // OTEL_RESOURCE_ATTRIBUTES as the standard says (a resource given here replaces the SDK's own, which read it).
+    resource: resourceFromAttributes({ ...tracing.resource, 'service.name': tracing.serviceName }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
   })
   provider.register()

@@ -11,6 +11,8 @@ import { ProtobufReader } from '@opentelemetry/otlp-transformer/build/src/common
  */
 export type ReceivedSpan = {
   service: string
+  /** The attributes of the span's resource (service.name among them). */
+  resource: Record<string, string | number | boolean>
   traceId: string
   spanId: string
   parentSpanId: string
@@ -109,20 +111,20 @@ function fromProtobuf(buf: Uint8Array): ReceivedSpan[] {
   fields(buf, (f, _w, r) => {
     if (f !== 1) return
     // ResourceSpans: 1 resource, 2 scope_spans.
-    let service = ''
+    let resource: Record<string, string | number | boolean> = {}
     const scoped: Uint8Array[] = []
     fields(r.readBytes(), (f2, _w2, r2) => {
-      if (f2 === 1) service = String(keyValues(r2.readBytes(), 1)['service.name'] ?? '')
+      if (f2 === 1) resource = keyValues(r2.readBytes(), 1)
       else if (f2 === 2) scoped.push(r2.readBytes())
     })
     // ScopeSpans: 2 spans.
-    for (const s of scoped) fields(s, (f3, _w3, r3) => void (f3 === 2 && out.push(span(r3.readBytes(), service))))
+    for (const s of scoped) fields(s, (f3, _w3, r3) => void (f3 === 2 && out.push(span(r3.readBytes(), resource))))
   })
   return out
 }
 
-function span(buf: Uint8Array, service: string): ReceivedSpan {
-  const s: ReceivedSpan = { service, traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: {}, links: [], status: 0 }
+function span(buf: Uint8Array, resource: Record<string, string | number | boolean>): ReceivedSpan {
+  const s: ReceivedSpan = { service: String(resource['service.name'] ?? ''), resource, traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, attributes: {}, links: [], status: 0 }
   fields(buf, (f, _w, r) => {
     if (f === 1) s.traceId = hex(r.readBytes())
     else if (f === 2) s.spanId = hex(r.readBytes())
@@ -182,10 +184,12 @@ function fromJson(body: { resourceSpans?: { resource?: { attributes?: JsonKv[] }
   const attrs = (kvs: JsonKv[] = []) =>
     Object.fromEntries(kvs.map((kv) => [kv.key, kv.value.stringValue ?? kv.value.boolValue ?? (kv.value.intValue !== undefined ? Number(kv.value.intValue) : kv.value.doubleValue ?? '')]))
   return (body.resourceSpans ?? []).flatMap((rs) => {
-    const service = String(attrs(rs.resource?.attributes)['service.name'] ?? '')
+    const resource = attrs(rs.resource?.attributes)
+    const service = String(resource['service.name'] ?? '')
     return (rs.scopeSpans ?? []).flatMap((ss) =>
       (ss.spans ?? []).map((s) => ({
         service,
+        resource,
         traceId: String(s.traceId),
         spanId: String(s.spanId),
         parentSpanId: String(s.parentSpanId ?? ''),

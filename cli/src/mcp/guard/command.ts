@@ -88,7 +88,7 @@ async function guard(command: string, args: string[], opts: GuardOptions) {
   await tracing?.shutdown().catch(() => {})
 }
 
-/** The OpenTelemetry settings, checked as the server checks them; the service is growth-mcp-guard unless OTEL_SERVICE_NAME says otherwise. */
+/** The OpenTelemetry settings, checked as the server checks them; the service is growth-mcp-guard unless OTEL_SERVICE_NAME (or OTEL_RESOURCE_ATTRIBUTES' service.name) says otherwise. */
 function guardTracing() {
   let tracing
   try {
@@ -96,5 +96,5 @@ function guardTracing() {
   } catch (err) {
     throw new CliError((err as Error).message)
   }
-  return tracing && !process.env.OTEL_SERVICE_NAME ? { ...tracing, serviceName: 'growth-mcp-guard' } : tracing
+  return tracing && !process.env.OTEL_SERVICE_NAME && tracing.resource['service.name'] === undefined ? { ...tracing, serviceName: 'growth-mcp-guard' } : tracing
 }
