@@ -217,6 +217,9 @@ const Env = z.object({
     path: ['WEBHOOK_BREAKER_COOLDOWN'],
   })
 
+/** The names of the settings this file reads (the secrets key's are read by secrets-key.ts). */
+export const SETTING_NAMES: readonly string[] = Object.keys(Env.shape)
+
 /** How webhooks are delivered; every figure has the contract's default. */
 export type WebhookSettings = {
   /** The waits after each failed attempt; its length is the number of retries. */

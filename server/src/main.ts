@@ -2,6 +2,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { lookup } from 'node:dns/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { readCommandLine } from './command-line.ts'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger, logFormatFor } from './core/log.ts'
 import { relyingPartyOf } from './core/relying-party.ts'
@@ -29,6 +30,16 @@ import { printStartBanner, type StartBanner } from './start-banner.ts'
  * shrinks (docs/performance.md, "The embedded default"). SIGTERM/SIGINT: stop accepting, finish
  * requests in flight, close the database; a second signal meanwhile stops at once.
  */
+// Its settings are its environment: --help is answered, any other argument refused (not ignored).
+const commandLine = readCommandLine(process.argv.slice(2))
+if (commandLine && 'help' in commandLine) {
+  process.stdout.write(commandLine.help)
+  process.exit(0)
+}
+if (commandLine) {
+  console.error(`error: ${commandLine.error}`)
+  process.exit(1)
+}
 // A setting the server cannot start with: one line naming it, no stack trace.
 let config: Config
 let secrets: SecretsKeyring
