@@ -139,6 +139,23 @@ describe('growth admin token revoke', () => {
   test('an unknown id exits non-zero', async () => {
     expectRefused(await growth(['admin', 'token', 'revoke', 'cred_00000000000000000000000000']), /cred_00000000000000000000000000/)
   }, T)
+
+  test('a token given in place of its id (what an operator holds when one leaks) is refused naming its id and the command, never printing the token', async () => {
+    const t = await growthJson(['admin', 'token', 'create', '--workspace', workspaceId])
+    for (const json of [[], ['--json']]) {
+      const r = await growth(['admin', 'token', 'revoke', t.token, ...json])
+      expectRefused(r, new RegExp(`is a token, not its id: revoke takes the credential id, here ${t.id}: growth admin token revoke ${t.id}`))
+      expect(r.stderr).toContain(`…${t.token.slice(-4)}`)
+      expect(r.stderr).not.toContain(t.token.slice(-12))
+    }
+    // A token of no credential here: said so, still without the token.
+    const unknown = `${t.token.slice(0, -8)}00000000`
+    const r = await growth(['admin', 'token', 'revoke', unknown])
+    expectRefused(r, /is a token, not its id, and no credential of this database is that token/)
+    expect(r.stderr).not.toContain(unknown.slice(-12))
+    // Still in force: nothing was revoked.
+    expect((await growthJson(['admin', 'token', 'revoke', t.id])).alreadyRevoked).toBe(false)
+  }, T * 2)
 })
 
 describe('growth admin agent create', () => {

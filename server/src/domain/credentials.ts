@@ -100,6 +100,8 @@ export async function createToken(
  * `workspaceId` (the console), only that workspace's: another's is not found, as any id.
  */
 export async function revokeToken(sql: Sql, id: string, by: Actor = SYSTEM_ACTOR, workspaceId?: string) {
+  const token = parseToken(id)
+  if (token) await refuseTokenForId(sql, id, token, workspaceId)
   const r = await inTransaction(sql, async (tx) => {
     const r = await store.revokeCredential(tx, id, workspaceId)
     if (r && !r.alreadyRevoked) await recordAudit(tx, r.workspaceId, by, 'token.revoked', id)
@@ -107,6 +109,19 @@ export async function revokeToken(sql: Sql, id: string, by: Actor = SYSTEM_ACTOR
   })
   if (!r) throw new NotFoundError('credential', id, `No credential ${id}.`)
   return { id, revoked: true, alreadyRevoked: r.alreadyRevoked }
+}
+
+/**
+ * A token given where its id belongs (what an operator holds when one leaks): refused with the id
+ * and the command to run, the token shown by its last four only (an error lands in terminals and
+ * logs, and this one is perhaps still in force).
+ */
+async function refuseTokenForId(sql: Sql, token: string, parsed: { kind: TokenKind; workspaceId: string }, workspaceId?: string): Promise<never> {
+  const found = workspaceId === undefined || workspaceId === parsed.workspaceId ? await store.credentialIdByHash(sql, parsed.workspaceId, hashToken(token)) : undefined
+  const shown = `${token.slice(0, token.indexOf('_', 4) + 1)}…${token.slice(-4)}`
+  const command = parsed.kind === 'agent' ? 'growth admin agent credential revoke' : 'growth admin token revoke'
+  if (!found) throw new NotFoundError('credential', shown, `${shown} is a token, not its id, and no credential of this database is that token.`)
+  throw new RuleError('credential.id', `${shown} is a token, not its id: revoke takes the credential id, here ${found}: ${command} ${found}.`, 'id')
 }
 
 const TOKENS_LISTED = 200

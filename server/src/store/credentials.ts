@@ -75,6 +75,12 @@ export async function revokeCredential(sql: Db, id: string, workspaceId?: string
   return { workspaceId: row.workspace_id, alreadyRevoked: row.revoked_at !== null }
 }
 
+/** The id of the workspace's credential whose token has this hash (revoked ones too), if any. */
+export async function credentialIdByHash(sql: Db, workspaceId: string, hash: string): Promise<string | undefined> {
+  const [row] = await sql<{ id: string }[]>`SELECT id FROM credentials WHERE workspace_id = ${workspaceId} AND token_hash = ${hash}`
+  return row?.id
+}
+
 /** Whether the workspace has (or had: revoked ones count) this credential. */
 export async function credentialExists(sql: Db, workspaceId: string, id: string): Promise<boolean> {
   return (await sql`SELECT 1 FROM credentials WHERE workspace_id = ${workspaceId} AND id = ${id}`).length > 0

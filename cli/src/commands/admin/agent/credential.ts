@@ -32,7 +32,8 @@ export function registerAgentCredential(agent: Command) {
     .option(...JSON_FLAG)
     .action((id: string, opts: CommonOptions) =>
       withDatabase(opts, async ({ sql, out }) => {
-        if (!id.startsWith('cred_')) throw new CliError(`the credential id starts with cred_; got ${JSON.stringify(id)}`)
+        // A credential itself (svc_agt_...) is answered by revokeToken, with its id and never echoed.
+        if (!id.startsWith('cred_') && !id.startsWith('svc_')) throw new CliError(`the credential id starts with cred_; got ${JSON.stringify(id)}`)
         const r = await revokeToken(sql, id, operatorAuditActor())
         out.result(r, () => (r.alreadyRevoked ? `Credential ${r.id} was already revoked; nothing changed.` : `Revoked credential ${r.id}`))
       }),
