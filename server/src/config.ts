@@ -4,6 +4,7 @@ import { parseTrustedProxies, type TrustedProxies } from './core/client-address.
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './core/log.ts'
 import { parseDuration } from './core/time.ts'
 import type { DatabaseTimeouts } from './store/driver/db.ts'
+import { closestField } from './domain/document-fields.ts'
 import { type AddressPolicy, parseAllowList } from './domain/webhook-addresses.ts'
 
 /** A duration setting (`5s`, `30m`, `5d`, or milliseconds), in ms. */
@@ -313,6 +314,29 @@ function unusedSettings(e: z.infer<typeof Env>, given: Record<string, unknown>):
   return notes
 }
 
+/** Variables of the toolkit read elsewhere: the secrets key (secrets-key.ts), the CLI's credentials and profiles, the first start's own child. */
+const READ_ELSEWHERE = ['GROWTH_SECRETS_KEY', 'GROWTH_SECRETS_KEY_FILE', 'GROWTH_SECRETS_KEY_PREVIOUS', 'GROWTH_TOKEN', 'GROWTH_BASE_URL', 'GROWTH_PROFILE', 'GROWTH_CONFIG_DIR', 'GROWTH_PREPARE_ONLY']
+/** Prefixes of this server's settings: a variable starting so that is none of them is likely meant for it. */
+const OUR_PREFIXES = ['WEBHOOK_', 'METRICS_', 'MAIL_', 'SMTP_', 'DB_', 'GROWTH_', 'REQUEST_', 'STATEMENT_', 'CALL_COUNT_', 'CONSOLE_', 'TRUSTED_']
+
+/**
+ * Variables that look meant for this server but are none of its settings (METRIC_PORT, DATABASE_URI,
+ * WEBHOOK_WORKER, DB_HOST): each one sentence, with the setting meant when one is close. Said, not
+ * refused, as the unused settings are: the environment is shared with everything else the process
+ * runs beside. OTEL_* is left alone: the OpenTelemetry SDK reads more of those than this file does.
+ */
+function unknownSettings(given: Record<string, unknown>): string[] {
+  const known = [...SETTING_NAMES, ...READ_ELSEWHERE]
+  const notes: string[] = []
+  for (const name of Object.keys(given)) {
+    if (known.includes(name) || name.startsWith('OTEL_') || name.startsWith('npm_')) continue
+    const meant = closestField(name, known)
+    if (meant) notes.push(`${name} is not a setting of this server (did you mean ${meant}?): it does nothing.`)
+    else if (OUR_PREFIXES.some((p) => name.startsWith(p))) notes.push(`${name} is not a setting of this server: it does nothing (every setting: README.md, "Configuration").`)
+  }
+  return notes
+}
+
 /**
  * The console's base from HOST and PORT: `http://HOST:PORT/console`; a wildcard address (0.0.0.0,
  * ::) is not one a browser can open, so it is written `localhost`.
@@ -367,7 +391,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : null,
     metrics: e.METRICS_PORT === undefined ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
-    unused: unusedSettings(e, cleaned),
+    unused: [...unknownSettings(cleaned), ...unusedSettings(e, cleaned)],
   }
 }
 

@@ -41,6 +41,23 @@ test('the server logs each setting that does nothing, and serves', async () => {
   }
 }, 90_000)
 
+test('a variable meant for the server that is none of its settings is named, with the one meant when close, and it serves', async () => {
+  // As an operator types them: a letter off, a word of another tool, another product's name for the database.
+  const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json', LOG_LEVEL: 'warn', METRIC_PORT: '9464', DATABASE_URI: 'postgres://db/growth', WEBHOOK_WORKER: '4', DB_HOST: 'db.internal', OTEL_EXPORTER_OTLP_TIMEOUT: '5000' })
+  try {
+    expect(warns(server.stdout()).sort()).toEqual([
+      'DATABASE_URI is not a setting of this server (did you mean DATABASE_URL?): it does nothing.',
+      'DB_HOST is not a setting of this server: it does nothing (every setting: README.md, "Configuration").',
+      'METRIC_PORT is not a setting of this server (did you mean METRICS_PORT?): it does nothing.',
+      'WEBHOOK_WORKER is not a setting of this server (did you mean WEBHOOK_WORKERS?): it does nothing.',
+    ])
+    expect((await fetch(server.base)).status).toBe(200)
+  } finally {
+    server.proc.kill('SIGTERM')
+    await server.proc.exited
+  }
+}, 90_000)
+
 test('growth worker logs the observability settings that do nothing, and runs', async () => {
   const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'worker'], {
     cwd: ROOT,
