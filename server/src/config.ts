@@ -87,6 +87,9 @@ const keyValuePairs = (example: string, shown: boolean) =>
       return pairs
     })
 
+/** One of `values`, the refusal quoting what was given (`LOG_LEVEL must be one of ... (got "verbose")`). */
+const oneOf = <T extends readonly [string, ...string[]]>(values: T, say: string) => z.enum(values, { error: (issue) => `${say} (got ${JSON.stringify(issue.input)})` })
+
 const httpUrl = (v: string) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)
 const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const
@@ -109,11 +112,11 @@ const Env = z.object({
   STATEMENT_TIMEOUT_MS: whole(0, 3_600_000, 10_000),
   DB_CONNECT_TIMEOUT_MS: whole(100, 300_000, 2_000),
   REQUEST_TIMEOUT_MS: whole(100, 3_600_000, 15_000),
-  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  LOG_LEVEL: oneOf(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`).default('info'),
   // Unset: readable lines on a terminal, JSON lines otherwise (CONTRACT: Observability).
-  LOG_FORMAT: z.enum(LOG_FORMATS, { message: `must be one of ${LOG_FORMATS.join(', ')}` }).optional(),
+  LOG_FORMAT: oneOf(LOG_FORMATS, `must be one of ${LOG_FORMATS.join(', ')}`).optional(),
   // The request log (GET /api/v1/logs): on unless turned off here.
-  REQUEST_LOG: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  REQUEST_LOG: oneOf(['on', 'off'], 'must be on or off').default('on'),
   CALL_COUNT_FLUSH_MS: whole(10, 3_600_000, 1000),
   // Webhook delivery (CONTRACT: Events and webhooks).
   WEBHOOK_RETRY_SCHEDULE: schedule('5s,5m,30m,2h,5h,10h,10h'),
@@ -166,8 +169,11 @@ const Env = z.object({
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: keyValuePairs('api-key=abc123,x-tenant=ops', false),
   OTEL_RESOURCE_ATTRIBUTES: keyValuePairs('deployment.environment=production,service.instance.id=api-1', true),
   OTEL_SERVICE_NAME: z.string().trim().min(1).optional(),
-  OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` }).optional(),
-  OTEL_TRACES_SAMPLER_ARG: z.string().optional().refine((v) => v === undefined || (/^(0|1|0?\.\d+|1\.0*)$/.test(v.trim())), { message: 'must be a ratio from 0 to 1, such as 0.1' }),
+  OTEL_TRACES_SAMPLER: oneOf(SAMPLERS, `must be one of ${SAMPLERS.join(', ')}`).optional(),
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^(0|1|0?\.\d+|1\.0*)$/.test(v.trim()), { error: (issue) => `must be a ratio from 0 to 1, such as 0.1 (got ${JSON.stringify(issue.input)})` }),
   METRICS_HOST: z.string().trim().min(1, { message: 'must be an address to listen on, such as 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
   // The reverse proxies whose X-Forwarded-For names the client (core/client-address.ts); none by default.
   TRUSTED_PROXIES: z

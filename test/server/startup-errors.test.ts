@@ -42,6 +42,20 @@ describe('a server that cannot start says why in one line', () => {
     }, 70_000)
   }
 
+  // A value out of a list is quoted back, as PORT's is: 'verbose' read beside the list shows the slip.
+  for (const [name, value, says] of [
+    ['LOG_LEVEL', 'verbose', 'must be one of debug, info, warn, error, silent'],
+    ['LOG_FORMAT', 'text', 'must be one of json, pretty'],
+    ['REQUEST_LOG', 'yes', 'must be on or off'],
+    ['OTEL_TRACES_SAMPLER', 'ratio', 'must be one of always_on'],
+    ['OTEL_TRACES_SAMPLER_ARG', '10%', 'must be a ratio from 0 to 1, such as 0.1'],
+  ] as const) {
+    test(`${name}=${value} is quoted back`, async () => {
+      const run = await runToExit({ [name]: value, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', DATA_DIR: dataDir() })
+      expectOneLine(run, `Invalid configuration: ${name} ${says}`, `(got ${JSON.stringify(value)}).`)
+    }, 70_000)
+  }
+
   test('a HOST that does not resolve is named as HOST, not as the database', async () => {
     // The name is looked up before anything listens, so the port is never taken.
     const run = await runToExit({ HOST: 'no-such-host.invalid', PORT: '4250', DATA_DIR: dataDir() })
