@@ -141,6 +141,24 @@ test(
 )
 
 test(
+  'tail --credential-id keeps the calls of one credential (what a token suspected of leaking did), as the API, logs list and the console filter',
+  async () => {
+    const byLive = await calledAndLogged('/api/v1/opportunities')
+    const byTest = await calledAndLogged('/api/v1/opportunities', ws.test)
+    const all = await growth(['logs', 'tail', '--operation', 'listOpportunities', '--json'])
+    const entries = all.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const testCredential = entries.find((e) => e.id === byTest).credential.id
+    const one = await growth(['logs', 'tail', '--operation', 'listOpportunities', '--credential-id', testCredential, '--json'])
+    expect(one.code, one.stderr).toBe(0)
+    expect(one.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([byTest])
+    expect(one.stdout).not.toContain(byLive)
+    // Another workspace's credential, or none: the API's refusal.
+    expectRefused(await growth(['logs', 'tail', '--credential-id', 'cred_00000000000000000000000000']), /cred_00000000000000000000000000/)
+  },
+  CLI_TIMEOUT,
+)
+
+test(
   'a bad filter or a token without read:logs is refused with the API message; a bad --interval or --limit before any call',
   async () => {
     expectRefused(await growth(['logs', 'tail', '--status', '6xx']), /status must be 2xx, 4xx, 5xx or one HTTP status/)

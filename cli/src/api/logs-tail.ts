@@ -8,7 +8,7 @@ import { sleep, untilInterrupted } from './event-stream.ts'
 import { withCredentials } from './refusal.ts'
 import { OutageWatch, outageNotices } from './outage.ts'
 
-type TailOptions = CredentialOptions & { status?: string; operation?: string; limit: string; follow?: boolean; interval: string; json?: boolean }
+type TailOptions = CredentialOptions & { status?: string; operation?: string; credentialId?: string; limit: string; follow?: boolean; interval: string; json?: boolean }
 
 /** How far back each poll looks behind the newest call printed: calls reach the log in batches (CALL_COUNT_FLUSH_MS, 1 s by default). */
 const LOOKBACK_MS = 5_000
@@ -18,7 +18,7 @@ const MOST_PAGES = 10
 const RESERVE = 0.25
 
 /**
- * growth logs tail [--status S] [--operation O] [--follow]: the workspace's latest calls from its
+ * growth logs tail [--status S] [--operation O] [--credential-id C] [--follow]: the workspace's latest calls from its
  * request log, oldest first, one readable line each (time, status, method and path, operation, the
  * error's code and message, duration, the credential's last four, the request id); with --follow it
  * keeps printing calls as they come, asking every --interval while the token has more than a
@@ -30,6 +30,7 @@ export function registerLogsTail(logs: Command) {
     .description("print the workspace's latest calls from its request log, and with --follow keep printing calls as they come (Ctrl-C stops)")
     .option('--status <status>', 'only calls answered with this status: 2xx, 4xx, 5xx or one status such as 429')
     .option('--operation <operationId>', 'only calls of this operation, e.g. createExperiment')
+    .option('--credential-id <id>', 'only calls made with this credential (cred_...), e.g. a token suspected of leaking')
     .option('--limit <n>', 'how many of the latest calls to print first (1 to 100)', '20')
     .option('--follow', 'keep printing calls as they come')
     .option('--interval <ms>', 'the shortest wait between two polls when following', '1000')
@@ -45,7 +46,7 @@ async function tail(opts: TailOptions, credentials: Credentials) {
   if (!/^[0-9]+$/.test(opts.interval) || interval < 250) throw new CliError(`--interval must be whole milliseconds >= 250; got ${JSON.stringify(opts.interval)}`)
   const limit = limitOption(opts.limit, 100)
   const growth = new Growth({ token: credentials.token, baseUrl: credentials.baseUrl })
-  const filter = { status: opts.status, operation: opts.operation }
+  const filter = { status: opts.status, operation: opts.operation, credentialId: opts.credentialId }
   const json = Boolean(opts.json)
   /** This tail's own calls to the log: not printed. */
   const own = new Set<string>()
