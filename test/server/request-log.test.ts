@@ -265,6 +265,9 @@ describe('the request log', () => {
       expectError(await logs(ws.live, query), 400, 'invalid_parameter', named)
     }
     expect((await logs(ws.live, 'operation=nope')).body.error.message).toBe('operation "nope" is not an operation of this API: give an operationId such as createExperiment or listMissions.')
+    // A slip of a letter or two (a plural lost, a capital) is answered with the operation meant.
+    expect((await logs(ws.live, 'operation=listDecision')).body.error.message).toBe('operation "listDecision" is not an operation of this API: did you mean listDecisions?')
+    expect((await logs(ws.live, 'operation=ListMissions')).body.error.message).toBe('operation "ListMissions" is not an operation of this API: did you mean listMissions?')
     // The operations a refusal gives as examples are operations of this API, which the filter takes.
     const index = await call('GET', '/api/v1')
     const operationIds = index.body.data.endpoints.map((e: { operationId: string }) => e.operationId)

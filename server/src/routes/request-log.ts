@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { RuleError } from '../core/errors.ts'
+import { closestField } from '../domain/document-fields.ts'
 import { listRequestLog } from '../domain/request-log.ts'
 import { idOf } from '../schemas/common.ts'
 import { RequestLogEntry, StatusFilter } from '../schemas/request-log.ts'
@@ -31,8 +32,11 @@ export const requestLogOperations = (operations: () => readonly { operationId: s
     response: model('RequestLogEntry', RequestLogEntry),
     example: { query: { status: '4xx', limit: '5' } },
     handler: ({ sql, caller, query, page }) => {
-      if (query.operation && !operations().some((o) => o.operationId === query.operation)) {
-        throw new RuleError('operation.known', `operation ${JSON.stringify(query.operation)} is not an operation of this API: give an operationId such as createExperiment or listMissions.`, 'operation')
+      const ids = query.operation ? operations().map((o) => o.operationId) : []
+      if (query.operation && !ids.includes(query.operation)) {
+        const meant = closestField(query.operation, ids)
+        const how = meant ? `did you mean ${meant}?` : 'give an operationId such as createExperiment or listMissions.'
+        throw new RuleError('operation.known', `operation ${JSON.stringify(query.operation)} is not an operation of this API: ${how}`, 'operation')
       }
       return listRequestLog(sql, caller.workspaceId, { ...query, ...page })
     },
