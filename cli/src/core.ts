@@ -4,7 +4,7 @@
  */
 export { loadConfig } from '../../server/src/config.ts'
 export { loadSecretsKeyring } from '../../server/src/secrets-key.ts'
-export { startMetricsListener } from '../../server/src/metrics-listener.ts'
+export { metricsHostResolves, startMetricsListener } from '../../server/src/metrics-listener.ts'
 export { startTracing } from '../../server/src/tracing-setup.ts'
 export { shownUrl } from '../../server/src/core/shown-url.ts'
 export { activeTraceparent, inSpan, SpanKind } from '../../server/src/core/tracing.ts'

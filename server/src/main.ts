@@ -17,7 +17,7 @@ import { openConfiguredDatabase, type RunningServer, startServer } from './serve
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
 import { migrate } from './store/driver/migrate.ts'
 import { startTracing } from './tracing-setup.ts'
-import { metricsListenError } from './metrics-listener.ts'
+import { metricsHostResolves, metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
 import { shownUrl } from './core/shown-url.ts'
 import { printStartBanner, type StartBanner } from './start-banner.ts'
@@ -73,6 +73,7 @@ try {
   if (config.metrics) {
     // Else the API's own listener would be found in use, and the line would send the operator looking for another process.
     if (config.metrics.port === config.port && config.port !== 0) throw metricsListenError(config.metrics, { code: 'SAME_AS_PORT' })
+    await metricsHostResolves(config.metrics)
     await portIsFree(config.metrics.host, config.metrics.port).catch((err) => Promise.reject(metricsListenError(config.metrics!, err)))
   }
   if (!config.databaseUrl && !prepareOnly() && !embeddedDatabaseExists(config.dataDir)) {

@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises'
 import { enableMetrics, gaugeSources, registry } from './core/metrics.ts'
 import type { Logger } from './core/log.ts'
 import type { Sql } from './store/driver/db.ts'
@@ -50,6 +51,19 @@ function serve(opts: { host: string; port: number; log: Logger }) {
   })
 }
 
+/**
+ * METRICS_HOST is looked up before anything listens, as HOST is: a name that does not resolve is
+ * said as such (Bun's own refusal, "Failed to listen at ..." or EINVAL, names neither the setting
+ * nor the cause).
+ */
+export async function metricsHostResolves(at: { host: string; port: number }): Promise<void> {
+  try {
+    await lookup(at.host)
+  } catch (err) {
+    throw metricsListenError(at, Object.assign(new Error(String((err as Error)?.message ?? err)), { code: 'HOST_UNRESOLVED' }))
+  }
+}
+
 /** The metrics listener could not listen (or was given the API's own port, `SAME_AS_PORT`): said as one line naming the setting to change. */
 export function metricsListenError(at: { host: string; port: number }, err: unknown): Error {
   return new MetricsListenError(at, err)
@@ -64,6 +78,8 @@ class MetricsListenError extends Error {
         ? `METRICS_PORT is the API's PORT (${at.port}): the metrics are served on a port of their own. Set METRICS_PORT to another free port.`
         : code === 'EADDRINUSE'
         ? `Port ${at.port} on ${at.host} (METRICS_PORT) is already in use. Stop that process, or set METRICS_PORT to a free port.`
+        : code === 'HOST_UNRESOLVED'
+        ? `METRICS_HOST ${at.host} does not resolve. Set METRICS_HOST to an address of this machine, e.g. 127.0.0.1 (or 0.0.0.0 for every one).`
         : code === 'EADDRNOTAVAIL'
           ? `METRICS_HOST ${at.host} is not an address of this machine. Set it to one of its addresses, e.g. 127.0.0.1.`
           : `The metrics listener cannot listen on ${at.host}:${at.port} (METRICS_HOST, METRICS_PORT): ${(err as Error).message ?? err}.`,

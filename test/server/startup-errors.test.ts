@@ -63,6 +63,14 @@ describe('a server that cannot start says why in one line', () => {
     expect(run.stderr).not.toContain('database')
   }, 70_000)
 
+  test('a METRICS_HOST that does not resolve is named as METRICS_HOST, by the server and by growth worker', async () => {
+    const settings = { METRICS_HOST: 'no-such-metrics-host.invalid', METRICS_PORT: '0' }
+    expectOneLine(await runToExit({ ...settings, DATA_DIR: dataDir() }), 'METRICS_HOST no-such-metrics-host.invalid does not resolve', 'Set METRICS_HOST')
+    const worker = await growthIn(dataDir())(['worker'], settings)
+    expect(worker.stdout).toBe('')
+    expectOneLine({ code: worker.code, stderr: worker.stderr.split('\n').filter((l) => !/^(Created|Applied) /.test(l)).join('\n') }, 'METRICS_HOST no-such-metrics-host.invalid does not resolve', 'Set METRICS_HOST')
+  }, 70_000)
+
   test('an unreachable DATABASE_URL, with its password hidden', async () => {
     const started = Date.now()
     const run = await runToExit({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/x', DATA_DIR: dataDir() })

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../context.ts'
-import { createLogger, shownUrl, startDeliveryWorkers, startMetricsListener, startTracing } from '../core.ts'
+import { createLogger, metricsHostResolves, shownUrl, startDeliveryWorkers, startMetricsListener, startTracing } from '../core.ts'
 import { CliError } from '../errors.ts'
 
 type Options = CommonOptions & { workers?: string }
@@ -25,6 +25,7 @@ export function registerWorker(program: Command) {
           // Logs as the server's: pino on stdout, LOG_FORMAT (JSON lines unless a terminal) and LOG_LEVEL.
           const log = createLogger(config.logLevel, { format: config.logFormat, to: 'stdout' })
           for (const note of config.unused) log.warn(note)
+          if (config.metrics) await metricsHostResolves(config.metrics).catch((err: Error) => Promise.reject(new CliError(err.message)))
           // Its own metrics and traces, with the server's settings (docs/operations.md).
           const tracing = startTracing(config.tracing, log)
           const metrics = config.metrics ? listen({ ...config.metrics, sql, log, api: false }) : undefined
