@@ -130,7 +130,7 @@ function passkeysNote(linkUrl: string): string | undefined {
 const base = `${server.url}/api/v1`
 const banner: StartBanner = {
   api: base,
-  database: db!.kind === 'server' ? 'PostgreSQL server (DATABASE_URL)' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`,
+  database: db!.kind === 'server' ? `PostgreSQL server at ${serverOf(config.databaseUrl!)} (DATABASE_URL)` : `embedded PostgreSQL (PGlite) in ${config.dataDir}`,
   reference: `${base}/reference`,
   ...(server.metricsUrl ? { metrics: server.metricsUrl } : {}),
   ...(config.tracing ? { traces: `${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}` } : {}),
@@ -192,6 +192,12 @@ async function prepareInAProcessOfItsOwn(): Promise<void> {
 
 /** Resolves when `port` can be bound on `host` (exclusively), rejects with EADDRINUSE and the like when not. */
 /** HOST must name an address: one that does not is told as HOST's fault (the listen's own error names nothing, or looks like the database's). */
+/** Which server and database DATABASE_URL names (host:port/database), never its user or password: several instances are told apart by it. */
+function serverOf(databaseUrl: string): string {
+  const u = new URL(databaseUrl)
+  return `${u.host}${u.pathname}`
+}
+
 async function hostResolves(host: string): Promise<void> {
   try {
     await lookup(host)

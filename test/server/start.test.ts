@@ -222,7 +222,10 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
 test.skipIf(!process.env.DATABASE_URL)('with DATABASE_URL the server migrates, seeds nothing and prints no credentials', async () => {
   const s = await start({})
   try {
-    expect(s.out).toContain('PostgreSQL server (DATABASE_URL)')
+    // Which server and database, as growth worker and the admin commands say it; never the user or password.
+    const url = new URL(process.env.DATABASE_URL!)
+    expect(s.out).toContain(`PostgreSQL server at ${url.host}${url.pathname} (DATABASE_URL)`)
+    if (url.password) expect(s.out).not.toContain(url.password)
     expect(s.out).not.toContain('svc_live_')
     const r = await fetch(`${s.base}/openapi.json`)
     expect(r.status).toBe(200)
