@@ -81,3 +81,10 @@ describe('what growth worker says of its settings', () => {
     expect(r.stdout + r.stderr).not.toContain('s3cret-otlp')
   }, 90_000)
 })
+
+test('growth worker --help names the settings it reads besides WEBHOOK_*: the database, the secrets key, metrics, traces, logs', async () => {
+  const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'worker', '--help'], { cwd: ROOT, env: process.env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, code] = await Promise.all([new Response(proc.stdout as ReadableStream).text(), proc.exited])
+  expect(code).toBe(0)
+  for (const name of ['WEBHOOK_', 'DATABASE_URL', 'DATA_DIR', 'GROWTH_SECRETS_KEY', 'METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'LOG_LEVEL', 'LOG_FORMAT', 'docs/webhooks.md']) expect(stdout).toContain(name)
+}, 30_000)

@@ -16,6 +16,20 @@ export function registerWorker(program: Command) {
     .command('worker')
     .description('run webhook delivery workers (settings: the WEBHOOK_* environment variables)')
     .option('--workers <n>', 'delivery workers in this process (default: WEBHOOK_WORKERS, or 1 when that is 0)')
+    .addHelpText(
+      'after',
+      `
+Settings (environment variables, as the server reads them):
+  DATABASE_URL, DATA_DIR        the servers' database (unset: the embedded one in DATA_DIR, .data)
+  GROWTH_SECRETS_KEY            the key the servers use, to open the endpoints' signing secrets
+  WEBHOOK_*                     delivery: retry schedule, time-out, circuit breaker, drain rate, address guard
+  METRICS_PORT, METRICS_HOST    its own Prometheus metrics (deliveries, backlog, circuits, pool)
+  OTEL_EXPORTER_OTLP_ENDPOINT   traces of its deliveries, linked to the requests that caused them
+  LOG_LEVEL, LOG_FORMAT         its log on stdout (JSON lines off a terminal); messages for you on stderr
+
+Every WEBHOOK_* setting: docs/webhooks.md; the others: docs/operations.md.
+`,
+    )
     .action((opts: Options) =>
       withDatabase(
         opts,
