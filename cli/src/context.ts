@@ -3,6 +3,7 @@ import {
   loadConfig,
   loadSecretsKeyring,
   embeddedDatabaseExists,
+  explainStartupError,
   migrate,
   NewerSchemaError,
   NotFoundError,
@@ -76,7 +77,7 @@ export async function withDatabase(
   }
   const setting = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir} (DATA_DIR)`
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: settings.poolMax ?? 2 }).catch((err) => {
-    throw cannotOpen(err, setting)
+    throw cannotOpen(err, setting, config.databaseUrl)
   })
   const where = describeDatabase(db, config.databaseUrl, config.dataDir)
   let failed = false
@@ -85,7 +86,7 @@ export async function withDatabase(
     // The first statement is where an unreachable server, a missing database or a bad password shows.
     const migration = await migrate(db.sql).catch((err) => {
       if (err instanceof NewerSchemaError) throw new CliError(err.message)
-      throw db.kind === 'server' ? cannotOpen(err, setting) : err
+      throw db.kind === 'server' ? cannotOpen(err, setting, config.databaseUrl) : err
     })
     if (settings.reportMigration !== false && migration.applied.length) {
       out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
@@ -115,8 +116,13 @@ export async function withDatabase(
  */
 const SETUP_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000', '28P01', '28000', 'EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EDATADIR_OPEN'])
 
-function cannotOpen(err: unknown, setting: string): unknown {
+/** A PostgreSQL server that cannot be reached or refuses: said as the server says it at start (startup-errors.ts). */
+const SERVER_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', '3D000', '28P01', '28000', '57P03'])
+
+function cannotOpen(err: unknown, setting: string, databaseUrl?: string): unknown {
   const code = (err as { code?: string } | null)?.code
+  // The URL (its password hidden), the cause and what to check, as the server's start says them.
+  if (databaseUrl && code && SERVER_ERRORS.has(code)) return new CliError(explainStartupError(err, { host: '', port: 0, databaseUrl }))
   if (!code || !SETUP_ERRORS.has(code)) return err
   return new CliError(`cannot open ${setting}: ${(err as Error).message}`)
 }

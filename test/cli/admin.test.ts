@@ -262,7 +262,10 @@ describe('growth admin agents stop / resume', () => {
 
 describe('a database that cannot be opened', () => {
   test('is a refusal (exit 1) naming the setting to fix, not a crash', async () => {
-    expectRefused(await growth(['admin', 'workspace', 'create', '--name', 'x'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }), /cannot open the PostgreSQL database at DATABASE_URL/)
+    // Said as the server says it at start: the URL (its password hidden), the cause, and what to check.
+    const refused = await growth(['admin', 'workspace', 'create', '--name', 'x'], { DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/none' })
+    expectRefused(refused, /^error: Cannot connect to the PostgreSQL server at DATABASE_URL \(postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none\): connection refused\. Check DATABASE_URL \(postgres:\/\/user:password@host:port\/database\) and that PostgreSQL is running and reachable there\.$/m)
+    expect(refused.stderr).not.toContain('s3cret')
     const file = join(dataDir, 'not-a-directory')
     await Bun.write(file, 'x')
     expectRefused(await growth(['admin', 'workspace', 'create', '--name', 'x'], { DATABASE_URL: '', DATA_DIR: file }), /cannot open the embedded database in .*not-a-directory \(DATA_DIR\)/)
