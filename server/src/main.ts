@@ -134,6 +134,7 @@ const banner: StartBanner = {
   reference: `${base}/reference`,
   ...(server.metricsUrl ? { metrics: server.metricsUrl } : {}),
   ...(config.tracing ? { traces: `${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}` } : {}),
+  ...(config.requestLog ? {} : { requestLog: 'off (REQUEST_LOG): the calls this instance serves are not kept in the request log' }),
 }
 if (demo) {
   const envFile = join(config.dataDir, 'demo.env')

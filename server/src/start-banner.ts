@@ -9,6 +9,8 @@ export type StartBanner = {
   reference: string
   metrics?: string
   traces?: string
+  /** Said only when off (REQUEST_LOG=off): in a fleet, the calls of this instance are then missing from the workspace's log. */
+  requestLog?: string
   demo?: {
     workspace: DemoWorkspace
     /** The file (0600) with the demo's credentials and fixture ids as shell variables. */
@@ -52,6 +54,7 @@ function bannerText(b: StartBanner): string[] {
     `  reference: ${b.reference}`,
     ...(b.metrics ? [`  metrics: ${b.metrics}`] : []),
     ...(b.traces ? [`  traces: ${b.traces}`] : []),
+    ...(b.requestLog ? [`  request log: ${b.requestLog}`] : []),
   ]
   if (!b.demo) return lines
   const { workspace: demo, envFile, seededNow, owner } = b.demo

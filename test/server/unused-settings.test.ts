@@ -79,3 +79,27 @@ test('growth worker logs the observability settings that do nothing, and runs', 
   expect(stdout).toContain('webhook delivery workers started')
   expect(warns(stdout)).toEqual(['OTEL_SERVICE_NAME is set but OTEL_EXPORTER_OTLP_ENDPOINT is not: no traces are made or sent.'])
 }, 90_000)
+
+test('REQUEST_LOG=off is said in the start banner (JSON and pretty): calls served there are missing from the workspace log', async () => {
+  for (const format of ['json', 'pretty']) {
+    const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: format, REQUEST_LOG: 'off' })
+    try {
+      const said = 'off (REQUEST_LOG): the calls this instance serves are not kept in the request log'
+      if (format === 'json') {
+        const banner = server.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.api)
+        expect(banner.requestLog).toBe(said)
+      } else expect(server.stdout()).toContain(`  request log: ${said}`)
+    } finally {
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+    }
+  }
+  // On (the default), the banner says nothing of it.
+  const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json' })
+  try {
+    expect(server.stdout()).not.toContain('requestLog')
+  } finally {
+    server.proc.kill('SIGTERM')
+    await server.proc.exited
+  }
+}, 120_000)
