@@ -124,6 +124,8 @@ function cannotOpen(err: unknown, setting: string, databaseUrl?: string): unknow
   // The URL (its password hidden), the cause and what to check, as the server's start says them.
   if (databaseUrl && code && SERVER_ERRORS.has(code)) return new CliError(explainStartupError(err, { host: '', port: 0, databaseUrl }))
   if (!code || !SETUP_ERRORS.has(code)) return err
+  // Its message names DATA_DIR, its mode and the chmod that fixes it: said alone, as the server says it.
+  if (code === 'EDATADIR_OPEN') return new CliError(`${(err as Error).message}.`)
   return new CliError(`cannot open ${setting}: ${(err as Error).message}`)
 }
 

@@ -87,7 +87,7 @@ describe('npm start on the embedded database', () => {
         expect(run.stdout).toBe('')
         const m = mode.toString(8).padStart(4, '0')
         expect(run.stderr.trim().split('\n')).toEqual([
-          `error: DATA_DIR ${dataDir} is open to other users (mode ${m}); the embedded database must be readable by its owner only: run chmod 700 ${dataDir}, then start again.`,
+          `error: DATA_DIR ${dataDir} is open to other users (mode ${m}); the embedded database must be readable by its owner only: run chmod 700 ${dataDir}, then try again.`,
         ])
         expect(readdirSync(dataDir)).toEqual(['notes.txt'])
         expect(statSync(dataDir).mode & 0o777).toBe(mode)
@@ -135,6 +135,12 @@ describe('the CLI’s operator commands on the embedded database', () => {
       expect(run.stdout).toBe('')
       expect(run.stderr).toContain(`DATA_DIR ${dataDir} is open to other users (mode 0755)`)
       expect(run.stderr).toContain(`run chmod 700 ${dataDir}`)
+      // For a person: the server's one line, fit for a command as for a start, and nothing said twice.
+      const plain = await growthUnder('022', dataDir, ['admin', 'migrate'])
+      expect(plain.code).toBe(1)
+      expect(plain.stderr.trim().split('\n')).toEqual([
+        `error: DATA_DIR ${dataDir} is open to other users (mode 0755); the embedded database must be readable by its owner only: run chmod 700 ${dataDir}, then try again.`,
+      ])
       expect(readdirSync(dataDir)).toEqual(['kept'])
     } finally {
       rmSync(dataDir, { recursive: true, force: true })

@@ -15,7 +15,7 @@ class DataDirOpenError extends Error {
   readonly code = 'EDATADIR_OPEN'
   constructor(dataDir: string, mode: number) {
     super(
-      `DATA_DIR ${dataDir} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); the embedded database must be readable by its owner only: run chmod 700 ${quoteForShell(dataDir)}, then start again`,
+      `DATA_DIR ${dataDir} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); the embedded database must be readable by its owner only: run chmod 700 ${quoteForShell(dataDir)}, then try again`,
     )
   }
 }
