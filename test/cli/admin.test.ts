@@ -126,6 +126,14 @@ describe('growth admin token create', () => {
   }, T)
 })
 
+describe('growth admin token create --scopes', () => {
+  test('a scope a letter off is answered with the one meant, and the list; one close to none with the list alone', async () => {
+    const r = await growth(['admin', 'token', 'create', '--workspace', workspaceId, '--scopes', 'read:growth,read:logz'])
+    expectRefused(r, /^error: Unknown scope read:logz \(did you mean read:logs\?\); scopes are read:growth, .* or all\. \(--scopes\)$/m)
+    expectRefused(await growth(['admin', 'token', 'create', '--workspace', workspaceId, '--scopes', 'admin']), /^error: Unknown scope admin; scopes are read:growth, .* or all\. \(--scopes\)$/m)
+  }, T)
+})
+
 describe('growth admin token revoke', () => {
   test('revokes a token; a second time says it already was', async () => {
     const t = await growthJson(['admin', 'token', 'create', '--workspace', workspaceId])

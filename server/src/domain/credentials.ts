@@ -9,6 +9,7 @@ import * as store from '../store/credentials.ts'
 import { inTransaction } from '../store/driver/db.ts'
 import { workspaceExists } from '../store/workspaces.ts'
 import { recordAudit } from './audit.ts'
+import { closestField } from './document-fields.ts'
 
 /**
  * Credentials: workspace tokens (live and test, with scopes) and agent credentials.
@@ -53,7 +54,14 @@ function parseScopes(input: string | undefined): Scope[] {
   if (input === undefined || input === 'all') return [...SCOPES]
   const scopes = input.split(',').map((s) => s.trim()).filter(Boolean)
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s))
-  if (unknown.length) throw new RuleError('scopes.known', `Unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')} or all.`, 'scopes')
+  if (unknown.length) {
+    // A scope a letter or two off is named with the one meant (read:logz: read:logs).
+    const named = unknown.map((u) => {
+      const meant = closestField(u, SCOPES)
+      return meant ? `${u} (did you mean ${meant}?)` : u
+    })
+    throw new RuleError('scopes.known', `Unknown scope ${named.join(', ')}; scopes are ${SCOPES.join(', ')} or all.`, 'scopes')
+  }
   if (!scopes.length) throw new RuleError('scopes.some', 'A token needs at least one scope, or all.', 'scopes')
   return scopes as Scope[]
 }
