@@ -216,3 +216,19 @@ describe('growth login --with-token', () => {
     T,
   )
 })
+
+describe('a base URL without /api/v1', () => {
+  test(
+    'the 404 it meets says the base URL should end in /api/v1, naming it and where it came from',
+    async () => {
+      const root = baseUrl.replace(/\/api\/v1$/, '')
+      const r = await run(['missions', 'list', '--token', ws.live, '--base-url', root])
+      expect(r.code).toBe(1)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toContain(`the base URL ${root} (from --base-url) should end in /api/v1, as ${root}/api/v1`)
+      // With /api/v1 it answers; a 404 of a right base URL says nothing of it.
+      expect((await run(['missions', 'list', '--token', ws.live, '--base-url', baseUrl])).code).toBe(0)
+    },
+    T,
+  )
+})

@@ -41,6 +41,11 @@ function messageOf(err: GrowthError, credentials: Credentials | undefined): stri
   const message = err.message.replace(/\.$/, '')
   if (err.status === 401) return `${tokenOf(credentials)} was refused by the API at ${credentials.baseUrl}: ${message}`
   if (err.status === 403) return `${message} (${tokenOf(credentials)})`
+  // A base URL without /api/v1 (the server's root, as a browser address is written) finds no endpoint: say so.
+  if (err.status === 404 && !/\/api\/v1\/?$/.test(credentials.baseUrl)) {
+    const root = credentials.baseUrl.replace(/\/+$/, '')
+    return `${message}: the base URL ${baseUrlShown(credentials)} should end in /api/v1, as ${root}/api/v1`
+  }
   return err.message
 }
 
