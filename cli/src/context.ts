@@ -1,5 +1,6 @@
 import {
   type Actor,
+  databaseShown,
   loadConfig,
   loadSecretsKeyring,
   embeddedDatabaseExists,
@@ -139,12 +140,7 @@ function noDatabase(dataDir: string): CliError {
 
 function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir: string): string {
   if (db.kind === 'server' && databaseUrl) {
-    try {
-      const u = new URL(databaseUrl)
-      return `PostgreSQL database at ${u.host}${u.pathname}`
-    } catch {
-      return 'PostgreSQL database at DATABASE_URL'
-    }
+    return `PostgreSQL database at ${databaseShown(databaseUrl) ?? 'DATABASE_URL'}`
   }
   if (db.kind === 'embedded-client') return `embedded database in ${dataDir} (through the running server)`
   return `embedded database in ${dataDir}`

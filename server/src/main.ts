@@ -19,7 +19,7 @@ import { migrate } from './store/driver/migrate.ts'
 import { startTracing } from './tracing-setup.ts'
 import { metricsHostResolves, metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
-import { shownUrl } from './core/shown-url.ts'
+import { databaseShown, shownUrl } from './core/shown-url.ts'
 import { printStartBanner, type StartBanner } from './start-banner.ts'
 
 /**
@@ -130,7 +130,7 @@ function passkeysNote(linkUrl: string): string | undefined {
 const base = `${server.url}/api/v1`
 const banner: StartBanner = {
   api: base,
-  database: db!.kind === 'server' ? `PostgreSQL server at ${serverOf(config.databaseUrl!)} (DATABASE_URL)` : `embedded PostgreSQL (PGlite) in ${config.dataDir}`,
+  database: db!.kind === 'server' ? `PostgreSQL server at ${databaseShown(config.databaseUrl!)} (DATABASE_URL)` : `embedded PostgreSQL (PGlite) in ${config.dataDir}`,
   reference: `${base}/reference`,
   ...(server.metricsUrl ? { metrics: server.metricsUrl } : {}),
   ...(config.tracing ? { traces: `${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}` } : {}),
@@ -191,14 +191,7 @@ async function prepareInAProcessOfItsOwn(): Promise<void> {
   if (code !== 0) process.exit(code)
 }
 
-/** Resolves when `port` can be bound on `host` (exclusively), rejects with EADDRINUSE and the like when not. */
 /** HOST must name an address: one that does not is told as HOST's fault (the listen's own error names nothing, or looks like the database's). */
-/** Which server and database DATABASE_URL names (host:port/database), never its user or password: several instances are told apart by it. */
-function serverOf(databaseUrl: string): string {
-  const u = new URL(databaseUrl)
-  return `${u.host}${u.pathname}`
-}
-
 async function hostResolves(host: string): Promise<void> {
   try {
     await lookup(host)
@@ -207,6 +200,7 @@ async function hostResolves(host: string): Promise<void> {
   }
 }
 
+/** Resolves when `port` can be bound on `host` (exclusively), rejects with EADDRINUSE and the like when not. */
 function portIsFree(host: string, port: number): Promise<void> {
   if (port === 0) return Promise.resolve()
   return new Promise((resolve, reject) => {
