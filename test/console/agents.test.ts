@@ -56,6 +56,24 @@ describe('the console: agents and requests', () => {
     expect((await fetchConsole('/console/agents/agt_nothing', { cookie: me.cookie })).res.status).toBe(404)
   }, 60_000)
 
+  test('a request that waited says how the person decided it, approved or rejected, on the requests page and the agent\'s', async () => {
+    const ws = await makeWorkspace()
+    const writer = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+    // Two sends of other sizes: two approvals (the same ask again would wait on the first).
+    const asked = await Promise.all([send(writer.credential, 'Send the spring newsletter', 10), send(writer.credential, 'Send the summer newsletter', 20)])
+    const [toApprove, toReject] = asked.map((a) => a.body.data.approvalId as string)
+    const me = await signInAs(ws.id, 'approver', 'Maya Chen')
+    for (const [id, form] of [[toApprove, { decision: 'approve', reason: '' }], [toReject, { decision: 'reject', reason: 'Not before the sale.' }]] as const) {
+      expect((await fetchConsole(`/console/approvals/${id}`, { cookie: me.cookie, form: { ...form, csrf: me.csrf } })).res.status).toBe(303)
+    }
+    for (const path of ['/console/requests', `/console/agents/${writer.id}`]) {
+      const text = (await fetchConsole(path, { cookie: me.cookie })).text
+      expect(text).toMatch(/Approved by Maya Chen, <time[^>]*>[^<]*<\/time>\./)
+      expect(text).toMatch(/Rejected by Maya Chen, <time[^>]*>[^<]*<\/time>: Not before the sale\.<\/p>/)
+      expect(text).not.toContain('Decided by')
+    }
+  }, 60_000)
+
   test('requests: filtered by decision and agent, paged by position; a wrong filter is a clear 400 or 404', async () => {
     const { ws, writer, pauser, allowedId, deniedId } = await agentsWith()
     const me = await signInAs(ws.id, 'approver', 'Maya Chen')

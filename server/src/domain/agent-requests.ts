@@ -1,5 +1,5 @@
 import type { Sql } from '../core/db.ts'
-import type { GatewayDecision } from '../core/enums.ts'
+import type { ApprovalStatus, GatewayDecision } from '../core/enums.ts'
 import { NotFoundError } from '../core/errors.ts'
 import { byCreation, type Positioned, type TimePosition } from '../core/paging.ts'
 import { iso, isoOrNull } from '../core/time.ts'
@@ -46,6 +46,9 @@ function toAgentRequest(r: store.RequestRow): AgentRequest {
   }
 }
 
+/** A request as listed, with the status of the approval it waited for (null: it waited for none), which the console words. */
+export type ListedRequest = Positioned<AgentRequest, TimePosition> & { approvalStatus: ApprovalStatus | null }
+
 /**
  * Agent requests newest first; an unknown agentId is 404 rather than a silently empty list. Only an
  * empty page can hide an unknown agent, so only then is the agent looked up.
@@ -54,8 +57,8 @@ export async function listRequests(
   sql: Sql,
   workspaceId: string,
   opts: { decision?: GatewayDecision; agentId?: string; after?: TimePosition; limit: number },
-): Promise<Positioned<AgentRequest, TimePosition>[]> {
+): Promise<ListedRequest[]> {
   const rows = await store.selectRequests(sql, workspaceId, opts)
   if (rows.length === 0 && opts.agentId && !(await agentExists(sql, workspaceId, opts.agentId))) throw new NotFoundError('agent', opts.agentId)
-  return rows.map((r) => ({ position: byCreation(r), item: toAgentRequest(r) }))
+  return rows.map((r) => ({ position: byCreation(r), item: toAgentRequest(r), approvalStatus: r.approval_status }))
 }

@@ -128,6 +128,7 @@ export type RequestRow = {
   rules: { id: string; sentence: string; effect: RuleEffect }[]
   rules_version: number
   approval_id: string | null
+  approval_status: ApprovalRow['status'] | null
   decided_by: ApprovalRow['decided_by']
   decided_at: Date | null
   decision_reason: string | null
@@ -147,7 +148,7 @@ export async function selectRequests(
   const before = olderThan(sql, opts.after, 'r')
   return sql<RequestRow[]>`
     SELECT r.id, r.agent_id, a.name AS agent_name, r.tool, r.action, r.resource, r.summary, r.facts, r.decision, r.reason,
-           r.checks, r.rules, r.rules_version, r.approval_id, ap.decided_by, ap.decided_at, ap.decision_reason, r.expires_at, r.created_at,
+           r.checks, r.rules, r.rules_version, r.approval_id, ap.status AS approval_status, ap.decided_by, ap.decided_at, ap.decision_reason, r.expires_at, r.created_at,
            CASE WHEN res.id IS NULL THEN NULL ELSE json_build_object('id', res.id, 'status', res.status, 'summary', res.summary,
                 'error', res.error, 'created_at', res.created_at) END AS result
     FROM agent_requests r

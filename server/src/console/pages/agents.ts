@@ -3,7 +3,7 @@ import { type AgentCredential, MAX_OVERLAP_MINUTES } from '../../domain/agents.t
 import { dataName } from '../../domain/agent-tools.ts'
 import type { Agent } from '../../schemas/agents.ts'
 import type { Tool } from '../../schemas/agent-tools.ts'
-import type { AgentRequest } from '../../schemas/agent-requests.ts'
+import type { ListedRequest } from '../../domain/agent-requests.ts'
 import type { AgentsSwitch } from '../../domain/workspaces.ts'
 import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
@@ -168,7 +168,7 @@ export function agentPage(opts: {
   session: ConsoleSession
   agent: Agent
   credentials: AgentCredential[]
-  requests: AgentRequest[]
+  requests: ListedRequest[]
   more: boolean
   error?: string
   notice?: string

@@ -1,5 +1,6 @@
 import type { GatewayDecision } from '../../core/enums.ts'
 import type { TimePosition } from '../../core/paging.ts'
+import type { ListedRequest } from '../../domain/agent-requests.ts'
 import type { AgentRequest } from '../../schemas/agent-requests.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
@@ -24,8 +25,16 @@ function resultLine(r: NonNullable<AgentRequest['result']>): string {
   return /[.!?]\)?$/.test(line) ? line : `${line}.`
 }
 
+/** The person's decision on a request that waited: approved or rejected, by whom, when and why (one full stop). */
+function personDecision(r: AgentRequest, status: ListedRequest['approvalStatus']): Html {
+  if (!r.decidedBy) return html`<a href="/console/approvals/${r.approvalId}">Waiting for a person</a>.`
+  const verb = status === 'approved' ? 'Approved' : status === 'rejected' ? 'Rejected' : 'Decided'
+  const reason = r.decisionReason ? `: ${r.decisionReason}` : ''
+  return html`${verb} by ${decidedBy(r.decidedBy)}${r.decidedAt ? html`, ${when(r.decidedAt)}` : null}${reason}${/[.!?]\)?$/.test(reason) ? '' : '.'}`
+}
+
 /** One request: what was asked, the decision and its checks, the person's decision when it waited, the result. */
-export function requestCard(r: AgentRequest, opts: { agentLink: boolean }): Html {
+export function requestCard({ item: r, approvalStatus }: ListedRequest, opts: { agentLink: boolean }): Html {
   const failed = r.checks.filter((c) => !c.passed)
   return html`<article class="panel" aria-label="Request ${r.id}">
 <div class="meta"><span class="kind decision-${r.decision}">${DECISION_WORDS[r.decision]}</span>
@@ -38,7 +47,7 @@ ${factList(r.facts, 'Facts')}
 <ul>${r.checks.map((c) => html`<li>${c.passed ? 'Passed' : 'Failed'}: ${c.detail}</li>`)}</ul>
 ${r.rules.length ? html`<p>Rules that bit (version ${r.rulesVersion}):</p><ul>${r.rules.map((rule) => html`<li>${rule.sentence}</li>`)}</ul>` : null}
 </details>
-${r.approvalId ? html`<p>${r.decidedBy ? html`Decided by ${decidedBy(r.decidedBy)}${r.decidedAt ? html`, ${when(r.decidedAt)}` : null}${r.decisionReason ? html`: ${r.decisionReason}` : null}.` : html`<a href="/console/approvals/${r.approvalId}">Waiting for a person</a>.`}</p>` : null}
+${r.approvalId ? html`<p>${personDecision(r, approvalStatus)}</p>` : null}
 ${r.result ? html`<p>${resultLine(r.result)}</p>` : r.decision === 'allowed' ? html`<p class="meta">No result reported yet.</p>` : null}
 </article>`
 }
@@ -57,7 +66,7 @@ function requestsQuery(filter: RequestFilter, after?: TimePosition): string {
 
 export function requestsPage(opts: {
   session: ConsoleSession
-  requests: AgentRequest[]
+  requests: ListedRequest[]
   next: TimePosition | null
   filter: RequestFilter
   agents: { id: string; name: string }[]

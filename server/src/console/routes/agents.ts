@@ -52,7 +52,7 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       agentCredentials(sql, ws, agent.id),
     ])
     return pageResponse(
-      agentPage({ session, agent, credentials, requests: requests.slice(0, AGENT_REQUESTS).map((p) => p.item), more: requests.length > AGENT_REQUESTS, ...extra }),
+      agentPage({ session, agent, credentials, requests: requests.slice(0, AGENT_REQUESTS), more: requests.length > AGENT_REQUESTS, ...extra }),
       status,
     )
   }

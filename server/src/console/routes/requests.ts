@@ -32,6 +32,6 @@ export function requestRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       const rows = await listRequests(sql, session.workspace.id, { ...filter, after, limit: REQUESTS_PAGE + 1 })
       const shown = rows.slice(0, REQUESTS_PAGE)
       const next = rows.length > REQUESTS_PAGE ? shown.at(-1)!.position : null
-      return pageResponse(requestsPage({ session, requests: shown.map((p) => p.item), next, filter, agents: agents.map((a) => ({ id: a.id, name: a.name })) }))
+      return pageResponse(requestsPage({ session, requests: shown, next, filter, agents: agents.map((a) => ({ id: a.id, name: a.name })) }))
     }))
 }
