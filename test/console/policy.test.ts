@@ -111,6 +111,10 @@ describe('the console: the policy page', () => {
     const badValue = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf, 'lots') })
     expect(badValue.res.status).toBe(400)
     expect(badValue.text).toContain('The recipients must be a whole number')
+    // A fact is named in the refusal as the form's list words it, not by its name in the document.
+    const badPercent = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...ruleForm(owner.csrf, 'ten'), fact: 'amountPercent' } })
+    expect(badPercent.res.status).toBe(400)
+    expect(badPercent.text).toContain('The change in percent must be a number of 0 or more (got &quot;ten&quot;).')
     // The rule's form as it was sent: the tool action and fact chosen, the value as typed.
     expect(badValue.text).toContain('<option value="email.send_campaign" selected>')
     expect(badValue.text).toContain('<option value="recipients" selected>')

@@ -15,8 +15,10 @@ type Edit = { policy: AgentPolicy } | { refused: string }
 const NUMBER = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/
 const WHOLE = /^(0|[1-9][0-9]*)$/
 const RULE_FACTS = ['amount', 'amountPercent', 'recipients', 'records'] as const
-/** An agent's ceilings as its form labels them. */
-const CEILING_WORDS = { amountPercent: 'the change in percent', recipients: 'recipients', records: 'records' } as const
+/** The facts a rule or a ceiling reads, as the forms word them ("the change in percent is more than"). */
+const FACT_WORDS = { amountPercent: 'the change in percent', recipients: 'the recipients', records: 'the records' } as const
+
+const capitalised = (words: string) => words[0]!.toUpperCase() + words.slice(1)
 
 /** A rule "ask a person (or deny) when FACT > VALUE" for one tool action, and optionally one agent. */
 export function addRuleEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
@@ -39,7 +41,7 @@ export function addRuleEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
     const minor = Math.round(Number(raw) * 10 ** exp)
     condition = { fact: 'amountMinor', op: '>', value: minor, currency } as typeof condition
   } else {
-    if (!(fact === 'amountPercent' ? NUMBER : WHOLE).test(raw)) return { refused: `The ${fact} must be ${fact === 'amountPercent' ? 'a number' : 'a whole number'} of 0 or more (got ${JSON.stringify(raw.slice(0, 40))}).` }
+    if (!(fact === 'amountPercent' ? NUMBER : WHOLE).test(raw)) return { refused: `${capitalised(FACT_WORDS[fact as keyof typeof FACT_WORDS])} must be ${fact === 'amountPercent' ? 'a number' : 'a whole number'} of 0 or more (got ${JSON.stringify(raw.slice(0, 40))}).` }
     condition = { fact, op: '>', value: Number(raw) } as typeof condition
   }
   const agent = (f.get('agent') ?? '').trim()
@@ -61,7 +63,7 @@ export function agentEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
   for (const key of ['amountPercent', 'recipients', 'records'] as const) {
     const raw = (f.get(key) ?? '').trim()
     if (!raw) continue
-    if (!(key === 'amountPercent' ? NUMBER : WHOLE).test(raw)) return { refused: `${name}'s ceiling on ${CEILING_WORDS[key]} must be ${key === 'amountPercent' ? 'a number' : 'a whole number'} of 0 or more, or empty for none (got ${JSON.stringify(raw.slice(0, 40))}).` }
+    if (!(key === 'amountPercent' ? NUMBER : WHOLE).test(raw)) return { refused: `${name}'s ceiling on ${FACT_WORDS[key]} must be ${key === 'amountPercent' ? 'a number' : 'a whole number'} of 0 or more, or empty for none (got ${JSON.stringify(raw.slice(0, 40))}).` }
     ceilings[key] = Number(raw)
   }
   const { ceilings: _old, ...rest } = was
