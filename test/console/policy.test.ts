@@ -83,6 +83,16 @@ describe('the console: the policy page', () => {
     expect(again.text).toContain('The policy changed since this plan')
   }, 60_000)
 
+  test('on a workspace whose agents have asked nothing yet, the backtest says there is nothing to decide again and points to the policy tests', async () => {
+    const ws = await makeWorkspace()
+    await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+    const owner = await signInAs(ws.id, 'owner', 'Ana Lima')
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf) })
+    expect(planned.res.status).toBe(200)
+    expect(planned.text).toMatch(/No request was recorded since <time[^>]*>[^<]*<\/time>, so there is nothing to decide again yet\. After Apply, the <a href="#tests">policy tests<\/a> decide cases you write under the new policy\./)
+    expect(planned.text).not.toContain('0 recorded requests decided again')
+  }, 60_000)
+
   test('a stale plan is refused and nothing is applied; a bad document names its line and field', async () => {
     const { ws } = await workspaceWithRequest()
     const owner = await signInAs(ws.id, 'owner', 'Ana Lima')

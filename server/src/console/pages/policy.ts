@@ -71,7 +71,9 @@ ${n
   ? html`<p class="status">${plural(n, 'change')} (rules version ${plan.rulesVersion.from} \u2192 ${plan.rulesVersion.to}):</p>${changeList(plan.changes)}${sameRuleNotes(plan.changes, 'the document this page opens with has every rule in force with its id').map((note) => html`<p class="caution">${note}</p>`)}`
   : html`<p class="status">No changes: this document is the policy in force (rules version ${plan.rulesVersion.from}).</p>`}
 <h3>Backtest</h3>
-<p>Since ${when(b.since)}: ${plural(b.requests, 'recorded request')} decided again, ${b.changed.length} would be decided otherwise${b.undecidable ? `, ${b.undecidable} undecidable (their agent is gone)` : ''}.</p>
+${b.requests
+  ? html`<p>Since ${when(b.since)}: ${plural(b.requests, 'recorded request')} decided again, ${b.changed.length} would be decided otherwise${b.undecidable ? `, ${b.undecidable} undecidable (their agent is gone)` : ''}.</p>`
+  : html`<p>No request was recorded since ${when(b.since)}, so there is nothing to decide again yet. After Apply, the <a href="#tests">policy tests</a> decide cases you write under the new policy.</p>`}
 ${b.changed.length ? html`<ol class="sentences backtest">${b.changed.map((c) => html`<li>${c.sentence} <span class="hint">(${c.authorizationId})</span></li>`)}</ol>` : null}
 ${tallyTable('By agent', b.byAgent)}
 ${tallyTable('By tool action', b.byToolAction)}
