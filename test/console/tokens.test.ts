@@ -106,7 +106,12 @@ describe('the console: tokens', () => {
     expect(badMode.text).toContain('Mode is live or test')
     const past = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'test', scope: 'read:logs', expires: '2001-01-01' } })
     expect(past.res.status).toBe(400)
-    expect(past.text).toContain('in the past')
+    // Refused in the form's words (its field is Expires, a day), not the API's (expiresAt, an instant).
+    expect(past.text).toContain('Expires is 2001-01-01, a day that has begun or passed: the token ends at the start of that day (UTC). Choose a later day, or leave it empty for never.')
+    expect(past.text).not.toContain('expiresAt')
+    const noSuchDay = await fetchConsole('/console/tokens', { cookie: owner.cookie, form: { csrf: owner.csrf, mode: 'live', expires: '2099-02-30' } })
+    expect(noSuchDay.res.status).toBe(400)
+    expect(noSuchDay.text).toContain('Expires is 2099-02-30, which is not a day of the calendar. Choose one, YYYY-MM-DD.')
     // What was chosen stays chosen beside the refusal.
     expect(past.text).toContain('name="expires" type="date" value="2001-01-01" aria-describedby="create-error"')
     expect(past.text).toContain('name="mode" value="test" checked')

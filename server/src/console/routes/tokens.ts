@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { SCOPES } from '../../core/caller.ts'
-import { DomainError } from '../../core/errors.ts'
+import { RuleError } from '../../core/errors.ts'
 import { createToken, listTokens, revokeToken } from '../../domain/credentials.ts'
 import { type TokenShown, tokenIssuedPage, tokensPage } from '../pages/tokens.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
@@ -8,6 +8,14 @@ import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { personActor, type ConsoleSession } from '../session-port.ts'
 
 const DONE: Record<string, string> = { revoked: 'Token revoked: it is refused from its very next request, on every server.' }
+/**
+ * The domain's refusals of an expiry in the form's words: its field is Expires, a day (the API's
+ * and the CLI's is expiresAt, an instant, which the domain's sentence names).
+ */
+const EXPIRES_REFUSED: Record<string, (day: string) => string> = {
+  'expires_at.future': (day) => `Expires is ${day}, a day that has begun or passed: the token ends at the start of that day (UTC). Choose a later day, or leave it empty for never.`,
+  'expires_at.instant': (day) => `Expires is ${day}, which is not a day of the calendar. Choose one, YYYY-MM-DD.`,
+}
 const ownersOnly = (session: ConsoleSession) => `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the tokens, and an owner issues and revokes them.`
 
 /**
@@ -46,7 +54,7 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
         const shown: Omit<TokenShown, 'session'> = { id: t.id, token: t.token, mode: t.mode, scopes: t.scopes.length === SCOPES.length ? [...SCOPES] : t.scopes, expiresAt: t.expiresAt }
         return showOnce(request, session, 'token', shown)
       } catch (error) {
-        if (error instanceof DomainError && error.kind === 'rule') return again(error.message)
+        if (error instanceof RuleError) return again(Object.hasOwn(EXPIRES_REFUSED, error.rule) ? EXPIRES_REFUSED[error.rule]!(expires) : error.message)
         throw error
       }
     }), { parse: 'none' })
