@@ -113,7 +113,7 @@ ${owner ? registerForm(opts.session, opts.tools, opts.register ?? null, opts.reg
 ${
   active.length
     ? html`<ol class="inbox">${active.map(agentCard)}</ol>`
-    : html`<div class="panel empty" role="status"><p>No active agent. An owner registers one here (or an operator with growth admin agent create).</p></div>`
+    : html`<div class="panel empty" role="status"><p>No active agent yet: ${owner ? 'register one with the form above' : 'an owner registers them here, or an operator with growth admin agent create'}.</p></div>`
 }</section>
 ${retired.length ? html`<section aria-labelledby="retired-h"><h2 id="retired-h">Retired agents</h2><ol class="inbox">${retired.map(agentCard)}</ol></section>` : null}`,
   })

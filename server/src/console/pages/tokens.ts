@@ -55,11 +55,12 @@ export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[
     session,
     section: 'tokens',
     body: html`<h1>Tokens</h1>
+<p class="lead">The API tokens of ${session.workspace.name}: what its programs call the API with.</p>
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${owner ? createForm(session, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner issues and revokes tokens.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's tokens</h2>
 <p class="hint">Those in force first, then the revoked and expired ones; newest first.${opts.more ? ` Only the first ${tokens.length} are shown.` : ''}</p>
-${tokens.length ? html`<ol class="calls">${tokens.map((t) => tokenCard(t, session))}</ol>` : html`<p>No tokens yet.</p>`}
+${tokens.length ? html`<ol class="calls">${tokens.map((t) => tokenCard(t, session))}</ol>` : html`<div class="panel empty" role="status"><p>No token yet: ${owner ? 'issue one with the form above' : 'an owner issues them'}.</p></div>`}
 </section>`,
   })
 }

@@ -1,0 +1,27 @@
+import { describe, expect, test } from 'bun:test'
+import { createWorkspace } from '../../server/src/domain/workspaces.ts'
+import { getHarness } from '../harness.ts'
+import { fetchConsole, signInAs } from '../support/console-session.ts'
+
+/**
+ * A workspace an operator has just made (no token, no agent, none of the demo's data), as its
+ * people read it: each empty list says so in the calm panel the other lists use, and says what comes
+ * next to whoever can do it.
+ */
+
+describe('the console of a brand-new workspace', () => {
+  test('the Tokens and Agents pages are empty in words, each pointing the owner to the form that fills it', async () => {
+    const ws = await createWorkspace((await getHarness()).sql, { name: 'Acme Outdoor', plan: 'growth' })
+    const owner = await signInAs(ws.id, 'owner', 'Ana Ruiz')
+    const tokens = (await fetchConsole('/console/tokens', { cookie: owner.cookie })).text
+    expect(tokens).toContain('<p class="lead">The API tokens of Acme Outdoor: what its programs call the API with.</p>')
+    expect(tokens).toContain('<div class="panel empty" role="status"><p>No token yet: issue one with the form above.</p></div>')
+    const agents = (await fetchConsole('/console/agents', { cookie: owner.cookie })).text
+    expect(agents).toContain('<div class="panel empty" role="status"><p>No active agent yet: register one with the form above.</p></div>')
+
+    // Someone who cannot issue or register is told who does.
+    const approver = await signInAs(ws.id, 'approver', 'Kenji Sato')
+    expect((await fetchConsole('/console/tokens', { cookie: approver.cookie })).text).toContain('<p>No token yet: an owner issues them.</p>')
+    expect((await fetchConsole('/console/agents', { cookie: approver.cookie })).text).toContain('<p>No active agent yet: an owner registers them here, or an operator with growth admin agent create.</p>')
+  }, 60_000)
+})
