@@ -143,9 +143,11 @@ describe('the console: people', () => {
     const noName = await invite(owner, { email: unique('lin'), name: ' ', role: 'viewer' })
     expect(noName.res.status).toBe(400)
     expect(noName.text).toContain('A person needs a name')
-    const again = await invite(owner, { email: owner.person.email, name: 'Twin', role: 'viewer' })
+    // An address taken is said with the person who has it, as the page lists them (no workspace or person ids), in any case of letters.
+    const again = await invite(owner, { email: owner.person.email.toUpperCase(), name: 'Twin', role: 'viewer' })
     expect(again.res.status).toBe(400)
-    expect(again.text).toContain('already a person of workspace')
+    expect(again.text).toContain(`${owner.person.email} is already the address of ${owner.person.name}, an owner here: an address names one person, so change their role below instead.`)
+    expect(again.text).not.toMatch(/role="alert" id="invite-error">[^<]*(ws_|per_)/)
     expect(again.text).toContain('value="Twin"')
     const roleWrong = await fetchConsole(`/console/people/${owner.person.id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'king' } })
     expect(roleWrong.res.status).toBe(400)

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { DomainError } from '../../core/errors.ts'
+import { RuleError } from '../../core/errors.ts'
 import { addPerson, changeRole, listPeople, removePerson } from '../../domain/people.ts'
 import { signInLink } from '../../domain/sign-in.ts'
 import { mailInviteLink } from '../../domain/sign-in-mail.ts'
@@ -21,6 +21,14 @@ function doneNotice(q: URLSearchParams, people: { id: string; name: string; role
   if (!done || !Object.hasOwn(DONE, done)) return undefined
   const person = done === 'role' ? people.find((p) => p.id === q.get('person')) : undefined
   return person ? `${person.name} is now ${ROLE_NAMES[person.role] ?? person.role}: their next request obeys it.` : DONE[done]
+}
+/**
+ * An invitation refused, in the page's words: an address taken names the person who has it as the
+ * list below shows them (the domain's sentence, for the CLI, names them and the workspace by id).
+ */
+function inviteRefused(error: RuleError, email: string, people: { name: string; email: string; role: string }[]): string {
+  const taken = error.rule === 'email.unique' ? people.find((p) => p.email === email.trim().toLowerCase()) : undefined
+  return taken ? `${taken.email} is already the address of ${taken.name}, ${ROLE_NAMES[taken.role] ?? taken.role} here: an address names one person, so change their role below instead.` : error.message
 }
 const ownersOnly = (session: ConsoleSession) =>
   `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the list of people, and an owner invites them, changes their roles and removes them.`
@@ -52,7 +60,10 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       try {
         person = await addPerson(sql, { workspaceId: session.workspace.id, ...typed, by: personActor(session) })
       } catch (error) {
-        if (error instanceof DomainError && error.kind === 'rule') return pageResponse(peoplePage({ session, people: await list(session), mailed: !!mail, error: error.message, typed }), 400)
+        if (error instanceof RuleError) {
+          const people = await list(session)
+          return pageResponse(peoplePage({ session, people, mailed: !!mail, error: inviteRefused(error, typed.email, people), typed }), 400)
+        }
         throw error
       }
       if (mail) {
