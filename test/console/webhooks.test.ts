@@ -191,7 +191,8 @@ describe('the console: webhooks', () => {
     form.append('events', 'contact.created')
     const refused = await fetchConsole('/console/webhooks', { cookie: owner.cookie, form: Object.fromEntries(form) })
     expect(refused.res.status).toBe(400)
-    expect(refused.text).toMatch(/url http:\/\/127\.0\.0\.1:9\/hooks is refused: [^<]*(private|loopback)/)
+    // Named as the form names it (Its URL), not by the API's field name.
+    expect(refused.text).toMatch(/role="alert" id="add-error">The URL http:\/\/127\.0\.0\.1:9\/hooks is refused: [^<]*(private|loopback)/)
     // What was typed stays in the form.
     expect(refused.text).toContain('value="http://127.0.0.1:9/hooks"')
     expect(refused.text).toMatch(/value="contact\.created" id="ev-contact\.created" checked/)

@@ -31,12 +31,22 @@ function parseEventTypes(text: string): EventType[] {
   return types as EventType[]
 }
 
+/** An endpoint's URL refused (not public, not resolving, ...): `reason` says why, for a form to word around it. */
+export class UrlRefused extends RuleError {
+  constructor(
+    url: string,
+    readonly reason: string,
+  ) {
+    super('url.public', `url ${url} is refused: ${reason}.`, 'url')
+  }
+}
+
 /** A new endpoint, enabled, with its first secret (shown once here; stored sealed; the workers sign with it). */
 export async function createEndpoint(sql: Db, opts: { workspaceId: string; url: string; events: string; by?: Actor }, guard: WebhookGuard) {
   if (!(await workspaceExists(sql, opts.workspaceId))) throw new NotFoundError('workspace', opts.workspaceId, `No workspace ${opts.workspaceId}.`)
   const events = parseEventTypes(opts.events)
   const checked = await checkUrl(opts.url, guard.addresses, guard.resolve ?? systemResolver)
-  if (!checked.ok) throw new RuleError('url.public', `url ${opts.url} is refused: ${checked.reason}.`, 'url')
+  if (!checked.ok) throw new UrlRefused(opts.url, checked.reason)
   const id = newId('webhookEndpoint')
   const secret = newSecret()
   await inTransaction(sql, async (tx) => {

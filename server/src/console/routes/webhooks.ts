@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { DomainError } from '../../core/errors.ts'
-import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled } from '../../domain/webhooks.ts'
+import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled, UrlRefused } from '../../domain/webhooks.ts'
 import { webhookPage, webhooksPage } from '../pages/webhooks.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
@@ -67,8 +67,9 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
         const made = await createEndpoint(sql, { workspaceId: session.workspace.id, url, events: events.join(','), by: person(session) }, guard)
         created = { id: made.id, secret: made.secret }
       } catch (error) {
-        const message = error instanceof RefusedForm || (error instanceof DomainError && error.kind === 'rule') ? (error as Error).message : null
-        if (message === null) throw error
+        // The URL refused is named as the form labels it; the API's sentence names its field, url.
+        if (!(error instanceof RefusedForm || (error instanceof DomainError && error.kind === 'rule'))) throw error
+        const message = error instanceof UrlRefused ? `The URL ${url} is refused: ${error.reason}.` : error.message
         return pageResponse(webhooksPage({ session, endpoints: (await listEndpoints(sql, session.workspace.id)).endpoints, refused: { message, url, events } }), 400)
       }
       // The secret is on the page this leads to, once: a reload or a later visit never shows it again.
