@@ -24,4 +24,17 @@ describe('the console of a brand-new workspace', () => {
     expect((await fetchConsole('/console/tokens', { cookie: approver.cookie })).text).toContain('<p>No token yet: an owner issues them.</p>')
     expect((await fetchConsole('/console/agents', { cookie: approver.cookie })).text).toContain('<p>No active agent yet: an owner registers them here, or an operator with growth admin agent create.</p>')
   }, 60_000)
+
+  test("an agent registered with nothing ticked says it may do nothing yet, and where what it may do is changed: the owner's Policy page", async () => {
+    const ws = await createWorkspace((await getHarness()).sql, { name: 'Acme Outdoor', plan: 'growth' })
+    const owner = await signInAs(ws.id, 'owner', 'Ana Ruiz')
+    const registered = await fetchConsole('/console/agents/register', { cookie: owner.cookie, form: { csrf: owner.csrf, name: 'Budget Pacer', risk: 'medium' } })
+    expect(registered.posted?.status).toBe(303)
+    const id = /href="\/console\/agents\/(agt_[0-9a-z]+)"/.exec((await fetchConsole('/console/agents', { cookie: owner.cookie })).text)![1]!
+    const page = (await fetchConsole(`/console/agents/${id}`, { cookie: owner.cookie })).text
+    expect(page).toContain('Budget Pacer may do nothing yet.')
+    expect(page).toContain(`<p class="hint">What Budget Pacer may do, the data it may use, its ceilings and its risk level are the policy's: <a href="/console/policy">change them on the Policy page</a>.</p>`)
+    const approver = await signInAs(ws.id, 'approver', 'Kenji Sato')
+    expect((await fetchConsole(`/console/agents/${id}`, { cookie: approver.cookie })).text).toContain(`are the policy's: <a href="/console/policy">an owner changes them on the Policy page</a>.</p>`)
+  }, 60_000)
 })

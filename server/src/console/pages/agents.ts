@@ -188,7 +188,8 @@ ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</
 ${opts.error ? html`<p class="failed" role="alert">${opts.error}</p>` : null}
 ${a.description ? html`<p>${a.description}</p>` : null}
 ${retired ? html`<div class="panel" role="status"><p>${a.name} is retired: its credentials are revoked and the gateway refuses it. Its history is kept below.</p></div>` : null}
-<section class="panel" aria-labelledby="may-h"><h2 id="may-h">What it may do</h2>${mayDo(a)}</section>
+<section class="panel" aria-labelledby="may-h"><h2 id="may-h">What it may do</h2>${mayDo(a)}
+${retired ? null : html`<p class="hint">What ${a.name} may do, the data it may use, its ceilings and its risk level are the policy's: <a href="/console/policy">${owner ? 'change them' : 'an owner changes them'} on the Policy page</a>.</p>`}</section>
 <section aria-labelledby="creds-h"><h2 id="creds-h">Credentials</h2>
 ${owner || retired ? null : html`<p class="hint">You can read this; an owner rotates credentials and retires the agent.</p>`}
 ${opts.credentials.length ? html`<ol class="calls">${opts.credentials.map((c) => credentialCard(c, opts.session, a.id, retired))}</ol>` : html`<p>No credential.</p>`}
