@@ -66,6 +66,9 @@ describe('the console: managing agents', () => {
     const again = await fetchConsole(`/console/agents/${reg.agentId}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, credential: secondId, overlap: '0' } })
     expect(again.res.status).toBe(200)
     const third = credentialIn(again.text)!
+    // It says the old one is refused already, not that it "works until" the moment it was rotated.
+    expect(again.text).toMatch(new RegExp(`The credential it replaces, <code>${secondId}</code>, is refused since <time[^>]*>[^<]*</time>: the agent needs this one now\\.`))
+    expect(again.text).not.toContain(`${secondId}</code>, works until`)
     expect(await works(second)).toBe(401)
     expect(await works(third)).toBe(201)
     expect(await works(reg.credential)).toBe(201)

@@ -151,6 +151,13 @@ export type CredentialShown = {
   replaced?: { id: string; endsAt: string }
 }
 
+/** The credential a rotation replaced: refused already (an overlap of 0), or until when it still works. */
+function replacedLine(r: NonNullable<CredentialShown['replaced']>): Html {
+  return new Date(r.endsAt).getTime() <= Date.now()
+    ? html`<p>The credential it replaces, <code>${r.id}</code>, is refused since ${when(r.endsAt)}: the agent needs this one now.</p>`
+    : html`<p>The credential it replaces, <code>${r.id}</code>, works until ${when(r.endsAt)} and is refused after.</p>`
+}
+
 export function credentialShownPage(opts: CredentialShown & { session: ConsoleSession }): Html {
   return layout({
     title: opts.heading,
@@ -158,7 +165,7 @@ export function credentialShownPage(opts: CredentialShown & { session: ConsoleSe
     section: 'agents',
     body: html`<h1>${opts.heading}</h1>
 <div class="panel notice" role="status"><p>This is the only time the credential is shown: copy it now and give it to the agent. If it is lost, rotate it with an overlap of 0.</p>
-${opts.replaced ? html`<p>The credential it replaces, <code>${opts.replaced.id}</code>, works until ${when(opts.replaced.endsAt)} and is refused after.</p>` : null}</div>
+${opts.replaced ? replacedLine(opts.replaced) : null}</div>
 ${shownOnce(`Credential ${opts.credentialId} of ${opts.agentName}`, opts.credential)}
 <p><a href="/console/agents/${opts.agentId}">Back to ${opts.agentName}</a></p>`,
   })
