@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { addPerson } from '../../server/src/domain/people.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { getHarness } from '../harness.ts'
 import { fetchConsole, signInAs } from '../support/console-session.ts'
@@ -23,6 +24,21 @@ describe('the console of a brand-new workspace', () => {
     const approver = await signInAs(ws.id, 'approver', 'Kenji Sato')
     expect((await fetchConsole('/console/tokens', { cookie: approver.cookie })).text).toContain('<p>No token yet: an owner issues them.</p>')
     expect((await fetchConsole('/console/agents', { cookie: approver.cookie })).text).toContain('<p>No active agent yet: an owner registers them here, or an operator with growth admin agent create.</p>')
+  }, 60_000)
+
+  test("the only owner's card offers no Remove or role change that could only be refused, and says why; a second owner brings them back", async () => {
+    const { sql } = await getHarness()
+    const ws = await createWorkspace(sql, { name: 'Acme Outdoor', plan: 'growth' })
+    const owner = await signInAs(ws.id, 'owner', 'Ana Ruiz')
+    const alone = (await fetchConsole('/console/people', { cookie: owner.cookie })).text
+    expect(alone).not.toContain(`action="/console/people/${owner.person.id}/remove"`)
+    expect(alone).not.toContain(`action="/console/people/${owner.person.id}/role"`)
+    expect(alone).toContain('<p class="hint">The only owner of Acme Outdoor: a workspace keeps one, so make someone else an owner before changing this role or removing Ana Ruiz.</p>')
+    await addPerson(sql, { workspaceId: ws.id, email: 'kenji@example.com', name: 'Kenji Sato', role: 'owner' })
+    const two = (await fetchConsole('/console/people', { cookie: owner.cookie })).text
+    expect(two).toContain(`action="/console/people/${owner.person.id}/remove"`)
+    expect(two).toContain(`action="/console/people/${owner.person.id}/role"`)
+    expect(two).not.toContain('The only owner of')
   }, 60_000)
 
   test("an agent registered with nothing ticked says it may do nothing yet, and where what it may do is changed: the owner's Policy page", async () => {

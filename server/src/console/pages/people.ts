@@ -25,7 +25,8 @@ function roleSelect(id: string, label: string, current: string): Html {
 <select id="${id}" name="role" aria-describedby="roles-said">${ROLES.map((r) => html`<option value="${r}"${r === current ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select>`
 }
 
-function personCard(p: PersonListed, session: ConsoleSession): Html {
+/** One person; `onlyOwner`: they are the workspace's one owner, whom no form may remove or demote (the domain refuses it). */
+function personCard(p: PersonListed, session: ConsoleSession, onlyOwner: boolean): Html {
   const owner = session.person.role === 'owner'
   const you = p.id === session.person.id
   return html`<li class="panel"><p><strong>${p.name}</strong>${you ? ' (you)' : null}</p>
@@ -35,8 +36,9 @@ function personCard(p: PersonListed, session: ConsoleSession): Html {
 <dt>Added</dt><dd>${when(p.addedAt)}</dd>
 <dt>Id</dt><dd><code>${p.id}</code></dd>
 </dl>
+${owner && onlyOwner ? html`<p class="hint">The only owner of ${session.workspace.name}: a workspace keeps one, so make someone else an owner before changing this role or removing ${p.name}.</p>` : null}
 ${
-  owner
+  owner && !onlyOwner
     ? html`<form method="post" action="/console/people/${p.id}/role"${you ? html` data-confirm="Change your own role? Once you are not an owner, these forms are no longer yours, and only another owner can make you one again."` : null}><input type="hidden" name="csrf" value="${session.csrf}">
 ${roleSelect(`role-${p.id}`, `Role of ${p.name}`, p.role)}
 <button type="submit">Change the role</button></form>
@@ -68,6 +70,7 @@ ${roleSelect('invite-role', 'Role', typed && Object.hasOwn(ROLE_WORDS, typed.rol
 export function peoplePage(opts: { session: ConsoleSession; people: PersonListed[]; mailed: boolean; error?: string; typed?: InviteForm; notice?: string }): Html {
   const { session, people } = opts
   const owner = session.person.role === 'owner'
+  const owners = people.filter((p) => p.role === 'owner').length
   return layout({
     title: 'People',
     session,
@@ -77,7 +80,7 @@ export function peoplePage(opts: { session: ConsoleSession; people: PersonListed
 ${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
 ${owner ? inviteForm(session, opts.mailed, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner invites people, changes their roles and removes them.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's people</h2>
-<ol class="calls">${people.map((p) => personCard(p, session))}</ol>
+<ol class="calls">${people.map((p) => personCard(p, session, p.role === 'owner' && owners === 1))}</ol>
 </section>`,
   })
 }
