@@ -182,7 +182,7 @@ describe('passkeys in Chromium', () => {
         expect(credentials).toHaveLength(1)
         expect(credentials[0]!.isResidentCredential).toBe(true)
 
-        await Promise.all([page.waitForURL(`${base}/console/signin`), page.getByRole('button', { name: 'Sign out' }).click()])
+        await Promise.all([page.waitForURL(`${base}/console/signin?done=signed-out`), page.getByRole('button', { name: 'Sign out' }).click()])
         const passkeyButton = page.getByRole('button', { name: 'Sign in with a passkey' })
         await passkeyFormReady(page)
         expect(await seriousA11yViolations(page)).toEqual([])
@@ -367,7 +367,7 @@ describe('passkeys over HTTP', () => {
     // A next that is not a page of this console is forgotten: the sign-out goes to the plain sign-in page.
     const other = await sessionOf(person.id)
     const away = await post('/console/signout', { csrf: other.csrf, next: 'https://elsewhere.example/' }, other.cookie)
-    expect(away.res.headers.get('location')).toBe('/console/signin')
+    expect(away.res.headers.get('location')).toBe('/console/signin?done=signed-out')
   })
 
   test('passkey sign-ins begun from one address are bounded, 60 an hour, saying when to try again; another address goes on', async () => {

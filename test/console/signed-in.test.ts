@@ -139,7 +139,11 @@ describe('the console, signed in', () => {
 
     const out = await fetchConsole('/console/signout', { cookie: viewer.cookie, form: { csrf } })
     expect(out.res.status).toBe(303)
-    expect(out.res.headers.get('location')).toBe('/console/signin')
+    expect(out.res.headers.get('location')).toBe('/console/signin?done=signed-out')
+    // The page it leads to says it was done; the same page opened by hand says nothing of it.
+    const signedOut = await fetchConsole('/console/signin?done=signed-out')
+    expect(signedOut.text).toContain('<div class="panel notice" role="status"><p>Signed out: this browser no longer has a session of the console.</p></div>')
+    expect((await fetchConsole('/console/signin')).text).not.toContain('Signed out')
     const gone = await fetchConsole('/console/', { cookie: viewer.cookie })
     expect(gone.res.status).toBe(303)
     expect(gone.res.headers.get('location')).toBe('/console/signin')

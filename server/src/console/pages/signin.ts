@@ -33,7 +33,7 @@ function passkeyForm(formToken: string, unavailable: string | null): Html {
  * has passkeys wired, and why not when it cannot (null: they work); `error`: why a passkey did not
  * sign in.
  */
-export function signInPage(opts: { mail: boolean; formToken: string; passkeys?: { unavailable: string | null }; error?: string; goingOn?: boolean }): Html {
+export function signInPage(opts: { mail: boolean; formToken: string; passkeys?: { unavailable: string | null }; error?: string; goingOn?: boolean; signedOut?: boolean }): Html {
   const how = opts.mail
     ? html`<form method="post" action="/console/signin" class="decide">
 <input type="hidden" name="csrf" value="${opts.formToken}">
@@ -48,6 +48,7 @@ export function signInPage(opts: { mail: boolean; formToken: string; passkeys?: 
     passkeys: Boolean(opts.passkeys && !opts.passkeys.unavailable),
     body: html`<h1>Sign in</h1>
 <p class="lead">${WHAT}</p>
+${opts.signedOut ? html`<div class="panel notice" role="status"><p>Signed out: this browser no longer has a session of the console.</p></div>` : null}
 ${opts.goingOn ? html`<div class="panel notice" role="status"><p>Sign in to open the page you followed a link to: you go on to it once you are signed in, in this browser.</p></div>` : null}
 ${opts.error ? html`<div class="panel error" role="alert"><p>${opts.error}</p></div>` : null}
 <div class="panel">${how}</div>

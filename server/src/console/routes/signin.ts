@@ -46,9 +46,11 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
 
   return new Elysia()
     .get('/console/signin', handle(async ({ request, session }) => {
-      const next = safeNext(new URL(request.url).searchParams.get('next'))
+      const query = new URL(request.url).searchParams
+      const next = safeNext(query.get('next'))
       if (session) return redirectTo(next ?? '/console/')
-      const page = withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken, passkeys: passkeyState(), goingOn: next !== null }))
+      const signedOut = query.get('done') === 'signed-out'
+      const page = withFormToken(request, (formToken) => signInPage({ mail: Boolean(sessions.mailLink), formToken, passkeys: passkeyState(), goingOn: next !== null, signedOut }))
       // Where to go on to once signed in; a visit without one forgets an older one.
       const secure = secureCookies(request)
       page.headers.append('Set-Cookie', next ? nextCookie(next, secure) : endNextCookie(secure))
@@ -109,6 +111,6 @@ export function signInRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       await sessions.end(sessionToken)
       // A sign-out on the way to signing in again (to add a passkey) goes on to that page after.
       const next = safeNext(fields.get('next'))
-      return redirectTo(next ? `/console/signin?${new URLSearchParams({ next })}` : '/console/signin', [endSessionCookie(secureCookies(request))])
+      return redirectTo(next ? `/console/signin?${new URLSearchParams({ next })}` : '/console/signin?done=signed-out', [endSessionCookie(secureCookies(request))])
     }), { parse: 'none' })
 }
