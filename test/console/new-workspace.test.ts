@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { createAgent } from '../../server/src/domain/agents.ts'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { createWorkspace } from '../../server/src/domain/workspaces.ts'
 import { getHarness } from '../harness.ts'
@@ -24,6 +25,18 @@ describe('the console of a brand-new workspace', () => {
     const approver = await signInAs(ws.id, 'approver', 'Kenji Sato')
     expect((await fetchConsole('/console/tokens', { cookie: approver.cookie })).text).toContain('<p>No token yet: an owner issues them.</p>')
     expect((await fetchConsole('/console/agents', { cookie: approver.cookie })).text).toContain('<p>No active agent yet: an owner registers them here, or an operator with growth admin agent create.</p>')
+  }, 60_000)
+
+  test('the inbox of a workspace with no agent says why nothing waits, and where agents are registered', async () => {
+    const { sql } = await getHarness()
+    const ws = await createWorkspace(sql, { name: 'Acme Outdoor', plan: 'growth' })
+    const owner = await signInAs(ws.id, 'owner', 'Ana Ruiz')
+    const inbox = (await fetchConsole('/console/', { cookie: owner.cookie })).text
+    expect(inbox).toContain('<p>Nothing waits for a person. New requests and proposed changes appear here.</p><p>No agent is registered yet, so none can ask: <a href="/console/agents">register one on the Agents page</a>.</p>')
+    const approver = await signInAs(ws.id, 'approver', 'Kenji Sato')
+    expect((await fetchConsole('/console/', { cookie: approver.cookie })).text).toContain('<p>No agent is registered yet, so none can ask: an owner registers them on the <a href="/console/agents">Agents page</a>.</p>')
+    await createAgent(sql, { workspaceId: ws.id, name: 'Budget Pacer', allow: 'ads.pause_campaign' })
+    expect((await fetchConsole('/console/', { cookie: owner.cookie })).text).not.toContain('No agent is registered yet')
   }, 60_000)
 
   test("the only owner's card offers no Remove or role change that could only be refused, and says why; a second owner brings them back", async () => {

@@ -42,10 +42,17 @@ ${factList(figures, 'Planned effect')}
 </article></a>`
 }
 
-export function inboxPage(opts: { session: ConsoleSession; items: InboxItem[]; next: TimePosition | null; now: Date }): Html {
+/** Why an empty inbox of a workspace with no agent stays empty, and where agents are registered (by whom). */
+const noAgentYet = (owner: boolean) =>
+  owner
+    ? html`<p>No agent is registered yet, so none can ask: <a href="/console/agents">register one on the Agents page</a>.</p>`
+    : html`<p>No agent is registered yet, so none can ask: an owner registers them on the <a href="/console/agents">Agents page</a>.</p>`
+
+/** `noAgents`: the workspace has never had an agent (asked only when the inbox is empty). */
+export function inboxPage(opts: { session: ConsoleSession; items: InboxItem[]; next: TimePosition | null; now: Date; noAgents?: boolean }): Html {
   const list = opts.items.length
     ? html`<ol class="inbox">${opts.items.map((i) => html`<li>${i.kind === 'approval' ? approvalCard(i, opts.now) : actionCard(i.action)}</li>`)}</ol>`
-    : html`<div class="panel empty" role="status"><p>Nothing waits for a person. New requests and proposed changes appear here.</p></div>`
+    : html`<div class="panel empty" role="status"><p>Nothing waits for a person. New requests and proposed changes appear here.</p>${opts.noAgents ? noAgentYet(opts.session.person.role === 'owner') : null}</div>`
   return layout({
     title: 'Inbox',
     session: opts.session,

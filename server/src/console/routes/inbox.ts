@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { decideAction } from '../../domain/actions.ts'
+import { listAgents } from '../../domain/agents.ts'
 import { decideApproval } from '../../domain/approvals.ts'
 import { personDecider, ReasonRefused } from '../../domain/deciders.ts'
 import { EventWatcher } from '../../domain/event-watch.ts'
@@ -65,7 +66,8 @@ export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
       if (after === null) return problem(400, 'Not a page of the inbox', `after must be a position this console gave (got ${JSON.stringify(raw!.slice(0, 80))}).`, session)
       const now = new Date()
       const page = await listInbox(sql, session.workspace.id, { after, limit: INBOX_PAGE, now })
-      return pageResponse(inboxPage({ session, items: page.items.map((p) => p.item), next: page.next, now }))
+      const noAgents = page.items.length === 0 && (await listAgents(sql, session.workspace.id, { limit: 1 })).length === 0
+      return pageResponse(inboxPage({ session, items: page.items.map((p) => p.item), next: page.next, now, noAgents }))
     }))
     .get('/console/approvals/:id', signedIn(async ({ session, params }) => {
       const item = await approvalIn(sql, session.workspace.id, params.id!)
