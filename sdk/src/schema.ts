@@ -696,7 +696,7 @@ export interface webhooks {
         put?: never;
         /**
          * agent.policy.changed
-         * @description An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
+         * @description The workspace's agent policy was applied (by an owner in the console, or an operator with growth admin policy apply). data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
          *
          *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
          */
@@ -1070,7 +1070,7 @@ export interface webhooks {
         put?: never;
         /**
          * webhook.test
-         * @description A test delivery an operator triggered (growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.
+         * @description A test delivery (an owner's Send in the console, or growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.
          *
          *     Signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and X-Service-Signature.
          */
@@ -2421,10 +2421,10 @@ export interface components {
              *     - `workflow.started`: A tracked event started a workflow run. data.run: id, workflowId, workflowName, contactId, event, properties, createdAt.
              *     - `agent.request.decided`: The agent gateway decided a request. data.request.
              *     - `agent.result.reported`: An agent reported what became of an allowed action. data.result.
-             *     - `agent.policy.changed`: An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
+             *     - `agent.policy.changed`: The workspace's agent policy was applied (by an owner in the console, or an operator with growth admin policy apply). data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.
              *     - `connection.failing`: A connection stopped delivering. data.connection.
              *     - `connection.restored`: A connection delivers again. data.connection.
-             *     - `webhook.test`: A test delivery an operator triggered (growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.
+             *     - `webhook.test`: A test delivery (an owner's Send in the console, or growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.
              * @enum {string}
              */
             event: "signal.created" | "signal.resolved" | "opportunity.created" | "decision.recorded" | "decision.measured" | "experiment.created" | "experiment.decided" | "approval.requested" | "approval.approved" | "approval.rejected" | "action.proposed" | "action.refused" | "action.rejected" | "action.applied" | "action.failed" | "contact.created" | "contact.updated" | "workflow.started" | "agent.request.decided" | "agent.result.reported" | "agent.policy.changed" | "connection.failing" | "connection.restored" | "webhook.test";

@@ -39,6 +39,15 @@ describe('the console of a brand-new workspace', () => {
     expect((await fetchConsole('/console/', { cookie: owner.cookie })).text).not.toContain('No agent is registered yet')
   }, 60_000)
 
+  test("the Webhooks form describes the events an owner's own console actions cause as theirs too, not as an operator's alone", async () => {
+    const ws = await createWorkspace((await getHarness()).sql, { name: 'Acme Outdoor', plan: 'growth' })
+    const owner = await signInAs(ws.id, 'owner', 'Ana Ruiz')
+    const page = (await fetchConsole('/console/webhooks', { cookie: owner.cookie })).text
+    expect(page).toContain('The workspace&#39;s agent policy was applied (by an owner in the console, or an operator with growth admin policy apply).')
+    expect(page).toContain('A test delivery (an owner&#39;s Send in the console, or growth admin webhook test).')
+    expect(page).not.toContain('An operator applied')
+  }, 60_000)
+
   test("the only owner's card offers no Remove or role change that could only be refused, and says why; a second owner brings them back", async () => {
     const { sql } = await getHarness()
     const ws = await createWorkspace(sql, { name: 'Acme Outdoor', plan: 'growth' })

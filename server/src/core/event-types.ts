@@ -25,10 +25,10 @@ export const EVENT_CATALOGUE = {
   'workflow.started': 'A tracked event started a workflow run. data.run: id, workflowId, workflowName, contactId, event, properties, createdAt.',
   'agent.request.decided': 'The agent gateway decided a request. data.request.',
   'agent.result.reported': 'An agent reported what became of an allowed action. data.result.',
-  'agent.policy.changed': "An operator applied the workspace's agent policy. data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.",
+  'agent.policy.changed': "The workspace's agent policy was applied (by an owner in the console, or an operator with growth admin policy apply). data: { rulesVersion, changes: [{ kind, op, key, sentence }] }.",
   'connection.failing': 'A connection stopped delivering. data.connection.',
   'connection.restored': 'A connection delivers again. data.connection.',
-  'webhook.test': 'A test delivery an operator triggered (growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.',
+  'webhook.test': "A test delivery (an owner's Send in the console, or growth admin webhook test). data.endpoint: the endpoint (id, url) it was sent to.",
 } as const
 
 export type EventType = keyof typeof EVENT_CATALOGUE
