@@ -50,6 +50,11 @@ describe('an owner in Chromium', () => {
           expect(await seriousA11yViolations(page)).toEqual([])
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
           expect({ path, width, overflow }).toEqual({ path, width, overflow: 0 })
+          // Every field one types into wears the console's field style (a bare input is drawn small, as the browser's default).
+          const bare = await page.evaluate(() =>
+            [...document.querySelectorAll('main input:not([type=hidden]):not([type=checkbox]):not([type=radio])')].filter((i) => getComputedStyle(i).borderRadius !== '6px').map((i) => (i as HTMLInputElement).name),
+          )
+          expect({ path, width, bare }).toEqual({ path, width, bare: [] })
           // Every option of every select can be read whole in its select (a closed select cuts its text).
           const cut = await page.evaluate(() => {
             const measure = document.createElement('canvas').getContext('2d')!

@@ -48,9 +48,9 @@ ${opts.next ? html`<nav class="pages" aria-label="Pages"><a href="/console/logs$
 <p class="lead">Every call ${possessive(opts.session.workspace.name)} credentials made in the last 7 days, refusals included, newest first. Open a call for what refused it and its request id.</p>
 <form class="filters panel" method="get" action="/console/logs">
 ${opts.refused ? html`<p class="failed" role="alert" id="filter-error">${opts.refused.message} Correct it, or empty the field, and show again.</p>` : null}
-<label>Status <input name="status" value="${f.status ?? ''}" placeholder="4xx, 429…" size="6"${marked('status')}></label>
-<label>Operation <input name="operation" value="${f.operation ?? ''}" placeholder="createExperiment" size="18"${marked('operation')}></label>
-<label>Credential <input name="credential" value="${f.credentialId ?? ''}" placeholder="cred_…" size="30"${marked('credential')}></label>
+<label>Status <input type="text" name="status" value="${f.status ?? ''}" placeholder="4xx, 429…" size="6"${marked('status')}></label>
+<label>Operation <input type="text" name="operation" value="${f.operation ?? ''}" placeholder="createExperiment" size="18"${marked('operation')}></label>
+<label>Credential <input type="text" name="credential" value="${f.credentialId ?? ''}" placeholder="cred_…" size="30"${marked('credential')}></label>
 <button type="submit">Show</button>
 </form>
 ${list}`,
