@@ -66,6 +66,12 @@ describe('the console: agents and requests', () => {
     for (const [id, form] of [[toApprove, { decision: 'approve', reason: '' }], [toReject, { decision: 'reject', reason: 'Not before the sale.' }]] as const) {
       expect((await fetchConsole(`/console/approvals/${id}`, { cookie: me.cookie, form: { ...form, csrf: me.csrf } })).res.status).toBe(303)
     }
+    // Back on the item's page after the click, the decision is the first thing under its title, not below every check.
+    for (const [id, status] of [[toApprove, 'Approved'], [toReject, 'Rejected']] as const) {
+      const item = (await fetchConsole(`/console/approvals/${id}`, { cookie: me.cookie })).text
+      expect(item.indexOf(`<p class="status">${status}</p>`)).toBeGreaterThan(item.indexOf('<h1>'))
+      expect(item.indexOf(`<p class="status">${status}</p>`)).toBeLessThan(item.indexOf('What exactly'))
+    }
     for (const path of ['/console/requests', `/console/agents/${writer.id}`]) {
       const text = (await fetchConsole(path, { cookie: me.cookie })).text
       expect(text).toMatch(/Approved by Maya Chen, <time[^>]*>[^<]*<\/time>\./)

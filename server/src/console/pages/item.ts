@@ -76,6 +76,10 @@ export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem
   const open = a.status === 'pending' && !a.expired
   // The time left is for what still waits: a decided item expires no more.
   const left = a.status === 'pending' ? timeLeft(a.expiresAt, opts.now) : null
+  // Once decided (or expired), that is said first, under the title: it is what the person who just decided looks for.
+  let settled: Html | null = null
+  if (a.status !== 'pending') settled = decision(a.status === 'approved' ? 'Approved' : 'Rejected', a.decidedBy, a.decidedAt, a.decisionReason)
+  else if (a.expired) settled = html`<div class="panel notice" role="status"><p>Expired without a decision; it can no longer be decided.</p></div>`
   return layout({
     title: asked?.summary ?? a.summary,
     session: opts.session,
@@ -84,6 +88,7 @@ export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem
     body: html`<p><a href="/console/">Inbox</a></p>
 <h1>${asked?.summary ?? a.summary}</h1>
 <p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring"${open && a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}</p>
+${settled}
 ${
   asked
     ? html`<section class="panel" aria-labelledby="asked-h"><h2 id="asked-h">What exactly</h2>
@@ -96,13 +101,6 @@ ${asked.rules.length ? html`<h3>Rules that bit (version ${asked.rulesVersion})</
     : opts.item.send
       ? sendSection(opts.item.send, a.requestedBy)
       : html`<section class="panel"><p>${a.summary}</p></section>`
-}
-${
-  a.status !== 'pending'
-    ? decision(a.status === 'approved' ? 'Approved' : 'Rejected', a.decidedBy, a.decidedAt, a.decisionReason)
-    : a.expired
-      ? html`<div class="panel notice" role="status"><p>Expired without a decision; it can no longer be decided.</p></div>`
-      : null
 }
 ${open && mayDecide(opts.session.person.role) ? decideForms(`/console/approvals/${a.id}`, opts.session, opts.refused ?? null) : null}
 ${open && !mayDecide(opts.session.person.role) ? html`<p class="hint">You can read this; an owner or approver decides it.</p>` : null}`,
@@ -121,13 +119,13 @@ export function actionPage(opts: { session: ConsoleSession; action: Action; refu
     body: html`<p><a href="/console/">Inbox</a></p>
 <h1>${summary}</h1>
 <p class="lead">${a.proposedBy.name} proposes ${a.kind} · ${when(a.createdAt)}</p>
+${open ? null : decision(ACTION_STATUS[a.status], a.decidedBy, a.decidedAt, a.decisionReason)}
+${a.outcome ? html`<div class="panel"><p>${a.outcome.ok ? a.outcome.detail : a.outcome.error}</p></div>` : null}
 <section class="panel" aria-labelledby="effect-h"><h2 id="effect-h">Planned effect</h2>
 <p>${summary}</p>
 ${factList(figures, 'Planned effect')}
 <h3>Workspace limits</h3><p>${a.limits.allowed ? 'Within the workspace\u2019s limits.' : `Refused: ${a.limits.reason}`}</p>
 </section>
-${open ? null : decision(ACTION_STATUS[a.status], a.decidedBy, a.decidedAt, a.decisionReason)}
-${a.outcome ? html`<div class="panel"><p>${a.outcome.ok ? a.outcome.detail : a.outcome.error}</p></div>` : null}
 ${open && mayDecide(opts.session.person.role) ? decideForms(`/console/actions/${a.id}`, opts.session, opts.refused ?? null) : null}
 ${open && !mayDecide(opts.session.person.role) ? html`<p class="hint">You can read this; an owner or approver decides it.</p>` : null}`,
   })
