@@ -93,6 +93,18 @@ describe('the console: the policy page', () => {
     expect(planned.text).not.toContain('0 recorded requests decided again')
   }, 60_000)
 
+  test("the policy tests' empty field shows a case to copy, written for one of the workspace's own agents, that passes as it is copied", async () => {
+    const ws = await makeWorkspace()
+    await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+    const owner = await signInAs(ws.id, 'owner', 'Ana Lima')
+    const page = (await fetchConsole('/console/policy', { cookie: owner.cookie })).text
+    expect(page).toContain('placeholder="cases:\n  - name: Test agent may not ads.adjust_budget\n    agent: Test agent\n    tool: ads\n    action: adjust_budget\n    facts: {}\n    expect: denied"')
+    // Copied as it is, the case runs and passes.
+    const example = unescape(/id="policy-cases"[^>]*placeholder="([^"]*)"/.exec(page)![1]!)
+    const ran = await fetchConsole('/console/policy/test', { cookie: owner.cookie, form: { csrf: owner.csrf, cases: example } })
+    expect(ran.text).toContain('ok: 1 passed, 0 failed.')
+  }, 60_000)
+
   test('a stale plan is refused and nothing is applied; a bad document names its line and field', async () => {
     const { ws } = await workspaceWithRequest()
     const owner = await signInAs(ws.id, 'owner', 'Ana Lima')

@@ -139,6 +139,21 @@ ${opts.agents.map((a, n) => agentForm(s, a, n, opts.agentForm?.agent === a.label
 </section>`
 }
 
+/**
+ * A case to copy, shown in the empty cases field: one of the workspace's agents asking a tool action
+ * it is not permitted, which is denied whatever the rules, limits and stop switch say, so the case
+ * passes as it is copied.
+ */
+function exampleCase(opts: PolicyPageState): string {
+  const targets = opts.tools.flatMap((t) => t.actions.map((action) => ({ tool: t.key, action })))
+  for (const agent of opts.agents) {
+    const may = new Set(agent.permissions.map((p) => `${p.tool}.${p.action}`))
+    const other = targets.find((t) => !may.has(`${t.tool}.${t.action}`))
+    if (other) return `cases:\n  - name: ${agent.label} may not ${other.tool}.${other.action}\n    agent: ${agent.label}\n    tool: ${other.tool}\n    action: ${other.action}\n    facts: {}\n    expect: denied`
+  }
+  return 'cases:\n  - name: what the case checks\n    agent: an agent\'s name\n    tool: ads\n    action: pause_campaign\n    facts: {}\n    expect: allowed'
+}
+
 function testsPanel(opts: PolicyPageState): Html {
   const t = opts.tested
   return html`<section class="panel" aria-labelledby="tests-h" id="tests">
@@ -151,7 +166,7 @@ ${t
   : null}
 <form class="policy" method="post" action="/console/policy/test#tests">${csrfField(opts.session)}
 <label for="policy-cases">Cases (YAML or JSON)</label>
-<textarea id="policy-cases" name="cases" rows="8" spellcheck="false"${opts.testError ? html` aria-describedby="tests-error"` : null}>${opts.cases ?? ''}</textarea>
+<textarea id="policy-cases" name="cases" rows="8" spellcheck="false" placeholder="${exampleCase(opts)}"${opts.testError ? html` aria-describedby="tests-error"` : null}>${opts.cases ?? ''}</textarea>
 <button type="submit">Run the policy tests</button></form>
 </section>`
 }
