@@ -146,7 +146,13 @@ describe('the console: people', () => {
     // An address taken is said with the person who has it, as the page lists them (no workspace or person ids), in any case of letters.
     const again = await invite(owner, { email: owner.person.email.toUpperCase(), name: 'Twin', role: 'viewer' })
     expect(again.res.status).toBe(400)
-    expect(again.text).toContain(`${owner.person.email} is already the address of ${owner.person.name}, an owner here: an address names one person, so change their role below instead.`)
+    // Your own address is said to be yours (the only owner's card has no role form to point to).
+    expect(again.text).toContain(`${owner.person.email} is your own address here: an address names one person.`)
+    const kenji = unique('kenji')
+    expect((await invite(owner, { email: kenji, name: 'Kenji Sato', role: 'viewer' })).res.status).toBe(200)
+    const taken = await invite(owner, { email: kenji, name: 'Kenji Again', role: 'approver' })
+    expect(taken.res.status).toBe(400)
+    expect(taken.text).toContain(`${kenji} is already the address of Kenji Sato, a viewer here: an address names one person, so change their role below instead.`)
     expect(again.text).not.toMatch(/role="alert" id="invite-error">[^<]*(ws_|per_)/)
     expect(again.text).toContain('value="Twin"')
     const roleWrong = await fetchConsole(`/console/people/${owner.person.id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'king' } })

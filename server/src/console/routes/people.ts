@@ -26,9 +26,11 @@ function doneNotice(q: URLSearchParams, people: { id: string; name: string; role
  * An invitation refused, in the page's words: an address taken names the person who has it as the
  * list below shows them (the domain's sentence, for the CLI, names them and the workspace by id).
  */
-function inviteRefused(error: RuleError, email: string, people: { name: string; email: string; role: string }[]): string {
+function inviteRefused(error: RuleError, email: string, people: { id: string; name: string; email: string; role: string }[], you: string): string {
   const taken = error.rule === 'email.unique' ? people.find((p) => p.email === email.trim().toLowerCase()) : undefined
-  return taken ? `${taken.email} is already the address of ${taken.name}, ${ROLE_NAMES[taken.role] ?? taken.role} here: an address names one person, so change their role below instead.` : error.message
+  if (!taken) return error.message
+  if (taken.id === you) return `${taken.email} is your own address here: an address names one person.`
+  return `${taken.email} is already the address of ${taken.name}, ${ROLE_NAMES[taken.role] ?? taken.role} here: an address names one person, so change their role below instead.`
 }
 const ownersOnly = (session: ConsoleSession) =>
   `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the list of people, and an owner invites them, changes their roles and removes them.`
@@ -62,7 +64,7 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       } catch (error) {
         if (error instanceof RuleError) {
           const people = await list(session)
-          return pageResponse(peoplePage({ session, people, mailed: !!mail, error: inviteRefused(error, typed.email, people), typed }), 400)
+          return pageResponse(peoplePage({ session, people, mailed: !!mail, error: inviteRefused(error, typed.email, people, session.person.id), typed }), 400)
         }
         throw error
       }
