@@ -136,8 +136,10 @@ describe('the console: managing agents', () => {
     expect(revokedEntry.map((e) => e.action)).toEqual(['token.revoked'])
     for (const e of [...audit, ...revokedEntry]) expect(e.actor).toEqual({ kind: 'person', id: owner.person.id, name: 'Mara Owner' })
     const auditPage = await fetchConsole('/console/audit', { cookie: owner.cookie })
-    expect(auditPage.text).toContain('retired the agent')
-    expect(auditPage.text).toContain('rotated a credential of')
+    // Each entry about the agent names it, as the one that registered it does, not only by its id.
+    for (const words of ['retired the agent', 'rotated a credential of', 'issued a credential for']) {
+      expect(auditPage.text).toContain(`${words} <strong>Spend Guard</strong> <a href="/console/audit?subject=${reg.agentId}">`)
+    }
     const everything = JSON.stringify((await listAudit(sql, ws.id, 100)).entries) + list.text + after.text + page.text + auditPage.text
     for (const secret of [reg.credential, second, third]) {
       expect(everything).not.toContain(secret)

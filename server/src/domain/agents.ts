@@ -179,16 +179,22 @@ export async function createAgent(
  * that leaked: issue the new one, give it to the agent, then revoke the old one by its id.
  */
 export async function issueAgentCredential(sql: Db, workspaceId: string, agentId: string, by: Actor = SYSTEM_ACTOR) {
-  const retired = await store.agentRetired(sql, workspaceId, agentId)
-  if (retired === undefined) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)
-  if (retired) throw new RuleError('agent.retired', `Agent ${agentId} is retired: it gets no new credential. Register a new agent instead.`, 'agent')
+  const { agentName: _name, ...issued } = await issueCredential(sql, workspaceId, agentId, by)
+  return issued
+}
+
+/** issueAgentCredential, with the agent's name (a rotation's audit entry names it too). */
+async function issueCredential(sql: Db, workspaceId: string, agentId: string, by: Actor) {
+  const standing = await store.agentStanding(sql, workspaceId, agentId)
+  if (standing === undefined) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)
+  if (standing.retired) throw new RuleError('agent.retired', `Agent ${agentId} is retired: it gets no new credential. Register a new agent instead.`, 'agent')
   const credentialId = newId('credential')
   const minted = mintToken('agent', workspaceId)
   await inTransaction(sql, async (tx) => {
     await insertCredential(tx, { workspaceId, id: credentialId, kind: 'agent', agentId, hash: minted.hash, hint: minted.hint, scopes: [], expiresAt: null })
-    await recordAudit(tx, workspaceId, by, 'agent.credential_issued', agentId, { credentialId, hint: minted.hint })
+    await recordAudit(tx, workspaceId, by, 'agent.credential_issued', agentId, { name: standing.name, credentialId, hint: minted.hint })
   })
-  return { agentId, credentialId, credential: minted.token }
+  return { agentId, agentName: standing.name, credentialId, credential: minted.token }
 }
 
 /** The most overlap a rotation allows: a week, in minutes. */
@@ -217,11 +223,11 @@ export async function rotateAgentCredential(
     if (old.expires_at) {
       throw new RuleError('credential.ending', `Credential ${credentialId} is already being replaced: it ends at ${iso(old.expires_at)}. Rotate the credential that replaced it, or revoke it now.`, 'credential')
     }
-    const issued = await issueAgentCredential(tx, workspaceId, agentId, opts.by)
+    const { agentName, ...issued } = await issueCredential(tx, workspaceId, agentId, opts.by ?? SYSTEM_ACTOR)
     const endsAt = new Date(Date.now() + overlapMinutes * 60_000)
     await endCredentialAt(tx, workspaceId, credentialId, endsAt)
     await recordAudit(tx, workspaceId, opts.by ?? SYSTEM_ACTOR, 'agent.credential_rotated', agentId, {
-      credentialId: issued.credentialId, replaces: credentialId, overlapMinutes, oldEndsAt: endsAt.toISOString(),
+      name: agentName, credentialId: issued.credentialId, replaces: credentialId, overlapMinutes, oldEndsAt: endsAt.toISOString(),
     })
     return { ...issued, replaces: credentialId, oldEndsAt: endsAt.toISOString() }
   })
@@ -234,10 +240,10 @@ export async function rotateAgentCredential(
  */
 export async function retireAgent(sql: Sql, workspaceId: string, agentId: string, by: Actor = SYSTEM_ACTOR) {
   const r = await inTransaction(sql, async (tx) => {
-    const exists = await store.agentRetired(tx, workspaceId, agentId)
-    if (exists === undefined) return undefined
+    const standing = await store.agentStanding(tx, workspaceId, agentId)
+    if (standing === undefined) return undefined
     const revoked = await store.markRetired(tx, workspaceId, agentId)
-    if (revoked) await recordAudit(tx, workspaceId, by, 'agent.retired', agentId, { revokedCredentials: revoked })
+    if (revoked) await recordAudit(tx, workspaceId, by, 'agent.retired', agentId, { name: standing.name, revokedCredentials: revoked })
     return { id: agentId, retired: true, alreadyRetired: revoked === undefined, revokedCredentials: revoked ?? [] }
   })
   if (!r) throw new NotFoundError('agent', agentId, `No agent ${agentId} in workspace ${workspaceId}.`)

@@ -93,10 +93,10 @@ export async function touchAgent(tx: Tx, workspaceId: string, agentId: string, a
 }
 
 
-/** Whether the agent is retired; undefined when the workspace has no such agent. */
-export async function agentRetired(sql: Db, workspaceId: string, agentId: string): Promise<boolean | undefined> {
-  const [row] = await sql<{ retired_at: Date | null }[]>`SELECT retired_at FROM agents WHERE workspace_id = ${workspaceId} AND id = ${agentId}`
-  return row ? row.retired_at !== null : undefined
+/** Whether the agent is retired, and its name (for the audit list); undefined when the workspace has no such agent. */
+export async function agentStanding(sql: Db, workspaceId: string, agentId: string): Promise<{ retired: boolean; name: string } | undefined> {
+  const [row] = await sql<{ retired_at: Date | null; name: string }[]>`SELECT retired_at, name FROM agents WHERE workspace_id = ${workspaceId} AND id = ${agentId}`
+  return row ? { retired: row.retired_at !== null, name: row.name } : undefined
 }
 
 /** Mark the agent retired (once) and revoke its live credentials; the ids revoked. Undefined if it was retired already. */
