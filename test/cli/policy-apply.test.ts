@@ -64,7 +64,7 @@ const GITHUB = `  - key: github
 function governed(text: string): string {
   return text
     .replace(/^tools:\n/m, `tools:\n${GITHUB}`)
-    .replace(/allow: \[ ads\.pause_campaign \], dataAccess: \[ campaigns \]/, 'allow: [ ads.pause_campaign, github.create_issue ]')
+    .replace(/allow: \[ ads\.pause_campaign \]/, 'allow: [ ads.pause_campaign, github.create_issue ]')
     .replace(
       /^rules: \[\]\n?$/m,
       `rules:

@@ -60,6 +60,16 @@ describe('growth admin policy export', () => {
     expect((await exportJson(ws.id)).missingFacts).toBe('ignore')
   }, T)
 
+  test("an agent's data access is written only where it is not the data its allowed actions use (written out, it would not follow an action added to allow)", async () => {
+    const ws = jsonOf(await growth(['admin', 'workspace', 'create', '--name', 'Data', '--json']), 'admin workspace create')
+    const agent = jsonOf(await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Triage Bot', '--allow', 'ads.pause_campaign', '--json']), 'admin agent create')
+    expect((await exportJson(ws.id)).agents).toEqual([{ agent: 'Triage Bot', allow: ['ads.pause_campaign'], maxUnattendedRisk: 'medium' }])
+    expect((await exportYaml(ws.id)).text).toContain('  - { agent: Triage Bot, allow: [ ads.pause_campaign ], maxUnattendedRisk: medium }\n')
+    // Narrowed below the default (as a document with dataAccess: [] leaves it), it is written out.
+    await db.sql`UPDATE agents SET data_access = '{}'::text[] WHERE workspace_id = ${ws.id} AND id = ${agent.id}`
+    expect((await exportJson(ws.id)).agents).toEqual([{ agent: 'Triage Bot', allow: ['ads.pause_campaign'], dataAccess: [], maxUnattendedRisk: 'medium' }])
+  }, 3 * T)
+
   test("the demo workspace exports its agents by name, their permissions and ceilings, and its rules with their ids; YAML and JSON round-trip", async () => {
     const policy = await exportJson(demoId)
     const { policy: fromYaml } = await exportYaml(demoId)
@@ -70,14 +80,12 @@ describe('growth admin policy export', () => {
       {
         agent: 'Budget Pacer',
         allow: ['ads.adjust_budget', 'ads.pause_campaign', 'ads.read_performance', 'email.draft_campaign'],
-        dataAccess: ['ad_spend', 'campaigns', 'segments', 'templates'],
         maxUnattendedRisk: 'medium',
         ceilings: { amountMinor: { EUR: 50000, JPY: 50000, USD: 50000 }, amountPercent: 20, recipients: 0, records: 1000 },
       },
       {
         agent: 'Lifecycle Writer',
         allow: ['contacts.tag_contacts', 'email.draft_campaign', 'email.send_campaign'],
-        dataAccess: ['contacts', 'segments', 'templates'],
         maxUnattendedRisk: 'medium',
         ceilings: { amountPercent: 0, recipients: 5000, records: 5000 },
       },

@@ -1,4 +1,5 @@
 import type { Db } from '../core/db.ts'
+import { canonicalJson } from '../core/canonical-json.ts'
 import { NotFoundError } from '../core/errors.ts'
 import type { AgentPolicy } from '../schemas/agent-policy.ts'
 import { selectTools } from '../store/agent-tools.ts'
@@ -23,6 +24,7 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
   if (!missingFacts) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
   const [tools, every, rules] = await Promise.all([selectTools(sql, workspaceId), selectAgents(sql, workspaceId), selectRules(sql, workspaceId)])
   const agents = every.filter((a) => a.retired_at === null)
+  const dataUsed = new Map(tools.flatMap((t) => t.actions.map((a) => [`${t.key}.${a.key}`, a.dataUsed] as const)))
   const policy: AgentPolicy = {
     tools: tools.map((t) => ({
       key: t.key,
@@ -30,7 +32,7 @@ export async function exportPolicy(sql: Db, workspaceId: string): Promise<AgentP
       description: t.description,
       actions: t.actions.map((a) => ({ key: a.key, name: a.name, risk: a.risk, dataUsed: a.dataUsed, reversible: a.reversible })),
     })),
-    agents: agents.map((a) => policyAgent(a, policyAgentLabel(a, agents))),
+    agents: agents.map((a) => policyAgent(a, policyAgentLabel(a, agents), dataUsed)),
     missingFacts,
     rules: rules.map((r) => {
       const { match, agents: ids, when } = parseRuleStructure(r.structure)
@@ -64,7 +66,12 @@ export function policyAgentLabel(agent: Pick<AgentRow, 'id' | 'name'>, all: Pick
   return all.some((other) => other.id !== agent.id && other.name === agent.name) ? agent.id : agent.name
 }
 
-function policyAgent(row: AgentRow, label: string): NonNullable<AgentPolicy['agents']>[number] {
+/**
+ * An agent's grant as the document writes it. Its `dataAccess` only when it is not the default (the
+ * data its allowed actions use): written out, it would stay as it is when an owner adds an action to
+ * `allow`, and the agent would be denied the new action for the data it uses.
+ */
+function policyAgent(row: AgentRow, label: string, dataUsed: ReadonlyMap<string, readonly string[]>): NonNullable<AgentPolicy['agents']>[number] {
   const c = parseCeilings(row.ceilings)
   const ceilings = {
     ...(c.amounts?.length ? { amountMinor: Object.fromEntries(c.amounts.map((m) => [m.currency, m.amountMinor])) } : {}),
@@ -72,10 +79,13 @@ function policyAgent(row: AgentRow, label: string): NonNullable<AgentPolicy['age
     ...(c.recipients !== undefined ? { recipients: c.recipients } : {}),
     ...(c.records !== undefined ? { records: c.records } : {}),
   }
+  const allow = row.permissions.map((p) => `${p.tool}.${p.action}`)
+  const byDefault = [...new Set(allow.flatMap((a) => dataUsed.get(a) ?? []))].sort()
+  const access = [...row.data_access].sort()
   return {
     agent: label,
-    allow: row.permissions.map((p) => `${p.tool}.${p.action}`),
-    dataAccess: row.data_access,
+    allow,
+    ...(canonicalJson(access) === canonicalJson(byDefault) ? {} : { dataAccess: row.data_access }),
     maxUnattendedRisk: row.max_unattended_risk,
     ...(Object.keys(ceilings).length ? { ceilings } : {}),
   }
