@@ -17,7 +17,6 @@ policy.tools.push({
 const grant = policy.agents.find((a) => a.agent === agent)
 if (!grant) throw new Error(`no agent ${agent} in ${file}`)
 grant.allow.push('github.create_issue')
-delete grant.dataAccess // the default: the data its allowed actions use, repositories now among them
 policy.rules.push({
   effect: 'require_approval',
   match: [{ tool: 'github', action: 'create_issue' }],
