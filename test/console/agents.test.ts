@@ -56,6 +56,23 @@ describe('the console: agents and requests', () => {
     expect((await fetchConsole('/console/agents/agt_nothing', { cookie: me.cookie })).res.status).toBe(404)
   }, 60_000)
 
+  test("a request waiting for a person reads 'Needs a person' for each check that asked for one, not 'Failed'", async () => {
+    const ws = await makeWorkspace()
+    const writer = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Careful Writer' })
+    const waits = await authorize(writer.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: 'Send to 3,200', facts: { recipients: 3200 } })
+    expect(waits.body.data.decision).toBe('requires_approval')
+    const me = await signInAs(ws.id, 'viewer', 'Vic Viewer')
+    for (const path of [`/console/agents/${writer.id}`, '/console/requests']) {
+      const page = (await fetchConsole(path, { cookie: me.cookie })).text
+      const from = page.indexOf(`Request ${waits.body.data.id}`)
+      expect(from).toBeGreaterThan(-1)
+      const card = page.slice(from, page.indexOf('</article>', from))
+      expect(card).toMatch(/<li>Needs a person: [^<]+<\/li>/)
+      expect(card).toMatch(/<li>Passed: [^<]+<\/li>/)
+      expect(card).not.toContain('<li>Failed:')
+    }
+  }, 60_000)
+
   test('a request that waited says how the person decided it, approved or rejected, on the requests page and the agent\'s', async () => {
     const ws = await makeWorkspace()
     const writer = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })

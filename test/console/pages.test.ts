@@ -98,6 +98,10 @@ describe('an item and its decision', () => {
     const item = (await approvalIn(sql, ws.id, approvalId))!
     const out = approvalPage({ session: sessionIn(ws), item, now: new Date() }).text
     for (const c of checks) expect(out).toContain(`${c.name}: ${escapeHtml(c.detail)}`)
+    // A check that did not pass asked for a person (a denying one would have denied the request): it has not failed.
+    expect(checks.some((c) => !c.passed)).toBe(true)
+    for (const c of checks) expect(out).toContain(c.passed ? `<span class="passed">Passed</span> ${c.name}:` : `<span class="needs-person">Needs a person</span> ${c.name}:`)
+    expect(out).not.toContain('>Failed<')
     expect(out).toContain(`<form method="post" action="/console/approvals/${approvalId}" class="decide">`)
     expect(out.match(/name="csrf" value="csrf-token-1"/g)?.length).toBe(3) // approve, reject, sign out
     expect(out).toContain('<textarea id="reject-reason" name="reason" required')

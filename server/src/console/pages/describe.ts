@@ -1,3 +1,4 @@
+import type { GatewayDecision } from '../../core/enums.ts'
 import { readableFacts } from '../../core/figures.ts'
 import { type Html, html } from '../html.ts'
 
@@ -54,4 +55,14 @@ export function queryOf(fields: Record<string, string | undefined>): string {
 /** A name's possessive as English writes it: Acme's, and Northwind Coffee Roasters' (a name ending in s). */
 export function possessive(name: string): string {
   return /s$/i.test(name) ? `${name}'` : `${name}'s`
+}
+
+/**
+ * How a person reads one check of a gateway decision. A check that did not pass in a decision that
+ * waits for a person asked for one (a denying check would have denied it): it needs a person, it has
+ * not failed. Elsewhere, one that did not pass failed (its detail says when no approval could help).
+ */
+export function checkWord(passed: boolean, decision: GatewayDecision): { word: string; tone: 'passed' | 'needs-person' | 'failed' } {
+  if (passed) return { word: 'Passed', tone: 'passed' }
+  return decision === 'requires_approval' ? { word: 'Needs a person', tone: 'needs-person' } : { word: 'Failed', tone: 'failed' }
 }

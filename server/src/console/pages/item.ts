@@ -3,7 +3,7 @@ import type { InboxItem } from '../../domain/inbox.ts'
 import type { Action } from '../../schemas/actions.ts'
 import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
-import { factList, timeLeft, when } from './describe.ts'
+import { checkWord, factList, timeLeft, when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -95,7 +95,11 @@ ${
 <dl class="facts"><dt>agent</dt><dd>${asked.agentName}</dd><dt>tool action</dt><dd>${asked.tool}.${asked.action}</dd><dt>resource</dt><dd>${asked.resource ?? 'none named'}</dd></dl>
 <h3>Facts</h3>${factList(asked.facts, 'Facts') ?? html`<p>None stated.</p>`}
 <h3>Why it waits</h3><p>${asked.reason}</p>
-<h3>Checks</h3><ul class="checks">${asked.checks.map((c) => html`<li><span class="${c.passed ? 'passed' : 'failed'}">${c.passed ? 'Passed' : 'Failed'}</span> ${c.name}: ${c.detail}</li>`)}</ul>
+<h3>Checks</h3><ul class="checks">${asked.checks.map((c) => {
+  // An approval is made for a request that waits for a person: what did not pass asked for one.
+  const { word, tone } = checkWord(c.passed, 'requires_approval')
+  return html`<li><span class="${tone}">${word}</span> ${c.name}: ${c.detail}</li>`
+})}</ul>
 ${asked.rules.length ? html`<h3>Rules that bit (version ${asked.rulesVersion})</h3><ul class="checks">${asked.rules.map((r) => html`<li>${r.sentence} <span class="meta">(${r.effect.replace('_', ' ')})</span></li>`)}</ul>` : null}
 </section>`
     : opts.item.send

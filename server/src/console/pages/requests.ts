@@ -4,7 +4,7 @@ import type { ListedRequest } from '../../domain/agent-requests.ts'
 import type { AgentRequest } from '../../schemas/agent-requests.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { factList, when } from './describe.ts'
+import { checkWord, factList, when } from './describe.ts'
 import { positionParam } from './inbox.ts'
 import { layout } from './layout.ts'
 
@@ -44,7 +44,7 @@ ${opts.agentLink ? html`<a href="/console/agents/${r.agentId}">${r.agentName}</a
 <p>${r.reason}</p>
 ${factList(r.facts, 'Facts')}
 <details><summary>Checks (${r.checks.length - failed.length} of ${r.checks.length} passed)</summary>
-<ul>${r.checks.map((c) => html`<li>${c.passed ? 'Passed' : 'Failed'}: ${c.detail}</li>`)}</ul>
+<ul>${r.checks.map((c) => html`<li>${checkWord(c.passed, r.decision).word}: ${c.detail}</li>`)}</ul>
 ${r.rules.length ? html`<p>Rules that bit (version ${r.rulesVersion}):</p><ul>${r.rules.map((rule) => html`<li>${rule.sentence}</li>`)}</ul>` : null}
 </details>
 ${r.approvalId ? html`<p>${personDecision(r, approvalStatus)}</p>` : null}
