@@ -34,6 +34,8 @@ describe('the console: agents and requests', () => {
     expect(page.text).toContain('Lifecycle Writer may send an email campaign (email.send_campaign).')
     expect(page.text).toContain('Ad Pauser may pause a campaign (ads.pause_campaign).')
     expect(page.text).toContain('Agents are running')
+    // Who it belongs to, as a person reads it: not 'registered by the workspace' of an agent they registered.
+    expect(page.text).toContain('<span>registered in this workspace</span>')
     // A viewer sees the switch's state and no button.
     expect(page.text).not.toContain('name="switch"')
 

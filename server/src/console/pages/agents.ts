@@ -73,7 +73,7 @@ ${t.actions.map((x) => html`<label><input type="checkbox" name="allow" value="${
 }
 
 /** Who the agent belongs to, in words: one the workspace registered, or one that comes with the product. */
-const ownerWords = (owner: Agent['owner']) => (owner === 'product' ? 'comes with the product' : 'registered by the workspace')
+const ownerWords = (owner: Agent['owner']) => (owner === 'product' ? 'comes with the product' : 'registered in this workspace')
 
 function agentCard(a: Agent): Html {
   const { retiredAt } = a
