@@ -80,6 +80,14 @@ describe('the policy page in Chromium', () => {
       const top = await page.evaluate(() => document.querySelector('#tests')!.getBoundingClientRect().top)
       expect(top).toBeGreaterThanOrEqual(-1)
       expect(top).toBeLessThan(900)
+
+      // A refused form puts the focus on what to correct: the field its refusal describes, or the refusal itself.
+      await page.getByLabel('Value').fill('lots')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Plan this rule' }).click()])
+      expect(await page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('aria-describedby')])).toEqual(['rule-value', 'policy-error'])
+      await page.getByLabel('Cases (YAML or JSON)').fill('- { name: no agent }')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Run the policy tests' }).click()])
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('policy-cases')
       expect(errors).toEqual([])
     },
     120_000,

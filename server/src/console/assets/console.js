@@ -5,7 +5,8 @@
 // when something it shows changes, fetches itself again and puts the new <main> in place (not
 // while the person is filling in one of its forms: then once they leave it). 3. Copy
 // buttons beside a secret shown once. 4. A form that cannot be undone (retire, revoke, remove,
-// disable, changing one's own role) asks first: its data-confirm is the question.
+// disable, changing one's own role) asks first: its data-confirm is the question. 5. After a
+// refused form, the focus is on what to correct.
 ;(() => {
   const format = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
   function localTimes(root) {
@@ -18,6 +19,19 @@
   }
   localTimes(document)
 
+  // 5. A page that answers a refused form puts the focus where the correction is: on the field the
+  // refusal describes (its aria-describedby names the alert), else on the alert itself, so the
+  // keyboard and a screen reader start there instead of at the top of the page.
+  // After the load: a page opened at a #fragment (the policy tests' answer) has the browser move the
+  // focus to that fragment once loaded, which would undo an earlier focus().
+  const refusal = document.querySelector('main [role="alert"]')
+  if (refusal) {
+    const field = refusal.id ? document.querySelector(`[aria-describedby~="${CSS.escape(refusal.id)}"]`) : null
+    if (!field) refusal.setAttribute('tabindex', '-1')
+    const focus = () => setTimeout(() => (field ?? refusal).focus({ preventScroll: !!location.hash }), 0)
+    if (document.readyState === 'complete') focus()
+    else window.addEventListener('load', focus, { once: true })
+  }
 
   const main = document.querySelector('main[data-live]')
   if (!main || !window.EventSource || !window.fetch) return
