@@ -46,6 +46,13 @@ describe('the console: the policy page', () => {
     expect(read.text).toContain('No rules')
     expect(read.text).toMatch(/<textarea id="policy-document" name="document"[^>]*>tools:/)
     expect(read.text).toContain('No policy has been applied here yet.')
+    // The workspace's limits, which deny requests whatever the policy says, are on the page too.
+    for (const limit of ['No budget change of more than 30% either way.', 'No discount of more than 25% off.', 'No send to more than 50,000 recipients.', 'No quiet hours: a send may start at any hour.']) {
+      expect(read.text).toContain(`<li>${limit}</li>`)
+    }
+    await (await getHarness()).sql`UPDATE workspace_limits SET quiet_hours_start = 22, quiet_hours_end = 7 WHERE workspace_id = ${ws.id}`
+    expect((await fetchConsole('/console/policy', { cookie: owner.cookie })).text).toContain('<li>No send starts in the quiet hours, 22:00 to 07:00 UTC.</li>')
+    await (await getHarness()).sql`UPDATE workspace_limits SET quiet_hours_start = NULL, quiet_hours_end = NULL WHERE workspace_id = ${ws.id}`
 
     const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: ruleForm(owner.csrf) })
     expect(planned.res.status).toBe(200)

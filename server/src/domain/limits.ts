@@ -58,6 +58,21 @@ export function inQuietHours(q: { startHour: number; endHour: number }, at: Date
   return q.startHour < q.endHour ? h >= q.startHour && h < q.endHour : h >= q.startHour || h < q.endHour
 }
 
+/**
+ * The limits in words, one sentence each, as a person reads what every agent's request and every
+ * proposed change must keep within (the console's policy page shows them beside the rules).
+ */
+export function limitSentences(limits: WorkspaceLimits): string[] {
+  return [
+    `No budget change of more than ${limits.maxBudgetChangePercent}% either way.`,
+    `No discount of more than ${limits.maxDiscountPercent}% off.`,
+    `No send to more than ${formatCountOf(limits.maxSendRecipients, 'recipient', 'recipients')}.`,
+    limits.quietHours && limits.quietHours.startHour !== limits.quietHours.endHour
+      ? `No send starts in the quiet hours, ${hh(limits.quietHours.startHour)} to ${hh(limits.quietHours.endHour)} UTC.`
+      : 'No quiet hours: a send may start at any hour.',
+  ]
+}
+
 /** Every limit the facts meet or break; each reason is a sentence naming the figure and the limit. */
 export function checkWorkspaceLimits(limits: WorkspaceLimits, facts: LimitFacts): LimitVerdict {
   const reasons: string[] = []

@@ -25,6 +25,8 @@ export type PolicyPageState = {
   /** The active agents, each with the name the policy document gives it (`label`: its name, or its id when two share a name). */
   agents: (Agent & { label: string })[]
   tools: { key: string; actions: string[] }[]
+  /** The workspace's limits in sentences: not the policy's, but every request and proposed change keeps within them. */
+  limits: string[]
   document: string
   /** The document as written (after a plan or a refusal): shown in the editor instead of the one in force. */
   draft?: string
@@ -96,6 +98,9 @@ ${opts.rules.length ? html`<ul class="sentences">${opts.rules.map((r) => html`<l
 ${opts.agents.length
   ? html`<ul class="sentences">${opts.agents.map((a) => html`<li><strong>${a.name}</strong>: ${a.permissions.length ? a.permissions.map((p) => p.sentence).join(' ') : `${a.name} may do nothing yet.`} ${a.ceilings.sentences.join(' ')} Acts alone up to ${a.maxUnattendedRisk} risk.</li>`)}</ul>`
   : html`<p>No agent yet.</p>`}
+<h3>Workspace limits</h3>
+<p class="hint">Every agent's request and every proposed change keeps within them, whatever the rules and ceilings allow. They are the workspace's, not the policy's: the document does not change them.</p>
+<ul class="sentences">${opts.limits.map((l) => html`<li>${l}</li>`)}</ul>
 </section>`
 }
 

@@ -9,6 +9,7 @@ import { policyHistory } from '../../domain/agent-policy-history.ts'
 import { planPolicy } from '../../domain/agent-policy-plan.ts'
 import { parsePolicyCases, testPolicy } from '../../domain/agent-policy-test.ts'
 import { personDecider } from '../../domain/deciders.ts'
+import { limitSentences, loadWorkspaceLimits } from '../../domain/limits.ts'
 import { AGENT_FIELDS, policyPage, type PolicyPageState, RULE_FIELDS } from '../pages/policy.ts'
 import { addRuleEdit, agentEdit } from '../policy-edits.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
@@ -35,11 +36,12 @@ const DONE = (n: number, v: number) => `Applied ${n} change${n === 1 ? '' : 's'}
 export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, problem }: RouteKit) {
   const page = async (session: ConsoleSession, extra: Partial<PolicyPageState> = {}): Promise<PolicyPageState> => {
     const ws = session.workspace.id
-    const [policy, rules, agents, history] = await Promise.all([
+    const [policy, rules, agents, history, limits] = await Promise.all([
       exportPolicy(sql, ws),
       listRules(sql, ws, { limit: RULES_SHOWN }),
       listAgents(sql, ws, { limit: AGENTS_SHOWN }),
       policyHistory(sql, ws, HISTORY),
+      loadWorkspaceLimits(sql, ws),
     ])
     // The agents the policy governs, as it names them: a retired agent acts no more, and its name
     // may be another's now (a form posting it would change that one).
@@ -51,6 +53,7 @@ export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, pro
       tools: policy.tools.map((t) => ({ key: t.key, actions: t.actions.map((a) => a.key) })),
       document: policyYaml(policy),
       history: history.applied,
+      limits: limitSentences(limits),
       ...extra,
     }
   }
