@@ -46,6 +46,8 @@ describe('the console: the policy page', () => {
     expect(read.text).toContain('No rules')
     expect(read.text).toMatch(/<textarea id="policy-document" name="document"[^>]*>tools:/)
     expect(read.text).toContain('No policy has been applied here yet.')
+    // Written for a person in the console: no CLI command or repository file to go and find.
+    expect(read.text).not.toMatch(/growth admin|docs\/\w+\.md/)
     // The workspace's limits, which deny requests whatever the policy says, are on the page too.
     for (const limit of ['No budget change of more than 30% either way.', 'No discount of more than 25% off.', 'No send to more than 50,000 recipients.', 'No quiet hours: a send may start at any hour.']) {
       expect(read.text).toContain(`<li>${limit}</li>`)

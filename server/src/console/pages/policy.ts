@@ -137,7 +137,7 @@ ${opts.agents.map((a, n) => agentForm(s, a, n, opts.agentForm?.agent === a.label
 <section class="panel" aria-labelledby="doc-h">
 <h2 id="doc-h">The document</h2>
 <form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}
-<label for="policy-document">The whole policy (YAML or JSON, as growth admin policy export prints it; see docs/policy.md)</label>
+<label for="policy-document">The whole policy (YAML or JSON), as in force: edit it and plan</label>
 <textarea id="policy-document" name="document" rows="24" spellcheck="false"${opts.error ? html` aria-describedby="policy-error"` : null}>${opts.draft ?? opts.document}</textarea>
 <label for="policy-since">Backtest the decisions of the last</label><select id="policy-since" name="since">${['24h', '7d', '30d'].map((v) => html`<option value="${v}"${v === (opts.since ?? '7d') ? html` selected` : null}>${v}</option>`)}</select>
 <button type="submit">Plan</button></form>
@@ -163,7 +163,7 @@ function testsPanel(opts: PolicyPageState): Html {
   const t = opts.tested
   return html`<section class="panel" aria-labelledby="tests-h" id="tests">
 <h2 id="tests-h">Policy tests</h2>
-<p class="hint">Cases as for growth admin policy test --cases: each an agent asking a tool action with some facts, and the decision expected. Decided under the policy in force, with the workspace's limits and stop switch; nothing is recorded.</p>
+<p class="hint">Each case an agent asking a tool action with some facts, and the decision expected (the empty field shows one to copy). Decided under the policy in force, with the workspace's limits and stop switch; nothing is recorded.</p>
 ${opts.testError ? html`<div class="failed" role="alert" id="tests-error"><pre>${opts.testError}</pre></div>` : null}
 ${t
   ? html`<p class="status" role="status">${t.failed ? 'FAIL' : 'ok'}: ${t.passed} passed, ${t.failed} failed.</p>
