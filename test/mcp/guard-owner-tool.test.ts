@@ -38,7 +38,7 @@ describe('growth mcp guard onto a tool the owner added', () => {
     expect(exported.code).toBe(0)
     const policy = exported.stdout
       .replace(/^tools:\n/m, `tools:\n${GITHUB}`)
-      .replace(/allow: \[ ads\.read_performance \], dataAccess: \[[^\]]*\]/, 'allow: [ github.create_issue ]')
+      .replace(/allow: \[ ads\.read_performance \]/, 'allow: [ github.create_issue ]')
       .replace(/^rules: \[\]\n?$/m, "rules:\n  - effect: require_approval\n    match: [ { tool: github, action: create_issue } ]\n    when: [ { count: allowed, window: 24h, op: '>=', value: 1 } ]\n")
     expect(policy).toContain('allow: [ github.create_issue ]')
     const dir = mkdtempSync(join(tmpdir(), 'growth-guard-policy-'))
