@@ -1,6 +1,7 @@
 import {
   type Actor,
   databaseShown,
+  DATABASE_UNREACHABLE,
   loadConfig,
   loadSecretsKeyring,
   embeddedDatabaseExists,
@@ -117,16 +118,12 @@ export async function withDatabase(
  */
 const SETUP_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000', '28P01', '28000', 'EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EDATADIR_OPEN'])
 
-/** A PostgreSQL server that cannot be reached or refuses: said as the server says it at start (startup-errors.ts). */
-const SERVER_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', '3D000', '28P01', '28000', '57P03'])
-
 function cannotOpen(err: unknown, setting: string, databaseUrl?: string): unknown {
   const code = (err as { code?: string } | null)?.code
   // The URL (its password hidden), the cause and what to check, as the server's start says them.
-  if (databaseUrl && code && SERVER_ERRORS.has(code)) return new CliError(explainStartupError(err, { host: '', port: 0, databaseUrl }))
+  // A PostgreSQL server that cannot be reached or refuses, and a DATA_DIR open to others: said as the server's start says them.
+  if ((databaseUrl && code && DATABASE_UNREACHABLE.has(code)) || code === 'EDATADIR_OPEN') return new CliError(explainStartupError(err, { host: '', port: 0, databaseUrl }))
   if (!code || !SETUP_ERRORS.has(code)) return err
-  // Its message names DATA_DIR, its mode and the chmod that fixes it: said alone, as the server says it.
-  if (code === 'EDATADIR_OPEN') return new CliError(`${(err as Error).message}.`)
   return new CliError(`cannot open ${setting}: ${(err as Error).message}`)
 }
 

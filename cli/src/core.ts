@@ -3,7 +3,7 @@
  * of the server's domain and store layers, called here on the database directly (never over HTTP).
  */
 export { loadConfig } from '../../server/src/config.ts'
-export { explainStartupError } from '../../server/src/startup-errors.ts'
+export { DATABASE_UNREACHABLE, explainStartupError } from '../../server/src/startup-errors.ts'
 export { loadSecretsKeyring } from '../../server/src/secrets-key.ts'
 export { metricsHostResolves, startMetricsListener } from '../../server/src/metrics-listener.ts'
 export { startTracing } from '../../server/src/tracing-setup.ts'

@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { lookup } from 'node:dns/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { readCommandLine } from './command-line.ts'
+import { hostResolves } from './core/host-lookup.ts'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger, logFormatFor } from './core/log.ts'
 import { relyingPartyOf } from './core/relying-party.ts'
@@ -189,15 +189,6 @@ async function prepareInAProcessOfItsOwn(): Promise<void> {
   })
   const code = await child.exited
   if (code !== 0) process.exit(code)
-}
-
-/** HOST must name an address: one that does not is told as HOST's fault (the listen's own error names nothing, or looks like the database's). */
-async function hostResolves(host: string): Promise<void> {
-  try {
-    await lookup(host)
-  } catch (err) {
-    throw Object.assign(new Error(String((err as Error)?.message ?? err)), { code: 'HOST_UNRESOLVED' })
-  }
 }
 
 /** Resolves when `port` can be bound on `host` (exclusively), rejects with EADDRINUSE and the like when not. */

@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises'
+import { hostResolves } from './core/host-lookup.ts'
 import { enableMetrics, gaugeSources, registry } from './core/metrics.ts'
 import type { Logger } from './core/log.ts'
 import type { Sql } from './store/driver/db.ts'
@@ -57,11 +57,7 @@ function serve(opts: { host: string; port: number; log: Logger }) {
  * nor the cause).
  */
 export async function metricsHostResolves(at: { host: string; port: number }): Promise<void> {
-  try {
-    await lookup(at.host)
-  } catch (err) {
-    throw metricsListenError(at, Object.assign(new Error(String((err as Error)?.message ?? err)), { code: 'HOST_UNRESOLVED' }))
-  }
+  await hostResolves(at.host).catch((err) => Promise.reject(metricsListenError(at, err)))
 }
 
 /** The metrics listener could not listen (or was given the API's own port, `SAME_AS_PORT`): said as one line naming the setting to change. */

@@ -1,6 +1,9 @@
 import type { Config } from './config.ts'
 import { shownUrl } from './core/shown-url.ts'
 
+/** The codes of a PostgreSQL server that cannot be reached or refuses, which explainStartupError words as DATABASE_URL's. */
+export const DATABASE_UNREACHABLE = new Set(['ECONNREFUSED', 'CONNECTION_CLOSED', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '28P01', '28000', '3D000', '57P03'])
+
 /**
  * Why the server could not start, as one line saying what is wrong and how to fix it: the database
  * at DATABASE_URL refused, was not found, closed the connection or did not answer; the port is taken
