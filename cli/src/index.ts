@@ -22,6 +22,7 @@ import { registerPolicyApply } from './commands/admin/policy/apply.ts'
 import { registerPolicyHistory } from './commands/admin/policy/history.ts'
 import { registerSecretsRotateKey } from './commands/admin/secrets/rotate-key.ts'
 import { registerTokenCreate } from './commands/admin/token/create.ts'
+import { registerTokenList } from './commands/admin/token/list.ts'
 import { registerTokenRevoke } from './commands/admin/token/revoke.ts'
 import { registerWebhookAttempts } from './commands/admin/webhook/attempts.ts'
 import { registerWebhookCreate } from './commands/admin/webhook/create.ts'
@@ -72,6 +73,7 @@ export function buildProgram(opts: { json?: boolean } = {}): Command {
 
   const token = admin.command('token').description('API tokens of workspaces')
   registerTokenCreate(token)
+  registerTokenList(token)
   registerTokenRevoke(token)
 
   const agent = admin.command('agent').description('agents and their credentials')

@@ -166,6 +166,43 @@ describe('growth admin token revoke', () => {
   }, T * 2)
 })
 
+describe('growth admin token list', () => {
+  test("a workspace's API tokens, those in force first and each newest first, by id, state and last four, never the token; another workspace's and agents' credentials not", async () => {
+    const ws = await growthJson(['admin', 'workspace', 'create', '--name', 'Token list'])
+    const empty = await growth(['admin', 'token', 'list', '--workspace', ws.id])
+    expect({ code: empty.code, stdout: empty.stdout.trim() }).toEqual({ code: 0, stdout: `No API token in workspace ${ws.id}. Issue one: growth admin token create --workspace ${ws.id}` })
+
+    const revoked = await growthJson(['admin', 'token', 'create', '--workspace', ws.id])
+    await growthJson(['admin', 'token', 'revoke', revoked.id])
+    const live = await growthJson(['admin', 'token', 'create', '--workspace', ws.id])
+    const test = await growthJson(['admin', 'token', 'create', '--workspace', ws.id, '--test', '--scopes', 'read:growth,read:logs', '--expires-at', '2031-01-31T00:00:00Z'])
+    await growthJson(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Not a token', '--allow', 'ads.pause_campaign'])
+    await growthJson(['admin', 'token', 'create', '--workspace', workspaceId])
+
+    const r = await growthJson(['admin', 'token', 'list', '--workspace', ws.id])
+    expect(r.more).toBe(false)
+    expect(r.tokens.map((t: { id: string }) => t.id)).toEqual([test.id, live.id, revoked.id])
+    expect(r.tokens[0]).toEqual({
+      id: test.id, mode: 'test', hint: test.token.slice(-4), scopes: ['read:growth', 'read:logs'],
+      createdAt: expect.any(String), lastUsedAt: null, expiresAt: '2031-01-31T00:00:00.000Z', revokedAt: null,
+    })
+    expect(r.tokens[2].revokedAt).toEqual(expect.any(String))
+
+    const human = await growth(['admin', 'token', 'list', '--workspace', ws.id])
+    expect({ code: human.code, stderr: human.stderr }).toEqual({ code: 0, stderr: '' })
+    const lines = human.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ID +MODE +STATE +SCOPES +ENDS WITH +CREATED +LAST USED +EXPIRES$/)
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/).slice(0, 5))).toEqual([
+      [test.id, 'test', 'active', 'read:growth,read:logs', `…${test.token.slice(-4)}`],
+      [live.id, 'live', 'active', 'all', `…${live.token.slice(-4)}`],
+      [revoked.id, 'live', 'revoked', 'all', `…${revoked.token.slice(-4)}`],
+    ])
+    for (const t of [revoked, live, test]) expect(human.stdout + JSON.stringify(r)).not.toContain(t.token.slice(-12))
+
+    expectRefused(await growth(['admin', 'token', 'list', '--workspace', 'ws_00000000000000000000000000', '--json']), /No workspace ws_00000000000000000000000000/)
+  }, T * 3)
+})
+
 describe('growth admin agent create', () => {
   test('registers an agent allowed a tool action and prints its credential', async () => {
     const a = await growthJson(['admin', 'agent', 'create', '--workspace', workspaceId, '--name', 'Budget Pacer', '--allow', 'ads.pause_campaign'])

@@ -138,9 +138,12 @@ const TOKENS_LISTED = 200
  * A workspace's tokens as people tell them apart: mode, scopes, last four, created, last used,
  * expiry, revoked. At most 200, those in force first (so ended ones never push a token that still
  * works off the list), each newest first; `more` when there are others. `id`: that token alone.
+ * A workspace the database does not hold is NotFoundError (the operator command names it).
  */
 export async function listTokens(sql: Db, workspaceId: string, opts: { id?: string } = {}) {
   const rows = await store.selectTokens(sql, workspaceId, TOKENS_LISTED + 1, opts.id)
+  // None listed: say whether the workspace is there at all (an operator's typo), asked only then.
+  if (rows.length === 0 && opts.id === undefined && !(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
   return { tokens: rows.slice(0, TOKENS_LISTED).map(tokenListed), more: rows.length > TOKENS_LISTED }
 }
 
