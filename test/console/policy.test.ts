@@ -209,6 +209,60 @@ describe('the console: the policy page', () => {
     expect(sent).toContain('name="recipients" inputmode="numeric" value="100" aria-describedby="policy-error"')
   }, 60_000)
 
+  test("the agent form changes what an agent may ask for, ticked as in force; applied, a newly allowed action is no longer denied for its permission or its data, and one unticked is", async () => {
+    const { ws, writer } = await workspaceWithRequest()
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const pause = () => authorize(writer.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_x', summary: 'Pause it', facts: {} })
+    expect((await pause()).body.data.checks.find((c: { name: string }) => c.name === 'permission').passed).toBe(false)
+    const page = await fetchConsole('/console/policy', { cookie: owner.cookie })
+    const its = page.text.slice(page.text.indexOf('<summary>Lifecycle Writer</summary>'), page.text.indexOf('</details>', page.text.indexOf('<summary>Lifecycle Writer')))
+    expect(its).toContain('<input type="hidden" name="permissions" value="shown">')
+    expect(its).toMatch(/<input type="checkbox" name="allow" value="email\.send_campaign" checked> Send an email campaign \(\w+ risk\)<\/label>/)
+    expect(its).toMatch(/<input type="checkbox" name="allow" value="ads\.pause_campaign"> Pause a campaign \(\w+ risk\)<\/label>/)
+
+    const form = (allow: string[]) => {
+      const f = new URLSearchParams({ csrf: owner.csrf, edit: 'agent', agent: 'Lifecycle Writer', permissions: 'shown', maxUnattendedRisk: 'high', amountPercent: '', recipients: '', records: '' })
+      for (const a of allow) f.append('allow', a)
+      return f
+    }
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: form(['email.send_campaign', 'ads.pause_campaign']) })
+    expect(planned.res.status, planned.text.slice(0, 2000)).toBe(200)
+    expect(planned.text).toContain('Lifecycle Writer may now pause a campaign (ads.pause_campaign).')
+    expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...applyForm(planned.text) } })).res.status).toBe(303)
+    expect((await pause()).body.data.decision).toBe('allowed')
+
+    // Unticked, an action is no longer the agent's; an unknown one is refused, the form kept as sent.
+    const removed = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: form(['ads.pause_campaign']) })
+    expect(removed.text).toContain('Lifecycle Writer may no longer send an email campaign (email.send_campaign).')
+    expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...applyForm(removed.text) } })).res.status).toBe(303)
+    expect((await send(writer.credential, 10)).body.data.decision).toBe('denied')
+    const unknown = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: form(['ads.pause_campaign', 'ads.launch_rockets']) })
+    expect(unknown.res.status).toBe(400)
+    expect(unknown.text).toContain('Lifecycle Writer may ask only for a tool action of the policy (got &quot;ads.launch_rockets&quot;).')
+    expect(unknown.text).toMatch(/<details open><summary>Lifecycle Writer<\/summary>[\s\S]*?value="ads\.pause_campaign" checked>/)
+
+    // A form without the permissions (as posted before they were shown) leaves them as they are.
+    const { permissions: _, ...without } = Object.fromEntries(form([]))
+    const kept = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: { ...without, maxUnattendedRisk: 'low' } })
+    expect(kept.text).toContain('Lifecycle Writer&#39;s highest risk without a person: high -&gt; low.')
+    expect(kept.text).not.toContain('may no longer pause a campaign')
+  }, 60_000)
+
+  test("an agent whose data access is narrowed, given an action in the form, is given that action's data too, and the plan says so", async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Narrow', dataAccess: ['segments'], maxUnattendedRisk: 'high' })
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const f = new URLSearchParams({ csrf: owner.csrf, edit: 'agent', agent: 'Narrow', permissions: 'shown', maxUnattendedRisk: 'high', amountPercent: '', recipients: '', records: '' })
+    f.append('allow', 'email.send_campaign')
+    f.append('allow', 'ads.pause_campaign')
+    const planned = await fetchConsole('/console/policy/plan', { cookie: owner.cookie, form: f })
+    expect(planned.res.status, planned.text.slice(0, 2000)).toBe(200)
+    expect(planned.text).toMatch(/Narrow&#39;s data access: segments -&gt; [^<]*campaigns/)
+    expect((await fetchConsole('/console/policy/apply', { cookie: owner.cookie, form: { csrf: owner.csrf, ...applyForm(planned.text) } })).res.status).toBe(303)
+    const asked = await authorize(agent.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_x', summary: 'Pause it', facts: {} })
+    expect(asked.body.data.decision).toBe('allowed')
+  }, 60_000)
+
   test("a retired agent is not on the page; its name, given to a new agent, is the new one's in the forms", async () => {
     const { ws } = await workspaceWithRequest()
     const { sql } = await getHarness()

@@ -37,7 +37,7 @@ export function consoleAt(base: string) {
 }
 
 /** The harness server's console (consoleAt). */
-export async function fetchConsole(path: string, init: { cookie?: string; form?: Record<string, string> } = {}) {
+export async function fetchConsole(path: string, init: { cookie?: string; form?: Record<string, string> | URLSearchParams } = {}) {
   const { url } = await getHarness()
   return consoleAt(url)(path, init)
 }

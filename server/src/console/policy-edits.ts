@@ -5,7 +5,7 @@ import type { AgentPolicy } from '../schemas/agent-policy.ts'
 /**
  * The console's form for the common changes of a policy, turned into the document itself: the
  * policy in force (as `growth admin policy export` gives it) with one rule added or one agent's
- * risk level and ceilings changed. The document is then planned and applied like any other
+ * permissions, risk level and ceilings changed. The document is then planned and applied like any other
  * (agent-policy-plan.ts, agent-policy-apply.ts): the form writes YAML, it decides nothing.
  * A field the form cannot read is named in the answer (a 400 page), never silently dropped.
  */
@@ -50,12 +50,33 @@ export function addRuleEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
   return { policy: { ...policy, rules: [...(policy.rules ?? []), rule] } }
 }
 
-/** One agent's maxUnattendedRisk and its own ceilings (a field left empty: no ceiling of its own on it). */
+/**
+ * The tool actions ticked in an agent's form, in the policy's order; refused when one is not the
+ * policy's. With its `dataAccess` written out (narrowed), the data an action newly allowed uses is
+ * added to it, so that the agent is not denied the action it was just given; the plan says so.
+ */
+function permissionsEdit(policy: AgentPolicy, was: NonNullable<AgentPolicy['agents']>[number], f: URLSearchParams): { allow: string[]; dataAccess?: string[] } | { refused: string } {
+  const ticked = new Set(f.getAll('allow'))
+  const known = policy.tools.flatMap((t) => t.actions.map((a) => ({ key: `${t.key}.${a.key}`, dataUsed: a.dataUsed })))
+  const unknown = [...ticked].find((k) => !known.some((a) => a.key === k))
+  if (unknown !== undefined) return { refused: `${was.agent} may ask only for a tool action of the policy (got ${JSON.stringify(unknown.slice(0, 80))}).` }
+  const allow = known.filter((a) => ticked.has(a.key)).map((a) => a.key)
+  if (!was.dataAccess) return { allow }
+  const added = known.filter((a) => ticked.has(a.key) && !was.allow.includes(a.key)).flatMap((a) => a.dataUsed)
+  return { allow, dataAccess: [...new Set([...was.dataAccess, ...added])] }
+}
+
+/**
+ * One agent's permissions (when the form showed them: `permissions=shown`), maxUnattendedRisk and
+ * its own ceilings (a field left empty: no ceiling of its own on it).
+ */
 export function agentEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
   const name = f.get('agent') ?? ''
   const agents = policy.agents ?? []
   const i = agents.findIndex((a) => a.agent === name)
   if (i < 0) return { refused: `Choose an agent of the policy (got ${JSON.stringify(name.slice(0, 80))}).` }
+  const permissions: ReturnType<typeof permissionsEdit> | Record<string, never> = f.get('permissions') === 'shown' ? permissionsEdit(policy, agents[i]!, f) : {}
+  if ('refused' in permissions) return { refused: permissions.refused }
   const risk = f.get('maxUnattendedRisk') ?? ''
   if (!(RISKS as readonly string[]).includes(risk)) return { refused: `maxUnattendedRisk must be one of ${RISKS.join(', ')} (got ${JSON.stringify(risk.slice(0, 20))}).` }
   const was = agents[i]!
@@ -67,6 +88,6 @@ export function agentEdit(policy: AgentPolicy, f: URLSearchParams): Edit {
     ceilings[key] = Number(raw)
   }
   const { ceilings: _old, ...rest } = was
-  const next = { ...rest, maxUnattendedRisk: risk, ...(Object.keys(ceilings).length ? { ceilings } : {}) } as typeof was
+  const next = { ...rest, ...permissions, maxUnattendedRisk: risk, ...(Object.keys(ceilings).length ? { ceilings } : {}) } as typeof was
   return { policy: { ...policy, agents: agents.map((a, k) => (k === i ? next : a)) } }
 }

@@ -9,6 +9,7 @@ import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
 import { shownOnce, when } from './describe.ts'
 import { layout } from './layout.ts'
+import { permissionChoices } from './permissions.ts'
 import { requestCard } from './requests.ts'
 
 /**
@@ -62,10 +63,7 @@ ${error ? html`<p class="failed" role="alert" id="register-error">${error}</p>` 
 <input id="agent-name" name="name" type="text" maxlength="100" required value="${form?.name ?? ''}"${error ? html` aria-describedby="register-error"` : null}>
 <label for="agent-description">What it is for (optional)</label>
 <input id="agent-description" name="description" type="text" maxlength="500" value="${form?.description ?? ''}">
-${tools.map(
-  (t) => html`<fieldset><legend>${t.name}: what it may do</legend>
-${t.actions.map((x) => html`<label><input type="checkbox" name="allow" value="${t.key}.${x.key}"${allowed.has(`${t.key}.${x.key}`) ? html` checked` : null}> ${x.name} (${x.risk} risk)</label>`)}</fieldset>`,
-)}
+${permissionChoices(tools, allowed)}
 <label for="agent-risk">The highest risk it takes alone (above it, a person decides)</label>
 <select id="agent-risk" name="risk">${RISKS.map((r) => html`<option value="${r}"${r === risk ? html` selected` : null}>${r}</option>`)}</select>
 <button type="submit">Register the agent</button></form>

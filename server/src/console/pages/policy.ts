@@ -6,6 +6,7 @@ import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { when } from './describe.ts'
 import { layout } from './layout.ts'
+import { permissionChoices } from './permissions.ts'
 
 /**
  * GET /console/policy: the workspace's agent policy in sentences (its rules as GET /agents/rules
@@ -24,7 +25,7 @@ export type PolicyPageState = {
   rules: { id: string; sentence: string }[]
   /** The active agents, each with the name the policy document gives it (`label`: its name, or its id when two share a name). */
   agents: (Agent & { label: string })[]
-  tools: { key: string; actions: string[] }[]
+  tools: { key: string; name: string; actions: { key: string; name: string; risk: string }[] }[]
   /** The workspace's limits in sentences: not the policy's, but every request and proposed change keeps within them. */
   limits: string[]
   document: string
@@ -41,7 +42,7 @@ export type PolicyPageState = {
   /** What was chosen in the "Add a rule" form, after a refusal: shown chosen again. */
   ruleForm?: Partial<Record<(typeof RULE_FIELDS)[number], string>>
   /** What was sent in one agent's form, after a refusal: that agent's form open, as it was sent. */
-  agentForm?: Partial<Record<(typeof AGENT_FIELDS)[number], string>>
+  agentForm?: Partial<Record<(typeof AGENT_FIELDS)[number], string>> & { allow?: string[] }
 }
 
 /** The fields of the "Add a rule" form and of an agent's form, kept as sent after a refusal. */
@@ -106,7 +107,7 @@ ${opts.agents.length
 
 function ownerForms(opts: PolicyPageState): Html {
   const s = opts.session
-  const targets = opts.tools.flatMap((t) => t.actions.map((a) => `${t.key}.${a}`))
+  const targets = opts.tools.flatMap((t) => t.actions.map((a) => `${t.key}.${a.key}`))
   // After a refusal, the form as it was sent: chosen options chosen again, the value as typed.
   const typed = opts.ruleForm ?? {}
   const option = (field: keyof typeof typed, value: string, label: Html | string) => html`<option value="${value}"${typed[field] === value ? html` selected` : null}>${label}</option>`
@@ -129,9 +130,9 @@ function ownerForms(opts: PolicyPageState): Html {
 </section>
 ${opts.agents.length
   ? html`<section class="panel" aria-labelledby="agent-h">
-<h2 id="agent-h">Change an agent's risk level and ceilings</h2>
+<h2 id="agent-h">Change an agent's permissions, risk level and ceilings</h2>
 <p class="hint">Each form starts from the agent's values in force: change what should change, and the plan shows the rest as it is.</p>
-${opts.agents.map((a, n) => agentForm(s, a, n, opts.agentForm?.agent === a.label ? opts.agentForm : undefined))}
+${opts.agents.map((a, n) => agentForm(s, a, n, opts.tools, opts.agentForm?.agent === a.label ? opts.agentForm : undefined))}
 </section>`
   : null}
 <section class="panel" aria-labelledby="doc-h">
@@ -150,7 +151,7 @@ ${opts.agents.map((a, n) => agentForm(s, a, n, opts.agentForm?.agent === a.label
  * passes as it is copied.
  */
 function exampleCase(opts: PolicyPageState): string {
-  const targets = opts.tools.flatMap((t) => t.actions.map((action) => ({ tool: t.key, action })))
+  const targets = opts.tools.flatMap((t) => t.actions.map((a) => ({ tool: t.key, action: a.key })))
   for (const agent of opts.agents) {
     const may = new Set(agent.permissions.map((p) => `${p.tool}.${p.action}`))
     const other = targets.find((t) => !may.has(`${t.tool}.${t.action}`))
@@ -190,14 +191,17 @@ type PolicyAgent = PolicyPageState['agents'][number]
 /** An agent as the forms show it: its name, and its id beside it when another active agent has the name. */
 const shown = (a: PolicyAgent) => (a.label === a.name ? a.name : `${a.name} (${a.id})`)
 
-function agentForm(s: ConsoleSession, a: PolicyAgent, n: number, typed?: PolicyPageState['agentForm']): Html {
+function agentForm(s: ConsoleSession, a: PolicyAgent, n: number, tools: PolicyPageState['tools'], typed?: PolicyPageState['agentForm']): Html {
   // After a refusal, this agent's form open and as it was sent, pointing at the refusal; else its values in force.
   const value = (v: number | null) => (v === null ? '' : String(v))
   const sent = (key: 'maxUnattendedRisk' | 'amountPercent' | 'recipients' | 'records', inForce: string) => (typed ? (typed[key] ?? '') : inForce)
   const risk = (r: string) => html`<option value="${r}"${sent('maxUnattendedRisk', a.maxUnattendedRisk) === r ? html` selected` : null}>${r} risk</option>`
   const described = typed ? html` aria-describedby="policy-error"` : null
+  const allowed = new Set(typed ? (typed.allow ?? []) : a.permissions.map((p) => `${p.tool}.${p.action}`))
   return html`<details${typed ? html` open` : null}><summary>${shown(a)}</summary>
-<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.label}">
+<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.label}"><input type="hidden" name="permissions" value="shown">
+<p class="hint">What it may ask for (none ticked: every request it makes is denied).</p>
+${permissionChoices(tools, allowed)}
 <label for="agent-risk-${n}">Acts alone up to</label><select id="agent-risk-${n}" name="maxUnattendedRisk"${described}>${risk('low')}${risk('medium')}${risk('high')}</select>
 <label for="agent-percent-${n}">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent-${n}" name="amountPercent" inputmode="decimal" value="${sent('amountPercent', value(a.ceilings.amountPercent))}"${described}>
 <label for="agent-recipients-${n}">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients-${n}" name="recipients" inputmode="numeric" value="${sent('recipients', value(a.ceilings.recipients))}"${described}>

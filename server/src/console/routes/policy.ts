@@ -50,7 +50,7 @@ export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, pro
       session,
       rules: rules.map((r) => r.item),
       agents: active.map((a) => ({ ...a, label: policyAgentLabel(a, active) })),
-      tools: policy.tools.map((t) => ({ key: t.key, actions: t.actions.map((a) => a.key) })),
+      tools: policy.tools.map((t) => ({ key: t.key, name: t.name, actions: t.actions.map((a) => ({ key: a.key, name: a.name, risk: a.risk })) })),
       document: policyYaml(policy),
       history: history.applied,
       limits: limitSentences(limits),
@@ -91,7 +91,7 @@ export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, pro
         if ('refused' in edited) {
           // The form as it was sent, shown again beside the refusal (the rule's, or the one agent's).
           const typed = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, fields.get(k) ?? '']))
-          return show(session, 400, { error: edited.refused, ...(edit === 'rule' ? { ruleForm: typed(RULE_FIELDS) } : { agentForm: typed(AGENT_FIELDS) }) })
+          return show(session, 400, { error: edited.refused, ...(edit === 'rule' ? { ruleForm: typed(RULE_FIELDS) } : { agentForm: { ...typed(AGENT_FIELDS), allow: fields.getAll('allow') } }) })
         }
         document = policyYaml(edited.policy)
       } else if (edit !== null) {
