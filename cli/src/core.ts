@@ -42,6 +42,7 @@ export {
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,
+  updateEndpoint,
 } from '../../server/src/domain/webhooks.ts'
 export { addPerson, listPeople, removePerson, ROLES } from '../../server/src/domain/people.ts'
 export { signInLink } from '../../server/src/domain/sign-in.ts'

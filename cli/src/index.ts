@@ -28,6 +28,7 @@ import { registerWebhookAttempts } from './commands/admin/webhook/attempts.ts'
 import { registerWebhookCreate } from './commands/admin/webhook/create.ts'
 import { registerWebhookList } from './commands/admin/webhook/list.ts'
 import { registerWebhookRotate } from './commands/admin/webhook/rotate.ts'
+import { registerWebhookUpdate } from './commands/admin/webhook/update.ts'
 import { registerWebhookTest } from './commands/admin/webhook/test.ts'
 import { registerWebhookToggle } from './commands/admin/webhook/toggle.ts'
 import { registerWorkspaceCreate } from './commands/admin/workspace/create.ts'
@@ -95,10 +96,11 @@ export function buildProgram(opts: { json?: boolean } = {}): Command {
   registerApprovalDecision(approval, 'approve')
   registerApprovalDecision(approval, 'reject')
 
-  const webhook = admin.command('webhook').description('webhook endpoints: add, list, rotate secrets, test, read attempts, disable and enable')
+  const webhook = admin.command('webhook').description('webhook endpoints: add, list, change URL or events, rotate secrets, test, read attempts, disable and enable')
   registerWebhookCreate(webhook)
   registerWebhookList(webhook)
   registerWebhookRotate(webhook)
+  registerWebhookUpdate(webhook)
   registerWebhookTest(webhook)
   registerWebhookAttempts(webhook)
   registerWebhookToggle(webhook, 'disable')

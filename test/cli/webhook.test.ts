@@ -226,6 +226,35 @@ describe('growth admin webhook', () => {
   }, T)
 })
 
+describe('growth admin webhook update', () => {
+  test('moves the endpoint to a new URL and new event types, its id and secret kept (the worker below delivers the queued test event there); the same again changes nothing; refusals save nothing', async () => {
+    const before = (await growthJson(['admin', 'webhook', 'list', '--workspace', workspaceId])).endpoints[0]
+    const url = `${hookUrl}/v2`
+    const moved = await growthJson(['admin', 'webhook', 'update', endpointId!, '--url', url, '--events', 'webhook.test,action.applied'])
+    expect(moved).toEqual({ ...before, url, events: ['webhook.test', 'action.applied'], changed: true })
+    const { changed: _, ...view } = moved
+    expect((await growthJson(['admin', 'webhook', 'list', '--workspace', workspaceId])).endpoints).toEqual([view])
+    const audit = (await growthJson(['admin', 'audit', '--workspace', workspaceId, '--limit', '100'])).entries.filter((e: { action: string }) => e.action === 'webhook.updated')
+    expect(audit).toHaveLength(1)
+    expect(audit[0]).toMatchObject({ subject: endpointId, actor: { kind: 'operator' }, detail: { url, previousUrl: hookUrl, events: ['webhook.test', 'action.applied'], previousEvents: ['contact.created', 'webhook.test'] } })
+
+    // The same again (events in another order): nothing changes, nothing is recorded.
+    const same = await growth(['admin', 'webhook', 'update', endpointId!, '--url', url, '--events', 'action.applied,webhook.test'], ALLOW)
+    expect({ code: same.code, stderr: same.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(same.stdout).toContain(`Webhook endpoint ${endpointId} already had this URL and these event types; nothing changed.`)
+
+    const refused = [
+      [growth(['admin', 'webhook', 'update', endpointId!], ALLOW), /Nothing to change: give a new URL, new event types, or both/],
+      [growth(['admin', 'webhook', 'update', endpointId!, '--events', 'action.aplied'], ALLOW), /Unknown event type action\.aplied/],
+      [growth(['admin', 'webhook', 'update', endpointId!, '--url', `${hookUrl}/v3`], NO_ALLOW), /is refused: /],
+      [growth(['admin', 'webhook', 'update', 'whe_00000000000000000000000000', '--url', url], ALLOW), /No webhook endpoint whe_00000000000000000000000000/],
+    ] as const
+    for (const [run, message] of refused) expectRefused(await run, message)
+    expect((await growthJson(['admin', 'webhook', 'list', '--workspace', workspaceId])).endpoints).toEqual([view])
+    expect((await growthJson(['admin', 'audit', '--workspace', workspaceId, '--limit', '100'])).entries.filter((e: { action: string }) => e.action === 'webhook.updated')).toHaveLength(1)
+  }, T * 2)
+})
+
 describe('growth worker', () => {
   test('starts, says it runs, delivers the queued test event signed with the new secret, and stops with exit 0 on SIGTERM', async () => {
     const worker = startWorker(ALLOW)
@@ -243,7 +272,8 @@ describe('growth worker', () => {
 
     expect(got).toHaveLength(1)
     const delivery = got[0]!
-    expect(delivery.path).toBe('/hooks')
+    // Sent to the URL it was moved to (growth admin webhook update, above), signed with the same secret.
+    expect(delivery.path).toBe('/hooks/v2')
     expect(delivery.headers['x-service-event-id']).toBe(testEvent.eventId)
     expect(delivery.headers['x-service-delivery-id']).toBe(testEvent.deliveryId)
     const event = JSON.parse(delivery.body)
@@ -261,7 +291,7 @@ describe('growth worker', () => {
       eventId: testEvent.eventId,
       event: 'webhook.test',
       attempt: 1,
-      url: hookUrl,
+      url: `${hookUrl}/v2`,
       address: '127.0.0.1',
       statusCode: 200,
       error: null,

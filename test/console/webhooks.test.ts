@@ -19,7 +19,7 @@ import { until } from '../webhooks/support.ts'
  * posted by hand; another workspace's endpoint is not found. No secret is in a later page, the
  * audit list or the server's log.
  */
-type Got = { event: string; id: string; body: string; headers: Headers }
+type Got = { event: string; id: string; body: string; headers: Headers; path: string }
 const got: Got[] = []
 let answer = 200
 const rx = Bun.serve({
@@ -27,7 +27,7 @@ const rx = Bun.serve({
   hostname: '127.0.0.1',
   async fetch(req) {
     const body = await req.text()
-    got.push({ event: JSON.parse(body).event, id: JSON.parse(body).id, body, headers: req.headers })
+    got.push({ event: JSON.parse(body).event, id: JSON.parse(body).id, body, headers: req.headers, path: new URL(req.url).pathname })
     return new Response('ok', { status: answer })
   },
 })
@@ -172,6 +172,57 @@ describe('the console: webhooks', () => {
     }
   }, 90_000)
 
+  test('an owner changes the URL and event types; the id and secret stay, the next delivery goes to the new URL and verifies with the secret shown at the start; the same again changes nothing; a refused URL keeps the form as sent', async () => {
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    const add = new URLSearchParams({ csrf: owner.csrf, url: hookUrl })
+    add.append('events', 'contact.created')
+    const shown = await at('/console/webhooks', { cookie: owner.cookie, form: add })
+    const secret = secretIn(shown.text)!
+    const id = /href="\/console\/webhooks\/(whe_\w+)"/.exec(shown.text)![1]!
+    const page = await at(`/console/webhooks/${id}`, { cookie: owner.cookie })
+    expect(page.text).toContain(`action="/console/webhooks/${id}/update"`)
+    expect(page.text).toContain(`id="url" name="url" type="text" inputmode="url" required value="${hookUrl}"`)
+    expect(page.text).toMatch(/value="contact\.created" id="ev-contact\.created" checked/)
+
+    const form = (url: string, events: string[]) => {
+      const f = new URLSearchParams({ csrf: owner.csrf, url })
+      for (const e of events) f.append('events', e)
+      return f
+    }
+    const moved = await at(`/console/webhooks/${id}/update`, { cookie: owner.cookie, form: form(`${hookUrl}/moved`, ['webhook.test', 'action.applied']) })
+    expect(moved.res.status).toBe(303)
+    const after = await at(moved.res.headers.get('location')!, { cookie: owner.cookie })
+    expect(after.text).toContain('Saved. Its signing secret is the same')
+    expect(after.text).toContain(`<h1>${hookUrl}/moved</h1>`)
+    expect(after.text).toContain('receives webhook.test, action.applied')
+    const { endpoints } = await listEndpoints((await getHarness()).sql, ws.id)
+    expect(endpoints.map((e) => [e.id, e.url, e.events])).toEqual([[id, `${hookUrl}/moved`, ['webhook.test', 'action.applied']]])
+
+    const tested = await at(`/console/webhooks/${id}/test`, { cookie: owner.cookie, form: { csrf: owner.csrf, event: 'webhook.test' } })
+    const eventId = new URL(tested.res.headers.get('location')!, server.url).searchParams.get('eventId')!
+    const delivery = await arrived(eventId)
+    expect(delivery.path).toBe('/hooks/moved')
+    expect(Webhooks.verify(delivery.body, delivery.headers, secret).id).toBe(eventId)
+    const { entries } = await listAudit((await getHarness()).sql, ws.id, 50)
+    expect(entries.find((e) => e.action === 'webhook.updated')).toMatchObject({ subject: id, actor: { kind: 'person', name: 'Maya Chen' }, detail: { url: `${hookUrl}/moved`, previousUrl: hookUrl } })
+
+    const same = await at(`/console/webhooks/${id}/update`, { cookie: owner.cookie, form: form(`${hookUrl}/moved`, ['action.applied', 'webhook.test']) })
+    expect((await at(same.res.headers.get('location')!, { cookie: owner.cookie })).text).toContain('It already had this URL and these event types: nothing changed.')
+
+    // The suite's own server allows no private network: refused, named in the form's words, the form as sent.
+    const refused = await fetchConsole(`/console/webhooks/${id}/update`, { cookie: owner.cookie, form: form('http://127.0.0.1:9/nowhere', ['contact.created']) })
+    expect(refused.res.status).toBe(400)
+    expect(refused.text).toMatch(/role="alert" id="edit-error">The URL http:\/\/127\.0\.0\.1:9\/nowhere is refused: /)
+    expect(refused.text).toContain('value="http://127.0.0.1:9/nowhere" aria-describedby="edit-error"')
+    expect(refused.text).toMatch(/value="contact\.created" id="ev-contact\.created" checked/)
+    expect(refused.text).not.toMatch(/value="webhook\.test" id="ev-webhook\.test" checked/)
+    const none = await at(`/console/webhooks/${id}/update`, { cookie: owner.cookie, form: form(`${hookUrl}/x`, []) })
+    expect(none.res.status).toBe(400)
+    expect(none.text).toContain('An endpoint subscribes to at least one event type')
+    expect((await listEndpoints((await getHarness()).sql, ws.id)).endpoints[0]!.url).toBe(`${hookUrl}/moved`)
+  }, 60_000)
+
   test('an endpoint with a URL of 6,000 characters still gets its signing secret shown once', async () => {
     const ws = await makeWorkspace()
     const owner = await signInAs(ws.id, 'owner', 'Ana Lima')
@@ -223,6 +274,7 @@ describe('the console: webhooks', () => {
         ['/console/webhooks', { url: hookUrl, events: 'contact.created' }],
         [`/console/webhooks/${id}/test`, { event: 'webhook.test' }],
         [`/console/webhooks/${id}/rotate`, { overlap: '0' }],
+        [`/console/webhooks/${id}/update`, { url: `${hookUrl}/elsewhere`, events: 'contact.created' }],
         [`/console/webhooks/${id}/disable`, {}],
         [`/console/webhooks/${id}/enable`, {}],
       ]

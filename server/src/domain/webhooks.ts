@@ -118,6 +118,38 @@ export async function rotateSecret(sql: Db, id: string, overlapMs: number, opts:
   return { secret }
 }
 
+/**
+ * A new URL or new event types for an endpoint (its id and secrets stay, so its receiver keeps
+ * verifying as before). The URL is checked as at creation. A delivery waiting for its next attempt
+ * goes to the new URL; new events are matched against the new types, and events made before keep
+ * going to it. The circuit and the enabled state stay as they are. `changed` false: both were
+ * already so, and nothing is recorded.
+ */
+export async function updateEndpoint(sql: Db, id: string, change: { url?: string; events?: string }, guard: WebhookGuard, opts: Scope & { by?: Actor } = {}): Promise<EndpointView & { changed: boolean }> {
+  if (change.url === undefined && change.events === undefined) throw new RuleError('change', 'Nothing to change: give a new URL, new event types, or both.')
+  const events = change.events === undefined ? undefined : parseEventTypes(change.events)
+  let url: string | undefined
+  if (change.url !== undefined) {
+    const checked = await checkUrl(change.url, guard.addresses, guard.resolve ?? systemResolver)
+    if (!checked.ok) throw new UrlRefused(change.url, checked.reason)
+    url = checked.url.href
+  }
+  return inTransaction(sql, async (tx) => {
+    const e = await endpointOf(tx, id, { lock: true, within: opts.within })
+    const next = { url: url ?? e.url, events: events ?? e.events }
+    const same = next.url === e.url && next.events.length === e.events.length && next.events.every((t) => e.events.includes(t))
+    if (same) return { ...toView(e), changed: false }
+    await store.updateEndpoint(tx, e.workspace_id, e.id, next)
+    await recordAudit(tx, e.workspace_id, opts.by ?? SYSTEM_ACTOR, 'webhook.updated', e.id, {
+      url: next.url,
+      ...(next.url !== e.url ? { previousUrl: e.url } : {}),
+      events: next.events,
+      ...(events ? { previousEvents: e.events } : {}),
+    })
+    return { ...toView({ ...e, ...next }), changed: true }
+  })
+}
+
 /** A `webhook.test` event (or a sample of `event`'s type) to this endpoint alone, delivered like any other. */
 export async function sendTestEvent(sql: Db, id: string, event?: string, opts: Scope = {}) {
   const type = sampleType(event)

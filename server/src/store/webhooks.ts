@@ -36,6 +36,11 @@ export async function selectEndpointById(sql: Db, id: string, opts: { lock?: boo
   return row
 }
 
+/** The endpoint's URL and event types, as given whole. */
+export async function updateEndpoint(tx: Tx, workspaceId: string, id: string, e: { url: string; events: string[] }) {
+  await tx`UPDATE webhook_endpoints SET url = ${e.url}, events = ${e.events} WHERE workspace_id = ${workspaceId} AND id = ${id}`
+}
+
 /** A new secret; the ones signing until now keep signing for `overlapMs` more. */
 export async function rotateSecret(tx: Tx, workspaceId: string, endpointId: string, s: { id: string; secret: string; overlapMs: number }) {
   await tx`

@@ -29,6 +29,7 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   'token.created': 'issued the token',
   'token.revoked': 'revoked the token',
   'webhook.created': 'added the webhook endpoint',
+  'webhook.updated': 'changed the address or event types of the webhook endpoint',
   'webhook.disabled': 'disabled the webhook endpoint',
   'webhook.enabled': 'enabled the webhook endpoint',
   'webhook.secret_rotated': 'rotated the signing secret of the webhook endpoint',

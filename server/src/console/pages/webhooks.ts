@@ -10,7 +10,7 @@ import { layout } from './layout.ts'
  * (for owners) the form that adds one, with every event type of the catalogue, what its data holds
  * and a link to its schema and example in the API reference. GET /console/webhooks/{id}: one
  * endpoint, its attempts (status, error, duration), and the owner's forms: send the test event or a
- * sample of any type, rotate the secret, disable or enable. A secret is shown once, on the page that
+ * sample of any type, change its URL and event types, rotate the secret, disable or enable. A secret is shown once, on the page that
  * answers the form that made it, with a copy button; never on a later page.
  */
 
@@ -109,8 +109,11 @@ export function webhookPage(opts: {
   notice?: string
   rotated?: string
   error?: string
+  /** The URL and event types form as sent, after a refusal. */
+  edit?: { message: string; url: string; events: string[] }
 }): Html {
   const e = opts.endpoint
+  const edit = opts.edit
   const owner = opts.session.person.role === 'owner'
   const csrf = html`<input type="hidden" name="csrf" value="${opts.session.csrf}">`
   return layout({
@@ -133,6 +136,15 @@ ${
 <select id="event" name="event">${EVENT_TYPES.map((t) => html`<option value="${t}"${t === 'webhook.test' ? html` selected` : null}>${t === 'webhook.test' ? 'webhook.test (the test event)' : `${t} (a sample)`}</option>`)}</select>
 <p class="hint">A sample is its type's example, signed and delivered like the real thing; it is not in the event stream.</p>
 <button type="submit">Send</button></form></section>
+<section class="panel" aria-labelledby="edit-h"><h2 id="edit-h">URL and event types</h2>
+${edit ? html`<p class="failed" role="alert" id="edit-error">${edit.message}</p>` : null}
+<details${edit ? html` open` : null}><summary>Change them</summary>
+<form method="post" action="/console/webhooks/${e.id}/update" class="stack">${csrf}
+<label for="url">Its URL</label>
+<input id="url" name="url" type="text" inputmode="url" required value="${edit?.url ?? e.url}"${edit ? html` aria-describedby="edit-error"` : null}>
+<p class="hint">Its id and signing secret stay, so the receiver verifies as before. A delivery waiting for its next attempt goes to the new URL; events already made keep going to it.</p>
+${eventChoices(new Set(edit?.events ?? e.events))}
+<button type="submit">Save the URL and event types</button></form></details></section>
 <section class="panel" aria-labelledby="rotate-h"><h2 id="rotate-h">Signing secret</h2>
 <form method="post" action="/console/webhooks/${e.id}/rotate" class="stack" data-confirm-if="overlap=0" data-confirm="Rotate the secret with no overlap? From now on deliveries are signed with the new secret alone: the receiver fails them until it has it.">${csrf}
 <label for="overlap">The old secret keeps signing beside the new one for</label>

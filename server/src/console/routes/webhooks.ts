@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { DomainError } from '../../core/errors.ts'
-import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled, UrlRefused } from '../../domain/webhooks.ts'
+import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled, updateEndpoint, UrlRefused } from '../../domain/webhooks.ts'
 import { webhookPage, webhooksPage } from '../pages/webhooks.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
@@ -22,7 +22,7 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
     problem(403, 'Not allowed', `You are ${s.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${s.workspace.name}: you can read the webhooks, and an owner changes them.`, s)
 
   /** The endpoint page, with what a form just did (a notice, a secret shown once, or why not). */
-  async function endpointPage(session: ConsoleSession, id: string, extra: { notice?: string; rotated?: string; error?: string } = {}, status = 200): Promise<Response> {
+  async function endpointPage(session: ConsoleSession, id: string, extra: { notice?: string; rotated?: string; error?: string; edit?: EditRefused } = {}, status = 200): Promise<Response> {
     const endpoint = await endpointIn(sql, session.workspace.id, id)
     const { attempts } = await listAttempts(sql, id, ATTEMPTS_SHOWN, { within: session.workspace.id })
     return pageResponse(webhookPage({ session, endpoint, attempts, ...extra }), status)
@@ -83,6 +83,20 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
       const sent = await sendTestEvent(sql, id, event, { within: session.workspace.id })
       return redirectTo(`/console/webhooks/${id}?${new URLSearchParams({ done: 'tested', event, eventId: sent.eventId, deliveryId: sent.deliveryId })}`)
     }), { parse: 'none' })
+    .post('/console/webhooks/:id/update', ownerPost(async (session, id, fields) => {
+      const url = fields.get('url')?.trim() ?? ''
+      const events = fields.getAll('events')
+      try {
+        if (!url) throw new RefusedForm('Give the endpoint its URL.')
+        const r = await updateEndpoint(sql, id, { url, events: events.join(',') }, guard, { within: session.workspace.id, by: person(session) })
+        return redirectTo(`/console/webhooks/${id}?done=${r.changed ? 'updated' : 'unchanged'}`)
+      } catch (error) {
+        // The form as sent, beside why it was refused, as the add form does; the URL in the form's words.
+        if (!(error instanceof RefusedForm || (error instanceof DomainError && error.kind === 'rule'))) throw error
+        const message = error instanceof UrlRefused ? `The URL ${url} is refused: ${error.reason}.` : error.message
+        return endpointPage(session, id, { edit: { message, url, events } }, 400)
+      }
+    }), { parse: 'none' })
     .post('/console/webhooks/:id/rotate', ownerPost(async (session, id, fields, request) => {
       const raw = fields.get('overlap') ?? ''
       if (!/^\d{1,7}$/.test(raw)) return endpointPage(session, id, { error: `The overlap must be a number of seconds (got ${JSON.stringify(raw.slice(0, 40))}); nothing was changed.` }, 400)
@@ -120,6 +134,10 @@ function doneNotice(q: URLSearchParams): string | undefined {
     }
     case 'disabled':
       return 'Disabled: nothing is sent to it until it is enabled again.'
+    case 'updated':
+      return 'Saved. Its signing secret is the same; a delivery waiting for its next attempt goes to this URL.'
+    case 'unchanged':
+      return 'It already had this URL and these event types: nothing changed.'
     default:
       return undefined
   }
@@ -129,6 +147,9 @@ function doneNotice(q: URLSearchParams): string | undefined {
 type Created = { id: string; secret: string }
 /** An endpoint's new signing secret: shown once, on GET /console/shown/webhook-secret after the POST. */
 type Rotated = { endpointId: string; secret: string; notice: string }
+
+/** The URL and event types form as it was sent, and why it was refused. */
+type EditRefused = { message: string; url: string; events: string[] }
 
 /** A form's own refusal, shown on the page like the domain's. */
 class RefusedForm extends Error {}
