@@ -11,8 +11,8 @@ import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
 import { insertRequestLog, purgeRequestLog } from '../../server/src/store/request-log.ts'
 import { decideAction } from '../../server/src/domain/actions.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
-import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
-import { createEndpoint, listAttempts, rotateSecret, sendTestEvent, setEndpointEnabled } from '../../server/src/domain/webhooks.ts'
+import { createToken, listTokens, revokeToken } from '../../server/src/domain/credentials.ts'
+import { createEndpoint, listAttempts, rotateSecret, sendTestEvent, setEndpointEnabled, updateEndpoint } from '../../server/src/domain/webhooks.ts'
 import { claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccesses, releaseLeases } from '../../server/src/store/webhook-deliveries.ts'
 import { driveEveryOperation, statementRecorder } from '../support/drive-operations.ts'
 import { growWorkspace } from '../support/scale-seed.ts'
@@ -117,6 +117,8 @@ let demo: DemoWorkspace
 let neighbour: DemoWorkspace
 let tables: Map<string, number>
 let endpointId: string
+/** The address guard the endpoints were made with (hooks.example.com resolves to a public address here). */
+let guard: Parameters<typeof createEndpoint>[2]
 let scratch: ScratchDatabase | undefined
 
 beforeAll(async () => {
@@ -136,7 +138,7 @@ beforeAll(async () => {
   await db.sql`INSERT INTO allowances (workspace_id, name, amount) VALUES (${demo.workspace.id}, 'contacts', ${ROWS * 10})`
   await growWorkspace(db.sql, demo.workspace.id, ROWS)
   // An endpoint in each workspace, so that new contacts have deliveries for the workers' statements.
-  const guard = { addresses: config.webhooks.addresses, resolve: async () => ['93.184.216.34'] }
+  guard = { addresses: config.webhooks.addresses, resolve: async () => ['93.184.216.34'] }
   for (const w of [neighbour, demo]) {
     endpointId = (await createEndpoint(db.sql, { workspaceId: w.workspace.id, url: 'https://hooks.example.com/growth', events: 'contact.created' }, guard)).id
   }
@@ -276,9 +278,11 @@ describe('every statement keeps to one workspace (ready to shard by workspace_id
     await recorder.during('operator commands', async () => {
       const token = await createToken(db.sql, { workspaceId: ws, scopes: 'read:contacts' })
       await revokeToken(db.sql, token.id)
+      await listTokens(db.sql, ws)
       await decideApproval(db.sql, { id: approval!.id, approve: false, decider: { kind: 'operator', name: 'ops' } })
       await decideAction(db.sql, { actionId: action!.id, decision: 'reject', decider: { kind: 'operator', name: 'ops' } })
       await rotateSecret(db.sql, endpointId, 60_000)
+      await updateEndpoint(db.sql, endpointId, { url: 'https://hooks.example.com/growth/v2', events: 'contact.created,contact.updated' }, guard)
       await sendTestEvent(db.sql, endpointId)
       await listAttempts(db.sql, endpointId, 10)
       await setEndpointEnabled(db.sql, endpointId, false)
