@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { listAudit } from '../../server/src/domain/audit.ts'
-import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
+import { createToken, listTokens, revokeToken } from '../../server/src/domain/credentials.ts'
 import { addPerson } from '../../server/src/domain/people.ts'
 import { signInLink } from '../../server/src/domain/sign-in.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
@@ -79,6 +79,22 @@ describe('the console: tokens', () => {
     expect(used, after).toBeDefined()
     expect(Math.abs(Date.parse(used!) - calledAt.getTime())).toBeLessThan(10_000)
   }, 60_000)
+
+  test('a token past its expiry reads expired, is listed after those in force, and offers Revoke still (it could be read out and kept)', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const ended = await createToken(sql, { workspaceId: ws.id, scopes: 'read:logs', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
+    const live = await createToken(sql, { workspaceId: ws.id, scopes: 'read:logs' })
+    await sql`UPDATE credentials SET expires_at = now() - interval '1 hour' WHERE workspace_id = ${ws.id} AND id = ${ended.id}`
+    const listed = (await listTokens(sql, ws.id)).tokens.filter((t) => t.id === live.id || t.id === ended.id)
+    expect(listed.map((t) => [t.id, t.state])).toEqual([[live.id, 'active'], [ended.id, 'expired']])
+    expect((await listTokens(sql, ws.id)).tokens.at(-1)!.id).toBe(ended.id)
+    const page = await fetchConsole('/console/tokens', { cookie: owner.cookie })
+    expect(page.text).toContain(`<code>${ended.id}</code>: live, expired</strong>`)
+    expect(page.text).toContain(`<code>${live.id}</code>: live, active</strong>`)
+    expect(page.text).toContain(`action="/console/tokens/${ended.id}/revoke"`)
+  })
 
   test('a token in force stays on the list and revocable however many ended tokens came after it', async () => {
     const { sql } = await getHarness()

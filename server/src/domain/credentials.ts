@@ -147,10 +147,18 @@ export async function listTokens(sql: Db, workspaceId: string, opts: { id?: stri
   return { tokens: rows.slice(0, TOKENS_LISTED).map(tokenListed), more: rows.length > TOKENS_LISTED }
 }
 
+/** A token's state in one word: revoked, expired (its expiry passed), or active. */
+function tokenState(r: { revoked_at: Date | null; expires_at: Date | null }, now = Date.now()): 'active' | 'expired' | 'revoked' {
+  if (r.revoked_at) return 'revoked'
+  if (r.expires_at && new Date(r.expires_at).getTime() <= now) return 'expired'
+  return 'active'
+}
+
 function tokenListed(r: Awaited<ReturnType<typeof store.selectTokens>>[number]) {
   return {
     id: r.id,
     mode: r.kind,
+    state: tokenState(r),
     hint: r.token_hint,
     scopes: r.scopes,
     createdAt: new Date(r.created_at).toISOString(),

@@ -13,7 +13,7 @@ import { layout } from './layout.ts'
 
 function tokenCard(t: TokenListed, session: ConsoleSession): Html {
   const allScopes = SCOPES.every((s) => t.scopes.includes(s))
-  const state = t.revokedAt ? html`revoked ${when(t.revokedAt)}` : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? html`expired` : html`active`
+  const state = t.state === 'revoked' && t.revokedAt ? html`revoked ${when(t.revokedAt)}` : t.state
   return html`<li class="panel"><p><strong><code>${t.id}</code>: ${t.mode}, ${state}</strong></p>
 <dl class="facts">
 <dt>Scopes</dt><dd>${allScopes ? 'all' : t.scopes.join(', ')}</dd>

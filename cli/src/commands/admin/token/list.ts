@@ -5,13 +5,6 @@ import { JSON_FLAG, table } from '../../../output.ts'
 
 type Options = CommonOptions & { workspace: string }
 
-/** A token's state in one word: revoked, expired (its expiry passed), or active. */
-function state(t: TokenListed, now: number): string {
-  if (t.revokedAt) return 'revoked'
-  if (t.expiresAt && Date.parse(t.expiresAt) <= now) return 'expired'
-  return 'active'
-}
-
 /**
  * growth admin token list --workspace ID: the workspace's API tokens as the console's Tokens page
  * lists them (those in force first, each newest first), by id, mode, state, scopes and last four:
@@ -26,14 +19,13 @@ export function registerTokenList(token: Command) {
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
         const r = await listTokens(sql, opts.workspace)
-        const now = Date.now()
         out.result(r, () => {
           if (r.tokens.length === 0) return `No API token in workspace ${opts.workspace}. Issue one: growth admin token create --workspace ${opts.workspace}`
           const scopes = (t: TokenListed) => (SCOPES.every((s) => t.scopes.includes(s)) ? 'all' : t.scopes.join(','))
           return [
             ...table([
               ['ID', 'MODE', 'STATE', 'SCOPES', 'ENDS WITH', 'CREATED', 'LAST USED', 'EXPIRES'],
-              ...r.tokens.map((t) => [t.id, t.mode, state(t, now), scopes(t), `…${t.hint}`, t.createdAt, t.lastUsedAt ?? 'never', t.expiresAt ?? 'never']),
+              ...r.tokens.map((t) => [t.id, t.mode, t.state, scopes(t), `…${t.hint}`, t.createdAt, t.lastUsedAt ?? 'never', t.expiresAt ?? 'never']),
             ], ''),
             ...(r.more ? [`Only the first ${r.tokens.length} are listed: those in force come first.`] : []),
           ]
