@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { ConfigError, loadConfig } from '../../server/src/config.ts'
 import { RequestLog } from '../../server/src/http/request-log.ts'
 import { insertRequestLog, type LoggedCall, purgeRequestLog } from '../../server/src/store/request-log.ts'
+import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 import { insertAbTest } from '../fixtures.ts'
 import { type Answer, call, expectError, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
 
@@ -181,6 +182,33 @@ describe('the request log', () => {
     const anonymous = await call('GET', '/api/v1/mision', {})
     expect(anonymous.status).toBe(404)
     expect(anonymous.headers.get('x-ratelimit-limit')).toBe((await call('GET', '/api/v1', {})).headers.get('x-ratelimit-limit'))
+  })
+
+  test("a call with a revoked or expired token is still its workspace's, under that credential: 401 as any, in the log; a token that was never one is in none", async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const leaked = await createToken(sql, { workspaceId: ws.id, scopes: 'read:growth' })
+    const ended = await createToken(sql, { workspaceId: ws.id, scopes: 'read:growth', expiresAt: new Date(Date.now() + 3_600_000).toISOString() })
+    await revokeToken(sql, leaked.id)
+    await sql`UPDATE credentials SET expires_at = now() - interval '1 minute' WHERE workspace_id = ${ws.id} AND id = ${ended.id}`
+    const revokedCall = await call('GET', '/api/v1/missions', { token: leaked.token })
+    const expiredCall = await call('POST', '/api/v1/experiments', { token: ended.token, body: {}, headers: { 'Idempotency-Key': 'after-expiry' } })
+    const typo = await call('GET', '/api/v1/mision', { token: leaked.token })
+    const forged = await call('GET', '/api/v1/missions', { token: `${leaked.token.slice(0, -6)}000000` })
+    for (const a of [revokedCall, expiredCall, typo, forged]) expectError(a, 401, 'unauthorized')
+    // The same answer as any 401: nothing tells the caller the token was once good.
+    expect(revokedCall.body.error.message).toBe(forged.body.error.message)
+    const entries = await logHolding(ws.live, [idOf(revokedCall), idOf(expiredCall), idOf(typo)])
+    expect(entries.find((e) => e.id === idOf(revokedCall))).toMatchObject({
+      method: 'GET', path: '/api/v1/missions', operation: 'listMissions', status: 401, code: 'unauthorized', message: revokedCall.body.error.message,
+      credential: { id: leaked.id, kind: 'live', last4: leaked.token.slice(-4) },
+    })
+    expect(entries.find((e) => e.id === idOf(expiredCall))).toMatchObject({ operation: 'createExperiment', status: 401, credential: { id: ended.id }, idempotencyKey: 'after-expiry' })
+    expect(entries.find((e) => e.id === idOf(typo))).toMatchObject({ operation: 'unknown_route', status: 401, credential: { id: leaked.id } })
+    expect(entries.some((e) => e.id === idOf(forged))).toBe(false)
+    // What the leaked token kept trying, by its credential id.
+    const theirs = await logs(ws.live, `credentialId=${leaked.id}`)
+    expect(theirs.body.data.map((e: Entry) => e.id).sort()).toEqual([idOf(revokedCall), idOf(typo)].sort())
   })
 
   test('a success has no code or message, and a replayed write says so', async () => {

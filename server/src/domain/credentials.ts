@@ -132,6 +132,14 @@ async function refuseTokenForId(sql: Sql, token: string, parsed: { kind: TokenKi
   throw new RuleError('credential.id', `${shown} is a token, not its id: revoke takes the credential id, here ${found}: ${command} ${found}.`, 'id')
 }
 
+/**
+ * The id of the workspace's credential whose token hashes to `hash`, asked for a token the gateway
+ * refused: then it is one revoked or expired (an unknown token is none of the workspace's).
+ */
+export function endedCredentialId(sql: Db, workspaceId: string, hash: string): Promise<string | undefined> {
+  return store.credentialIdByHash(sql, workspaceId, hash)
+}
+
 const TOKENS_LISTED = 200
 
 /**

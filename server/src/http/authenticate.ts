@@ -10,6 +10,20 @@ import { isOver, LIMITS, type MemoryLimiter, rateHeaders, WINDOW_MS } from './ra
 const UNAUTHORIZED_MESSAGE =
   'Missing or invalid credential. Send Authorization: Bearer <token> with a valid, unrevoked, unexpired token.'
 
+/**
+ * A refused token that is one of a workspace's credentials, revoked or expired: the call is that
+ * workspace's all the same, so the pipeline writes it in the workspace's request log under the
+ * credential (an owner sees what a leaked token kept trying). Answered as every 401 is.
+ */
+export class EndedCredential extends HttpError {
+  constructor(
+    readonly workspaceId: string,
+    readonly credentialId: string,
+  ) {
+    super('unauthorized', UNAUTHORIZED_MESSAGE)
+  }
+}
+
 /** Who is calling, whether they are over their rate limit, and whether their plan includes the API. */
 type Authenticated = { caller: Caller; overLimit: boolean; apiAccess: boolean }
 
@@ -27,11 +41,17 @@ export async function authenticate(
   /** The client's address, asked for only when the credential fails (it costs a look-up). */
   address: () => string,
   headers: Record<string, string>,
-  deps: { credentials: CredentialCheck; authFailures: MemoryLimiter },
+  deps: {
+    credentials: CredentialCheck
+    authFailures: MemoryLimiter
+    /** The id of the workspace's credential, revoked or expired, whose token has this hash: asked only for a token refused, within the failures' limit. */
+    ended?: (workspaceId: string, hash: string) => Promise<string | undefined>
+  },
 ): Promise<Authenticated> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')
   const parsed = match ? parseToken(match[1]!) : null
-  const checked = parsed ? await deps.credentials.check(parsed.workspaceId, hashToken(match![1]!)) : undefined
+  const hash = parsed ? hashToken(match![1]!) : ''
+  const checked = parsed ? await deps.credentials.check(parsed.workspaceId, hash) : undefined
   if (!parsed || !checked) {
     const failures = deps.authFailures.hit(address())
     const h = rateHeaders(failures)
@@ -39,6 +59,8 @@ export async function authenticate(
     if (isOver(failures)) {
       throw new HttpError('rate_limited', `Too many failed authentication attempts from this address; retry after ${h['Retry-After']} seconds.`)
     }
+    const ended = parsed && deps.ended ? await deps.ended(parsed.workspaceId, hash) : undefined
+    if (ended) throw new EndedCredential(parsed!.workspaceId, ended)
     throw new HttpError('unauthorized', UNAUTHORIZED_MESSAGE)
   }
   const { row } = checked

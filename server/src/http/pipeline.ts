@@ -4,7 +4,8 @@ import { newId } from '../core/ids.ts'
 import type { Logger } from '../core/log.ts'
 import type { Operation, Services } from '../routes/operation.ts'
 import { type Answer, failure, HttpError, respond } from './answer.ts'
-import { admit, authenticate, withinRateLimit } from './authenticate.ts'
+import { endedCredentialId } from '../domain/credentials.ts'
+import { admit, authenticate, EndedCredential, withinRateLimit } from './authenticate.ts'
 import type { CallCounter } from './count.ts'
 import { CredentialBatch, type CredentialCheck } from './credential-batch.ts'
 import { noteOnSpan } from '../core/tracing.ts'
@@ -56,6 +57,7 @@ export function createPipeline(deps: PipelineDeps) {
   const authFailures = deps.authFailures ?? new MemoryLimiter(20, 60_000)
   const exact = new CredentialBatch(deps.counterSql)
   const credentials = deps.credentials ? deps.credentials(exact) : exact
+  const endedCredential = (workspaceId: string, hash: string) => endedCredentialId(deps.sql, workspaceId, hash)
   // Each answered request's log line and request-log entry (request-observer.ts).
   const observe = requestObserver(deps)
   const abandonedLog: Logger = { ...deps.log, error: (_msg, fields) => deps.log.info('request abandoned by its client', { ...fields, error: undefined }) }
@@ -84,6 +86,8 @@ export function createPipeline(deps: PipelineDeps) {
       const headers: Record<string, string> = { 'X-Request-Id': requestId }
       let workspaceId = ''
       let credentialId = ''
+      /** A revoked or expired credential's workspace and id: the call is logged as theirs, and counted as no one's. */
+      let ended: { workspaceId: string; credentialId: string } | undefined
       let answer: Answer
       try {
         // Its queries are cancelled if the client goes away, and it answers by the deadline.
@@ -92,7 +96,7 @@ export function createPipeline(deps: PipelineDeps) {
             anonymousCall(address(), headers)
             return read(deps.sql, op as Extract<Operation, { kind: 'item' }>, searchOf(request.url), undefined)
           }
-          const who = await authenticate(request, address, headers, { credentials, authFailures })
+          const who = await authenticate(request, address, headers, { credentials, authFailures, ended: endedCredential })
           ;({ workspaceId, credentialId } = who.caller)
         noteOnSpan({ 'growth.workspace_id': workspaceId })
           admit(op, who, headers)
@@ -104,10 +108,11 @@ export function createPipeline(deps: PipelineDeps) {
         // A client that went away had its statements cancelled: that is no failure of ours to log as one.
         const log = request.signal.aborted ? abandonedLog : deps.log
         answer = failure(err, requestId, op.kind === 'write' ? 'write' : 'read', log, op.operationId)
+        ended = endedBy(err)
       }
       if (op.kind === 'write' && answer.status === 201) deps.afterWrite?.()
       deps.counter.count(workspaceId, credentialId, op.operationId, answer.status)
-      observe({ requestId, request, operation: op.operationId, route: `${op.method} /api/v1${op.path}`, answer, startedAt, workspaceId, credentialId })
+      observe({ requestId, request, operation: op.operationId, route: `${op.method} /api/v1${op.path}`, answer, startedAt, workspaceId, credentialId, ...ended })
       return respond(answer, headers)
     },
 
@@ -134,17 +139,19 @@ export function createPipeline(deps: PipelineDeps) {
       }
       let workspaceId = ''
       let credentialId = ''
+      let ended: { workspaceId: string; credentialId: string } | undefined
       let answer: Answer
       try {
-        const who = await withRequestScope(request.signal, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, () => authenticate(request, () => address, headers, { credentials, authFailures }))
+        const who = await withRequestScope(request.signal, deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, () => authenticate(request, () => address, headers, { credentials, authFailures, ended: endedCredential }))
         ;({ workspaceId, credentialId } = who.caller)
         withinRateLimit(who, headers)
         answer = failure(err, requestId, 'read', deps.log, 'unknown')
       } catch (refused) {
         answer = failure(refused, requestId, 'read', deps.log, 'unknown')
+        ended = endedBy(refused)
       }
       deps.counter.count(workspaceId, credentialId, operation, answer.status)
-      observe({ requestId, request, operation, route: `${request.method} ${operation}`, answer, startedAt, workspaceId, credentialId })
+      observe({ requestId, request, operation, route: `${request.method} ${operation}`, answer, startedAt, workspaceId, credentialId, ...ended })
       return respond(answer, headers)
     },
 
@@ -166,4 +173,9 @@ export function createPipeline(deps: PipelineDeps) {
       return answered(request, requestId, 'unknown_route', answer, headers)
     },
   }
+}
+
+/** The workspace and credential a refusal of a revoked or expired credential names, for its request-log entry. */
+function endedBy(err: unknown): { workspaceId: string; credentialId: string } | undefined {
+  return err instanceof EndedCredential ? { workspaceId: err.workspaceId, credentialId: err.credentialId } : undefined
 }
