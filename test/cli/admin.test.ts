@@ -256,7 +256,8 @@ describe('growth admin workspace list', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true })
     }
-  }, T)
+    // Four commands, the first migrating a new embedded database from nothing: 27 s on a loaded machine.
+  }, T * 2)
 })
 
 describe('growth admin agents stop / resume', () => {
