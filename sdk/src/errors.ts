@@ -45,9 +45,14 @@ export class GrowthError extends Error {
    */
   protected static readonly codes: readonly string[] = []
 
+  /**
+   * The class's name, written out in each class rather than read from the class: a minifier (a
+   * worker's or a page's production build) renames classes, and a log line would read `M: ...`.
+   */
+  override name: string = 'GrowthError'
+
   constructor(message: string, fields: Fields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause })
-    this.name = new.target.name
     this.status = fields.status
     const { codes } = new.target as unknown as { codes: readonly string[] }
     this.code = codes.length === 0 || (fields.code !== undefined && codes.includes(fields.code)) ? fields.code : codes[0]
@@ -74,41 +79,49 @@ const CODES_BY_STATUS = {
 
 /** 400: a parameter or body was malformed, or a rule refused it; the message names which. */
 export class BadRequestError extends GrowthError {
+  override name = 'BadRequestError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[400]
   declare readonly code: 'invalid_request' | 'invalid_parameter' | 'invalid_body'
 }
 /** 401: no token, or an unknown, revoked or expired one. */
 export class AuthenticationError extends GrowthError {
+  override name = 'AuthenticationError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[401]
   declare readonly code: 'unauthorized'
 }
 /** 402: the plan does not include this, or an allowance ran out (the message says what remains). */
 export class PlanRequiredError extends GrowthError {
+  override name = 'PlanRequiredError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[402]
   declare readonly code: 'plan_required'
 }
 /** 403: the token lacks the scope (named in the message). */
 export class PermissionDeniedError extends GrowthError {
+  override name = 'PermissionDeniedError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[403]
   declare readonly code: 'forbidden'
 }
 /** 404: nothing with that id in this workspace. */
 export class NotFoundError extends GrowthError {
+  override name = 'NotFoundError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[404]
   declare readonly code: 'not_found'
 }
 /** 409: the record refuses this in its state, or the same Idempotency-Key is still being answered. */
 export class ConflictError extends GrowthError {
+  override name = 'ConflictError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[409]
   declare readonly code: 'conflict'
 }
 /** 422: the Idempotency-Key was used in the last 24 hours with a different request. */
 export class IdempotencyKeyReusedError extends GrowthError {
+  override name = 'IdempotencyKeyReusedError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[422]
   declare readonly code: 'idempotency_key_reused'
 }
 /** 429: over the rate limit. */
 export class RateLimitError extends GrowthError {
+  override name = 'RateLimitError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[429]
   declare readonly code: 'rate_limited'
   /** Seconds to wait before trying again (the Retry-After header). */
@@ -120,17 +133,21 @@ export class RateLimitError extends GrowthError {
 }
 /** 5xx: a failure on the service's side, recorded there under the request id. */
 export class InternalServerError extends GrowthError {
+  override name = 'InternalServerError'
   protected static override readonly codes: readonly string[] = CODES_BY_STATUS[500]
   declare readonly code: 'internal'
 }
 
 /** No answer came: the connection failed or was dropped. */
 export class ConnectionError extends GrowthError {
+  override name = 'ConnectionError'
   declare readonly status: undefined
   declare readonly code: undefined
 }
 /** No answer came within the time-out (each attempt's). */
-export class TimeoutError extends ConnectionError {}
+export class TimeoutError extends ConnectionError {
+  override name = 'TimeoutError'
+}
 
 const BY_STATUS: Record<number, typeof GrowthError> = {
   400: BadRequestError,

@@ -43,6 +43,7 @@ export type AgentGuard = <T>(request: AuthorizeAgentActionRequest, fn: (context:
 
 /** The gateway said no. `checks` says which check denied and why; `reason` in one sentence. */
 export class AgentDeniedError extends GrowthError {
+  override name = 'AgentDeniedError'
   readonly authorizationId: string
   readonly reason: string
   readonly checks: AgentAuthorization['checks']
@@ -64,6 +65,7 @@ export class AgentDeniedError extends GrowthError {
  * none; `decisionReason` is exactly what they gave (null for none); `decidedBy` says who.
  */
 export class ApprovalRejectedError extends AgentDeniedError {
+  override name = 'ApprovalRejectedError'
   readonly approvalId: string
   readonly decidedBy: DecidedBy
   readonly decidedAt: string
@@ -89,6 +91,7 @@ export class ApprovalRejectedError extends AgentDeniedError {
 
 /** The request waits for a person: `approvalId` names the approval they decide. */
 export class ApprovalRequiredError extends GrowthError {
+  override name = 'ApprovalRequiredError'
   readonly authorizationId: string
   readonly approvalId: string
   readonly reason: string
@@ -114,6 +117,7 @@ export class ApprovalRequiredError extends GrowthError {
  * it now waits on, `expiredApprovalId` the one that ran out.
  */
 export class ApprovalExpiredError extends ApprovalRequiredError {
+  override name = 'ApprovalExpiredError'
   readonly expiredApprovalId: string
   constructor(authorization: AgentAuthorization, expiredApprovalId: string, requestId?: string) {
     super(authorization, {
