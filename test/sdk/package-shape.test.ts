@@ -70,6 +70,20 @@ describe('the packed @growth-service/sdk', () => {
     expect(sdk.packed.size).toBeGreaterThan(0)
   })
 
+  test("sdk/README's Install section gives the package's size and file count as npm pack prints them (kB of 1000 bytes), within a tenth", () => {
+    const readme = readFileSync(join(SDK_DIR, 'README.md'), 'utf8')
+    const stated = /about (\d+) kB packed \((\d+) files, (\d+) kB unpacked/.exec(readme)
+    expect(stated).not.toBeNull()
+    const [packedKb, files, unpackedKb] = stated!.slice(1).map(Number) as [number, number, number]
+    const actual = { packed: sdk.packed.size / 1000, files: sdk.packed.files.length, unpacked: sdk.packed.unpackedSize / 1000 }
+    const within = (said: number, is: number) => Math.abs(is - said) <= is / 10
+    const context = { stated: { packedKb, files, unpackedKb }, actual }
+    expect({ ...context, close: { packed: within(packedKb, actual.packed), files: files === actual.files, unpacked: within(unpackedKb, actual.unpacked) } }).toEqual({
+      ...context,
+      close: { packed: true, files: true, unpacked: true },
+    })
+  })
+
   test('package.json: ESM with an exports map (types, then default) for the root and the tools subpaths, free of side effects, Node.js >= 20, no dependencies but optional peers', () => {
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
     expect(pkg.name).toBe('@growth-service/sdk')
