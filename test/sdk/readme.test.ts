@@ -118,7 +118,7 @@ describe('sdk/README.md', () => {
   })
 
   test(
-    'ES modules and CommonJS, in the CommonJS project npm init -y makes, under Node.js: .mjs, "type": "module", require and import() as the README says',
+    'ES modules and CommonJS, in the CommonJS project npm init -y makes, under Node.js: .mjs, "type": "module", require, import() and TypeScript compiled to CommonJS as the README says',
     async () => {
       const node = async (dir: string, file: string, code: string) => {
         writeFileSync(join(dir, file), code)
@@ -152,6 +152,19 @@ describe('sdk/README.md', () => {
         expect(`${kind}: ${r.code} ${r.stderr}`).toBe(`${kind}: 0 `)
         expect(r.stdout).toMatch(PRINTED)
       }
+      // TypeScript in the CommonJS project, "module": "nodenext": tsc emits require, and Node.js runs it.
+      const commonjs = blocks.filter((b) => b.lang === 'ts' && b.kind === 'commonjs')
+      expect(commonjs.length).toBe(1)
+      writeFileSync(join(project, 'first-call-commonjs.ts'), commonjs[0]!.code)
+      const compilerOptions = { module: 'nodenext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [], strict: true, skipLibCheck: false, outDir: 'commonjs-out' }
+      writeFileSync(join(project, 'tsconfig.commonjs.json'), JSON.stringify({ compilerOptions, files: ['first-call-commonjs.ts'] }))
+      const tsc = await run([join(ROOT, 'node_modules', '.bin', 'tsc'), '-p', 'tsconfig.commonjs.json'], project)
+      expect(`${tsc.code} ${tsc.stdout}${tsc.stderr}`).toBe('0 ')
+      const emitted = join(project, 'commonjs-out', 'first-call-commonjs.js')
+      expect(readFileSync(emitted, 'utf8')).toContain('require("@growth-service/sdk")')
+      const compiled = await run(['node', emitted], project, env)
+      expect(`${compiled.code} ${compiled.stderr}`).toBe('0 ')
+      expect(compiled.stdout).toMatch(PRINTED)
     },
     60_000,
   )
