@@ -133,7 +133,7 @@ describe('the packed @growth-service/sdk', () => {
   })
 
   test(
-    'types for a consumer under tsc --strict (nodenext and bundler): a test token’s writes are { simulated: true }, bodies and items typed',
+    'types for a consumer under tsc --strict (nodenext, bundler and node10): a test token’s writes are { simulated: true }, bodies and items typed',
     async () => {
       const dir = join(sdk.project, 'typecheck')
       mkdirSync(dir, { recursive: true })
@@ -154,7 +154,7 @@ describe('the packed @growth-service/sdk', () => {
       }
       const results = Object.fromEntries(await Promise.all(Object.keys(configs).map(tsc)))
       const { wrong, ...consumer } = results
-      expect(consumer).toEqual({ nodenext: { code: 0, output: '' }, bundler: { code: 0, output: '' } })
+      expect(consumer).toEqual({ nodenext: { code: 0, output: '' }, bundler: { code: 0, output: '' }, node10: { code: 0, output: '' } })
       expect(wrong!.code).not.toBe(0)
       expect(wrong!.output).toContain('wrong.ts(')
       expect(wrong!.output).toContain('simulated')
@@ -166,6 +166,8 @@ describe('the packed @growth-service/sdk', () => {
 const CONFIGS = {
   nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
   bundler: { module: 'esnext', moduleResolution: 'bundler' },
+  // The resolution many projects on TypeScript 5 still have, which reads no exports map.
+  node10: { module: 'esnext', moduleResolution: 'node' },
 }
 
 /** A consumer's program: compiles only if the package's types say what the contract says. */
