@@ -7,6 +7,8 @@
  * `GrowthError`.
  */
 
+import { clip, oneLine } from './one-line.ts'
+
 /** The refusal envelope's codes (the spec's error table). */
 export type ErrorCode =
   | 'invalid_parameter'
@@ -159,15 +161,15 @@ const BY_STATUS: Record<number, typeof GrowthError> = {
   422: IdempotencyKeyReusedError,
 }
 
-/** The error for a refusal: its class by status, its code, message and request id from the envelope. */
-export function errorFromAnswer(status: number, body: unknown, text: string, headers: Record<string, string>): GrowthError {
+/**
+ * The error for a refusal: its class by status, its code, message and request id from the envelope.
+ * `call` (e.g. `POST https://.../track`) is named when the answer is not the API's.
+ */
+export function errorFromAnswer(status: number, body: unknown, text: string, headers: Record<string, string>, call?: string): GrowthError {
   const envelope = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown } } | undefined)?.error
   const code = typeof envelope?.code === 'string' ? envelope.code : undefined
   const requestId = typeof envelope?.requestId === 'string' ? envelope.requestId : headers['x-request-id']
-  const message =
-    typeof envelope?.message === 'string'
-      ? envelope.message
-      : `${status} with no error envelope${text ? `: ${text.length > 200 ? `${text.slice(0, 200)}...` : text}` : ''}`
+  const message = typeof envelope?.message === 'string' ? envelope.message : notTheApi(status, text, call)
   const fields = { status, code, requestId, headers }
   // A code that the status never carries (not this API's answer, or a newer server's): the base
   // class, with the code as sent, rather than a class whose type promises another code.
@@ -177,6 +179,17 @@ export function errorFromAnswer(status: number, body: unknown, text: string, hea
   if (status >= 500) return new InternalServerError(message, fields)
   const Class = BY_STATUS[status] ?? GrowthError
   return new Class(message, fields)
+}
+
+/**
+ * A refusal without the API's envelope, in one line: a proxy's or another server's page. A 4xx of
+ * that kind most often means baseUrl is not the API's /api/v1 (the host alone, the console's path).
+ */
+function notTheApi(status: number, text: string, call: string | undefined): string {
+  const head = `${status} with no error envelope${call ? ` from ${call}` : ''}`
+  const page = clip(oneLine(text), 200)
+  if (status >= 500) return page ? `${head}: ${page}` : `${head}.`
+  return `${head}: is baseUrl the API's /api/v1?${page ? ` The answer began: ${page}` : ''}`
 }
 
 /** Retry-After in seconds (a number of seconds or an HTTP date), or undefined when absent or 0. */

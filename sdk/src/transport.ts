@@ -124,7 +124,7 @@ export async function call(settings: TransportSettings, input: CallInput, option
         }
       }
       const answerHeaders = headersOf(response.headers)
-      const error: GrowthError = errorFromAnswer(response.status, parsed, text, answerHeaders)
+      const error: GrowthError = errorFromAnswer(response.status, parsed, text, answerHeaders, `${input.method} ${url}`)
       if (attempt < maxRetries && isRetryableStatus(response.status)) {
         const wait = retryDelayMs(attempt, answerHeaders)
         if (wait !== null) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Growth, GrowthError, InternalServerError, NotFoundError } from '../../sdk/src/index.ts'
+import { AuthenticationError, Growth, GrowthError, InternalServerError, NotFoundError } from '../../sdk/src/index.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
 
 /**
  * The code of each error class is what its status always carries (the spec's error table), so that
@@ -63,5 +64,27 @@ describe("an error's code is what its status carries", () => {
     expect(err).toBeInstanceOf(GrowthError)
     expect(err).not.toBeInstanceOf(NotFoundError)
     expect({ name: err.name, status: err.status, code: err.code }).toEqual({ name: 'GrowthError', status: 404, code: 'conflict' })
+  })
+
+  test("a page that is not the API's (baseUrl at the toolkit's console, not its /api/v1): the error is one line, names the call and asks about baseUrl", async () => {
+    const { url } = await getHarness()
+    const ws = await makeWorkspace()
+    const growth = new Growth({ token: ws.live, baseUrl: `${url}/console`, maxRetries: 0 })
+    const err = await growth.track({ event: 'signup.completed', email: 'a@example.com' }).then(
+      () => {
+        throw new Error('the call was not refused')
+      },
+      (e: unknown) => e as GrowthError,
+    )
+    expect(err).toBeInstanceOf(AuthenticationError)
+    expect({ status: err.status, code: err.code }).toEqual({ status: 401, code: 'unauthorized' })
+    expect(err.message).not.toContain('\n')
+    expect(err.message).toStartWith(`401 with no error envelope from POST ${url}/console/track: is baseUrl the API's /api/v1? The answer began: <!doctype html>`)
+    expect(err.message.length).toBeLessThan(400)
+  })
+
+  test("a load balancer's page keeps to one line too, without the question about baseUrl", async () => {
+    const err = await refusal((g) => g.usage.get())
+    expect(err.message).toBe(`502 with no error envelope from GET http://127.0.0.1:${server.port}/api/v1/usage: <html><body>502</body></html>`)
   })
 })
