@@ -1,5 +1,6 @@
 import type { RateLimit, WithResponse } from './api-promise.ts'
 import { ConnectionError, errorFromAnswer, type GrowthError, retryAfterSeconds, TimeoutError } from './errors.ts'
+import { oneLine } from './one-line.ts'
 import { checkedMaxRetries, checkedTimeout, type RequestOptions } from './request-options.ts'
 import { callSpan } from './trace-context.ts'
 
@@ -208,13 +209,15 @@ function sentence(text: string): string {
   return /[.?!]$/.test(text) ? text : `${text}.`
 }
 
+/** The runtime's words for a failed fetch, in one line (OpenSSL's end in a line break, under Node.js). */
 function describe(failure: unknown): string {
   if (failure instanceof Error) {
     const cause = (failure as { cause?: unknown }).cause
-    const detail = cause instanceof Error ? cause.message : typeof (cause as { code?: unknown })?.code === 'string' ? (cause as { code: string }).code : ''
-    return detail && !failure.message.includes(detail) ? `${failure.message} (${detail})` : failure.message
+    const detail = oneLine(cause instanceof Error ? cause.message : typeof (cause as { code?: unknown })?.code === 'string' ? (cause as { code: string }).code : '')
+    const message = oneLine(failure.message)
+    return detail && !message.includes(detail) ? `${message} (${detail})` : message
   }
-  return String(failure)
+  return oneLine(String(failure))
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -411,4 +411,17 @@ describe.each(RUNTIMES)('the packed SDK under %s', (runtime) => {
       expect(result!.elapsedMs).toBeGreaterThanOrEqual(375 + 750 - 5)
     })
   })
+
+  test('https to a server that speaks plain HTTP: a ConnectionError whose message is one line, whatever the TLS library wrote', async () => {
+    const ws = await makeWorkspace()
+    const { url } = await getHarness()
+    await withProxy(async (proxy) => {
+      const plain = new URL(url)
+      const [result] = await runSteps(runtime, proxy, ws.live, [{ call: 'usage.get', baseUrl: `https://${plain.host}/api/v1`, client: { maxRetries: 0 } }])
+      expect(result!.error).toMatchObject({ name: 'ConnectionError', classes: ['GrowthError', 'ConnectionError'] })
+      expect(result!.error!.message).toStartWith(`No answer from GET https://${plain.host}/api/v1/usage: `)
+      expect(result!.error!.message).not.toMatch(/[\n\r]/)
+      expect(result!.error!.message).not.toMatch(/\s[.)]+$/)
+    })
+  })
 })
