@@ -12,17 +12,17 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:4000/api/v1'
 
 export type ClientOptions<T extends string = string> = {
   /** A workspace token (svc_live_..., svc_test_...) or an agent credential (svc_agt_...). Default: GROWTH_TOKEN. */
-  token?: T
+  token?: T | undefined
   /** The API's base URL, /api/v1 included. Default: GROWTH_BASE_URL, else http://127.0.0.1:4000/api/v1. */
-  baseUrl?: string
+  baseUrl?: string | undefined
   /** Retries after a failed attempt (408, 409, 429, 5xx, no answer). Default 2. */
-  maxRetries?: number
+  maxRetries?: number | undefined
   /** Milliseconds each attempt may take, answer included. Default 60000. */
-  timeout?: number
+  timeout?: number | undefined
   /** The fetch to call (a proxy's, a test's). Default: the runtime's. */
-  fetch?: Fetch
+  fetch?: Fetch | undefined
   /** Headers sent with every call. */
-  defaultHeaders?: Record<string, string>
+  defaultHeaders?: Record<string, string> | undefined
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { APIPromise } from './api-promise.ts'
 import { GrowthError } from './errors.ts'
 import type { AgentAuthorization, AgentResult, AuthorizeAgentActionRequest, DecidedBy, ReportAgentResultRequest } from './generated/models.ts'
+import type { Loose } from './operation-types.ts'
 import type { RequestOptions } from './request-options.ts'
 import { clip, oneLine } from './one-line.ts'
 
@@ -14,11 +15,11 @@ export type GuardContext = {
 
 export type WaitForApproval = {
   /** Milliseconds between asking again at first (default 2000, at least 250); it grows by half each time. */
-  intervalMs?: number
+  intervalMs?: number | undefined
   /** The longest wait between two asks (default 30000). */
-  maxIntervalMs?: number
+  maxIntervalMs?: number | undefined
   /** Give up after this many milliseconds (default: until the approval is decided or expires). */
-  timeoutMs?: number
+  timeoutMs?: number | undefined
 }
 
 export type GuardOptions = {
@@ -27,19 +28,22 @@ export type GuardOptions = {
    * settings) asks again at a bounded pace until the person decides or the approval expires. Each
    * ask is a gateway request, recorded and counted like any other.
    */
-  waitForApproval?: boolean | WaitForApproval
+  waitForApproval?: boolean | WaitForApproval | undefined
   /** Aborts waiting and the guarded function (reported as cancelled). */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
   /** Options for the authorize and result calls. */
-  requestOptions?: Omit<RequestOptions, 'signal' | 'idempotencyKey'>
+  requestOptions?: Omit<RequestOptions, 'signal' | 'idempotencyKey'> | undefined
   /**
    * Called when fn completed but its `completed` report could not be made (after the call's own
    * retries). The guard still resolves to fn's value, since fn's work is done. Default: a console warning.
    */
-  onReportError?: (error: unknown, authorizationId: string) => void
+  onReportError?: ((error: unknown, authorizationId: string) => void) | undefined
 }
 
-export type AgentGuard = <T>(request: AuthorizeAgentActionRequest, fn: (context: GuardContext) => T | Promise<T>, options?: GuardOptions) => Promise<T>
+/** What the guard asks the gateway: authorize's body (an optional field may be passed as undefined). */
+type GuardRequest = Loose<AuthorizeAgentActionRequest>
+
+export type AgentGuard = <T>(request: GuardRequest, fn: (context: GuardContext) => T | Promise<T>, options?: GuardOptions) => Promise<T>
 
 /** The gateway said no. `checks` says which check denied and why; `reason` in one sentence. */
 export class AgentDeniedError extends GrowthError {
@@ -141,7 +145,7 @@ export function decidedByName(by: DecidedBy): string {
 }
 
 type AgentCalls = {
-  authorize(body: AuthorizeAgentActionRequest, options?: RequestOptions): APIPromise<AgentAuthorization | { simulated: true }>
+  authorize(body: GuardRequest, options?: RequestOptions): APIPromise<AgentAuthorization | { simulated: true }>
   result(body: ReportAgentResultRequest, options?: RequestOptions): APIPromise<AgentResult | { simulated: true }>
 }
 
@@ -158,7 +162,7 @@ const ERROR_MAX = 2000
  * the person's decision (ApprovalExpiredError, a kind of ApprovalRequiredError, when it expired).
  */
 export function createGuard(agent: AgentCalls): AgentGuard {
-  return async function guard<T>(request: AuthorizeAgentActionRequest, fn: (context: GuardContext) => T | Promise<T>, options: GuardOptions = {}): Promise<T> {
+  return async function guard<T>(request: GuardRequest, fn: (context: GuardContext) => T | Promise<T>, options: GuardOptions = {}): Promise<T> {
     const { authorization, requestId } = await decided(agent, request, options)
     if (!authorization.mayProceed) throw deniedError(authorization, requestId)
 
@@ -201,7 +205,7 @@ export function createGuard(agent: AgentCalls): AgentGuard {
  */
 export async function decide(
   agent: Pick<AgentCalls, 'authorize'>,
-  request: AuthorizeAgentActionRequest,
+  request: GuardRequest,
   options: Pick<GuardOptions, 'waitForApproval' | 'signal' | 'requestOptions'> = {},
 ): Promise<AgentAuthorization> {
   return (await decided(agent, request, options)).authorization
@@ -212,7 +216,7 @@ type Answer = { authorization: AgentAuthorization; requestId: string | undefined
 
 async function decided(
   agent: Pick<AgentCalls, 'authorize'>,
-  request: AuthorizeAgentActionRequest,
+  request: GuardRequest,
   options: Pick<GuardOptions, 'waitForApproval' | 'signal' | 'requestOptions'>,
 ): Promise<Answer> {
   const callOptions = { ...options.requestOptions, signal: options.signal }
@@ -222,7 +226,7 @@ async function decided(
   return waitForDecision(agent, request, first, options.waitForApproval === true ? {} : options.waitForApproval, callOptions)
 }
 
-async function authorizeOnce(agent: Pick<AgentCalls, 'authorize'>, request: AuthorizeAgentActionRequest, options: RequestOptions): Promise<Answer> {
+async function authorizeOnce(agent: Pick<AgentCalls, 'authorize'>, request: GuardRequest, options: RequestOptions): Promise<Answer> {
   const { data, requestId } = await agent.authorize(request, options).withResponse()
   if ('simulated' in data) throw new GrowthError('agent.guard needs an agent credential (svc_agt_...): a test token only simulates the request.')
   return { authorization: data, requestId }
@@ -235,7 +239,7 @@ async function authorizeOnce(agent: Pick<AgentCalls, 'authorize'>, request: Auth
  */
 async function waitForDecision(
   agent: Pick<AgentCalls, 'authorize'>,
-  request: AuthorizeAgentActionRequest,
+  request: GuardRequest,
   first: Answer,
   wait: WaitForApproval,
   options: RequestOptions,

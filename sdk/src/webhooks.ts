@@ -43,14 +43,14 @@ export type WebhookSignatureHeader = string | readonly string[] | null | undefin
 
 export type WebhookVerifyOptions = {
   /** How far the signature's timestamp may be from now, either way, in seconds (default 300). `Infinity` turns the check off. */
-  tolerance?: number
+  tolerance?: number | undefined
   /** The time to check the timestamp against, as unix seconds or a Date (default: the clock). For tests. */
-  now?: number | Date
+  now?: number | Date | undefined
 }
 
 export type WebhookSignOptions = {
   /** The signature's time in unix seconds (default: now). */
-  timestamp?: number
+  timestamp?: number | undefined
 }
 
 export type WebhookVerificationReason =
@@ -163,7 +163,7 @@ async function signAsync(rawBody: string | Uint8Array | ArrayBuffer, secret: str
 
 export type WebhookStandardSignOptions = WebhookSignOptions & {
   /** The webhook-id (default: the body's event id, as the service sends it). */
-  id?: string
+  id?: string | undefined
 }
 
 /** The Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) for this body, as the service makes them: for tests. */

@@ -311,6 +311,19 @@ export async function main(): Promise<void> {
   void [s, s2, e, id, notSimulated, pageIsPage, name, remaining, requestId, replayed, mayProceed, sent, fromAi, agentsName]
 }
 
+// Under exactOptionalPropertyTypes, an optional setting, filter or field may be passed as a value that may
+// be undefined (forwarded from the environment or the caller's own options): the SDK leaves it out.
+export async function forwarded(env: { GROWTH_TOKEN?: string; GROWTH_BASE_URL?: string }, opts: { signal?: AbortSignal; timeout?: number }, missionId?: string): Promise<void> {
+  const growth = new Growth({ token: env.GROWTH_TOKEN, baseUrl: env.GROWTH_BASE_URL, maxRetries: undefined })
+  await growth.usage.get(undefined, { signal: opts.signal, timeout: opts.timeout, idempotencyKey: undefined })
+  await growth.decisions.list({ missionId, limit: 50 })
+  await growth.agent.authorize({ tool: 'ads', action: 'pause_campaign', resource: missionId, facts: { amountMinor: undefined, currency: 'USD' } })
+  await growth.agent.guard({ tool: 'ads', action: 'pause_campaign', resource: missionId }, () => 1, { signal: opts.signal, waitForApproval: { timeoutMs: opts.timeout } })
+  Webhooks.verify('{}', null, 'whsec_x', { tolerance: opts.timeout, now: undefined })
+  // @ts-expect-error a required field is still required
+  await growth.track({ event: 'signup', email: missionId })
+}
+
 // A webhook receiver: checking event narrows data to that event type's payload.
 export function receive(body: string, headers: Headers): string {
   const event = Webhooks.verify(body, headers, 'whsec_x')
