@@ -4,7 +4,7 @@ import { iso } from '../core/time.ts'
 import type { Check, Facts } from '../schemas/agent-gateway.ts'
 import { contradictionsOf } from './agent-param-facts.ts'
 import { type GatewayRule, judgeRule } from './agent-rules.ts'
-import { dataName, wordsOf } from './agent-tools.ts'
+import { actionVerb, dataName } from './agent-tools.ts'
 import { checkWorkspaceLimits, type LimitFacts, type WorkspaceLimits } from './limits.ts'
 
 /**
@@ -256,8 +256,8 @@ function judge(input: DecisionInput, say: boolean): Verdict {
 
   // permission: the agent is permitted this action.
   if (!def) checks.push({ name: 'permission', outcome: 'deny', detail: unjudged })
-  else if (agent.permissions.has(key)) checks.push({ name: 'permission', outcome: 'pass', detail: say ? `${agent.name} is permitted to ${wordsOf(tool, action, def?.name).verb} (${key}).` : '' })
-  else checks.push({ name: 'permission', outcome: 'deny', detail: say ? `${agent.name} is not permitted to ${wordsOf(tool, action, def?.name).verb} (${key}); it is permitted ${permittedWords(agent.permissions)}.` : '' })
+  else if (agent.permissions.has(key)) checks.push({ name: 'permission', outcome: 'pass', detail: say ? `${agent.name} is permitted to ${actionVerb(tool, action, def.name)} (${key}).` : '' })
+  else checks.push({ name: 'permission', outcome: 'deny', detail: say ? `${agent.name} is not permitted to ${actionVerb(tool, action, def.name)} (${key}); it is permitted ${permittedWords(agent.permissions)}.` : '' })
 
   // data: every kind of data the action uses is data the agent may use.
   if (!def) checks.push({ name: 'data', outcome: 'deny', detail: unjudged })
@@ -348,7 +348,7 @@ function judge(input: DecisionInput, say: boolean): Verdict {
         ? `Needs a person's approval: ${persons.map((c) => c.base ?? c.detail).join(' ')}${prior?.state === 'pending' ? ` Approval ${prior.id} is waiting for a person.` : ''}`
         : liftedByApproval
           ? `Allowed once: ${(prior as { decidedBy: string }).decidedBy} approved this request (${prior!.id}).`
-          : `Allowed: ${agent.name} may ${wordsOf(tool, action, def?.name).verb} (${key}) and every check passed.`
+          : `Allowed: ${agent.name} may ${actionVerb(tool, action, def?.name)} (${key}) and every check passed.`
   return {
     decision,
     reason,

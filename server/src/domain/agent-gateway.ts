@@ -17,7 +17,7 @@ import * as gateway from '../store/agent-gateway.ts'
 import { selectWorkspaceGate } from '../store/workspaces.ts'
 import { type ActionDef, decide, type PriorApproval, type Verdict } from './agent-decision.ts'
 import { decisionInputOf } from './agent-decision-input.ts'
-import { wordsOf } from './agent-tools.ts'
+import { actionVerb } from './agent-tools.ts'
 import { ceilingsView, parseCeilings, permissionsView } from './agents.ts'
 import { monthlyAllowanceError, periodOf } from './allowances.ts'
 import { toApproval } from './approvals.ts'
@@ -97,14 +97,13 @@ function approvalDecisionOf(row: requests.PriorApprovalRow | undefined, prior: P
 }
 
 /** The line a person reads on the approval when the agent gave no summary. */
-function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts): string {
-  const w = wordsOf(body.tool, body.action)
+function defaultSummary(agentName: string, body: AuthorizeInput, facts: Facts, actionName: string): string {
   const parts: string[] = []
   if (facts.amountMinor !== undefined && facts.currency) parts.push(formatMoney({ amountMinor: facts.amountMinor, currency: facts.currency }))
   if (facts.amountPercent !== undefined) parts.push(`${facts.increase === false ? '-' : facts.increase ? '+' : ''}${facts.amountPercent}%`)
   if (facts.recipients !== undefined) parts.push(formatCountOf(facts.recipients, 'recipient', 'recipients'))
   if (facts.records !== undefined) parts.push(formatCountOf(facts.records, 'record', 'records'))
-  return `${agentName} asks to ${w.verb} (${body.tool}.${body.action})${body.resource ? ` on ${body.resource}` : ''}${parts.length ? `: ${parts.join(', ')}` : ''}.`
+  return `${agentName} asks to ${actionVerb(body.tool, body.action, actionName)} (${body.tool}.${body.action})${body.resource ? ` on ${body.resource}` : ''}${parts.length ? `: ${parts.join(', ')}` : ''}.`
 }
 
 /** Who asks: an agent of a workspace, as its credential established, with the workspace's digest key. */
@@ -169,7 +168,7 @@ async function rule(db: Db, caller: AgentCaller, body: AuthorizeInput, at: Date,
             const approval = await approvals.insertApproval(tx, ws, {
               id: newId('approval', at),
               kind: 'agent_request',
-              summary: body.summary ?? defaultSummary(agent.name, body, input.facts),
+              summary: body.summary ?? defaultSummary(agent.name, body, input.facts, def.name),
               subjectId: ask.id,
               requestedBy: agent.name,
               expiresAt: new Date(at.getTime() + APPROVAL_TTL_MS),

@@ -109,8 +109,9 @@ export const TOOL_CATALOGUE: CatalogueTool[] = [
 export function wordsOf(tool: string, action: string, name?: string): Pick<CatalogueAction, 'verb' | 'does' | 'raises' | 'lowers' | 'percentWord'> {
   const known = TOOL_CATALOGUE.find((t) => t.key === tool)?.actions.find((a) => a.key === action)
   if (known) return known
-  const plain = name ? name.charAt(0).toLowerCase() + name.slice(1) : `${tool}.${action}`
-  return { verb: `use ${tool}.${action} (${plain})`, does: `uses ${tool}.${action} (${plain})` }
+  // Without its name, the key alone: "use billing.refund", never the key twice.
+  const plain = name ? ` (${name.charAt(0).toLowerCase() + name.slice(1)})` : ''
+  return { verb: `use ${tool}.${action}${plain}`, does: `uses ${tool}.${action}${plain}` }
 }
 
 /**
