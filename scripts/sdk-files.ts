@@ -15,6 +15,7 @@ type OperationObject = {
   description?: string
   requestBody?: Json
   parameters?: Json[]
+  responses?: Record<string, unknown>
   'x-sdk-method'?: string
   'x-paging'?: { param: string; next: string; order: string; defaultLimit: number; maxLimit: number }
 }
@@ -26,6 +27,8 @@ type Call = {
   path: string
   sdk: string[]
   kind: 'item' | 'list' | 'write'
+  /** A write a test token only simulates (the document's 200 answer); an agent's writes never are. */
+  simulated: boolean
   paging?: { param: string; next: string; stream: boolean; defaultLimit: number }
   queryRequired: boolean
   summary: string
@@ -75,6 +78,7 @@ function callsOf(document: Json): Call[] {
         path: path.replace(/^\/api\/v1/, ''),
         sdk: name.split('.'),
         kind: method === 'post' ? 'write' : paging ? 'list' : 'item',
+        simulated: method === 'post' && op.responses?.['200'] !== undefined,
         ...(paging ? { paging: { param: paging.param, next: paging.next, stream: paging.order === 'oldest_first', defaultLimit: paging.defaultLimit } } : {}),
         queryRequired: query.some((p) => p.required === true),
         summary: op.summary ?? op.operationId,
@@ -128,7 +132,7 @@ function doc(c: Call, indent: string): string {
 
 function signature(c: Call): string {
   const id = `'${c.operationId}'`
-  if (c.kind === 'write') return `(body: Body<${id}>, options?: RequestOptions): APIPromise<Written<Data<${id}>, M>>`
+  if (c.kind === 'write') return `(body: Body<${id}>, options?: RequestOptions): APIPromise<${c.simulated ? `Written<Data<${id}>, M>` : `Data<${id}>`}>`
   const q = `query${c.queryRequired ? '' : '?'}: Query<${id}>`
   if (c.kind === 'list') return `(${q}, options?: RequestOptions): PagePromise<Item<${id}>>`
   return `(${q}, options?: RequestOptions): APIPromise<Data<${id}>>`

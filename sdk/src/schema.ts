@@ -3770,23 +3770,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test. */
-            200: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["SimulatedWrite"];
-                    };
-                };
-            };
-            /** @description Created (live token). */
+            /** @description Created. */
             201: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4081,23 +4065,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test. */
-            200: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["SimulatedWrite"];
-                    };
-                };
-            };
-            /** @description Created (live token). */
+            /** @description Created. */
             201: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

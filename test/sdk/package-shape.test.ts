@@ -279,6 +279,13 @@ export async function main(): Promise<void> {
   const agent = new Growth({ token: 'svc_agt_abc' as const })
   const auth = await agent.agent.authorize({ tool: 'ads', action: 'pause_campaign', facts: { amountMinor: 100, currency: 'USD' } })
   const mayProceed: boolean = auth.mayProceed
+  // A credential read from the environment (a string whose prefix the types cannot see): the gateway
+  // never simulates, so its answers are the authorization and the result, with no check first.
+  const agentToken: string = 'svc_agt_abc'
+  const fromEnv = new Growth({ token: agentToken })
+  const asked = await fromEnv.agent.authorize({ tool: 'ads', action: 'pause_campaign' })
+  const decision: 'allowed' | 'denied' | 'requires_approval' = asked.decision
+  const reported: string = (await fromEnv.agent.result({ authorizationId: asked.authorizationId, status: 'completed' })).id
   // @ts-expect-error not a fact
   await agent.agent.authorize({ tool: 'ads', action: 'pause_campaign', facts: { colour: 'red' } })
   // @ts-expect-error options are checked too
@@ -308,7 +315,7 @@ export async function main(): Promise<void> {
     if (err instanceof ApprovalRequiredError) void err.approvalId
   }
 
-  void [s, s2, e, id, notSimulated, pageIsPage, name, remaining, requestId, replayed, mayProceed, sent, fromAi, agentsName]
+  void [s, s2, e, id, notSimulated, pageIsPage, name, remaining, requestId, replayed, mayProceed, decision, reported, sent, fromAi, agentsName]
 }
 
 // Under exactOptionalPropertyTypes, an optional setting, filter or field may be passed as a value that may

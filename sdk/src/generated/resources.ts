@@ -275,7 +275,7 @@ export interface Resources<M extends Mode> {
      *
      * `POST /api/v1/agent/authorize` (authorizeAgentAction)
      */
-    authorize(body: Body<'authorizeAgentAction'>, options?: RequestOptions): APIPromise<Written<Data<'authorizeAgentAction'>, M>>
+    authorize(body: Body<'authorizeAgentAction'>, options?: RequestOptions): APIPromise<Data<'authorizeAgentAction'>>
     /**
      * Report what became of an allowed action.
      *
@@ -283,7 +283,7 @@ export interface Resources<M extends Mode> {
      *
      * `POST /api/v1/agent/result` (reportAgentResult)
      */
-    result(body: Body<'reportAgentResult'>, options?: RequestOptions): APIPromise<Written<Data<'reportAgentResult'>, M>>
+    result(body: Body<'reportAgentResult'>, options?: RequestOptions): APIPromise<Data<'reportAgentResult'>>
     /**
      * The calling agent: what it may do and ask for.
      *

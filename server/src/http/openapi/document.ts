@@ -73,7 +73,10 @@ const exampleOf = (op: Operation): unknown => (EXAMPLES as Record<string, unknow
 function pathItem(op: Operation): Json {
   const responses: Record<string, Json> = {}
   const ok = { headers: ANSWER_HEADERS, content: json(successSchema(op), exampleOf(op)) }
-  if (op.kind === 'write') {
+  if (op.kind === 'write' && op.auth.kind === 'agent') {
+    // An agent credential has no test mode: the gateway decides and records every request.
+    responses['201'] = { description: 'Created.', ...ok }
+  } else if (op.kind === 'write') {
     responses['201'] = { description: 'Created (live token).', ...ok }
     responses['200'] = {
       description: 'Simulated (test token): every check passed, nothing was recorded. X-Service-Mode: test.',
