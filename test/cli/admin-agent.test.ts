@@ -46,6 +46,17 @@ test(
 )
 
 test(
+  'an action the workspace does not have yet is refused, saying where it is added: the agent policy',
+  async () => {
+    const r = await growth(['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Refund Bot', '--allow', 'billing.issue_refund'])
+    expectRefused(r, /Unknown tool action billing\.issue_refund; known: .*ads\.pause_campaign.*\. An action of the workspace's own is added to its agent policy \(its tools\) first, and allowed to the agent there\. \(--allow\)/)
+    const names = (await call('GET', '/api/v1/agents', { token: ws.live })).body.data.map((a: any) => a.name)
+    expect(names).not.toContain('Refund Bot')
+  },
+  CLI_TIMEOUT,
+)
+
+test(
   'a bad limit is named by its flag before anything is saved',
   async () => {
     const base = ['admin', 'agent', 'create', '--workspace', ws.id, '--name', 'Refused']

@@ -146,7 +146,8 @@ export async function createAgent(
   if (unknown.length) {
     throw new RuleError(
       'allow.known',
-      `Unknown tool action ${unknown.map((p) => `${p.tool}.${p.action}`).join(', ')}; known: ${[...known.keys()].sort().join(', ')}.`,
+      `Unknown tool action ${unknown.map((p) => `${p.tool}.${p.action}`).join(', ')}; known: ${[...known.keys()].sort().join(', ')}. ` +
+        "An action of the workspace's own is added to its agent policy (its tools) first, and allowed to the agent there.",
       'allow',
     )
   }
