@@ -1315,9 +1315,9 @@ export interface components {
             /** @description When a person retired it: its credentials no longer open anything, and its history is kept. null while it is active. */
             retiredAt: string | null;
         };
-        /** @description The gateway's decision on one request of an agent. */
+        /** @description The gateway's decision on one request of an agent, by `decision`: allowed (mayProceed, until expiresAt), denied, or requires_approval (approvalId). */
         AgentAuthorization: {
-            /** @description The decision a person (or an operator) made on this same request that settled this answer: the rejection it was denied by, or the approval it used; null when none did. */
+            /** @description The approval of this same request that this used (status approved), or null when none was needed. */
             approvalDecision: {
                 /** @description apr_...: the approval that was decided. */
                 approvalId: string;
@@ -1332,7 +1332,7 @@ export interface components {
                  */
                 status: "approved" | "rejected";
             } | null;
-            /** @description apr_...: the approval waiting for a person (requires_approval), or the one this used (allowed). */
+            /** @description apr_...: the person's approval this used (allowed once), or null. */
             approvalId: string | null;
             /** @description auth_...; echo it in POST /agent/result. */
             authorizationId: string;
@@ -1351,16 +1351,134 @@ export interface components {
             /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
             createdAt: string;
             /**
-             * @description Only allowed is a yes.
-             * @enum {string}
+             * @description allowed: do it, then report what became of it.
+             * @constant
              */
-            decision: "allowed" | "denied" | "requires_approval";
-            /** @description An allowed authorization is valid until then (15 minutes); null otherwise. */
-            expiresAt: string | null;
+            decision: "allowed";
+            /** @description Valid until then (15 minutes): act and report before. */
+            expiresAt: string;
             /** @description auth_... (the same as authorizationId) */
             id: string;
-            /** @description True only when decision is allowed. */
-            mayProceed: boolean;
+            /**
+             * @description True only when decision is allowed.
+             * @constant
+             */
+            mayProceed: true;
+            /** @description One sentence a person can read. */
+            reason: string;
+            /** @description The rules that bit. */
+            rules: {
+                /**
+                 * @description deny refuses; require_approval waits for a person.
+                 * @enum {string}
+                 */
+                effect: "deny" | "require_approval";
+                /** @description rule_... */
+                id: string;
+                /** @description The rule in words. */
+                sentence: string;
+            }[];
+            /** @description The version of the workspace's rules this was decided under. */
+            rulesVersion: number;
+        } | {
+            /** @description A person's rejection of this same request that denies it (status rejected), or null when a check denied it. */
+            approvalDecision: {
+                /** @description apr_...: the approval that was decided. */
+                approvalId: string;
+                /** @description When it was decided. */
+                decidedAt: string;
+                decidedBy: components["schemas"]["DecidedBy"];
+                /** @description The reason given with the decision, or null when none was given (a rejection in the console always has one). */
+                reason: string | null;
+                /**
+                 * @description approved: this request used it (allowed once); rejected: this request is denied by it.
+                 * @enum {string}
+                 */
+                status: "approved" | "rejected";
+            } | null;
+            /** @description Null: a denial waits for no one. */
+            approvalId: null;
+            /** @description auth_...; echo it in POST /agent/result. */
+            authorizationId: string;
+            /** @description Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules. */
+            checks: {
+                /** @description What was compared and, where it failed, what would have passed. */
+                detail: string;
+                /**
+                 * @description Which check.
+                 * @enum {string}
+                 */
+                name: "agents_enabled" | "tool" | "permission" | "data" | "limits" | "risk" | "rules";
+                /** @description False when it denied or needs a person. */
+                passed: boolean;
+            }[];
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /**
+             * @description denied: do not do it; checks say which check refused and what would have passed.
+             * @constant
+             */
+            decision: "denied";
+            /** @description Null: only an allowed authorization is valid for a time. */
+            expiresAt: null;
+            /** @description auth_... (the same as authorizationId) */
+            id: string;
+            /**
+             * @description True only when decision is allowed.
+             * @constant
+             */
+            mayProceed: false;
+            /** @description One sentence a person can read. */
+            reason: string;
+            /** @description The rules that bit. */
+            rules: {
+                /**
+                 * @description deny refuses; require_approval waits for a person.
+                 * @enum {string}
+                 */
+                effect: "deny" | "require_approval";
+                /** @description rule_... */
+                id: string;
+                /** @description The rule in words. */
+                sentence: string;
+            }[];
+            /** @description The version of the workspace's rules this was decided under. */
+            rulesVersion: number;
+        } | {
+            /** @description Null: nobody has decided yet. */
+            approvalDecision: null;
+            /** @description apr_...: the approval waiting for a person. */
+            approvalId: string;
+            /** @description auth_...; echo it in POST /agent/result. */
+            authorizationId: string;
+            /** @description Every check, in order: agents_enabled, tool, permission, data, limits, risk, rules. */
+            checks: {
+                /** @description What was compared and, where it failed, what would have passed. */
+                detail: string;
+                /**
+                 * @description Which check.
+                 * @enum {string}
+                 */
+                name: "agents_enabled" | "tool" | "permission" | "data" | "limits" | "risk" | "rules";
+                /** @description False when it denied or needs a person. */
+                passed: boolean;
+            }[];
+            /** @description ISO 8601 UTC time with milliseconds, e.g. 2026-11-20T09:30:00.000Z */
+            createdAt: string;
+            /**
+             * @description requires_approval: a person decides first; the same request asked again once approved is allowed, once.
+             * @constant
+             */
+            decision: "requires_approval";
+            /** @description Null: only an allowed authorization is valid for a time. */
+            expiresAt: null;
+            /** @description auth_... (the same as authorizationId) */
+            id: string;
+            /**
+             * @description True only when decision is allowed.
+             * @constant
+             */
+            mayProceed: false;
             /** @description One sentence a person can read. */
             reason: string;
             /** @description The rules that bit. */

@@ -286,6 +286,24 @@ export async function main(): Promise<void> {
   const asked = await fromEnv.agent.authorize({ tool: 'ads', action: 'pause_campaign' })
   const decision: 'allowed' | 'denied' | 'requires_approval' = asked.decision
   const reported: string = (await fromEnv.agent.result({ authorizationId: asked.authorizationId, status: 'completed' })).id
+  // The answer narrows on decision: what each decision always carries, typed as such.
+  if (asked.decision === 'allowed') {
+    const until: string = asked.expiresAt
+    const yes: true = asked.mayProceed
+    void [until, yes]
+  } else if (asked.decision === 'requires_approval') {
+    const approvalId: string = asked.approvalId
+    const no: false = asked.mayProceed
+    void [approvalId, no]
+  } else {
+    const no: false = asked.mayProceed
+    const none: null = asked.expiresAt
+    void [no, none]
+  }
+  if (asked.mayProceed) {
+    const allowed: 'allowed' = asked.decision
+    void allowed
+  }
   // @ts-expect-error not a fact
   await agent.agent.authorize({ tool: 'ads', action: 'pause_campaign', facts: { colour: 'red' } })
   // @ts-expect-error options are checked too

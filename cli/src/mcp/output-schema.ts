@@ -65,10 +65,31 @@ function workspaceMembers(op: CatalogueOperation): Members {
   }
 }
 
+/**
+ * An answer that takes one shape per case (the authorization: one per decision, `oneOf`) as one
+ * object: each member with every schema it takes in some shape, required when every shape requires it.
+ */
+function membersOf(answer: JsonSchema): Members {
+  const shapes = answer.oneOf ?? [answer]
+  const properties: Record<string, JsonSchema> = {}
+  for (const shape of shapes) {
+    for (const [name, schema] of Object.entries(shape.properties ?? {})) {
+      const seen = properties[name]
+      if (!seen) properties[name] = schema
+      else if (JSON.stringify(seen) !== JSON.stringify(schema)) {
+        const taken = seen.anyOf && seen.description === undefined ? seen.anyOf : [seen]
+        if (!taken.some((t) => JSON.stringify(t) === JSON.stringify(schema))) properties[name] = { anyOf: [...taken, schema] }
+      }
+    }
+  }
+  const required = Object.keys(properties).filter((name) => shapes.every((shape) => shape.required?.includes(name)))
+  return { properties, required }
+}
+
 function agentMembers(op: CatalogueOperation): Members {
-  const answer = clean(resolve(op.response))
+  const answer = membersOf(clean(resolve(op.response)))
   const properties: Record<string, JsonSchema> = { ...answer.properties, requestId: REQUEST_ID }
-  const required = [...(answer.required ?? []), 'requestId']
+  const required = [...answer.required, 'requestId']
   if (op.spec.kind === 'write') {
     properties.idempotencyKey = IDEMPOTENCY_KEY
     required.push('idempotencyKey')

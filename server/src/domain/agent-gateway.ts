@@ -205,6 +205,20 @@ type Ask = {
   rulesVersion: number; at: Date
 }
 
+/** The answer as its decision shapes it: only an allowed one may proceed, until expiresAt; one needing a person names its approval. */
+function answerOf(
+  common: Omit<AgentAuthorization, 'decision' | 'mayProceed' | 'approvalId' | 'expiresAt' | 'approvalDecision'>,
+  decision: AgentAuthorization['decision'],
+  approvalId: string | null,
+  expiresAt: Date | null,
+  approvalDecision: AgentAuthorization['approvalDecision'],
+): AgentAuthorization {
+  if (decision === 'allowed') return { ...common, decision, mayProceed: true, approvalId, expiresAt: iso(expiresAt!), approvalDecision }
+  if (decision === 'denied') return { ...common, decision, mayProceed: false, approvalId: null, expiresAt: null, approvalDecision }
+  if (!approvalId) throw new Error('A decision that needs a person is answered with its approval.')
+  return { ...common, decision, mayProceed: false, approvalId, expiresAt: null, approvalDecision: null }
+}
+
 /**
  * A decision and its event (after `events`), as one statement records it, and its answer once
  * recorded. Past the agentRequests allowance the statement writes nothing and `answer` throws an
@@ -220,20 +234,8 @@ function toRecord(
 ): Extract<Ruling<AgentAuthorization>, { decision: unknown }> {
   const { id, at, body } = ask
   const expiresAt = verdict.decision === 'allowed' ? new Date(at.getTime() + AUTHORIZATION_TTL_MS) : null
-  const answer: AgentAuthorization = {
-    id,
-    authorizationId: id,
-    decision: verdict.decision,
-    mayProceed: verdict.decision === 'allowed',
-    reason: verdict.reason,
-    checks: verdict.checks,
-    rules: verdict.rules,
-    rulesVersion: ask.rulesVersion,
-    approvalId,
-    expiresAt: expiresAt ? iso(expiresAt) : null,
-    approvalDecision,
-    createdAt: iso(at),
-  }
+  const common = { id, authorizationId: id, reason: verdict.reason, checks: verdict.checks, rules: verdict.rules, rulesVersion: ask.rulesVersion, createdAt: iso(at) }
+  const answer = answerOf(common, verdict.decision, approvalId, expiresAt, approvalDecision)
   events.push({
     // Recorded in a batch with other requests' decisions: the trace is this request's, taken now.
     traceparent: activeTraceparent(),

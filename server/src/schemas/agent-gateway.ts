@@ -79,24 +79,54 @@ const ApprovalDecision = z
   })
   .describe("Who decided this same request's approval, when and why.")
 
-export const AgentAuthorization = z
+/** What every answer of the gateway carries, whatever its decision. */
+const authorizationFields = {
+  id: z.string().describe('auth_... (the same as authorizationId)'),
+  authorizationId: z.string().describe('auth_...; echo it in POST /agent/result.'),
+  reason: z.string().describe('One sentence a person can read.'),
+  checks: Checks,
+  rules: BitRules,
+  rulesVersion: z.number().int().describe("The version of the workspace's rules this was decided under."),
+  createdAt: Timestamp,
+}
+
+const AllowedAuthorization = z
   .object({
-    id: z.string().describe('auth_... (the same as authorizationId)'),
-    authorizationId: z.string().describe('auth_...; echo it in POST /agent/result.'),
-    decision: GatewayDecisionSchema,
-    mayProceed: z.boolean().describe('True only when decision is allowed.'),
-    reason: z.string().describe('One sentence a person can read.'),
-    checks: Checks,
-    rules: BitRules,
-    rulesVersion: z.number().int().describe("The version of the workspace's rules this was decided under."),
-    approvalId: z.string().nullable().describe('apr_...: the approval waiting for a person (requires_approval), or the one this used (allowed).'),
-    expiresAt: Timestamp.nullable().describe('An allowed authorization is valid until then (15 minutes); null otherwise.'),
-    approvalDecision: ApprovalDecision.nullable().describe(
-      "The decision a person (or an operator) made on this same request that settled this answer: the rejection it was denied by, or the approval it used; null when none did.",
-    ),
-    createdAt: Timestamp,
+    ...authorizationFields,
+    decision: z.literal('allowed').describe('allowed: do it, then report what became of it.'),
+    mayProceed: z.literal(true).describe('True only when decision is allowed.'),
+    approvalId: z.string().nullable().describe("apr_...: the person's approval this used (allowed once), or null."),
+    expiresAt: Timestamp.describe('Valid until then (15 minutes): act and report before.'),
+    approvalDecision: ApprovalDecision.nullable().describe('The approval of this same request that this used (status approved), or null when none was needed.'),
   })
-  .describe("The gateway's decision on one request of an agent.")
+  .describe('Allowed: the agent may act.')
+
+const DeniedAuthorization = z
+  .object({
+    ...authorizationFields,
+    decision: z.literal('denied').describe('denied: do not do it; checks say which check refused and what would have passed.'),
+    mayProceed: z.literal(false).describe('True only when decision is allowed.'),
+    approvalId: z.null().describe('Null: a denial waits for no one.'),
+    expiresAt: z.null().describe('Null: only an allowed authorization is valid for a time.'),
+    approvalDecision: ApprovalDecision.nullable().describe("A person's rejection of this same request that denies it (status rejected), or null when a check denied it."),
+  })
+  .describe('Denied: the agent may not act.')
+
+const PendingAuthorization = z
+  .object({
+    ...authorizationFields,
+    decision: z.literal('requires_approval').describe('requires_approval: a person decides first; the same request asked again once approved is allowed, once.'),
+    mayProceed: z.literal(false).describe('True only when decision is allowed.'),
+    approvalId: z.string().describe('apr_...: the approval waiting for a person.'),
+    expiresAt: z.null().describe('Null: only an allowed authorization is valid for a time.'),
+    approvalDecision: z.null().describe('Null: nobody has decided yet.'),
+  })
+  .describe("Needs a person's approval first.")
+
+export const AgentAuthorization = z
+  .discriminatedUnion('decision', [AllowedAuthorization, DeniedAuthorization, PendingAuthorization])
+  .meta({ discriminator: { propertyName: 'decision' } })
+  .describe("The gateway's decision on one request of an agent, by `decision`: allowed (mayProceed, until expiresAt), denied, or requires_approval (approvalId).")
 
 export const AgentResult = z
   .object({
