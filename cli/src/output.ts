@@ -101,13 +101,19 @@ export function describe(value: unknown, indent = '  '): string[] {
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
       const simpleArray = Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')
-      if (simpleArray) lines.push(`${indent}${key}: ${(v as unknown[]).length ? (v as unknown[]).map(scalar).join(', ') : '(none)'}`)
+      if (simpleArray) lines.push(`${indent}${key}: ${(v as unknown[]).length ? listLine(v as unknown[]) : '(none)'}`)
       else lines.push(`${indent}${key}:`, ...describe(v, `${indent}  `))
     } else {
       lines.push(`${indent}${key}: ${scalar(v)}`)
     }
   }
   return lines.length ? lines : [`${indent}(none)`]
+}
+
+/** A list of plain values on one line: sentences one after another, anything else with commas. */
+function listLine(values: unknown[]): string {
+  const sentences = values.every((x) => typeof x === 'string' && /[.!?]$/.test(x))
+  return values.map(scalar).join(sentences ? ' ' : ', ')
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)
