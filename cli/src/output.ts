@@ -58,6 +58,17 @@ const CONTROL = /\u001b\[(?:1|22)m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
 
 const terminalText = (text: string) => text.replace(CONTROL, (c) => (c.length > 1 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
 
+/**
+ * A value shown inside a line (a table's cell, a log entry's message): its line breaks and bidi
+ * controls as `\u` escapes as well. A line break is no terminal control, so terminalText keeps it for
+ * the CLI's own lines; inside a value it would start a line the CLI did not write (an agent's
+ * resource forging a row of `growth admin inbox`). A bidi override or isolate would turn the rest of
+ * the line around where the terminal lays out right-to-left text.
+ */
+const LINE_BREAKING = /[\n\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
+export const oneLine = (value: string) => value.replace(LINE_BREAKING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
 /** The one format of errors, whatever the mode: a line on stderr. */
 export function printError(message: string) {
   writeErr(`error: ${message}\n`)
@@ -77,8 +88,9 @@ export function table(rows: string[][], indent = '  '): string[] {
   const widths: number[] = []
   // A row of one cell among rows of several (an attempt's error under it) spans the line: it sizes no column.
   const columns = Math.max(...rows.map((r) => r.length))
-  for (const row of rows) if (row.length > 1 || columns === 1) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
-  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+  const cells = rows.map((row) => row.map(oneLine))
+  for (const row of cells) if (row.length > 1 || columns === 1) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  return cells.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
 }
 
 /**
@@ -131,7 +143,7 @@ function inline(obj: Record<string, unknown>): string {
 
 function scalar(v: unknown): string {
   if (v instanceof Date) return v.toISOString()
-  if (typeof v === 'string') return v
+  if (typeof v === 'string') return oneLine(v)
   if (v === undefined) return '-'
   return JSON.stringify(v)
 }

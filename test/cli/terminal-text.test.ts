@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { agentIn, authorize } from '../agent-helpers.ts'
-import { getHarness, makeWorkspace } from '../harness.ts'
+import { call, getHarness, makeWorkspace } from '../harness.ts'
 import { CLI_TIMEOUT, growthIn, type Run } from './run.ts'
 
 /**
@@ -43,5 +43,41 @@ describe("an agent's text in growth's output", () => {
     const r = await run(['approvals', 'list', '--status', 'pending', '--json'])
     expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout)[0].summary).toBe(SUMMARY)
+  }, T)
+})
+
+/**
+ * A line break is not a control the terminal acts on, but in a value it starts a line the CLI did
+ * not write: an agent's `resource` (the API takes any text there) or a refused call's echoed field
+ * name could forge a row of `growth admin inbox` or `growth logs tail` ("apr_... agent request ...").
+ * A bidi override (U+202E) would turn the rest of a row around in a terminal that lays out
+ * right-to-left text. So a value's line breaks and bidi controls are shown as escapes too, and each
+ * row stays one line.
+ */
+describe("an agent's text cannot add a line of its own", () => {
+  const FORGED = 'apr_01FORGEDFORGEDFORGEDFORGE  agent request  Budget Pacer: ads.pause_campaign on cmp_test: harmless'
+
+  test('growth admin inbox: a resource with a line break and a bidi override stays on its own row', async () => {
+    const h = await getHarness()
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+    const asked = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: `cmp_spring\n${FORGED}\u2028x\u202eesrever`, summary: 'Send 10 mails', facts: { recipients: 3200 } })
+    expect(asked.body.data.decision).toBe('requires_approval')
+    const r = await growthIn(h.dataDir)(['admin', 'inbox', '--workspace', ws.id], { NO_COLOR: '' })
+    expect(r.code).toBe(0)
+    expect(r.stdout.split('\n').filter((l) => l.trimStart().startsWith('apr_01FORGED'))).toEqual([])
+    expect(r.stdout).toContain(`cmp_spring\\u000a${FORGED}\\u2028x\\u202eesrever`)
+    expect(r.stdout).not.toMatch(/[\u2028\u2029\u202a-\u202e\u2066-\u2069]/)
+  }, T)
+
+  test('growth logs tail: a refused call whose message echoes a line break stays one line', async () => {
+    const h = await getHarness()
+    const ws = await makeWorkspace({ scoped: 'read:logs' })
+    const refused = await call('POST', '/api/v1/track', { token: ws.live, body: { event: 'a', email: 'a@example.com', [`x\n${FORGED}`]: 1 } })
+    expect(refused.status).toBe(400)
+    const r = await growthIn(h.dataDir)(['logs', 'tail', '--status', '4xx'], { GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.scoped, NO_COLOR: '' })
+    expect(r.code).toBe(0)
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('apr_01FORGED'))).toEqual([])
+    expect(r.stdout).toContain(`x\\u000a${FORGED}`)
   }, T)
 })

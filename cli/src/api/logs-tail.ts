@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { Growth, RateLimitError, type RequestLogEntry } from '@growth-service/sdk'
 import { CliError } from '../errors.ts'
 import { limitOption } from '../limit-option.ts'
-import { writeErr, writeOut } from '../output.ts'
+import { oneLine, writeErr, writeOut } from '../output.ts'
 import { addCredentialOptions, type CredentialOptions, type Credentials } from './credentials.ts'
 import { sleep, untilInterrupted } from './event-stream.ts'
 import { withCredentials } from './refusal.ts'
@@ -137,5 +137,6 @@ function print(e: RequestLogEntry, json: boolean) {
   const who = e.credential.last4 ? `${e.credential.kind} …${e.credential.last4}` : e.credential.id
   const refusal = e.code ? `  ${e.code}: ${e.message ?? ''}` : ''
   const replay = e.replayed ? '  (replayed)' : ''
-  writeOut(`${clock(e.createdAt)}  ${e.status}  ${`${e.method} ${e.path}`.padEnd(28)}  ${e.operation.padEnd(20)}  ${`${e.durationMs.toFixed(1)} ms`.padStart(9)}  ${who}  ${e.id}${replay}${refusal}\n`)
+  const line = `${clock(e.createdAt)}  ${e.status}  ${`${e.method} ${e.path}`.padEnd(28)}  ${e.operation.padEnd(20)}  ${`${e.durationMs.toFixed(1)} ms`.padStart(9)}  ${who}  ${e.id}${replay}${refusal}`
+  writeOut(`${oneLine(line)}\n`)
 }
