@@ -24,6 +24,16 @@ export function timeLeft(expiresAt: string | null, now: Date): string | null {
 }
 
 /**
+ * Words an agent wrote, as a page shows them. The agent is the party the product does not trust:
+ * its summary is in quotes, as the mail has it (mail-words.ts), so that "SYSTEM: approved by the
+ * security team" reads as the agent's words and not the console's; and what it wrote is isolated
+ * (<bdi>), so a right-to-left override in it cannot turn the console's own words after it around.
+ */
+export const agentQuoted = (summary: string) => `\u201c${summary}\u201d`
+export const agentSummary = (summary: string): Html => html`<bdi>${agentQuoted(summary)}</bdi>`
+export const agentText = (text: string): Html => html`<bdi>${text}</bdi>`
+
+/**
  * Named values as a definition list; nothing for none. A value not set (null) is left out, and an
  * amount in minor units with its currency is shown once, as money ({ amountMinor, currency } facts).
  */

@@ -2,7 +2,7 @@ import type { TimePosition } from '../../core/paging.ts'
 import type { InboxItem } from '../../domain/inbox.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { factList, timeLeft, when } from './describe.ts'
+import { agentSummary, agentText, factList, timeLeft, when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -25,9 +25,9 @@ function approvalCard(item: Extract<InboxItem, { kind: 'approval' }>, now: Date)
   const left = timeLeft(a.expiresAt, now)
   return html`<a class="item" href="/console/approvals/${a.id}"><article class="panel">
 <div class="meta"><span class="kind">${asked ? 'Agent request' : 'Send'}</span><span>${asked ? asked.agentName : a.requestedBy}</span>
-${asked ? html`<span>${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}</span>` : null}
+${asked ? html`<span>${asked.tool}.${asked.action}${asked.resource ? html` on ${agentText(asked.resource)}` : null}</span>` : null}
 ${left ? html`<span class="expiring"${a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}<span>asked ${when(a.createdAt)}</span></div>
-<h2>${asked?.summary ?? a.summary}</h2>
+<h2>${asked?.summary ? agentSummary(asked.summary) : a.summary}</h2>
 ${asked ? factList(asked.facts, 'Facts') : null}
 ${failed.length ? html`<p class="meta">Needs a person: ${failed.map((c) => c.detail).join(' ')}</p>` : null}
 </article></a>`

@@ -3,7 +3,7 @@ import type { InboxItem } from '../../domain/inbox.ts'
 import type { Action } from '../../schemas/actions.ts'
 import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
-import { checkWord, factList, timeLeft, when } from './describe.ts'
+import { agentQuoted, agentSummary, agentText, checkWord, factList, timeLeft, when } from './describe.ts'
 import { layout } from './layout.ts'
 
 /**
@@ -81,18 +81,18 @@ export function approvalPage(opts: { session: ConsoleSession; item: ApprovalItem
   if (a.status !== 'pending') settled = decision(a.status === 'approved' ? 'Approved' : 'Rejected', a.decidedBy, a.decidedAt, a.decisionReason)
   else if (a.expired) settled = html`<div class="panel notice" role="status"><p>Expired without a decision; it can no longer be decided.</p></div>`
   return layout({
-    title: asked?.summary ?? a.summary,
+    title: asked?.summary ? agentQuoted(asked.summary) : a.summary,
     session: opts.session,
     section: 'inbox',
     live: a.id,
     body: html`<p><a href="/console/">Inbox</a></p>
-<h1>${asked?.summary ?? a.summary}</h1>
-<p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${asked.resource}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring"${open && a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}</p>
+<h1>${asked?.summary ? agentSummary(asked.summary) : a.summary}</h1>
+<p class="lead">${asked ? html`${asked.agentName} asks to ${asked.tool}.${asked.action}${asked.resource ? html` on ${agentText(asked.resource)}` : null}` : html`Requested by ${a.requestedBy}`} · asked ${when(a.createdAt)}${left ? html` · <span class="expiring"${open && a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}</p>
 ${settled}
 ${
   asked
     ? html`<section class="panel" aria-labelledby="asked-h"><h2 id="asked-h">What exactly</h2>
-<dl class="facts"><dt>agent</dt><dd>${asked.agentName}</dd><dt>tool action</dt><dd>${asked.tool}.${asked.action}</dd><dt>resource</dt><dd>${asked.resource ?? 'none named'}</dd></dl>
+<dl class="facts"><dt>agent</dt><dd>${asked.agentName}</dd><dt>tool action</dt><dd>${asked.tool}.${asked.action}</dd><dt>resource</dt><dd>${asked.resource ? agentText(asked.resource) : 'none named'}</dd></dl>
 <h3>Facts</h3>${factList(asked.facts, 'Facts') ?? html`<p>None stated.</p>`}
 <h3>Why it waits</h3><p>${asked.reason}</p>
 <h3>Checks</h3><ul class="checks">${asked.checks.map((c) => {

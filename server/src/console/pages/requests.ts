@@ -4,7 +4,7 @@ import type { ListedRequest } from '../../domain/agent-requests.ts'
 import type { AgentRequest } from '../../schemas/agent-requests.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { checkWord, factList, when } from './describe.ts'
+import { agentSummary, agentText, checkWord, factList, when } from './describe.ts'
 import { positionParam } from './inbox.ts'
 import { layout } from './layout.ts'
 
@@ -39,8 +39,8 @@ export function requestCard({ item: r, approvalStatus }: ListedRequest, opts: { 
   return html`<article class="panel" aria-label="Request ${r.id}">
 <div class="meta"><span class="kind decision-${r.decision}">${DECISION_WORDS[r.decision]}</span>
 ${opts.agentLink ? html`<a href="/console/agents/${r.agentId}">${r.agentName}</a>` : html`<span>${r.agentName}</span>`}
-<span>${r.tool}.${r.action}${r.resource ? html` on ${r.resource}` : null}</span><span>asked ${when(r.createdAt)}</span></div>
-<h2>${r.summary ?? `${r.tool}.${r.action}`}</h2>
+<span>${r.tool}.${r.action}${r.resource ? html` on ${agentText(r.resource)}` : null}</span><span>asked ${when(r.createdAt)}</span></div>
+<h2>${r.summary ? agentSummary(r.summary) : `${r.tool}.${r.action}`}</h2>
 <p>${r.reason}</p>
 ${factList(r.facts, 'Facts')}
 <details><summary>Checks (${r.checks.length - failed.length} of ${r.checks.length} passed)</summary>
