@@ -158,6 +158,27 @@ describe('the request log', () => {
     expect(Date.now() - Date.parse(entry.createdAt)).toBeLessThan(60_000)
   })
 
+  test('a credential pasted where it does not belong is kept in the log as its kind and last four, never whole', async () => {
+    // Someone looking into a token they think leaked pastes the token where the log asks for its
+    // credential id; the refusal echoes what it got. The log keeps calls 7 days and every console
+    // role reads it: it holds the refusal, not the token.
+    const ws = await makeWorkspace()
+    const pasted = await logs(ws.live, `credentialId=${ws.test}`)
+    expect(pasted.status).toBe(400)
+    const inPath = await call('GET', `/api/v1/${ws.test}`, { token: ws.live })
+    expect(inPath.status).toBe(404)
+    const asKey = await call('POST', '/api/v1/experiments', { token: ws.live, body: { hypothesis: 'short' }, headers: { 'Idempotency-Key': ws.test } })
+    expect(asKey.status).toBe(400)
+    const entries = await logHolding(ws.live, [idOf(pasted), idOf(inPath), idOf(asKey)])
+    const shown = `svc_test_\u2026${ws.test.slice(-4)}`
+    for (const answer of [pasted, inPath, asKey]) {
+      const entry = entries.find((e) => e.id === idOf(answer))!
+      expect(JSON.stringify(entry)).not.toContain(ws.test)
+      expect(JSON.stringify(entry)).toContain(shown)
+    }
+    expect(entries.find((e) => e.id === idOf(pasted))!.message).toContain(`(got "${shown}")`)
+  })
+
   test('a call with a credential to no endpoint is that credential\'s call: its limit, its workspace\'s log; a credential that opens nothing is 401', async () => {
     const ws = await makeWorkspace()
     const before = await call('GET', '/api/v1/missions', { token: ws.live })

@@ -1,4 +1,5 @@
 import type { Logger } from '../core/log.ts'
+import { withoutSecrets } from '../core/secret-hint.ts'
 import type { Answer } from './answer.ts'
 import type { RequestLog } from './request-log.ts'
 
@@ -65,18 +66,19 @@ export function requestObserver(deps: { log: Logger; requestLog?: RequestLog; tr
     else deps.log.info(`${seen.route} ${status}`, fields)
     if (!deps.requestLog || !seen.workspaceId) return
     const key = seen.request.method === 'POST' ? seen.request.headers.get('idempotency-key') : null
+    // What the caller wrote is kept without a credential of ours in it (one pasted in the wrong place).
     deps.requestLog.add({
       workspaceId: seen.workspaceId,
       id: seen.requestId,
       method: seen.request.method,
-      path: pathOf(seen.request.url),
+      path: withoutSecrets(pathOf(seen.request.url)),
       operation: seen.operation,
       status,
       code,
-      message,
+      message: message === null ? null : withoutSecrets(message),
       durationMs,
       credentialId: seen.credentialId,
-      idempotencyKey: key === null ? null : key.slice(0, MAX_KEY),
+      idempotencyKey: key === null ? null : withoutSecrets(key.slice(0, MAX_KEY)),
       replayed: seen.answer.headers?.['Idempotent-Replayed'] === 'true',
       createdAt: new Date(),
     })
