@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { agentIn, authorize } from '../agent-helpers.ts'
+import { agentIn, authorize, report } from '../agent-helpers.ts'
 import { makeWorkspace } from '../harness.ts'
 import { fetchConsole, signInAs } from '../support/console-session.ts'
 
@@ -38,5 +38,17 @@ describe("an agent's words in the console", () => {
     const requests = await fetchConsole('/console/requests', { cookie: me.cookie })
     expect(requests.text).toContain(`<h2><bdi>\u201c${SUMMARY}\u201d</bdi></h2>`)
     expect(requests.text).toContain(`on <bdi>${RESOURCE}</bdi></span>`)
+  }, 60_000)
+
+  test('what an agent reports became of an action is bidi-isolated in its request\'s result line', async () => {
+    const ws = await makeWorkspace()
+    const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer', maxUnattendedRisk: 'high' })
+    const allowed = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: 'Send the welcome series', facts: { recipients: 10 } })
+    expect(allowed.body.data.decision).toBe('allowed')
+    const said = 'Sent to 10 contacts \u202e'
+    expect((await report(agent.credential, { authorizationId: allowed.body.data.id, status: 'failed', summary: said, error: 'smtp \u202e down' })).status).toBe(201)
+    const me = await signInAs(ws.id, 'viewer', 'Kenji Sato')
+    const page = await fetchConsole(`/console/agents/${agent.id}`, { cookie: me.cookie })
+    expect(page.text).toContain(`<p>Result: failed, <bdi>${said}</bdi> (<bdi>smtp \u202e down</bdi>).</p>`)
   }, 60_000)
 })

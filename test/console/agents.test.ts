@@ -47,7 +47,7 @@ describe('the console: agents and requests', () => {
     expect(one.text).toContain('No result reported yet.')
     // The result the agent reports, in one sentence.
     expect((await report(writer.credential, { authorizationId: allowedId, status: 'completed', summary: 'Sent to 10 contacts.' })).status).toBe(201)
-    expect((await fetchConsole(`/console/agents/${writer.id}`, { cookie: me.cookie })).text).toContain('<p>Result: completed, Sent to 10 contacts.</p>')
+    expect((await fetchConsole(`/console/agents/${writer.id}`, { cookie: me.cookie })).text).toContain('<p>Result: completed, <bdi>Sent to 10 contacts.</bdi></p>')
     const theirs = await fetchConsole(`/console/agents/${pauser.id}`, { cookie: me.cookie })
     expect(theirs.text).toContain('Denied')
     expect(theirs.text).toMatch(/Failed: [^<]*email\.send_campaign/)

@@ -19,10 +19,10 @@ const DECISION_WORDS: Record<GatewayDecision, string> = { allowed: 'Allowed', de
 
 const decidedBy = (d: NonNullable<AgentRequest['decidedBy']>) => (d.kind === 'person' ? d.name : `${d.name} (operator)`)
 
-/** What the agent reported, as one sentence with one full stop. */
-function resultLine(r: NonNullable<AgentRequest['result']>): string {
+/** What the agent reported, as one sentence with one full stop; its own words bidi-isolated (describe.ts agentText). */
+function resultLine(r: NonNullable<AgentRequest['result']>): Html {
   const line = `Result: ${r.status}${r.summary ? `, ${r.summary}` : ''}${r.error ? ` (${r.error})` : ''}`
-  return /[.!?]\)?$/.test(line) ? line : `${line}.`
+  return html`Result: ${r.status}${r.summary ? html`, ${agentText(r.summary)}` : null}${r.error ? html` (${agentText(r.error)})` : null}${/[.!?]\)?$/.test(line) ? '' : '.'}`
 }
 
 /** The person's decision on a request that waited: approved or rejected, by whom, when and why (one full stop). */
