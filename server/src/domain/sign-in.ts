@@ -52,7 +52,7 @@ export async function signInLink(
 /**
  * Redeems a link: a new session for its person (recorded as their sign-in), and the link used up.
  * Refused with link_unknown, link_used, link_expired or person_removed; from an `address` with 20
- * failures in the hour, refused with sign_in_rate_limited before the link is even looked at.
+ * failures in the hour, a link that fails is refused with sign_in_rate_limited instead.
  */
 export async function redeemLink(sql: Db, token: string, opts: { address?: string; at?: Date } = {}) {
   const at = opts.at ?? new Date()
@@ -60,15 +60,20 @@ export async function redeemLink(sql: Db, token: string, opts: { address?: strin
 }
 
 /**
- * `fn`, refused at once from an address with 20 failed links in the hour, and a link's refusal
- * counted against the address.
+ * `fn`, with a link's refusal counted against the address; past 20 failed links in the hour from it,
+ * a refusal is sign_in_rate_limited (it says nothing of the link). A good link always works: the
+ * failures of others behind the same address (an office, a NAT, a proxy without TRUSTED_PROXIES)
+ * never lock a person out, as a valid API credential is answered whatever else came from its
+ * address. A link is 256 random bits, so what the limit guards against is the lookups, not guessing.
  */
 async function refusalsCounted<T>(sql: Db, address: string | undefined, at: Date, fn: () => Promise<T>): Promise<T> {
-  if (address) await checkSignInAttempts(sql, 'failedRedeemsPerAddress', address, at)
   try {
     return await fn()
   } catch (err) {
-    if (address && err instanceof RuleError && err.rule in LINK_REFUSALS) await takeSignInAttempt(sql, 'failedRedeemsPerAddress', address, at).catch(() => {})
+    if (address && err instanceof RuleError && err.rule in LINK_REFUSALS) {
+      await checkSignInAttempts(sql, 'failedRedeemsPerAddress', address, at)
+      await takeSignInAttempt(sql, 'failedRedeemsPerAddress', address, at).catch(() => {})
+    }
     throw err
   }
 }
