@@ -347,6 +347,8 @@ export async function forwarded(env: { GROWTH_TOKEN?: string; GROWTH_BASE_URL?: 
   Webhooks.verify('{}', null, 'whsec_x', { tolerance: opts.timeout, now: undefined })
   // @ts-expect-error a required field is still required
   await growth.track({ event: 'signup', email: missionId })
+  const recipients: number | undefined = opts.timeout
+  guarded((to: string[]) => to.length, { tool: 'email', action: 'send_campaign', resource: missionId, facts: () => ({ recipients }), waitForApproval: undefined, client: undefined })
 }
 
 // A webhook receiver: checking event narrows data to that event type's payload.

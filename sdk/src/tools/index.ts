@@ -15,12 +15,13 @@
 import { Growth } from '../client.ts'
 import type { AuthorizeAgentActionRequest } from '../generated/models.ts'
 import type { GuardOptions } from '../guard.ts'
+import type { Loose } from '../operation-types.ts'
 import { clip, oneLine } from '../one-line.ts'
 
 export { AgentDeniedError, ApprovalExpiredError, ApprovalRejectedError, ApprovalRequiredError, type WaitForApproval } from '../guard.ts'
 
 /** What the gateway judges, in the contract's terms: amountMinor + currency, amountPercent, increase, recipients, records. */
-export type Facts = NonNullable<AuthorizeAgentActionRequest['facts']>
+export type Facts = Loose<NonNullable<AuthorizeAgentActionRequest['facts']>>
 
 export type GuardedSpec<A extends unknown[]> = {
   /** The gateway's tool key (as GET /agents/tools lists it), e.g. `email`. */
@@ -28,21 +29,21 @@ export type GuardedSpec<A extends unknown[]> = {
   /** The action within that tool, e.g. `send_campaign`. */
   action: string
   /** What the call acts on, in your own terms (a campaign id, a list name): fixed, or read from the arguments. */
-  resource?: string | ((...args: A) => string | undefined)
+  resource?: string | ((...args: A) => string | undefined) | undefined
   /** The facts the gateway judges, read from the arguments (e.g. `(m) => ({ recipients: m.to.length })`). */
-  facts?: (...args: A) => Facts
+  facts?: ((...args: A) => Facts) | undefined
   /** One line a person reads if the call waits for them (folded into one line of at most 500 characters). Default: the tool, action and resource. */
-  summary?: string | ((...args: A) => string)
+  summary?: string | ((...args: A) => string) | undefined
   /**
    * The parameters that make two calls "the same request" for an approval (kept by the gateway only
    * as a digest). Default: the first argument when it is a plain object, so an approval covers
    * exactly the call it was asked for.
    */
-  params?: (...args: A) => Record<string, unknown> | undefined
+  params?: ((...args: A) => Record<string, unknown> | undefined) | undefined
   /** An abort signal of the call (a framework's), passed to the guard: an abort is reported as cancelled. */
-  signal?: (...args: A) => AbortSignal | undefined
+  signal?: ((...args: A) => AbortSignal | undefined) | undefined
   /** The client to ask with (an agent credential). Default: one made at the first call from GROWTH_TOKEN and GROWTH_BASE_URL. */
-  client?: Pick<Growth, 'agent'>
+  client?: Pick<Growth, 'agent'> | undefined
 } & Pick<GuardOptions, 'waitForApproval' | 'requestOptions' | 'onReportError'>
 
 let defaultClient: Growth | undefined
