@@ -170,6 +170,24 @@ describe('sdk/README.md', () => {
   )
 
   test(
+    'Deno runs the first example from the same project, with the command and permissions the README gives',
+    async () => {
+      const deno = blocks.filter((b) => b.lang === 'sh' && b.kind === 'deno')
+      expect(deno.length).toBe(1)
+      writeFileSync(join(project, 'first-call.ts'), examples.find((e) => e.kind === '')!.code)
+      const r = await run(['bash', '-euo', 'pipefail', '-c', deno[0]!.code], project, {
+        ...env,
+        PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+        DENO_NO_UPDATE_CHECK: '1',
+        NO_COLOR: '1',
+      })
+      expect(`${r.code} ${r.stderr}`).toBe('0 ')
+      expect(r.stdout).toMatch(PRINTS[0]!)
+    },
+    60_000,
+  )
+
+  test(
     'every example type-checks against the installed package',
     async () => {
       const tsc = await run([join(ROOT, 'node_modules', '.bin', 'tsc'), '-p', 'tsconfig.json'], project)
