@@ -118,7 +118,7 @@ try {
       await page.goto(`${base}/console/account`, { waitUntil: 'load' })
       await page.waitForFunction(() => (document.querySelector('form[data-passkey] button[type=submit]') as HTMLButtonElement | null)?.disabled === false)
       await page.getByLabel('Name for the new passkey').fill(width === 320 ? 'Phone' : 'Work laptop')
-      await Promise.all([page.waitForURL(`${base}/console/account?done=added`, { timeout: 10_000 }), page.getByRole('button', { name: 'Add a passkey' }).click()]).catch(async (err) => {
+      await Promise.all([page.waitForURL(`${base}/console/account?done=added#answer`, { timeout: 10_000 }), page.getByRole('button', { name: 'Add a passkey' }).click()]).catch(async (err) => {
         throw new Error(`adding a passkey failed: ${await page.locator('main').innerText()}`, { cause: err })
       })
       const file = join(OUT, `account-${width}.png`)

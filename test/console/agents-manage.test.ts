@@ -81,7 +81,7 @@ describe('the console: managing agents', () => {
     expect(twice.text).toContain(`/console/agents/${reg.agentId}/credentials/${reg.credentialId}/revoke`)
     const cut = await fetchConsole(`/console/agents/${reg.agentId}/credentials/${reg.credentialId}/revoke`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
     expect(cut.res.status).toBe(303)
-    expect(cut.res.headers.get('location')).toBe(`/console/agents/${reg.agentId}?done=revoked`)
+    expect(cut.res.headers.get('location')).toBe(`/console/agents/${reg.agentId}?done=revoked#answer`)
     expect(await works(reg.credential)).toBe(401)
     expect(await works(third)).toBe(201)
 
@@ -113,7 +113,7 @@ describe('the console: managing agents', () => {
     // Retire: every credential refused at once; listed apart; its page and history kept.
     const retired = await fetchConsole(`/console/agents/${reg.agentId}/retire`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
     expect(retired.res.status).toBe(303)
-    expect(retired.res.headers.get('location')).toBe(`/console/agents/${reg.agentId}?done=retired`)
+    expect(retired.res.headers.get('location')).toBe(`/console/agents/${reg.agentId}?done=retired#answer`)
     expect(await works(reg.credential)).toBe(401)
     expect(await works(third)).toBe(401)
     const list = await fetchConsole('/console/agents', { cookie: owner.cookie })

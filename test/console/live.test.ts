@@ -143,7 +143,7 @@ describe('the console, live', () => {
     expect((await pause()).body.data.decision).toBe('allowed')
     await page.goto(`${url}/console/agents`, { waitUntil: 'load' })
     await page.getByLabel('Why stop them').fill('The spring ads overspent.')
-    await Promise.all([page.waitForURL(`${url}/console/agents`), page.getByRole('button', { name: 'Stop all agents' }).click()])
+    await Promise.all([page.waitForURL(`${url}/console/agents#switch`), page.getByRole('button', { name: 'Stop all agents' }).click()])
     expect(await page.locator('.switch').innerText()).toContain('Agents are stopped')
     const denied = await pause()
     expect(denied.body.data.decision).toBe('denied')
@@ -176,11 +176,11 @@ describe('the console, live', () => {
         await page.goto(`${url}/console/agents`, { waitUntil: 'load' })
         await page.fill('#agent-name', `Pacer ${crypto.randomUUID().slice(0, 6)}`)
         await page.check('input[name="allow"][value="ads.pause_campaign"]')
-        await Promise.all([page.waitForURL(`${url}/console/shown/agent`), page.click('button:has-text("Register the agent")')])
+        await Promise.all([page.waitForURL(`${url}/console/shown/agent#answer`), page.click('button:has-text("Register the agent")')])
       },
       'rotate a credential': async () => {
         await page.goto(`${url}/console/agents/${agent.id}`, { waitUntil: 'load' })
-        await Promise.all([page.waitForURL(`${url}/console/shown/agent`), page.locator('form[action$="/rotate"] button').first().click()])
+        await Promise.all([page.waitForURL(`${url}/console/shown/agent#answer`), page.locator('form[action$="/rotate"] button').first().click()])
       },
     }
     for (const width of [320, 1280]) {
@@ -222,7 +222,7 @@ describe('the console, live', () => {
     expect(page.url()).toBe(`${url}/console/agents/${doomed.id}`)
     expect((await agentOf(sql, ws.id, doomed.id))!.retiredAt).toBeNull()
     page.once('dialog', (d) => void d.accept())
-    await Promise.all([page.waitForURL(`${url}/console/agents/${doomed.id}?done=retired`), page.getByRole('button', { name: 'Retire Short Lived' }).click()])
+    await Promise.all([page.waitForURL(`${url}/console/agents/${doomed.id}?done=retired#answer`), page.getByRole('button', { name: 'Retire Short Lived' }).click()])
     expect((await agentOf(sql, ws.id, doomed.id))!.retiredAt).toBeString()
 
     // Rotating with no overlap ends the credential at once, so the browser asks first; with an overlap it does not.

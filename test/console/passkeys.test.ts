@@ -172,7 +172,7 @@ describe('passkeys in Chromium', () => {
         await passkeyFormReady(page)
         expect(await seriousA11yViolations(page)).toEqual([])
         await page.getByLabel('Name for the new passkey').fill('Work laptop')
-        await Promise.all([page.waitForURL(`${base}/console/account?done=added`), add.click()])
+        await Promise.all([page.waitForURL(`${base}/console/account?done=added#answer`), add.click()])
         const listed = await page.locator('main').innerText()
         expect(listed).toContain('Passkey added')
         expect(listed).toContain('Work laptop')

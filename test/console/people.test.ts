@@ -74,7 +74,7 @@ describe('the console: people', () => {
     const changed = await fetchConsole(`/console/people/${id}/role`, { cookie: owner.cookie, form: { csrf: owner.csrf, role: 'owner' } })
     expect(changed.res.status).toBe(303)
     // The notice names who, and their new role.
-    expect(changed.res.headers.get('location')).toBe(`/console/people?done=role&person=${id}`)
+    expect(changed.res.headers.get('location')).toBe(`/console/people?done=role&person=${id}#answer`)
     expect((await fetchConsole(changed.res.headers.get('location')!, { cookie: owner.cookie })).text).toContain('Lin Park is now an owner: their next request obeys it.')
     expect((await fetchConsole('/console/people?done=role', { cookie: owner.cookie })).text).toContain('Role changed')
     // A person of another workspace named in the link is not named on this one's page.

@@ -72,7 +72,7 @@ describe('the console: webhooks', () => {
     // Post/Redirect/Get: the POST answers 303 to the page that shows the secret, which it carries
     // there in a cookie sealed with the secrets key, for that page alone and 5 minutes.
     expect(added.posted!.status).toBe(303)
-    expect(added.posted!.headers.get('location')).toBe('/console/shown/webhook')
+    expect(added.posted!.headers.get('location')).toBe('/console/shown/webhook#answer')
     expect(added.shownCookie).toMatch(/^growth_shown=enc:v1:[0-9a-f]+:[\w-]+; Path=\/console\/shown; HttpOnly; SameSite=Strict; Max-Age=300$/)
     expect(added.shownCookie).not.toContain('whsec_')
     expect(added.res.status).toBe(200)

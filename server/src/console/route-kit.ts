@@ -7,7 +7,7 @@ import type { AddressPolicy, Resolver } from '../domain/webhook-addresses.ts'
 import { newFormToken, sameToken, SIGNIN_COOKIE } from './csrf.ts'
 import { readForm } from './forms.ts'
 import type { Html } from './html.ts'
-import { messagePage } from './pages/layout.ts'
+import { answerAt, messagePage } from './pages/layout.ts'
 import { cookieOf, formCookie, overHttps, pageResponse, redirectTo, SESSION_COOKIE, signInFor, STRICT_TRANSPORT } from './responses.ts'
 import type { ConsoleRole, ConsoleSession, ConsoleSessions, SignInMeta } from './session-port.ts'
 import { endShownCookie, openShown, SHOWN_PATH, type ShownPage, shownCookie } from './shown.ts'
@@ -133,7 +133,7 @@ export function routeKit(deps: ConsoleDeps) {
 
   /** The answer to a POST that made a secret: 303 to the GET that shows it once (shown.ts). */
   const showOnce = (request: Request, session: ConsoleSession, page: ShownPage, data: unknown) =>
-    redirectTo(`${SHOWN_PATH}/${page}`, [shownCookie(session, page, data, secureCookies(request))])
+    redirectTo(answerAt(`${SHOWN_PATH}/${page}`), [shownCookie(session, page, data, secureCookies(request))])
 
   /**
    * GET /console/shown/<page>: what the POST sealed, rendered by `render`, once (this answer ends the

@@ -2,7 +2,7 @@ import { FRESH_SIGN_IN_MS, signedInRecently } from '../../core/session-expiry.ts
 import { type Html, html } from '../html.ts'
 import type { ConsolePasskey, ConsoleSession } from '../session-port.ts'
 import { when } from './describe.ts'
-import { layout } from './layout.ts'
+import { doneNotice, layout } from './layout.ts'
 
 /**
  * GET /console/account: the signed-in person, and their passkeys: each with its name, when it was
@@ -52,7 +52,7 @@ export function accountPage(opts: {
     passkeys: !opts.unavailable,
     body: html`<h1>Your account</h1>
 <p class="lead">${s.person.name} (${s.person.email}) · ${s.person.role} of ${s.workspace.name}</p>
-${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.notice ? doneNotice(opts.notice) : null}
 ${opts.error ? html`<div class="panel error" role="alert"><p>${opts.error}</p></div>` : null}
 <section class="panel" aria-labelledby="passkeys-title">
 <h2 id="passkeys-title">Passkeys</h2>

@@ -8,7 +8,7 @@ import type { AgentsSwitch } from '../../domain/workspaces.ts'
 import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
 import { shownOnce, when } from './describe.ts'
-import { layout } from './layout.ts'
+import { answerAttrs, doneNotice, layout } from './layout.ts'
 import { permissionChoices } from './permissions.ts'
 import { requestCard } from './requests.ts'
 
@@ -37,7 +37,7 @@ function switchPanel(session: ConsoleSession, state: AgentsSwitch, error: string
 <label for="stop-reason">Why stop them (required, kept in the audit list)</label>
 <textarea id="stop-reason" name="reason" rows="2" maxlength="500" required${error ? html` aria-describedby="switch-error"` : null}>${typed}</textarea>
 <button class="danger" type="submit">Stop all agents</button></form>`
-  return html`<section class="panel switch ${state.stopped ? 'stopped' : 'running'}" aria-labelledby="switch-h">
+  return html`<section class="panel switch ${state.stopped ? 'stopped' : 'running'}" aria-labelledby="switch-h"${answerAttrs('switch')}>
 <h2 id="switch-h">Stop switch</h2>
 ${error ? html`<p class="failed" role="alert" id="switch-error">${error}</p>` : null}
 ${status}
@@ -104,7 +104,7 @@ export function agentsPage(opts: {
     section: 'agents',
     body: html`<h1>Agents</h1>
 <p class="lead">The agents of ${opts.session.workspace.name} and what each may do.</p>
-${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.notice ? doneNotice(opts.notice) : null}
 ${switchPanel(opts.session, opts.state, opts.error ?? null, opts.reason ?? '')}
 ${owner ? registerForm(opts.session, opts.tools, opts.register ?? null, opts.registerError ?? null) : html`<p class="hint">You can read the agents; an owner registers, rotates credentials and retires them.</p>`}
 <section aria-labelledby="active-h"><h2 id="active-h">Active agents</h2>
@@ -162,7 +162,7 @@ export function credentialShownPage(opts: CredentialShown & { session: ConsoleSe
     session: opts.session,
     section: 'agents',
     body: html`<h1>${opts.heading}</h1>
-<div class="panel notice" role="status"><p>This is the only time the credential is shown: copy it now and give it to the agent. If it is lost, rotate it with an overlap of 0.</p>
+<div class="panel notice" role="status"${answerAttrs()}><p>This is the only time the credential is shown: copy it now and give it to the agent. If it is lost, rotate it with an overlap of 0.</p>
 ${opts.replaced ? replacedLine(opts.replaced) : null}</div>
 ${shownOnce(`Credential ${opts.credentialId} of ${opts.agentName}`, opts.credential)}
 <p><a href="/console/agents/${opts.agentId}">Back to ${opts.agentName}</a></p>`,
@@ -189,7 +189,7 @@ export function agentPage(opts: {
     body: html`<p><a href="/console/agents">Agents</a></p>
 <h1>${a.name}</h1>
 <div class="meta"><span>${ownerWords(a.owner)}</span><span>${a.id}</span>${a.retiredAt ? html`<span>retired ${when(a.retiredAt)}</span>` : null}<span>${a.lastActedAt ? html`last acted ${when(a.lastActedAt)}` : 'has not acted yet'}</span></div>
-${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.notice ? doneNotice(opts.notice) : null}
 ${opts.error ? html`<p class="failed" role="alert">${opts.error}</p>` : null}
 ${a.description ? html`<p>${a.description}</p>` : null}
 ${retired ? html`<div class="panel" role="status"><p>${a.name} is retired: its credentials are revoked and the gateway refuses it. Its history is kept below.</p></div>` : null}

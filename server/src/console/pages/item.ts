@@ -4,7 +4,7 @@ import type { Action } from '../../schemas/actions.ts'
 import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
 import { agentQuoted, agentSummary, agentText, checkWord, factList, timeLeft, when } from './describe.ts'
-import { layout } from './layout.ts'
+import { answerAttrs, layout } from './layout.ts'
 
 /**
  * One waiting item and the decision at hand: /console/approvals/{id} and /console/actions/{id}.
@@ -18,7 +18,7 @@ type ApprovalItem = Extract<InboxItem, { kind: 'approval' }>
 const decidedBy = (d: Decider) => (d.kind === 'person' ? d.name : `${d.name} (operator)`)
 
 function decision(status: string, by: Decider | null, at: string | null, reason: string | null): Html {
-  return html`<div class="panel notice" role="status"><p class="status">${status}</p>
+  return html`<div class="panel notice" role="status"${answerAttrs()}><p class="status">${status}</p>
 ${by ? html`<p>Decided by ${decidedBy(by)}${at ? html`, ${when(at)}` : null}.</p>` : null}
 ${reason ? html`<p>Reason: ${reason}</p>` : null}</div>`
 }

@@ -61,6 +61,22 @@ ${opts.body}
 </html>`
 }
 
+/**
+ * Where the answer to a form is: its page opened at `#answer` (a redirect's Location, or a form's
+ * action), where the element that says what was done (a notice, a decision, a plan) carries
+ * `answerAt`'s id with tabindex="-1". The browser puts the focus there as the page opens, with or
+ * without JavaScript, so the keyboard and a screen reader start at the answer instead of at the top
+ * of an unchanged page. A page opened without the fragment starts at its top, as any page does.
+ */
+export const answerAt = (path: string, id = 'answer') => `${path}#${id}`
+/** The attributes of a form's answer (answerAt's element): its id and tabindex="-1". */
+export const answerAttrs = (id = 'answer') => html` id="${id}" tabindex="-1"`
+
+/** A notice saying what a form just did: a page's answer (answerAt) unless `answer` is false. */
+export function doneNotice(message: Html | string, answer = true): Html {
+  return html`<div class="panel notice" role="status"${answer ? answerAttrs() : null}><p>${message}</p></div>`
+}
+
 /** A page that only says something: an error, a refusal, a confirmation. */
 export function messagePage(opts: { title: string; message: string; session?: ConsoleSession | null; tone?: 'notice' | 'error'; next?: { href: string; text: string } }): Html {
   return layout({

@@ -2,7 +2,7 @@ import { type PersonListed, ROLES } from '../../domain/people.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { shownOnce, when } from './describe.ts'
-import { layout } from './layout.ts'
+import { answerAttrs, doneNotice, layout } from './layout.ts'
 
 /**
  * GET /console/people: the workspace's people (name, email, role, added); for an owner the form to
@@ -77,7 +77,7 @@ export function peoplePage(opts: { session: ConsoleSession; people: PersonListed
     section: 'people',
     body: html`<h1>People</h1>
 <p class="lead" id="roles-said">${ROLES_SAID}</p>
-${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.notice ? doneNotice(opts.notice) : null}
 ${owner ? inviteForm(session, opts.mailed, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner invites people, changes their roles and removes them.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's people</h2>
 <ol class="calls">${people.map((p) => personCard(p, session, p.role === 'owner' && owners === 1))}</ol>
@@ -98,9 +98,9 @@ export function personInvitedPage(opts: PersonShown & { session: ConsoleSession 
     body: html`<h1>Person invited</h1>
 ${
   link
-    ? html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${when(link.expiresAt)}. If it is lost, an operator makes another (growth admin person link).</p></div>
+    ? html`<div class="panel notice" role="status"${answerAttrs()}><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${when(link.expiresAt)}. If it is lost, an operator makes another (growth admin person link).</p></div>
 ${shownOnce(`Sign-in link for ${person.name}`, link.url)}`
-    : html`<div class="panel notice" role="status"><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
+    : html`<div class="panel notice" role="status"${answerAttrs()}><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
 }
 <p><a href="/console/people">Back to the people</a></p>`,
   })

@@ -5,7 +5,7 @@ import type { Agent } from '../../schemas/agents.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { when } from './describe.ts'
-import { layout } from './layout.ts'
+import { answerAt, answerAttrs, doneNotice, layout } from './layout.ts'
 import { permissionChoices } from './permissions.ts'
 
 /**
@@ -68,7 +68,7 @@ function tallyTable(caption: string, by: Record<string, { requests: number; chan
 function planPanel(s: ConsoleSession, plan: PolicyPlan, document: string, since: string): Html {
   const b = plan.backtest
   const n = plan.changes.length
-  return html`<section class="panel" aria-labelledby="plan-h" id="plan">
+  return html`<section class="panel" aria-labelledby="plan-h"${answerAttrs('plan')}>
 <h2 id="plan-h">The plan</h2>
 ${n
   ? html`<p class="status">${plural(n, 'change')} (rules version ${plan.rulesVersion.from} \u2192 ${plan.rulesVersion.to}):</p>${changeList(plan.changes)}${sameRuleNotes(plan.changes, 'the document this page opens with has every rule in force with its id').map((note) => html`<p class="caution">${note}</p>`)}`
@@ -115,7 +115,7 @@ function ownerForms(opts: PolicyPageState): Html {
   const facts: [string, string][] = [['amount', 'the amount is more than'], ['amountPercent', 'the change in percent is more than'], ['recipients', 'the recipients are more than'], ['records', 'the records are more than']]
   return html`<section class="panel" aria-labelledby="rule-h">
 <h2 id="rule-h">Add a rule</h2>
-<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="rule">
+<form class="policy" method="post" action="${answerAt('/console/policy/plan', 'plan')}">${csrfField(s)}<input type="hidden" name="edit" value="rule">
 <label for="rule-effect">What happens</label>
 <select id="rule-effect" name="effect">${option('effect', 'require_approval', 'Ask a person first')}${option('effect', 'deny', 'Deny')}</select>
 <label for="rule-target">For the tool action</label>
@@ -137,7 +137,7 @@ ${opts.agents.map((a, n) => agentForm(s, a, n, opts.tools, opts.agentForm?.agent
   : null}
 <section class="panel" aria-labelledby="doc-h">
 <h2 id="doc-h">The document</h2>
-<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}
+<form class="policy" method="post" action="${answerAt('/console/policy/plan', 'plan')}">${csrfField(s)}
 <label for="policy-document">The whole policy (YAML or JSON), as in force: edit it and plan</label>
 <textarea id="policy-document" name="document" rows="24" spellcheck="false"${opts.error ? html` aria-describedby="policy-error"` : null}>${opts.draft ?? opts.document}</textarea>
 <label for="policy-since">Backtest the decisions of the last</label><select id="policy-since" name="since">${['24h', '7d', '30d'].map((v) => html`<option value="${v}"${v === (opts.since ?? '7d') ? html` selected` : null}>${v}</option>`)}</select>
@@ -199,7 +199,7 @@ function agentForm(s: ConsoleSession, a: PolicyAgent, n: number, tools: PolicyPa
   const described = typed ? html` aria-describedby="policy-error"` : null
   const allowed = new Set(typed ? (typed.allow ?? []) : a.permissions.map((p) => `${p.tool}.${p.action}`))
   return html`<details${typed ? html` open` : null}><summary>${shown(a)}</summary>
-<form class="policy" method="post" action="/console/policy/plan">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.label}"><input type="hidden" name="permissions" value="shown">
+<form class="policy" method="post" action="${answerAt('/console/policy/plan', 'plan')}">${csrfField(s)}<input type="hidden" name="edit" value="agent"><input type="hidden" name="agent" value="${a.label}"><input type="hidden" name="permissions" value="shown">
 <p class="hint">What it may ask for (none ticked: every request it makes is denied).</p>
 ${permissionChoices(tools, allowed)}
 <label for="agent-risk-${n}">Acts alone up to</label><select id="agent-risk-${n}" name="maxUnattendedRisk"${described}>${risk('low')}${risk('medium')}${risk('high')}</select>
@@ -218,7 +218,7 @@ export function policyPage(opts: PolicyPageState): Html {
     section: 'policy',
     body: html`<h1>Policy</h1>
 <p class="lead">What the agents of ${opts.session.workspace.name} may do, and the rules the gateway judges them by.</p>
-${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.notice ? doneNotice(opts.notice) : null}
 ${opts.error ? html`<div class="panel error" role="alert" id="policy-error"><p>Not planned or applied:</p><pre>${opts.error}</pre></div>` : null}
 ${opts.plan ? planPanel(opts.session, opts.plan, opts.draft ?? opts.document, opts.since ?? '7d') : null}
 ${inForce(opts)}

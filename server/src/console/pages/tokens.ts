@@ -3,7 +3,7 @@ import type { TokenListed } from '../../domain/credentials.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { shownOnce, when } from './describe.ts'
-import { layout } from './layout.ts'
+import { answerAttrs, doneNotice, layout } from './layout.ts'
 
 /**
  * GET /console/tokens: the workspace's API tokens (mode, scopes, last four, created, last used,
@@ -56,7 +56,7 @@ export function tokensPage(opts: { session: ConsoleSession; tokens: TokenListed[
     section: 'tokens',
     body: html`<h1>Tokens</h1>
 <p class="lead">The API tokens of ${session.workspace.name}: what its programs call the API with.</p>
-${opts.notice ? html`<div class="panel notice" role="status"><p>${opts.notice}</p></div>` : null}
+${opts.notice ? doneNotice(opts.notice) : null}
 ${owner ? createForm(session, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner issues and revokes tokens.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's tokens</h2>
 <p class="hint">Those in force first, then the revoked and expired ones; newest first.${opts.more ? ` Only the first ${tokens.length} are shown.` : ''}</p>
@@ -74,7 +74,7 @@ export function tokenIssuedPage(opts: TokenShown): Html {
     session: opts.session,
     section: 'tokens',
     body: html`<h1>Token issued</h1>
-<div class="panel notice" role="status"><p>This is the only time the token is shown: copy it now and keep it where your program reads its secrets. If it is lost, revoke it and issue another.</p></div>
+<div class="panel notice" role="status"${answerAttrs()}><p>This is the only time the token is shown: copy it now and keep it where your program reads its secrets. If it is lost, revoke it and issue another.</p></div>
 ${shownOnce(html`${opts.mode} token ${opts.id} (${opts.scopes.length === SCOPES.length ? 'all scopes' : opts.scopes.join(', ')}; expires ${opts.expiresAt ? when(opts.expiresAt) : 'never'})`, opts.token)}
 <p><a href="/console/tokens">Back to the tokens</a></p>`,
   })

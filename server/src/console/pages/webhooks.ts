@@ -3,7 +3,7 @@ import type { EndpointView } from '../../domain/webhooks.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { possessive, shownOnce, when } from './describe.ts'
-import { layout } from './layout.ts'
+import { answerAttrs, doneNotice, layout } from './layout.ts'
 
 /**
  * GET /console/webhooks: the workspace's endpoints with their state, circuit and last success, and
@@ -35,7 +35,7 @@ ${e.circuit.openUntil && e.status === 'enabled' ? html`<span>next try ${when(e.c
 
 /** The secret just made, once, with what to do with it. */
 function secretOnce(secret: string, what: string): Html {
-  return html`<section class="panel once" aria-labelledby="secret-h" role="status">
+  return html`<section class="panel once" aria-labelledby="secret-h" role="status"${answerAttrs()}>
 <h2 id="secret-h">${what}</h2>
 <p>Give it to the receiver now: it verifies every delivery with it. It is not shown again, not even to you.</p>
 ${shownOnce('Signing secret', secret)}
@@ -126,7 +126,7 @@ ${summary(e)}
 ${e.status === 'disabled' && e.disabledReason ? html`<p>${e.disabledReason}</p>` : null}
 <p class="hint">${e.id} · receives ${e.events.join(', ')}</p>
 ${opts.error ? html`<p class="failed" role="alert">${opts.error}</p>` : null}
-${opts.notice ? html`<p class="panel notice" role="status">${opts.notice}</p>` : null}
+${opts.notice ? doneNotice(opts.notice, !opts.rotated) : null}
 ${opts.rotated ? secretOnce(opts.rotated, 'A new signing secret') : null}
 ${
   owner

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { accountPage } from '../pages/account.ts'
+import { answerAt } from '../pages/layout.ts'
 import { jsonResponse, pageResponse, passkeyRefusedJson, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { type ConsoleSession, isPasskeyRefused } from '../session-port.ts'
@@ -40,10 +41,10 @@ export function accountRoutes({ sessions }: ConsoleDeps, kit: RouteKit) {
       if (!passkeys || passkeys.unavailable()) return pageResponse(await account(session), 409)
       const added = await passkeys.register(session, sessionToken, { response: fields.get('response'), name: fields.get('name') })
       if ('refused' in added) return pageResponse(await account(session, { error: `The passkey was not added. ${added.refused}` }), added.status)
-      return redirectTo('/console/account?done=added')
+      return redirectTo(answerAt('/console/account?done=added'))
     }), { parse: 'none' })
     .post('/console/account/passkeys/:id/remove', signedInPost(async ({ session, params }) => {
       if (!passkeys || !(await passkeys.remove(session, params.id!))) return notFound(session)
-      return redirectTo('/console/account?done=removed')
+      return redirectTo(answerAt('/console/account?done=removed'))
     }), { parse: 'none' })
 }

@@ -9,6 +9,7 @@ import { revokeToken } from '../../domain/credentials.ts'
 import { listTools } from '../../domain/agent-tools.ts'
 import { agentsSwitch, setAgentsStopped } from '../../domain/workspaces.ts'
 import { agentPage, agentsPage, type CredentialShown, credentialShownPage, type RegisterForm } from '../pages/agents.ts'
+import { answerAt } from '../pages/layout.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { type ConsoleSession, DECIDERS, personActor } from '../session-port.ts'
@@ -109,7 +110,7 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
         if (error instanceof ReasonRefused) return again(reasonRefusal(error, 'The reason'))
         throw error
       }
-      return redirectTo('/console/agents')
+      return redirectTo(answerAt('/console/agents', 'switch'))
     }), { parse: 'none' })
     .get('/console/agents/:id', signedIn(async ({ session, params, request }) => {
       const done = new URL(request.url).searchParams.get('done')
@@ -136,12 +137,12 @@ export function agentRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       if (!(await agentCredentials(sql, session.workspace.id, agent.id)).some((c) => c.id === params.credential)) return notFound(session)
       // The same domain function as growth admin agent credential revoke, within this workspace.
       await revokeToken(sql, params.credential!, personActor(session), session.workspace.id)
-      return redirectTo(`/console/agents/${agent.id}?done=revoked`)
+      return redirectTo(answerAt(`/console/agents/${agent.id}?done=revoked`))
     }), { parse: 'none' })
     .post('/console/agents/:id/retire', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
       const agent = await agentOf(sql, session.workspace.id, params.id!)
       if (!agent) return notFound(session)
       await retireAgent(sql, session.workspace.id, agent.id, personActor(session))
-      return redirectTo(`/console/agents/${agent.id}?done=retired`)
+      return redirectTo(answerAt(`/console/agents/${agent.id}?done=retired`))
     }), { parse: 'none' })
 }

@@ -8,6 +8,7 @@ import { actionIn, approvalIn, listInbox } from '../../domain/inbox.ts'
 import { LIVE_TYPES, liveResponse } from '../live.ts'
 import { inboxPage, parsePosition } from '../pages/inbox.ts'
 import { actionPage, approvalPage, type DecisionRefused } from '../pages/item.ts'
+import { answerAt } from '../pages/layout.ts'
 import { pageResponse, redirectTo, securityHeaders } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { reasonRefusal } from '../reason-words.ts'
@@ -56,7 +57,7 @@ export function inboxRoutes(deps: ConsoleDeps, kit: RouteKit) {
         if (error instanceof ReasonRefused) return again(400, reasonRefusal(error, decision === 'approve' ? 'The note' : 'The reason'))
         throw error
       }
-      return redirectTo(`/console/${kind === 'approval' ? 'approvals' : 'actions'}/${encodeURIComponent(id)}`)
+      return redirectTo(answerAt(`/console/${kind === 'approval' ? 'approvals' : 'actions'}/${encodeURIComponent(id)}`))
     })
 
   return new Elysia()

@@ -4,6 +4,7 @@ import { addPerson, changeRole, listPeople, removePerson } from '../../domain/pe
 import { signInLink } from '../../domain/sign-in.ts'
 import { mailInviteLink } from '../../domain/sign-in-mail.ts'
 import { type PersonShown, personInvitedPage, peoplePage } from '../pages/people.ts'
+import { answerAt } from '../pages/layout.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { personActor, type ConsoleSession } from '../session-port.ts'
@@ -78,11 +79,11 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
     }), { parse: 'none' })
     .post('/console/people/:id/role', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
       await changeRole(sql, { workspaceId: session.workspace.id, id: params.id!, role: fields.get('role') ?? '', by: personActor(session) })
-      return redirectTo(params.id === session.person.id ? '/console/people?done=own-role' : `/console/people?${new URLSearchParams({ done: 'role', person: params.id! })}`)
+      return redirectTo(answerAt(params.id === session.person.id ? '/console/people?done=own-role' : `/console/people?${new URLSearchParams({ done: 'role', person: params.id! })}`))
     }), { parse: 'none' })
     .post('/console/people/:id/remove', rolePost(['owner'], ownersOnly, async ({ session, params }) => {
       await removePerson(sql, params.id!, { workspaceId: session.workspace.id, by: personActor(session) })
-      return redirectTo('/console/people?done=removed')
+      return redirectTo(answerAt('/console/people?done=removed'))
     }), { parse: 'none' })
 }
 

@@ -11,6 +11,7 @@ import { parsePolicyCases, testPolicy } from '../../domain/agent-policy-test.ts'
 import { personDecider } from '../../domain/deciders.ts'
 import { limitSentences, loadWorkspaceLimits } from '../../domain/limits.ts'
 import { AGENT_FIELDS, policyPage, type PolicyPageState, RULE_FIELDS } from '../pages/policy.ts'
+import { answerAt } from '../pages/layout.ts'
 import { addRuleEdit, agentEdit } from '../policy-edits.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
@@ -113,7 +114,7 @@ export function policyRoutes({ sql }: ConsoleDeps, { signedIn, signedInPost, pro
       const planId = fields.get('plan') ?? ''
       try {
         const applied = await applyPolicy(sql, session.workspace.id, document, { source: SOURCE, planId, appliedBy: personDecider(session.person) })
-        return redirectTo(`/console/policy?applied=${applied.rulesVersion}`)
+        return redirectTo(answerAt(`/console/policy?applied=${applied.rulesVersion}`))
       } catch (error) {
         if (!(error instanceof RuleError)) throw error
         const stale = error.rule === 'stale_plan'

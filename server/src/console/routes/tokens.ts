@@ -3,6 +3,7 @@ import { SCOPES } from '../../core/caller.ts'
 import { RuleError } from '../../core/errors.ts'
 import { createToken, listTokens, revokeToken } from '../../domain/credentials.ts'
 import { type TokenShown, tokenIssuedPage, tokensPage } from '../pages/tokens.ts'
+import { answerAt } from '../pages/layout.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import { personActor, type ConsoleSession } from '../session-port.ts'
@@ -62,6 +63,6 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
       // The token itself, looked up: not whether it made the list's first page.
       if (!(await listTokens(sql, session.workspace.id, { id: params.id! })).tokens.length) return notFound(session)
       await revokeToken(sql, params.id!, personActor(session), session.workspace.id)
-      return redirectTo('/console/tokens?done=revoked')
+      return redirectTo(answerAt('/console/tokens?done=revoked'))
     }), { parse: 'none' })
 }

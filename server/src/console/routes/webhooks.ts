@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { DomainError } from '../../core/errors.ts'
 import { createEndpoint, endpointIn, listAttempts, listEndpoints, rotateSecret, sendTestEvent, setEndpointEnabled, updateEndpoint, UrlRefused } from '../../domain/webhooks.ts'
 import { webhookPage, webhooksPage } from '../pages/webhooks.ts'
+import { answerAt } from '../pages/layout.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
 import type { ConsoleDeps, RouteKit } from '../route-kit.ts'
 import type { ConsoleSession } from '../session-port.ts'
@@ -81,7 +82,7 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
     .post('/console/webhooks/:id/test', ownerPost(async (session, id, fields) => {
       const event = fields.get('event') || 'webhook.test'
       const sent = await sendTestEvent(sql, id, event, { within: session.workspace.id })
-      return redirectTo(`/console/webhooks/${id}?${new URLSearchParams({ done: 'tested', event, eventId: sent.eventId, deliveryId: sent.deliveryId })}`)
+      return redirectTo(answerAt(`/console/webhooks/${id}?${new URLSearchParams({ done: 'tested', event, eventId: sent.eventId, deliveryId: sent.deliveryId })}`))
     }), { parse: 'none' })
     .post('/console/webhooks/:id/update', ownerPost(async (session, id, fields) => {
       const url = fields.get('url')?.trim() ?? ''
@@ -106,12 +107,12 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
     }), { parse: 'none' })
     .post('/console/webhooks/:id/disable', ownerPost(async (session, id) => {
       await setEndpointEnabled(sql, id, false, person(session), { within: session.workspace.id })
-      return redirectTo(`/console/webhooks/${id}?done=disabled`)
+      return redirectTo(answerAt(`/console/webhooks/${id}?done=disabled`))
     }), { parse: 'none' })
     .post('/console/webhooks/:id/enable', ownerPost(async (session, id) => {
       const r = await setEndpointEnabled(sql, id, true, person(session), { within: session.workspace.id })
       const requeued = r.status === 'enabled' ? r.requeued : 0
-      return redirectTo(`/console/webhooks/${id}?done=enabled&requeued=${requeued}`)
+      return redirectTo(answerAt(`/console/webhooks/${id}?done=enabled&requeued=${requeued}`))
     }), { parse: 'none' })
 }
 

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { agentIn, authorize } from '../agent-helpers.ts'
+import { getHarness, makeWorkspace } from '../harness.ts'
+import { hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
+import { signInAs } from '../support/console-session.ts'
+
+/**
+ * The console with the keyboard alone, as a person with a screen reader uses it, in headless
+ * Chromium (one browser for the file): Tab to a control, type, Enter or Space; what each answer
+ * puts in front of them.
+ */
+skipWithoutChromium('the console keyboard tests')
+
+let browser: { context: BrowserContext; close(): Promise<void> } | undefined
+let page: Page
+const errors: string[] = []
+
+beforeAll(async () => {
+  if (!hasChromium) return
+  browser = await launchChromium()
+  page = (await watchedPage(browser.context, errors)).page
+  // The forms that cannot be undone ask first (console.js): the person says yes.
+  page.on('dialog', (d) => void d.accept())
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+/** A workspace with an agent whose sends wait for a person, one waiting, and an owner signed in in the browser. */
+async function setUp() {
+  const { url } = await getHarness()
+  const ws = await makeWorkspace()
+  const agent = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+  const asked = await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: 'Send the spring launch', facts: { recipients: 3200 } })
+  expect(asked.body.data.decision).toBe('requires_approval')
+  const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+  await browser!.context.clearCookies()
+  await browser!.context.addCookies([{ name: 'growth_session', value: owner.token, url: `${url}/console` }])
+  return { url, approvalId: asked.body.data.approvalId as string }
+}
+
+/** Presses Tab until the focus is on what `selector` matches (at most 200 times). */
+async function tabTo(selector: string) {
+  for (let n = 0; n < 200; n++) {
+    await page.keyboard.press('Tab')
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return
+  }
+  throw new Error(`Tab never reached ${selector}`)
+}
+
+/** Presses `key` on the focused control and waits for the page it leads to. */
+async function press(key: string) {
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.keyboard.press(key)])
+}
+
+/** The focused element once the page has settled: its role and its text, or 'body'. */
+const focused = () =>
+  page.evaluate(
+    () =>
+      new Promise<string>((resolve) =>
+        // Two frames: the browser moves the focus to a #fragment as the page finishes loading.
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => {
+            const el = document.activeElement as HTMLElement | null
+            resolve(!el || el === document.body ? 'body' : `${el.getAttribute('role') ?? el.tagName.toLowerCase()}: ${el.innerText.trim().replace(/\s+/g, ' ')}`)
+          }),
+        ),
+      ),
+  )
+
+describe('the console with the keyboard alone', () => {
+  test.skipIf(!hasChromium)(
+    'the answer to a form has the focus as its page opens: a decision, a secret shown once, a notice, a plan, the stop switch',
+    async () => {
+      const { url, approvalId } = await setUp()
+
+      // Reject: the page again, the focus on what was decided.
+      await page.goto(`${url}/console/approvals/${approvalId}`, { waitUntil: 'load' })
+      await tabTo('#reject-reason')
+      await page.keyboard.type('Not this week')
+      await page.keyboard.press('Tab')
+      await press('Enter')
+      expect(await focused()).toStartWith('status: Rejected Decided by Maya Chen')
+      // Opened again later, the page starts at its top as any page does.
+      await page.goto(`${url}/console/approvals/${approvalId}`, { waitUntil: 'load' })
+      expect(await focused()).toBe('body')
+
+      // A token issued: the focus on what to do with the secret shown once; then revoked, on the notice.
+      await page.goto(`${url}/console/tokens`, { waitUntil: 'load' })
+      await tabTo('main form[action="/console/tokens"] button')
+      await press('Enter')
+      expect(await focused()).toStartWith('status: This is the only time the token is shown')
+      await page.goto(`${url}/console/tokens`, { waitUntil: 'load' })
+      await tabTo('main form[action$="/revoke"] button')
+      await press('Enter')
+      expect(await focused()).toStartWith('status: Token revoked')
+
+      // A person invited: the focus on the link to pass on and what to do with it.
+      await page.goto(`${url}/console/people`, { waitUntil: 'load' })
+      await tabTo('#invite-email')
+      await page.keyboard.type(`kenji-${crypto.randomUUID().slice(0, 8)}@example.com`)
+      await page.keyboard.press('Tab')
+      await page.keyboard.type('Kenji Sato')
+      await tabTo('main form[action="/console/people"] button')
+      await press('Enter')
+      expect(await focused()).toStartWith('status: Kenji Sato')
+
+      // A rule planned: the focus on the plan; applied: on the notice saying so.
+      await page.goto(`${url}/console/policy`, { waitUntil: 'load' })
+      await tabTo('main form input[name=value]')
+      await page.keyboard.type('5000')
+      await tabTo('main button')
+      await press('Enter')
+      expect(await focused()).toStartWith('section: The plan 1 change')
+      await tabTo('form[action="/console/policy/apply"] button')
+      await press('Enter')
+      expect(await focused()).toStartWith('status: Applied 1 change')
+
+      // The stop switch: the focus on what it now says.
+      await page.goto(`${url}/console/agents`, { waitUntil: 'load' })
+      await tabTo('main textarea')
+      await page.keyboard.type('Walk test')
+      await page.keyboard.press('Tab')
+      await press('Enter')
+      expect(await focused()).toStartWith('section: Stop switch Agents are stopped')
+      await tabTo('form[action="/console/agents"] button')
+      await press('Enter')
+      expect(await focused()).toStartWith('section: Stop switch Agents are running')
+
+      expect(await seriousA11yViolations(page)).toEqual([])
+      expect(errors).toEqual([])
+    },
+    120_000,
+  )
+})
