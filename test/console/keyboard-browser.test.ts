@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
+import { addPerson } from '../../server/src/domain/people.ts'
 import { agentIn, authorize } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
@@ -37,7 +38,7 @@ async function setUp() {
   const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
   await browser!.context.clearCookies()
   await browser!.context.addCookies([{ name: 'growth_session', value: owner.token, url: `${url}/console` }])
-  return { url, approvalId: asked.body.data.approvalId as string }
+  return { url, ws, agent, approvalId: asked.body.data.approvalId as string }
 }
 
 /** Presses Tab until the focus is on what `selector` matches (at most 200 times). */
@@ -129,6 +130,36 @@ describe('the console with the keyboard alone', () => {
       expect(await focused()).toStartWith('section: Stop switch Agents are running')
 
       expect(await seriousA11yViolations(page)).toEqual([])
+      expect(errors).toEqual([])
+    },
+    120_000,
+  )
+})
+
+describe('names read out of context', () => {
+  test.skipIf(!hasChromium)(
+    "on every page, links and buttons of one name lead to one place: a screen reader's list of them says which is which",
+    async () => {
+      const { url, ws, agent } = await setUp()
+      const { sql } = await getHarness()
+      // Two waiting requests, two people whose role the owner may change.
+      await authorize(agent.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_summer', summary: 'Send the summer launch', facts: { recipients: 3200 } })
+      for (const name of ['Kenji Sato', 'Lin Park']) await addPerson(sql, { workspaceId: ws.id, email: `${crypto.randomUUID().slice(0, 8)}@example.com`, name, role: 'approver' })
+      const pages = ['/console/', '/console/requests', '/console/agents', `/console/agents/${agent.id}`, '/console/policy', '/console/tokens', '/console/people', '/console/webhooks', '/console/logs', '/console/audit']
+      for (const path of pages) {
+        await page.goto(`${url}${path}`, { waitUntil: 'load' })
+        const ambiguous = await page.evaluate(() => {
+          const nameOf = (el: Element) => (el.getAttribute('aria-label') ?? (el as HTMLElement).textContent ?? '').replace(/\s+/g, ' ').trim()
+          const targets = new Map<string, Set<string>>()
+          for (const el of document.querySelectorAll('a[href], button')) {
+            const target = el instanceof HTMLAnchorElement ? el.href : `${(el as HTMLButtonElement).form?.action ?? ''} ${new URLSearchParams(new FormData((el as HTMLButtonElement).form ?? undefined) as unknown as string).toString()}`
+            const name = `${el.tagName.toLowerCase()} "${nameOf(el)}"`
+            targets.set(name, (targets.get(name) ?? new Set()).add(target))
+          }
+          return [...targets].filter(([, t]) => t.size > 1).map(([name, t]) => `${name} (${t.size} places)`)
+        })
+        expect({ path, ambiguous }).toEqual({ path, ambiguous: [] })
+      }
       expect(errors).toEqual([])
     },
     120_000,

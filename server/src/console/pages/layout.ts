@@ -48,7 +48,7 @@ ${opts.passkeys ? html`<script src="${assetUrl('webauthn.min.js')}" defer></scri
 <a class="brand" href="/console/">Growth console</a>
 ${
   s
-    ? html`<div class="who"><span><a href="/console/account" title="Your account and passkeys">${s.person.name}</a> · ${s.workspace.name} · ${s.person.role}</span>
+    ? html`<div class="who"><span><a href="/console/account" title="Your account and passkeys">${s.person.name}${unseen(': your account')}</a> · ${s.workspace.name} · ${s.person.role}</span>
 <form method="post" action="/console/signout"><input type="hidden" name="csrf" value="${s.csrf}"><button class="link" type="submit">Sign out</button></form></div>`
     : null
 }
@@ -76,6 +76,14 @@ export const answerAttrs = (id = 'answer') => html` id="${id}" tabindex="-1"`
 export function doneNotice(message: Html | string, answer = true): Html {
   return html`<div class="panel notice" role="status"${answer ? answerAttrs() : null}><p>${message}</p></div>`
 }
+
+/**
+ * Words a screen reader reads with a link or button and the screen leaves to its surroundings: a
+ * list of a page's links or buttons, read out of context, tells "Schema and example" of
+ * signal.created from that of signal.resolved. After the visible words, so a name spoken to voice
+ * control still starts with what is seen.
+ */
+export const unseen = (words: string) => html`<span class="visually-hidden">${words}</span>`
 
 /** A page that only says something: an error, a refusal, a confirmation. */
 export function messagePage(opts: { title: string; message: string; session?: ConsoleSession | null; tone?: 'notice' | 'error'; next?: { href: string; text: string } }): Html {

@@ -2,7 +2,7 @@ import { type PersonListed, ROLES } from '../../domain/people.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { shownOnce, when } from './describe.ts'
-import { answerAttrs, doneNotice, layout } from './layout.ts'
+import { answerAttrs, doneNotice, layout, unseen } from './layout.ts'
 
 /**
  * GET /console/people: the workspace's people (name, email, role, added); for an owner the form to
@@ -41,7 +41,7 @@ ${
   owner && !onlyOwner
     ? html`<form method="post" action="/console/people/${p.id}/role"${you ? html` data-confirm="Change your own role? Once you are not an owner, these forms are no longer yours, and only another owner can make you one again."` : null}><input type="hidden" name="csrf" value="${session.csrf}">
 ${roleSelect(`role-${p.id}`, `Role of ${p.name}`, p.role)}
-<button type="submit">Change the role</button></form>
+<button type="submit">Change the role${unseen(` of ${p.name}`)}</button></form>
 <form method="post" action="/console/people/${p.id}/remove" data-confirm="Remove ${p.name} (${p.email}) from the workspace? Their sessions end at once."><input type="hidden" name="csrf" value="${session.csrf}"><button class="danger" type="submit" aria-label="Remove ${p.name} (${p.email})">Remove</button></form>`
     : null
 }

@@ -5,7 +5,7 @@ import type { Agent } from '../../schemas/agents.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { when } from './describe.ts'
-import { answerAt, answerAttrs, doneNotice, layout } from './layout.ts'
+import { answerAt, answerAttrs, doneNotice, layout, unseen } from './layout.ts'
 import { permissionChoices } from './permissions.ts'
 
 /**
@@ -206,7 +206,7 @@ ${permissionChoices(tools, allowed)}
 <label for="agent-percent-${n}">Ceiling: change in percent (empty: none)</label><input type="text" id="agent-percent-${n}" name="amountPercent" inputmode="decimal" value="${sent('amountPercent', value(a.ceilings.amountPercent))}"${described}>
 <label for="agent-recipients-${n}">Ceiling: recipients (empty: none)</label><input type="text" id="agent-recipients-${n}" name="recipients" inputmode="numeric" value="${sent('recipients', value(a.ceilings.recipients))}"${described}>
 <label for="agent-records-${n}">Ceiling: records (empty: none)</label><input type="text" id="agent-records-${n}" name="records" inputmode="numeric" value="${sent('records', value(a.ceilings.records))}"${described}>
-<button type="submit">Plan this change</button></form>
+<button type="submit">Plan this change${unseen(` for ${shown(a)}`)}</button></form>
 </details>`
 }
 

@@ -6,7 +6,7 @@ import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { agentSummary, agentText, checkWord, factList, when } from './describe.ts'
 import { positionParam } from './inbox.ts'
-import { layout } from './layout.ts'
+import { layout, unseen } from './layout.ts'
 
 /**
  * GET /console/requests: what the agents asked the gateway, newest first, each with its decision,
@@ -27,7 +27,7 @@ function resultLine(r: NonNullable<AgentRequest['result']>): Html {
 
 /** The person's decision on a request that waited: approved or rejected, by whom, when and why (one full stop). */
 function personDecision(r: AgentRequest, status: ListedRequest['approvalStatus']): Html {
-  if (!r.decidedBy) return html`<a href="/console/approvals/${r.approvalId}">Waiting for a person</a>.`
+  if (!r.decidedBy) return html`<a href="/console/approvals/${r.approvalId}">Waiting for a person${unseen(`: ${r.summary ?? `${r.tool}.${r.action}`}`)}</a>.`
   const verb = status === 'approved' ? 'Approved' : status === 'rejected' ? 'Rejected' : 'Decided'
   const reason = r.decisionReason ? `: ${r.decisionReason}` : ''
   return html`${verb} by ${decidedBy(r.decidedBy)}${r.decidedAt ? html`, ${when(r.decidedAt)}` : null}${reason}${/[.!?]\)?$/.test(reason) ? '' : '.'}`

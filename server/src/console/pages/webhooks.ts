@@ -3,7 +3,7 @@ import type { EndpointView } from '../../domain/webhooks.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { possessive, shownOnce, when } from './describe.ts'
-import { answerAttrs, doneNotice, layout } from './layout.ts'
+import { answerAttrs, doneNotice, layout, unseen } from './layout.ts'
 
 /**
  * GET /console/webhooks: the workspace's endpoints with their state, circuit and last success, and
@@ -47,7 +47,7 @@ function eventChoices(checked: Set<string>): Html {
 ${EVENT_TYPES.map(
   (t) => html`<div class="choice"><input type="checkbox" name="events" value="${t}" id="ev-${t}"${checked.has(t) ? html` checked` : null}>
 <label for="ev-${t}"><code>${t}</code></label>
-<p class="hint">${EVENT_CATALOGUE[t]} <a href="${referenceOf(t)}">Schema and example</a></p></div>`,
+<p class="hint">${EVENT_CATALOGUE[t]} <a href="${referenceOf(t)}">Schema and example${unseen(` of ${t}`)}</a></p></div>`,
 )}
 </fieldset>`
 }
