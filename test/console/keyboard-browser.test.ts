@@ -165,3 +165,25 @@ describe('names read out of context', () => {
     120_000,
   )
 })
+
+describe('the headings outline', () => {
+  test.skipIf(!hasChromium)('on every page no heading skips a level, and what is listed under a heading is headed one level below it', async () => {
+    const { url, agent } = await setUp()
+    const pages = ['/console/', '/console/requests', '/console/agents', `/console/agents/${agent.id}`, '/console/policy', '/console/tokens', '/console/people', '/console/webhooks', '/console/logs', '/console/audit', '/console/account']
+    for (const path of pages) {
+      await page.goto(`${url}${path}`, { waitUntil: 'load' })
+      const outline = await page.evaluate(() => [...document.querySelectorAll('main :is(h1, h2, h3, h4, h5, h6)')].map((h) => ({ level: Number(h.tagName[1]), text: (h as HTMLElement).innerText.trim() })))
+      expect({ path, first: outline[0]?.level }).toEqual({ path, first: 1 })
+      const skips = outline.filter((h, i) => i > 0 && h.level > outline[i - 1]!.level + 1).map((h) => h.text)
+      expect({ path, skips }).toEqual({ path, skips: [] })
+    }
+    // An agent's recent requests are the items of its section: each headed below "Recent requests".
+    await page.goto(`${url}/console/agents/${agent.id}`, { waitUntil: 'load' })
+    const recent = await page.evaluate(() => {
+      const all = [...document.querySelectorAll('main :is(h2, h3)')]
+      const at = all.findIndex((h) => h.textContent === 'Recent requests')
+      return all.slice(at + 1).map((h) => `${h.tagName.toLowerCase()}: ${h.textContent}`)
+    })
+    expect(recent).toEqual(['h3: Send the spring launch'])
+  }, 120_000)
+})

@@ -204,12 +204,12 @@ ${owner && !retired
 <p>Its credentials are revoked at once and the gateway refuses it from its next request; its requests and audit entries are kept. This cannot be undone: register a new agent instead.</p>
 <form method="post" action="/console/agents/${a.id}/retire" data-confirm="Retire ${a.name}? Its credentials stop working at once, and this cannot be undone."><input type="hidden" name="csrf" value="${opts.session.csrf}"><button class="danger" type="submit">Retire ${a.name}</button></form></section>`
   : null}
-<h2>Recent requests</h2>
+<section aria-labelledby="recent-h"><h2 id="recent-h">Recent requests</h2>
 ${
   opts.requests.length
-    ? html`<ol class="inbox">${opts.requests.map((r) => html`<li>${requestCard(r, { agentLink: false })}</li>`)}</ol>`
+    ? html`<ol class="inbox">${opts.requests.map((r) => html`<li>${requestCard(r, { agentLink: false, level: 3 })}</li>`)}</ol>`
     : html`<div class="panel empty" role="status"><p>${a.name} has asked nothing yet.</p></div>`
-}
+}</section>
 ${opts.more ? html`<nav class="pages" aria-label="Pages"><a href="/console/requests?agent=${a.id}">All of its requests</a></nav>` : null}`,
   })
 }

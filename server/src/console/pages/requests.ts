@@ -33,14 +33,19 @@ function personDecision(r: AgentRequest, status: ListedRequest['approvalStatus']
   return html`${verb} by ${decidedBy(r.decidedBy)}${r.decidedAt ? html`, ${when(r.decidedAt)}` : null}${reason}${/[.!?]\)?$/.test(reason) ? '' : '.'}`
 }
 
-/** One request: what was asked, the decision and its checks, the person's decision when it waited, the result. */
-export function requestCard({ item: r, approvalStatus }: ListedRequest, opts: { agentLink: boolean }): Html {
+/**
+ * One request: what was asked, the decision and its checks, the person's decision when it waited, the
+ * result. Headed by its summary at `level`: 2 where the requests are the page's own list, 3 where
+ * they are listed under a section's heading (an agent's recent requests).
+ */
+export function requestCard({ item: r, approvalStatus }: ListedRequest, opts: { agentLink: boolean; level: 2 | 3 }): Html {
+  const heading = r.summary ? agentSummary(r.summary) : `${r.tool}.${r.action}`
   const failed = r.checks.filter((c) => !c.passed)
   return html`<article class="panel" aria-label="Request ${r.id}">
 <div class="meta"><span class="kind decision-${r.decision}">${DECISION_WORDS[r.decision]}</span>
 ${opts.agentLink ? html`<a href="/console/agents/${r.agentId}">${r.agentName}</a>` : html`<span>${r.agentName}</span>`}
 <span>${r.tool}.${r.action}${r.resource ? html` on ${agentText(r.resource)}` : null}</span><span>asked ${when(r.createdAt)}</span></div>
-<h2>${r.summary ? agentSummary(r.summary) : `${r.tool}.${r.action}`}</h2>
+${opts.level === 2 ? html`<h2>${heading}</h2>` : html`<h3 class="name">${heading}</h3>`}
 <p>${r.reason}</p>
 ${factList(r.facts, 'Facts')}
 <details><summary>Checks (${r.checks.length - failed.length} of ${r.checks.length} passed)</summary>
@@ -73,7 +78,7 @@ export function requestsPage(opts: {
 }): Html {
   const f = opts.filter
   const list = opts.requests.length
-    ? html`<ol class="inbox">${opts.requests.map((r) => html`<li>${requestCard(r, { agentLink: true })}</li>`)}</ol>`
+    ? html`<ol class="inbox">${opts.requests.map((r) => html`<li>${requestCard(r, { agentLink: true, level: 2 })}</li>`)}</ol>`
     : html`<div class="panel empty" role="status"><p>No request ${f.decision || f.agentId ? 'matches this filter' : 'yet: the agents have asked nothing'}.</p></div>`
   return layout({
     title: 'Requests',
