@@ -187,3 +187,21 @@ describe('the headings outline', () => {
     expect(recent).toEqual(['h3: Send the spring launch'])
   }, 120_000)
 })
+
+describe('the inbox read out of context', () => {
+  test.skipIf(!hasChromium)('each waiting item is a link named by what it asks, not by every word of its card; the whole card opens it, and shows the focus', async () => {
+    const { url, approvalId } = await setUp()
+    await page.goto(`${url}/console/`, { waitUntil: 'load' })
+    // The accessible name as Chromium computes it for a screen reader.
+    expect(await page.getByRole('link', { name: 'Send the spring launch', exact: true }).count()).toBe(1)
+    await tabTo('main a[href^="/console/approvals/"]')
+    const card = await page.evaluate(() => {
+      const style = getComputedStyle(document.activeElement!.closest('article')!)
+      return { outline: style.outlineStyle, width: style.outlineWidth }
+    })
+    expect(card).toEqual({ outline: 'solid', width: '3px' })
+    expect(await seriousA11yViolations(page)).toEqual([])
+    // A click anywhere on the card, its facts too, opens the item.
+    await Promise.all([page.waitForURL(`${url}/console/approvals/${approvalId}`), page.locator('main article dl').click({ force: true })])
+  }, 60_000)
+})

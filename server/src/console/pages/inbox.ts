@@ -19,27 +19,33 @@ export function parsePosition(value: string): TimePosition | null {
   return { t: m[1]!, id: m[2]! }
 }
 
+/*
+ * A waiting item is a card whose heading is its link, named by what it asks (the summary) in a
+ * screen reader's list of links and as the focus reaches it; the whole card still opens it
+ * (console.css: .item-card), and the kind, who asked, the time left and the facts are read with the
+ * card, under its heading.
+ */
 function approvalCard(item: Extract<InboxItem, { kind: 'approval' }>, now: Date): Html {
   const { approval: a, asked } = item
   const failed = asked?.checks.filter((c) => !c.passed) ?? []
   const left = timeLeft(a.expiresAt, now)
-  return html`<a class="item" href="/console/approvals/${a.id}"><article class="panel">
+  return html`<article class="panel item-card">
 <div class="meta"><span class="kind">${asked ? 'Agent request' : 'Send'}</span><span>${asked ? asked.agentName : a.requestedBy}</span>
 ${asked ? html`<span>${asked.tool}.${asked.action}${asked.resource ? html` on ${agentText(asked.resource)}` : null}</span>` : null}
 ${left ? html`<span class="expiring"${a.expiresAt ? html` data-expires="${a.expiresAt}"` : null}>${left}</span>` : null}<span>asked ${when(a.createdAt)}</span></div>
-<h2>${asked?.summary ? agentSummary(asked.summary) : a.summary}</h2>
+<h2><a class="item" href="/console/approvals/${a.id}">${asked?.summary ? agentSummary(asked.summary) : a.summary}</a></h2>
 ${asked ? factList(asked.facts, 'Facts') : null}
 ${failed.length ? html`<p class="meta">Needs a person: ${failed.map((c) => c.detail).join(' ')}</p>` : null}
-</article></a>`
+</article>`
 }
 
 function actionCard(a: Extract<InboxItem, { kind: 'action' }>['action']): Html {
   const { summary, ...figures } = a.plannedEffect
-  return html`<a class="item" href="/console/actions/${a.id}"><article class="panel">
+  return html`<article class="panel item-card">
 <div class="meta"><span class="kind">Proposed change</span><span>${a.proposedBy.name}</span><span>${a.kind}</span><span>proposed ${when(a.createdAt)}</span></div>
-<h2>${summary}</h2>
+<h2><a class="item" href="/console/actions/${a.id}">${summary}</a></h2>
 ${factList(figures, 'Planned effect')}
-</article></a>`
+</article>`
 }
 
 /** Why an empty inbox of a workspace with no agent stays empty, and where agents are registered (by whom). */
