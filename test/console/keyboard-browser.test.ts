@@ -205,3 +205,19 @@ describe('the inbox read out of context', () => {
     await Promise.all([page.waitForURL(`${url}/console/approvals/${approvalId}`), page.locator('main article dl').click({ force: true })])
   }, 60_000)
 })
+
+describe('a secret shown once, copied with the keyboard', () => {
+  test.skipIf(!hasChromium)('Enter on Copy copies it and leaves the focus on the button, which now says Copied', async () => {
+    const { url } = await setUp()
+    await browser!.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url })
+    await page.goto(`${url}/console/tokens`, { waitUntil: 'load' })
+    await tabTo('main form[action="/console/tokens"] button')
+    await press('Enter')
+    const secret = await page.locator('#secret').inputValue()
+    await tabTo('button[data-copy]')
+    await page.keyboard.press('Enter')
+    await page.waitForFunction(() => document.querySelector('button[data-copy]')?.textContent === 'Copied')
+    expect(await focused()).toBe('button: Copied')
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret)
+  }, 60_000)
+})

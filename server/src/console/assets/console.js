@@ -132,7 +132,9 @@
   })
 })()
 
-// 3. A copy button (data-copy names the input it copies: a secret shown once).
+// 3. A copy button (data-copy names the input it copies: a secret shown once). Copied, the focus
+// goes back to the button, which says so (select() moved it to the field, where a screen reader
+// would read the secret aloud); when the clipboard refuses, it stays on the field, selected.
 for (const b of document.querySelectorAll('button[data-copy]')) {
   b.addEventListener('click', async () => {
     const input = document.getElementById(b.dataset.copy)
@@ -141,6 +143,7 @@ for (const b of document.querySelectorAll('button[data-copy]')) {
     try {
       await navigator.clipboard.writeText(input.value)
       b.textContent = 'Copied'
+      b.focus()
     } catch {
       b.textContent = 'Selected: copy with your keyboard'
     }
