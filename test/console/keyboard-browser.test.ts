@@ -221,3 +221,22 @@ describe('a secret shown once, copied with the keyboard', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret)
   }, 60_000)
 })
+
+describe('the focus is always visible', () => {
+  test.skipIf(!hasChromium)('on a date field, its day, month and year and its calendar button too', async () => {
+    const { url } = await setUp()
+    await page.goto(`${url}/console/tokens`, { waitUntil: 'load' })
+    await tabTo('input[type=date]')
+    const outlines: string[] = []
+    // Month, day, year, then the calendar button: the focus stays in the field for all four.
+    for (let stop = 0; stop < 4; stop++) {
+      if (stop) await page.keyboard.press('Tab')
+      outlines.push(await page.evaluate(() => {
+        const el = document.activeElement as HTMLInputElement
+        const s = getComputedStyle(el)
+        return `${el.type} ${s.outlineStyle} ${s.outlineWidth}`
+      }))
+    }
+    expect(outlines).toEqual(Array(4).fill('date solid 3px'))
+  }, 60_000)
+})
