@@ -32,7 +32,7 @@ describe("an agent's words in the console", () => {
     expect(item.text).toContain(`on <bdi>${RESOURCE}</bdi> · asked`)
 
     const inbox = await fetchConsole('/console/', { cookie: me.cookie })
-    expect(inbox.text).toContain(`<h2><bdi>\u201c${SUMMARY}\u201d</bdi></h2>`)
+    expect(inbox.text).toMatch(new RegExp(`<h2><a class="item" href="/console/approvals/apr_\\w+"><bdi>\u201c${SUMMARY}\u201d</bdi></a></h2>`))
     expect(inbox.text).toContain(`on <bdi>${RESOURCE}</bdi></span>`)
 
     const requests = await fetchConsole('/console/requests', { cookie: me.cookie })

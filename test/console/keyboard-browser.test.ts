@@ -184,7 +184,7 @@ describe('the headings outline', () => {
       const at = all.findIndex((h) => h.textContent === 'Recent requests')
       return all.slice(at + 1).map((h) => `${h.tagName.toLowerCase()}: ${h.textContent}`)
     })
-    expect(recent).toEqual(['h3: Send the spring launch'])
+    expect(recent).toEqual(['h3: “Send the spring launch”'])
   }, 120_000)
 })
 
@@ -193,7 +193,7 @@ describe('the inbox read out of context', () => {
     const { url, approvalId } = await setUp()
     await page.goto(`${url}/console/`, { waitUntil: 'load' })
     // The accessible name as Chromium computes it for a screen reader.
-    expect(await page.getByRole('link', { name: 'Send the spring launch', exact: true }).count()).toBe(1)
+    expect(await page.getByRole('link', { name: '“Send the spring launch”', exact: true }).count()).toBe(1)
     await tabTo('main a[href^="/console/approvals/"]')
     const card = await page.evaluate(() => {
       const style = getComputedStyle(document.activeElement!.closest('article')!)

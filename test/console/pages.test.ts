@@ -55,7 +55,7 @@ describe('the inbox', () => {
     expect(out).toContain(`href="/console/actions/${actionId}"`)
     expect(out).toContain('Lifecycle &lt;Writer&gt;')
     expect(out).toContain('email.send_campaign on <bdi>cmp_spring</bdi>')
-    expect(out).toContain('<h2><bdi>\u201cSend the &lt;spring&gt; newsletter to 3,200\u201d</bdi></h2>')
+    expect(out).toContain(`<h2><a class="item" href="/console/approvals/${approvalId}"><bdi>\u201cSend the &lt;spring&gt; newsletter to 3,200\u201d</bdi></a></h2>`)
     expect(out).toContain('<dt>recipients</dt><dd>3,200</dd>')
     expect(out).toMatch(/expires in \d+/)
     for (const c of checks.filter((c) => !c.passed)) expect(out).toContain(escapeHtml(c.detail))

@@ -90,7 +90,7 @@ export function webhookRoutes({ sql, webhooks: guard }: ConsoleDeps, kit: RouteK
       try {
         if (!url) throw new RefusedForm('Give the endpoint its URL.')
         const r = await updateEndpoint(sql, id, { url, events: events.join(',') }, guard, { within: session.workspace.id, by: person(session) })
-        return redirectTo(`/console/webhooks/${id}?done=${r.changed ? 'updated' : 'unchanged'}`)
+        return redirectTo(answerAt(`/console/webhooks/${id}?done=${r.changed ? 'updated' : 'unchanged'}`))
       } catch (error) {
         // The form as sent, beside why it was refused, as the add form does; the URL in the form's words.
         if (!(error instanceof RefusedForm || (error instanceof DomainError && error.kind === 'rule'))) throw error
