@@ -63,7 +63,10 @@ describe('behind a trusted reverse proxy', () => {
     }
     // That client's next guess is refused as over the limit; a colleague's is not, and a client's
     // own X-Forwarded-For entry further left is not believed.
-    expect((await fetch(`${base}/console/signin/gsl_nothingmore`, { headers: { 'X-Forwarded-For': guesser } })).status).toBe(429)
+    const limited = await fetch(`${base}/console/signin/gsl_nothingmore`, { headers: { 'X-Forwarded-For': guesser } })
+    expect(limited.status).toBe(429)
+    // The page says the link does not work (a good one would), not to try it again later.
+    expect(await limited.text()).toContain('This sign-in link does not work, and too many that did not were opened from this network this hour')
     expect((await fetch(`${base}/console/signin/gsl_nothingmore`, { headers: { 'X-Forwarded-For': `${guesser}, ${colleague}` } })).status).toBe(404)
     // A good link signs its person in from any address, the guesser's too: others' failures never lock a person out.
     const path = new URL((await signInLink(sql, { personId: person.id, consoleUrl: `${base}/console` })).url).pathname

@@ -122,7 +122,8 @@ const REFUSALS: Record<LinkRefusal, (mail: boolean) => string> = {
   used: (mail) => `This sign-in link was already used: a link works once. ${newLink(mail)}`,
   expired: (mail) => `This sign-in link has expired (a link works for 15 minutes). ${newLink(mail)}`,
   unknown: (mail) => `This sign-in link is not one we know. Check that the whole link was copied. ${newLink(mail)}`,
-  rate_limited: () => 'Too many sign-in attempts. Wait a few minutes, then try again.',
+  // Past the hour's failed links from this address: this link did not work (a good one always does).
+  rate_limited: (mail) => `This sign-in link does not work, and too many that did not were opened from this network this hour, so we say no more about it. ${newLink(mail)}`,
 }
 
 /** Why a link did not sign anyone in, and where to get another (`mail`: whether this server mails links). */
