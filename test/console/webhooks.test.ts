@@ -295,6 +295,11 @@ describe('the console: webhooks', () => {
     expect((await at(`/console/webhooks/${id}`, { cookie: stranger.cookie })).res.status).toBe(404)
     const theirs = await at(`/console/webhooks/${id}/disable`, { cookie: stranger.cookie, form: { csrf: stranger.csrf } })
     expect(theirs.res.status).toBe(404)
+    // The URL and event types form too: another workspace's owner, and a forged form, change nothing.
+    const moved = await at(`/console/webhooks/${id}/update`, { cookie: stranger.cookie, form: { csrf: stranger.csrf, url: `${hookUrl}/theirs`, events: 'contact.created' } })
+    expect(moved.res.status).toBe(404)
+    expect((await at(`/console/webhooks/${id}/update`, { cookie: owner.cookie, form: { csrf: 'forged', url: `${hookUrl}/forged`, events: 'contact.created' } })).res.status).toBe(403)
+    expect((await listEndpoints((await getHarness()).sql, ws.id)).endpoints.map((e) => e.url)).toEqual([hookUrl])
     expect((await at('/console/webhooks/whe_nothing', { cookie: owner.cookie })).res.status).toBe(404)
     expect((await at('/console/webhooks/not-an-id', { cookie: owner.cookie })).res.status).toBe(400)
   }, 90_000)
