@@ -139,7 +139,8 @@ function describeDatabase(db: Database, databaseUrl: string | undefined, dataDir
   if (db.kind === 'server' && databaseUrl) {
     return `PostgreSQL database at ${databaseShown(databaseUrl) ?? 'DATABASE_URL'}`
   }
-  if (db.kind === 'embedded-client') return `embedded database in ${dataDir} (through the running server)`
+  // Its owner may be the server, growth worker or another command run at the same moment.
+  if (db.kind === 'embedded-client') return `embedded database in ${dataDir} (opened by process ${db.ownerPid})`
   return `embedded database in ${dataDir}`
 }
 
@@ -179,7 +180,7 @@ function explainLostOwner(err: unknown, db: Database, dataDir: string): unknown 
     return err
   }
   return new Error(
-    `lost the connection to the embedded database in ${dataDir}: the process that owned it (the server, or another growth command) exited during this command. ` +
+    `lost the connection to the embedded database in ${dataDir}: the process that had it open (${db.ownerPid}: the server, growth worker or another growth command) exited during this command. ` +
       'Check whether the command took effect, then run it again.',
   )
 }

@@ -85,7 +85,7 @@ describe('growth admin person', () => {
     const unknown = refusalJson(await growth(['admin', 'person', 'add', '--workspace', 'ws_nothing', '--email', 's@example.com', '--name', 'S', '--role', 'owner', '--json']))
     // Named with the database it was looked for in: the usual cause is another database.
     expect(unknown.code).toBe('not_found')
-    expect(unknown.message).toMatch(/^No workspace ws_nothing in the (PostgreSQL database at \S+|embedded database in \S+( \(through the running server\))?)\. Check the id \(growth admin workspace list lists them\), and that DATABASE_URL \(or DATA_DIR\) names the server's database\.$/)
+    expect(unknown.message).toMatch(/^No workspace ws_nothing in the (PostgreSQL database at \S+|embedded database in \S+( \(opened by process \d+\))?)\. Check the id \(growth admin workspace list lists them\), and that DATABASE_URL \(or DATA_DIR\) names the server's database\.$/)
     expect(refusalJson(await growth(['admin', 'person', 'list', '--workspace', 'ws_nothing', '--json'])).code).toBe('not_found')
     expect(refusalJson(await growth(['admin', 'person', 'link', 'per_nothing', '--json'])).code).toBe('not_found')
     expect(refusalJson(await growth(['admin', 'person', 'link', 'apr_x', '--json'])).message).toMatch(/starts with per_/)

@@ -27,6 +27,28 @@ describe('the embedded database lock', () => {
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 30_000)
+
+  test('an owner that is closing (its socket refuses) is waited for, and the database taken over once it is gone', async () => {
+    // As when another growth command ends just as this one looks: its lock names a live process
+    // and its socket file is still there, but nothing answers on it. Opening must not hand back a
+    // connection that fails at the first statement; it waits for the owner to go, then owns.
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-closing-owner-'))
+    const closing = Bun.spawn(['sleep', '1.5'])
+    writeFileSync(join(dataDir, 'owner.lock'), String(closing.pid))
+    writeFileSync(join(dataDir, '.s.PGSQL.5432'), '')
+    const started = Date.now()
+    const db = await openDatabase({ dataDir })
+    try {
+      expect(db.kind).toBe('embedded-owner')
+      expect(closing.exitCode).toBe(0)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000)
+      expect((await db.sql`SELECT 1 AS one`)[0]!.one).toBe(1)
+      expect(readFileSync(join(dataDir, 'owner.lock'), 'utf8')).toBe(String(process.pid))
+    } finally {
+      await db.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describe('the embedded database memory', () => {

@@ -41,6 +41,8 @@ export async function waitForFlush(sql: Sql): Promise<void> {
 export type Database = {
   sql: Sql
   kind: 'server' | 'embedded-owner' | 'embedded-client'
+  /** For `embedded-client`: the process that owns the embedded database and serves it to us. */
+  ownerPid?: number
   /** True when this process created the embedded database just now (it was empty). */
   freshEmbedded: boolean
   /**
@@ -163,6 +165,37 @@ function connectSocket(path: string, debug?: StatementTrace): Sql {
   return sql
 }
 
+/** The pid written in the lock file (NaN when unreadable), or undefined once the lock is gone. */
+function lockHolder(lock: string): number | undefined {
+  try {
+    return Number(readFileSync(lock, 'utf8').trim())
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
+}
+
+/** How a connection to an owner that is going away fails: its socket is gone, refuses, or hangs up. */
+const OWNER_GONE = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED'])
+
+/**
+ * Connects to the owner's socket now, not at the command's first statement: an owner that closes
+ * between our look at its lock and that statement (another growth command ending at the same
+ * moment) would otherwise fail the command with nothing done. Once connected, the owner waits for
+ * us as it closes. Undefined when the owner went away before we got in.
+ */
+async function connectToOwner(dataDir: string, debug?: StatementTrace): Promise<Sql | undefined> {
+  const sql = connectSocket(socketPath(dataDir), debug)
+  try {
+    await sql`SELECT 1`
+    return sql
+  } catch (err) {
+    await sql.end({ timeout: 0 }).catch(() => {})
+    if (OWNER_GONE.has((err as { code?: string }).code ?? '')) return undefined
+    throw err
+  }
+}
+
 /** The embedded databases this process owns right now (by DATA_DIR). */
 const ownedHere = new Set<string>()
 
@@ -177,7 +210,9 @@ async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenan
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
-    const pid = Number(readFileSync(lock, 'utf8').trim())
+    const pid = lockHolder(lock)
+    // The owner let it go between our attempt and this read: try again.
+    if (pid === undefined) continue
     // Our own pid in the lock is live only if this process really owns the directory now: a process
     // restarted after a crash (in a container, often with the same pid) must take the stale lock over.
     const live = pid === process.pid ? ownedHere.has(dataDir) : Number.isInteger(pid) && pid > 0 && processAlive(pid)
@@ -185,16 +220,20 @@ async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenan
       // Another process owns the database; wait for its socket, then use it.
       for (let i = 0; i < 100 && !existsSync(socketPath(dataDir)); i++) await Bun.sleep(100)
       if (existsSync(socketPath(dataDir))) {
-        const sql = connectSocket(socketPath(dataDir), debug)
-        return { sql, kind: 'embedded-client', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
+        const client = await connectToOwner(dataDir, debug)
+        if (client) return { sql: client, kind: 'embedded-client', freshEmbedded: false, ownerPid: pid, close: () => client.end({ timeout: 5 }) }
+        // The owner was closing (its socket went away or refused us): wait until it has let the
+        // lock go, then take the database over or join whoever did.
+        for (let i = 0; i < 100 && lockHolder(lock) === pid && processAlive(pid); i++) await Bun.sleep(50)
+        continue
       }
       // The owner is alive but still starting (a fresh database's first start, on a busy machine,
       // can take longer than the wait): keep waiting. Taking a live owner's lock would open the
       // same files in a second PGlite, which aborts both.
       continue
     }
-    // A stale lock left by a process that died: take it over.
-    rmSync(lock, { force: true })
+    // A stale lock left by a process that died: take it over (unless another process just did).
+    if (lockHolder(lock) === pid) rmSync(lock, { force: true })
   }
   throw new Error(`Could not open the embedded database in ${dataDir}: its lock file keeps changing hands`)
 }
