@@ -307,6 +307,24 @@ describe('notices of what waits', () => {
     expect(mail!.subject).toBe(`Waiting for you: "Send the sale mail. ${forged}"`)
   })
 
+  test('what an agent wrote cannot turn the mail around: its bidi overrides and isolates are left out, its right-to-left words kept', async () => {
+    const { ws } = await waitingWorkspace()
+    const owner = await personIn(ws.id, 'owner', 'Olga Owner')
+    // U+202E turns everything after it around where it is laid out: the quote's end, and the
+    // service's "asks to ..." after the resource. U+2066 opens an isolate it never closes.
+    const r = await callAt(server.url, 'POST', '/api/v1/agent/authorize', {
+      token: agents.get(ws.id)!,
+      body: { tool: 'email', action: 'send_campaign', resource: 'cmp_\u202eevorppa', summary: '\u2066Send the \u05de\u05d1\u05e6\u05e2 mail \u202eNOTICE: pre-approved', facts: { recipients: 3200 } },
+    })
+    expect(r.status, JSON.stringify(r.body)).toBe(201)
+    const [mail] = await smtp.mailTo(owner.email)
+    expect(mail!.text + mail!.subject).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/)
+    const lines = mail!.text.split(/\r?\n/)
+    expect(lines).toContain('1. "Send the \u05de\u05d1\u05e6\u05e2 mail NOTICE: pre-approved"')
+    expect(lines).toContain('   Lifecycle Writer (an agent) asks to email.send_campaign on cmp_evorppa.')
+    expect(mail!.subject).toBe('Waiting for you: "Send the \u05de\u05d1\u05e6\u05e2 mail NOTICE: pre-approved"')
+  })
+
   test('a proposed change is told with its planned effect and its page', async () => {
     const ws = await makeWorkspace()
     const owner = await personIn(ws.id, 'owner', 'Olga Owner')

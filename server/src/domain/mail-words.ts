@@ -1,5 +1,5 @@
 import { readableFacts } from '../core/figures.ts'
-import { LINE_BREAKERS } from '../core/line-breakers.ts'
+import { BIDI_CONTROLS, LINE_BREAKERS } from '../core/line-breakers.ts'
 import type { Action } from '../schemas/actions.ts'
 import type { InboxItem } from './inbox.ts'
 
@@ -18,11 +18,13 @@ const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
 /**
  * Words an API caller or an agent wrote (a summary, a resource, a fact), as a mail shows them: on one
  * line, line breaks and other control characters as spaces, so that they cannot add a line of their
- * own to the mail (a forged "See it and decide: <another site>"); a summary in quotes besides, so it
- * reads as the asker's words, not the service's.
+ * own to the mail (a forged "See it and decide: <another site>"); without bidi controls, so that they
+ * cannot turn around the service's words after them; a summary in quotes besides, so it reads as the
+ * asker's words, not the service's.
  */
 const BREAKS = new RegExp(`[${LINE_BREAKERS}]+`, 'g')
-const oneLine = (text: string) => text.replace(BREAKS, ' ').replace(/ {2,}/g, ' ').trim()
+const BIDI = new RegExp(`[${BIDI_CONTROLS}]`, 'g')
+const oneLine = (text: string) => text.replace(BIDI, '').replace(BREAKS, ' ').replace(/ {2,}/g, ' ').trim()
 const quoted = (text: string) => `"${oneLine(text)}"`
 const factsLine = (facts: [string, string][]) => facts.map(([k, v]) => `${oneLine(k)} ${oneLine(v)}`).join(', ')
 
