@@ -128,6 +128,60 @@ describe('the console: people', () => {
     expect(last.res.status).toBe(409)
   }, 60_000)
 
+  test('a lost or expired invitation: an owner makes a new link until the person first signs in, and never after', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const email = unique('ines')
+    const invited = await invite(owner, { email, name: 'Ines Duarte', role: 'approver' })
+    const first = linkIn(invited.text)!
+    const list = await fetchConsole('/console/people', { cookie: owner.cookie })
+    const id = personIdIn(list.text, email)!
+    // Not signed in yet: said on the card, with the form; the owner's own card (signed in) has none.
+    expect(list.text).toMatch(new RegExp(`Ines Duarte[\\s\\S]*?<dt>Last signed in</dt><dd>Not yet</dd>[\\s\\S]*?action="/console/people/${id}/link"`))
+    expect(list.text).not.toContain(`action="/console/people/${owner.person.id}/link"`)
+    expect(list.text).toMatch(/Make a new sign-in link<span[^>]*> for Ines Duarte<\/span>/)
+
+    // No CSRF token: nothing made.
+    const links = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sign_in_links WHERE workspace_id = ${ws.id} AND person_id = ${id}`)[0]!.n
+    expect(await links()).toBe(1)
+    expect((await fetchConsole(`/console/people/${id}/link`, { cookie: owner.cookie, form: {} })).res.status).toBe(403)
+    expect(await links()).toBe(1)
+
+    const shown = await fetchConsole(`/console/people/${id}/link`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(shown.posted?.status).toBe(303)
+    expect(shown.res.status, shown.text).toBe(200)
+    expect(shown.text).toContain('<h1>New sign-in link</h1>')
+    expect(shown.text).toContain(`A new sign-in link for Ines Duarte (${email}), an approver who has not signed in yet.`)
+    const second = linkIn(shown.text)!
+    expect(second).toBeDefined()
+    expect(second).not.toBe(first)
+    expect(await links()).toBe(2)
+    const made = (await listAudit(sql, ws.id, 100)).entries.filter((e) => e.subject === id && e.action === 'person.link_created')
+    expect(made.map((e) => e.actor)).toEqual([{ kind: 'person', id: owner.person.id, name: 'Mara Owner' }, { kind: 'person', id: owner.person.id, name: 'Mara Owner' }])
+
+    // The new link signs her in; from then on the card says when, offers no link, and a POST is refused.
+    const ines = await redeem(second)
+    expect(ines.status).toBe(303)
+    const after = await fetchConsole('/console/people', { cookie: owner.cookie })
+    expect(after.text).toMatch(/Ines Duarte[\s\S]*?<dt>Last signed in<\/dt><dd><time datetime="20/)
+    expect(after.text).not.toContain(`action="/console/people/${id}/link"`)
+    const refused = await fetchConsole(`/console/people/${id}/link`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(refused.res.status).toBe(409)
+    expect(refused.text).toContain('Ines Duarte has signed in already (last at ')
+    expect(refused.text).toMatch(/so a new link is theirs to ask for, not another person(&#39;|&#x27;|')s to make/)
+    expect(await links()).toBe(2)
+
+    // An approver may not; a person of another workspace is not found.
+    const approver = await fetchConsole(`/console/people/${id}/link`, { cookie: ines.cookie, form: { csrf: csrfOf((await fetchConsole('/console/people', { cookie: ines.cookie })).text) ?? '' } })
+    expect(approver.res.status).toBe(403)
+    const other = await makeWorkspace()
+    const stranger = await addPerson(sql, { workspaceId: other.id, email: unique('sven'), name: 'Sven Stranger', role: 'viewer' })
+    const elsewhere = await fetchConsole(`/console/people/${stranger.id}/link`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(elsewhere.res.status).toBe(404)
+    expect((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sign_in_links WHERE person_id = ${stranger.id}`)[0]!.n).toBe(0)
+  }, 60_000)
+
   test('bad input is a 400 naming what was wrong; another workspace\'s person is not found; no CSRF token, nothing done', async () => {
     const ws = await makeWorkspace()
     const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
@@ -255,6 +309,27 @@ describe('the console: people, with mail', () => {
     expect(page.text).toContain('<strong>Noor Haddad</strong> (you)')
     expect(page.text).toContain('approver')
     expect((await at('/console/people', { cookie: owner.cookie })).text).not.toContain(new URL(link).pathname)
+  }, 60_000)
+
+  test('a new link for an invitee who has not signed in is mailed to them, never shown', async () => {
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const at = consoleAt(server.url)
+    const email = unique('omar')
+    expect((await at('/console/people', { cookie: owner.cookie, form: { csrf: owner.csrf, email, name: 'Omar Said', role: 'viewer' } })).res.status).toBe(200)
+    const list = await at('/console/people', { cookie: owner.cookie })
+    const id = personIdIn(list.text, email)!
+    expect(list.text).toMatch(/Mail a new sign-in link<span[^>]*> for Omar Said<\/span>/)
+    const again = await at(`/console/people/${id}/link`, { cookie: owner.cookie, form: { csrf: owner.csrf } })
+    expect(again.res.status, again.text).toBe(200)
+    expect(again.text).toContain(`A new sign-in link for Omar Said (${email}), a viewer who has not signed in yet. A sign-in link is on its way to ${email}`)
+    expect(linkIn(again.text)).toBeUndefined()
+    const mails = await smtp.mailTo(email, 2)
+    expect(mails.map((m) => m.subject)).toEqual(Array(2).fill(mails[0]!.subject))
+    expect(mails[1]!.subject).toStartWith('Mara Owner invited you to ')
+    const omar = await redeem(linkIn(mails[1]!.text)!, at)
+    expect(omar.status).toBe(303)
+    expect((await at(`/console/people/${id}/link`, { cookie: owner.cookie, form: { csrf: owner.csrf } })).res.status).toBe(409)
   }, 60_000)
 })
 

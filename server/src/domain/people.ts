@@ -80,7 +80,8 @@ export async function addPerson(
   }
 }
 
-export type PersonListed = Person & { addedAt: string }
+/** A person as the console lists them: when added, and when they last signed in (null: not yet). */
+export type PersonListed = Person & { addedAt: string; signedInAt: string | null }
 
 /** The people of a workspace (not removed), oldest first; `added`: with when each was added (the console's list). */
 export async function listPeople(sql: Db, workspaceId: string): Promise<{ people: Person[] }>
@@ -88,7 +89,24 @@ export async function listPeople(sql: Db, workspaceId: string, opts: { added: tr
 export async function listPeople(sql: Db, workspaceId: string, opts: { added?: boolean } = {}): Promise<{ people: Person[] }> {
   if (!(await workspaceExists(sql, workspaceId))) throw new NotFoundError('workspace', workspaceId, `No workspace ${workspaceId}.`)
   const rows = await store.selectPeople(sql, workspaceId)
-  return { people: rows.map((r) => (opts.added ? { ...toPerson(r), addedAt: iso(r.created_at) } : toPerson(r))) }
+  return { people: rows.map((r) => (opts.added ? { ...toPerson(r), addedAt: iso(r.created_at), signedInAt: r.signed_in_at ? iso(r.signed_in_at) : null } : toPerson(r))) }
+}
+
+/**
+ * A person of `workspaceId` who has never signed in, for a new link to their invitation (the
+ * console's owners). Once someone has signed in, a link made for them by another person would let
+ * that person act as them: they ask for one themselves (the sign-in page, when the server sends
+ * mail), use their passkey, or an operator makes one (growth admin person link). Before, it gives
+ * the one who invited them nothing they did not have: the first link was theirs to pass on.
+ */
+export async function stillInvited(sql: Db, workspaceId: string, id: string): Promise<store.PersonRow> {
+  const row = await currentPerson(sql, id, workspaceId)
+  if (row.signed_in_at) {
+    throw new ConflictError(
+      `${row.name} has signed in already (last at ${iso(row.signed_in_at).slice(0, 16).replace('T', ' ')} UTC), so a new link is theirs to ask for, not another person's to make: on the sign-in page when this server sends mail, with their passkey, or from an operator (growth admin person link).`,
+    )
+  }
+  return row
 }
 
 /**

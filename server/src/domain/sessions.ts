@@ -7,7 +7,7 @@ import { sessionEndsAt, sessionState, shouldTouch } from '../core/session-expiry
 import { iso } from '../core/time.ts'
 import * as store from '../store/console-sessions.ts'
 import { inTransaction } from '../store/driver/db.ts'
-import type { PersonRow } from '../store/people.ts'
+import { markSignedIn, type PersonRow } from '../store/people.ts'
 import { recordAudit } from './audit.ts'
 import { type Person, toPerson } from './people.ts'
 
@@ -39,6 +39,7 @@ export async function signInSession(
   const minted = mintConsoleToken('session', person.workspace_id)
   const csrf = randomBytes(32).toString('base64url')
   await store.insertSession(tx, { workspaceId: person.workspace_id, hash: minted.hash, personId: person.id, csrfSecret: secretsKeyring().seal(csrf), at })
+  await markSignedIn(tx, person.workspace_id, person.id, at)
   await recordAudit(tx, person.workspace_id, personActor(person), 'person.signed_in', person.id, { via: how.via, ...how.detail, address: how.address }, at)
   return { token: minted.token, csrf }
 }

@@ -31,7 +31,7 @@ export async function selectSession(
     WHERE s.workspace_id = ${workspaceId} AND s.token_hash = ${hash}`
   if (!row) return undefined
   const { p, workspace_name, ...session } = row
-  const person: PersonRow = { ...p, created_at: new Date(p.created_at), removed_at: p.removed_at ? new Date(p.removed_at) : null }
+  const person: PersonRow = { ...p, created_at: new Date(p.created_at), removed_at: p.removed_at ? new Date(p.removed_at) : null, signed_in_at: p.signed_in_at ? new Date(p.signed_in_at) : null }
   return { session, person, workspaceName: workspace_name }
 }
 

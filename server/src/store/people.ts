@@ -8,6 +8,8 @@ export type PersonRow = {
   role: 'owner' | 'approver' | 'viewer'
   created_at: Date
   removed_at: Date | null
+  /** When they last signed in; null until they first do. */
+  signed_in_at: Date | null
 }
 
 export async function insertPerson(tx: Db, p: { workspaceId: string; id: string; email: string; name: string; role: string }): Promise<PersonRow> {
@@ -38,6 +40,11 @@ export async function selectPersonById(sql: Db, id: string): Promise<PersonRow |
 export async function selectPerson(sql: Db, workspaceId: string, id: string): Promise<PersonRow | undefined> {
   const [row] = await sql<PersonRow[]>`SELECT * FROM people WHERE workspace_id = ${workspaceId} AND id = ${id}`
   return row
+}
+
+/** Records a sign-in of the person (their session just begun). */
+export async function markSignedIn(tx: Db, workspaceId: string, id: string, at: Date): Promise<void> {
+  await tx`UPDATE people SET signed_in_at = ${at} WHERE workspace_id = ${workspaceId} AND id = ${id}`
 }
 
 /** Marks the person removed; false when they already were. */

@@ -25,8 +25,18 @@ function roleSelect(id: string, label: string, current: string): Html {
 <select id="${id}" name="role" aria-describedby="roles-said">${ROLES.map((r) => html`<option value="${r}"${r === current ? html` selected` : null}>${ROLE_WORDS[r]}</option>`)}</select>`
 }
 
+/**
+ * A new link to the invitation of a person who has not signed in yet (an owner's, for a link that
+ * was lost or ran out): mailed to them again, or shown once to pass on, as the first one was.
+ */
+function inviteAgainForm(p: PersonListed, session: ConsoleSession, mailed: boolean): Html {
+  return html`<form method="post" action="/console/people/${p.id}/link"><input type="hidden" name="csrf" value="${session.csrf}">
+<p class="hint">${mailed ? `If their sign-in link did not reach ${p.name} or ran out, mail them a new one.` : `If the sign-in link for ${p.name} was lost or ran out (it works for 15 minutes), make a new one to pass on.`}</p>
+<button type="submit">${mailed ? 'Mail a new sign-in link' : 'Make a new sign-in link'}${unseen(` for ${p.name}`)}</button></form>`
+}
+
 /** One person; `onlyOwner`: they are the workspace's one owner, whom no form may remove or demote (the domain refuses it). */
-function personCard(p: PersonListed, session: ConsoleSession, onlyOwner: boolean): Html {
+function personCard(p: PersonListed, session: ConsoleSession, onlyOwner: boolean, mailed: boolean): Html {
   const owner = session.person.role === 'owner'
   const you = p.id === session.person.id
   return html`<li class="panel"><p><strong>${p.name}</strong>${you ? ' (you)' : null}</p>
@@ -34,8 +44,10 @@ function personCard(p: PersonListed, session: ConsoleSession, onlyOwner: boolean
 <dt>Email</dt><dd>${p.email}</dd>
 <dt>Role</dt><dd>${p.role}</dd>
 <dt>Added</dt><dd>${when(p.addedAt)}</dd>
+<dt>Last signed in</dt><dd>${p.signedInAt ? when(p.signedInAt) : 'Not yet'}</dd>
 <dt>Id</dt><dd><code>${p.id}</code></dd>
 </dl>
+${owner && !you && !p.signedInAt ? inviteAgainForm(p, session, mailed) : null}
 ${owner && onlyOwner ? html`<p class="hint">The only owner of ${session.workspace.name}: a workspace keeps one, so make someone else an owner before changing this role or removing ${p.name}.</p>` : null}
 ${
   owner && !onlyOwner
@@ -80,27 +92,29 @@ export function peoplePage(opts: { session: ConsoleSession; people: PersonListed
 ${opts.notice ? doneNotice(opts.notice) : null}
 ${owner ? inviteForm(session, opts.mailed, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner invites people, changes their roles and removes them.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's people</h2>
-<ol class="calls">${people.map((p) => personCard(p, session, p.role === 'owner' && owners === 1))}</ol>
+<ol class="calls">${people.map((p) => personCard(p, session, p.role === 'owner' && owners === 1, opts.mailed))}</ol>
 </section>`,
   })
 }
 
 /** The answer to inviting: mailed, or the sign-in link this once, with a copy button (assets/console.js). */
 /** A person just invited, and their sign-in link when this server sends no mail: shown once, on GET /console/shown/person after the POST. */
-export type PersonShown = { person: { name: string; email: string; role: string }; link: { url: string; expiresAt: string } | null }
+export type PersonShown = { person: { name: string; email: string; role: string }; link: { url: string; expiresAt: string } | null; again?: boolean }
 
 export function personInvitedPage(opts: PersonShown & { session: ConsoleSession }): Html {
-  const { person, link } = opts
+  const { person, link, again } = opts
+  const title = again ? 'New sign-in link' : 'Person invited'
+  const who = again ? `A new sign-in link for ${person.name} (${person.email}), ${withArticle(person.role)} who has not signed in yet.` : `${person.name} (${person.email}) is now ${withArticle(person.role)}.`
   return layout({
-    title: 'Person invited',
+    title,
     session: opts.session,
     section: 'people',
-    body: html`<h1>Person invited</h1>
+    body: html`<h1>${title}</h1>
 ${
   link
-    ? html`<div class="panel notice" role="status"${answerAttrs()}><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${when(link.expiresAt)}. If it is lost, an operator makes another (growth admin person link).</p></div>
+    ? html`<div class="panel notice" role="status"${answerAttrs()}><p>${who} This server sends no mail: pass this sign-in link on to them yourself. This is the only time it is shown; it works once, until ${when(link.expiresAt)}. If it is lost, make another on the People page until they first sign in.</p></div>
 ${shownOnce(`Sign-in link for ${person.name}`, link.url)}`
-    : html`<div class="panel notice" role="status"${answerAttrs()}><p>${person.name} (${person.email}) is now ${withArticle(person.role)}. A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
+    : html`<div class="panel notice" role="status"${answerAttrs()}><p>${who} A sign-in link is on its way to ${person.email}; it works once, for 15 minutes. If it does not arrive, they can ask for another on the sign-in page.</p></div>`
 }
 <p><a href="/console/people">Back to the people</a></p>`,
   })

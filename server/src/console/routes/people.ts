@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { RuleError } from '../../core/errors.ts'
-import { addPerson, changeRole, listPeople, removePerson } from '../../domain/people.ts'
+import { addPerson, changeRole, listPeople, removePerson, stillInvited } from '../../domain/people.ts'
 import { signInLink } from '../../domain/sign-in.ts'
 import { mailInviteLink } from '../../domain/sign-in-mail.ts'
 import { type PersonShown, personInvitedPage, peoplePage } from '../pages/people.ts'
@@ -49,7 +49,7 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
   return new Elysia()
     .get(
       '/console/shown/person',
-      shownPage<PersonShown>('person', { lost: 'If the sign-in link was lost, an operator makes another (growth admin person link).', back: { href: '/console/people', text: 'Back to the people' } }, async (session, shown) =>
+      shownPage<PersonShown>('person', { lost: 'If the sign-in link was lost, make another on the People page (until they first sign in).', back: { href: '/console/people', text: 'Back to the people' } }, async (session, shown) =>
         pageResponse(personInvitedPage({ session, ...shown })),
       ),
     )
@@ -76,6 +76,18 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       }
       const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
       return showOnce(request, session, 'person', { person: shownPerson(person), link: { url: link.url, expiresAt: link.expiresAt } } satisfies PersonShown)
+    }), { parse: 'none' })
+    // A new link to the invitation of a person who has not signed in yet (domain stillInvited says why only then).
+    .post('/console/people/:id/link', rolePost(['owner'], ownersOnly, async ({ request, session, params }) => {
+      const person = await stillInvited(sql, session.workspace.id, params.id!)
+      const shown = { person: shownPerson(person), again: true }
+      if (mail) {
+        await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id }, session.person.id)
+        mail.wake()
+        return showOnce(request, session, 'person', { ...shown, link: null } satisfies PersonShown)
+      }
+      const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
+      return showOnce(request, session, 'person', { ...shown, link: { url: link.url, expiresAt: link.expiresAt } } satisfies PersonShown)
     }), { parse: 'none' })
     .post('/console/people/:id/role', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
       await changeRole(sql, { workspaceId: session.workspace.id, id: params.id!, role: fields.get('role') ?? '', by: personActor(session) })
