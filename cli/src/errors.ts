@@ -14,12 +14,17 @@ export class Interrupted extends CliError {}
  */
 export class ResultFailed extends Error {}
 
-/** The API refused a call (or, with --json, the CLI refused its input): exit 1, the envelope on stderr. */
+/**
+ * The API refused a call (or, with --json, the CLI refused its input, or --require-allowed a
+ * decision): exit 1, the envelope on stderr. `label` names it on the line for people when its code
+ * alone would not say why (default: the code).
+ */
 export class ApiRefusal extends Error {
   constructor(
     readonly error: { code: string; message: string; requestId: string | null },
     readonly status: number | undefined,
     readonly json: boolean,
+    readonly label: string = error.code,
   ) {
     super(error.message)
   }
@@ -85,7 +90,7 @@ export function handleError(err: unknown, opts: { json?: boolean } = {}): number
   if (err instanceof ApiRefusal) {
     if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)
     else if (err.status) printError(`${err.error.message} (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})`)
-    else printError(err.error.code === 'invalid_request' ? err.error.message : `${err.error.code}: ${err.error.message}`)
+    else printError(err.error.code === 'invalid_request' ? err.error.message : `${err.label}: ${err.error.message}`)
     // A 500 or more (after the SDK's retries) is the API failing, not refusing: unexpected.
     return err.status !== undefined && err.status >= 500 ? 2 : 1
   }

@@ -9,15 +9,17 @@ import { registerLogsTail } from './logs-tail.ts'
 import { refusalOf } from './refusal.ts'
 import { renderItem, renderList, useColor } from './render.ts'
 import { setAt, valueOf } from './values.ts'
+import { DECISION_EXIT_HELP, notAllowed, REQUIRE_ALLOWED_HELP } from './verdict.ts'
 
 /**
  * Every operation of the API as a `growth` command named as its SDK method (`growth decisions
  * list`, `growth agent authorize`, `growth track`), its query parameters and body fields as flags
  * (flags.ts), run through the SDK. Exit 0 on success, 1 on a refusal (the API's code, message and
- * request id on stderr), 2 on anything unexpected (no answer, a bug).
+ * request id on stderr; with --require-allowed, a decision other than allowed), 2 on anything
+ * unexpected (no answer, a bug).
  */
 
-type Options = CredentialOptions & { json?: boolean; all?: boolean; idempotencyKey?: string } & Record<string, unknown>
+type Options = CredentialOptions & { json?: boolean; all?: boolean; idempotencyKey?: string; requireAllowed?: boolean } & Record<string, unknown>
 
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
@@ -41,6 +43,7 @@ function addFlags(cmd: Command, spec: CommandSpec) {
   if (spec.operation.kind === 'list') {
     cmd.option('--all', 'every page, not just the first (with --json: one line per item)')
   }
+  if (spec.decides) cmd.option('--require-allowed', REQUIRE_ALLOWED_HELP)
   if (spec.operation.kind === 'write') {
     cmd.option('--idempotency-key <key>', "the write's Idempotency-Key (default: one made for this call, reused by its retries)")
   }
@@ -60,7 +63,7 @@ function inputOf(spec: CommandSpec, opts: Options): { query: Record<string, unkn
   return { query, body }
 }
 
-type Method = (arg: unknown, options?: { idempotencyKey?: string }) => PromiseLike<unknown> & AsyncIterable<unknown>
+type Method = (arg: unknown, options?: { idempotencyKey?: string }) => PromiseLike<unknown> & AsyncIterable<unknown> & { withResponse(): Promise<{ data: unknown; requestId: string | undefined }> }
 
 /** The SDK method an operation's words name (`['agents', 'requests', 'list']`), bound to its resource. */
 export function methodOf<M = Method>(growth: Growth, words: readonly string[]): M {
@@ -83,8 +86,10 @@ async function run(spec: CommandSpec, opts: Options) {
     const method = methodOf(growth, spec.words)
     const out = createOutput({ json })
     if (spec.operation.kind === 'write') {
-      const data = await method(body, { idempotencyKey: opts.idempotencyKey })
+      const { data, requestId } = await method(body, { idempotencyKey: opts.idempotencyKey }).withResponse()
       out.result(data as object, () => renderItem(data))
+      const refused = spec.decides && opts.requireAllowed ? notAllowed(data, requestId, json) : undefined
+      if (refused) throw refused
       return
     }
     if (spec.operation.kind === 'item') {
@@ -127,6 +132,7 @@ export function registerApiCommands(program: Command) {
     const cmd = parent.command(second ?? first!).description(spec.summary || spec.operationId)
     addFlags(cmd, spec)
     cmd.addHelpText('after', `\n${spec.operation.method} /api/v1${spec.operation.path} (${spec.operationId}). ${spec.description.split('\n')[0] ?? ''}\n`)
+    if (spec.decides) cmd.addHelpText('after', `${DECISION_EXIT_HELP(spec.words.join(' '))}\n`)
     cmd.action((opts: Options) => run(spec, opts))
   }
   // Commands that do more than one call: beside the generated ones of their resource.

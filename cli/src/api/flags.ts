@@ -1,4 +1,5 @@
 import type { OperationId, OperationSpec } from '@growth-service/sdk'
+import { answersDecision } from './verdict.ts'
 import { type BodyField, type CatalogueBody, type CatalogueParameter, type JsonSchema, operations, resolve, shapeOf, type ValueShape } from '../catalogue.ts'
 
 /**
@@ -12,6 +13,8 @@ import { type BodyField, type CatalogueBody, type CatalogueParameter, type JsonS
  * - `facts` (agent authorize) and `properties` (track) are repeatable `--fact name=value` and
  *   `--property name=value`, each value typed as the schema types that member;
  * - anything else (a list of objects) takes JSON: `--contacts '[{"email": ...}]'`.
+ *
+ * An operation whose answer is a decision (agent authorize) also takes --require-allowed (verdict.ts).
  */
 
 type Schema = JsonSchema
@@ -49,6 +52,8 @@ export type CommandSpec = {
   summary: string
   description: string
   flags: FlagSpec[]
+  /** Its answer is a decision (the data says whether to proceed): the command takes --require-allowed (verdict.ts). */
+  decides: boolean
 }
 
 /** Named-value flags: the body member, and the flag's singular name. */
@@ -216,5 +221,6 @@ export function commandSpecs(): CommandSpec[] {
     summary: op.summary,
     description: op.description,
     flags: [...queryFlags(op.parameters, op.spec.paging), ...(op.body ? bodyFlags(op.body) : [])],
+    decides: answersDecision(op.response),
   }))
 }
