@@ -18,6 +18,8 @@ import { ROOT, type ServerProcess, startServerProcess } from '../support/server-
  * credentials (server/src/start-banner.ts): the scan reads everything it printed.
  */
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g
+/** What no route answered: its line names the path, which its message cannot. */
+const UNROUTED = ['unknown_route', 'method_not_allowed']
 
 let server: ServerProcess
 /** The server's own address (its banner names the API's, /api/v1). */
@@ -28,6 +30,8 @@ let dataDir: string
 const answers: { requestId: string; operation: string; status: number; code: string | null }[] = []
 /** Everything secret or personal the run sent or received: none of it may be logged. */
 const secrets = new Set<string>()
+/** A token that is none, sent where a token goes and where none does. */
+let forged: string
 
 async function send(operation: string, path: string, init: RequestInit) {
   const res = await fetch(`${root}${path}`, init)
@@ -69,7 +73,7 @@ beforeAll(async () => {
     await send(op.operationId, `/api/v1${req.path}`, req.init)
   }
   // Refusals that carry what must not be logged: a token that is none, an address, a fact's value, a key.
-  const forged = `svc_live_${crypto.randomUUID().replaceAll('-', '')}`
+  forged = `svc_live_${crypto.randomUUID().replaceAll('-', '')}`
   const address = `log.scan.${Date.now()}@example.org`
   const factValue = `fact-value-${crypto.randomUUID()}`
   const key = `idem-${crypto.randomUUID()}`
@@ -85,6 +89,9 @@ beforeAll(async () => {
   await send('authorizeAgentAction', '/api/v1/agent/authorize', json(demo.agents[0]!.credential, { tool: 'ads', action: 'pause_campaign', resource: demo.fixtures.campaignId, facts: { spend: factValue } }))
   await send('createExperiment', '/api/v1/experiments', json(demo.tokens.test, { hypothesis: factValue }))
   await send('unknown_route', `/api/v1/nowhere?token=${forged}&email=${encodeURIComponent(address)}`, { headers: { Authorization: `Bearer ${demo.tokens.live}` } })
+  // A token and an address pasted into the path of no endpoint.
+  await send('unknown_route', `/api/v1/contacts/${encodeURIComponent(address)}/${forged}?limit=5`, { headers: { Authorization: `Bearer ${demo.tokens.live}` } })
+  await send('method_not_allowed', '/api/v1/missions?limit=2', { method: 'DELETE', headers: { Authorization: `Bearer ${demo.tokens.live}` } })
   await send('listMissions', '/api/v1/missions', { headers: { Authorization: `Bearer ${demo.tokens.live}`, 'X-Secret': factValue } })
   // Every answer's line is out before the answer: wait for the last of them to be read.
   const last = answers.at(-1)!.requestId
@@ -106,12 +113,14 @@ describe('the server log', () => {
     for (const a of answers) {
       const line = byRequest.get(a.requestId)
       expect(line, `no log line for ${a.operation} ${a.status} ${a.requestId}`).toBeDefined()
-      expect(Object.keys(line!).sort()).toEqual(['code', 'credentialId', 'durationMs', 'level', 'msg', 'operation', 'requestId', 'status', 'time', 'traceId', 'workspaceId'].sort())
-      const { time: _t, durationMs: _d, msg: _m, credentialId: _c, workspaceId: _w, ...rest } = line!
+      // A request no route answered also names the path it asked for (the message cannot).
+      const unrouted = UNROUTED.includes(a.operation) ? ['path'] : []
+      expect(Object.keys(line!).sort()).toEqual(['code', 'credentialId', 'durationMs', 'level', 'msg', 'operation', 'requestId', 'status', 'time', 'traceId', 'workspaceId', ...unrouted].sort())
+      const { time: _t, durationMs: _d, msg: _m, credentialId: _c, workspaceId: _w, path: _p, ...rest } = line!
       expect(rest).toEqual({ level: a.status >= 500 ? 'error' : 'info', requestId: a.requestId, traceId: null, operation: a.operation, status: a.status, code: a.code })
       expect(Date.now() - Date.parse(line!.time as string)).toBeLessThan(180_000)
       expect(line!.durationMs).toBeGreaterThanOrEqual(0)
-      expect(line!.msg).toMatch(/^(GET|POST) \S+ \d{3}$/)
+      expect(line!.msg).toMatch(/^(GET|POST|DELETE) \S+ \d{3}$/)
       // A call to no endpoint sent the demo's token: it is that credential's call (pipeline.ts noRoute).
       const anonymous = a.status === 401 || operations.find((o) => o.operationId === a.operation)?.auth.kind === 'public'
       if (anonymous) {
@@ -121,6 +130,17 @@ describe('the server log', () => {
         expect(line!.credentialId).toMatch(/^cred_/)
       }
     }
+  })
+
+  test('a request to no endpoint (or not with its method): its line names the path, without the query string, a token of ours as its last four, an address as [email]', () => {
+    const paths = logLines()
+      .filter((l) => UNROUTED.includes(l.operation as string))
+      .map((l) => [l.msg, l.path])
+    expect(paths).toEqual([
+      ['GET unknown_route 404', '/api/v1/nowhere'],
+      ['GET unknown_route 404', `/api/v1/contacts/[email]/svc_live_…${forged.slice(-4)}`],
+      ['DELETE method_not_allowed 405', '/api/v1/missions'],
+    ])
   })
 
   test('holds no token, credential, email address, fact value or body of the run', () => {

@@ -73,7 +73,7 @@ export function createPipeline(deps: PipelineDeps) {
 
   /** An answer outside any operation, logged as such (no workspace: nothing for a request log). */
   function answered(request: Request, requestId: string, operation: string, answer: Answer, headers: Record<string, string>): Response {
-    observe({ requestId, request, operation, route: `${request.method} ${operation}`, answer, startedAt: performance.now(), workspaceId: '', credentialId: '' })
+    observe({ requestId, request, operation, route: `${request.method} ${operation}`, unrouted: true, answer, startedAt: performance.now(), workspaceId: '', credentialId: '' })
     return respond(answer, headers)
   }
 
@@ -151,7 +151,7 @@ export function createPipeline(deps: PipelineDeps) {
         ended = endedBy(refused)
       }
       deps.counter.count(workspaceId, credentialId, operation, answer.status)
-      observe({ requestId, request, operation, route: `${request.method} ${operation}`, answer, startedAt, workspaceId, credentialId, ...ended })
+      observe({ requestId, request, operation, route: `${request.method} ${operation}`, unrouted: true, answer, startedAt, workspaceId, credentialId, ...ended })
       return respond(answer, headers)
     },
 

@@ -11,6 +11,8 @@ export type SeenRequest = {
   operation: string
   /** The route as declared (`GET /api/v1/decisions/{id}`): the log line's message, never a value of the call. */
   route: string
+  /** No operation's route answered (unknown_route, method_not_allowed): the log line names the path asked for. */
+  unrouted?: boolean
   answer: Answer
   /** performance.now() when the pipeline got the request. */
   startedAt: number
@@ -20,6 +22,11 @@ export type SeenRequest = {
 }
 
 const MAX_KEY = 255
+/** As much of an unrouted path as a log line holds (a 414's URL runs to 8 KB). */
+const MAX_LOGGED_PATH = 1024
+
+/** A path segment holding an address (`@` or `%40`): the server log never holds an email address. */
+const ADDRESS_SEGMENT = /[^/]*(?:@|%40)[^/]*/gi
 
 /** The path of a URL, without its query string (which can carry a value of the caller's). */
 function pathOf(url: string): string {
@@ -27,6 +34,16 @@ function pathOf(url: string): string {
   if (start < 0) return '/'
   const q = url.indexOf('?', start)
   return url.slice(start, q < 0 ? undefined : q)
+}
+
+/**
+ * The path an unrouted request asked for, as the server log holds it: without its query string,
+ * each secret of ours as its last four (as the request log holds it), a segment with an address
+ * in it as `[email]`, at most MAX_LOGGED_PATH characters.
+ */
+function loggedPath(url: string): string {
+  const path = withoutSecrets(pathOf(url)).replace(ADDRESS_SEGMENT, '[email]')
+  return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH - 1)}…` : path
 }
 
 /** The error's code and message of a refusal's body (the envelope's own, made in answer.ts). */
@@ -43,7 +60,7 @@ function errorOf(answer: Answer): { code: string | null; message: string | null 
 /**
  * What every answered request leaves behind besides its answer and its count: one log line (time,
  * level, msg, requestId, traceId, operation, status, code, durationMs, workspaceId, credentialId;
- * nothing of the request's values) and, for a call of a workspace, an entry of its request log,
+ * nothing of the request's values but, for a request no route answered, the path it asked for) and, for a call of a workspace, an entry of its request log,
  * written in the next batch. `traceId` is the tracing's seam: it names the request's trace when
  * tracing is on (undefined until then, logged as null).
  */
@@ -61,6 +78,8 @@ export function requestObserver(deps: { log: Logger; requestLog?: RequestLog; tr
       durationMs,
       workspaceId: seen.workspaceId || null,
       credentialId: seen.credentialId || null,
+      // What was asked, when no declared route says it (the message is `GET unknown_route`).
+      ...(seen.unrouted ? { path: loggedPath(seen.request.url) } : {}),
     }
     if (status >= 500) deps.log.error(`${seen.route} ${status}`, fields)
     else deps.log.info(`${seen.route} ${status}`, fields)
