@@ -46,6 +46,25 @@ function loggedPath(url: string): string {
   return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH - 1)}…` : path
 }
 
+/** What a key accepted can hold (idempotency.ts): visible ASCII and the space. */
+const NOT_PRINTABLE = /[^\x20-\x7e]/g
+
+/**
+ * The Idempotency-Key as the request log keeps it. A key accepted is kept as sent; a refused one
+ * (non-ASCII, control characters, too long) is kept in a printable form, so the log never holds a
+ * caller's raw control or bidi characters: each character outside visible ASCII and the space as
+ * its `\uXXXX` escape, as the CLI shows terminal-unsafe text (HTTP carries a header's bytes, which
+ * arrive one character per byte: UTF-8 `\u202e` is kept as `\u00e2\u0080\u00ae`), then at most
+ * MAX_KEY characters, `…` when cut. A secret of ours in it is its last four, as everywhere in the log.
+ */
+function keyAsLogged(key: string): string {
+  // Escaped first: lastFour's own `…` stays as it is.
+  const printable = withoutSecrets(key.replace(NOT_PRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+  if (printable.length <= MAX_KEY) return printable
+  // Cut without leaving half an escape at the end.
+  return `${printable.slice(0, MAX_KEY - 1).replace(/\\u[0-9a-f]{0,3}$/, '')}…`
+}
+
 /** The error's code and message of a refusal's body (the envelope's own, made in answer.ts). */
 function errorOf(answer: Answer): { code: string | null; message: string | null } {
   if (answer.status < 400) return { code: null, message: null }
@@ -97,7 +116,7 @@ export function requestObserver(deps: { log: Logger; requestLog?: RequestLog; tr
       message: message === null ? null : withoutSecrets(message),
       durationMs,
       credentialId: seen.credentialId,
-      idempotencyKey: key === null ? null : withoutSecrets(key.slice(0, MAX_KEY)),
+      idempotencyKey: key === null ? null : keyAsLogged(key),
       replayed: seen.answer.headers?.['Idempotent-Replayed'] === 'true',
       createdAt: new Date(),
     })
