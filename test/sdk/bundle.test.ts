@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { signatureHeader } from '../../server/src/domain/webhook-signature.ts'
 import { createDemoWorkspace } from '../../server/src/demo/index.ts'
+import * as sdkExports from '../../sdk/src/index.ts'
 import { getHarness } from '../harness.ts'
 import { PACK_TIMEOUT, packedSdk, ROOT } from './support/pack.ts'
 
@@ -14,25 +15,14 @@ import { PACK_TIMEOUT, packedSdk, ROOT } from './support/pack.ts'
  * `NotFoundError: ...`, not `M: ...`), calls and webhook checks work against the real test server.
  */
 
-const ERROR_CLASSES = [
-  'GrowthError',
-  'BadRequestError',
-  'AuthenticationError',
-  'PlanRequiredError',
-  'PermissionDeniedError',
-  'NotFoundError',
-  'ConflictError',
-  'IdempotencyKeyReusedError',
-  'RateLimitError',
-  'InternalServerError',
-  'ConnectionError',
-  'TimeoutError',
-  'AgentDeniedError',
-  'ApprovalRejectedError',
-  'ApprovalRequiredError',
-  'ApprovalExpiredError',
-  'WebhookVerificationError',
-]
+/**
+ * Every error class the SDK exports, read from its exports (not listed by hand, so a new one is
+ * checked too): each must keep, bundled and minified, the name it is exported under.
+ */
+const isErrorClass = (value: unknown) => typeof value === 'function' && value.prototype instanceof Error
+const ERROR_CLASSES = Object.keys(sdkExports)
+  .filter((name) => isErrorClass((sdkExports as Record<string, unknown>)[name]))
+  .sort()
 
 const SCRIPT = `
 const { BASE_URL, TOKEN, BODY, HEADER, SECRET } = JSON.parse(Deno.env.get('SCENARIO'))
@@ -51,6 +41,8 @@ const args = {
   ApprovalExpiredError: [authorization, 'apr_old'],
   WebhookVerificationError: ['missing_header', 'm'],
 }
+// The bundle's own error exports, found as the test finds the SDK's: the same, none lost on the way.
+out.errorExports = Object.keys(sdk).filter((name) => typeof sdk[name] === 'function' && sdk[name].prototype instanceof Error).sort()
 out.names = {}
 for (const name of ${JSON.stringify(ERROR_CLASSES)}) out.names[name] = new sdk[name](...(args[name] ?? ['m'])).name
 
@@ -105,6 +97,9 @@ describe('the packed SDK, bundled and minified for a worker', () => {
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
       const out = JSON.parse(stdout)
       expect(out.runtime).toEqual({ process: false, Buffer: false })
+      // Read from the exports: the base class, the refusals and the receivers' error among them.
+      expect(ERROR_CLASSES).toEqual(expect.arrayContaining(['GrowthError', 'NotFoundError', 'AgentDeniedError', 'WebhookVerificationError']))
+      expect(out.errorExports).toEqual(ERROR_CLASSES)
       expect(out.names).toEqual(Object.fromEntries(ERROR_CLASSES.map((name) => [name, name])))
       expect(out.refusal).toEqual({ notFound: true, text: 'NotFoundError: No A/B test abt_0000000000000000000000000 in this workspace.' })
       expect(out.noAnswer).toBe('ConnectionError')

@@ -10,20 +10,14 @@ const env = (name) => (globalThis.Deno ? globalThis.Deno.env.get(name) : globalT
 const S = JSON.parse(env('SCENARIO'))
 const { baseUrl, fixtures: F } = S
 
-const ERROR_CLASSES = [
-  'GrowthError',
-  'BadRequestError',
-  'AuthenticationError',
-  'PlanRequiredError',
-  'PermissionDeniedError',
-  'NotFoundError',
-  'ConflictError',
-  'IdempotencyKeyReusedError',
-  'RateLimitError',
-  'InternalServerError',
-  'ConnectionError',
-  'TimeoutError',
-]
+/**
+ * Every error class the SDK exports, read from its exports (so a new one is among them), the most
+ * general first: an error's classes read from GrowthError down to its own.
+ */
+const depth = (cls) => (cls === Error ? 0 : 1 + depth(Object.getPrototypeOf(cls)))
+const ERROR_CLASSES = Object.keys(sdk)
+  .filter((name) => typeof sdk[name] === 'function' && sdk[name].prototype instanceof Error)
+  .sort((a, b) => depth(sdk[a]) - depth(sdk[b]) || a.localeCompare(b))
 
 /** What an error is: every SDK error class it is an instance of, and what it carries. */
 function describeError(e) {
