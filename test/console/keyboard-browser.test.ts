@@ -72,7 +72,7 @@ const focused = () =>
 
 describe('the console with the keyboard alone', () => {
   test.skipIf(!hasChromium)(
-    'the answer to a form has the focus as its page opens: a decision, a secret shown once, a notice, a plan, the stop switch',
+    'the answer to a form has the focus as its page opens: a decision, a secret shown once, a notice, a plan, the policy tests\' result, the stop switch',
     async () => {
       const { url, approvalId } = await setUp()
 
@@ -117,6 +117,12 @@ describe('the console with the keyboard alone', () => {
       await tabTo('form[action="/console/policy/apply"] button')
       await press('Enter')
       expect(await focused()).toStartWith('status: Applied 1 change')
+      // The policy tests run: the focus on their result, which cases passed and which failed.
+      await tabTo('#policy-cases')
+      await page.keyboard.type('- { name: no pausing, agent: Lifecycle Writer, tool: ads, action: pause_campaign, facts: {}, expect: denied }')
+      await tabTo('main form[action^="/console/policy/test"] button')
+      await press('Enter')
+      expect(await focused()).toStartWith('status: ok: 1 passed, 0 failed. ok no pausing: denied')
 
       // The stop switch: the focus on what it now says.
       await page.goto(`${url}/console/agents`, { waitUntil: 'load' })

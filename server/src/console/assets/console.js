@@ -21,14 +21,15 @@
 
   // 5. A page that answers a refused form puts the focus where the correction is: on the field the
   // refusal describes (its aria-describedby names the alert), else on the alert itself, so the
-  // keyboard and a screen reader start there instead of at the top of the page.
-  // After the load: a page opened at a #fragment (the policy tests' answer) has the browser move the
-  // focus to that fragment once loaded, which would undo an earlier focus().
+  // keyboard and a screen reader start there instead of at the top of the page, and the page scrolls
+  // to it (the form's action named its answer, #answer or #tested, which a refusal's page does not
+  // have: the page opens at its top). After the load: a page opened at a #fragment has the browser
+  // move the focus to that fragment once loaded, which would undo an earlier focus().
   const refusal = document.querySelector('main [role="alert"]')
   if (refusal) {
     const field = refusal.id ? document.querySelector(`[aria-describedby~="${CSS.escape(refusal.id)}"]`) : null
     if (!field) refusal.setAttribute('tabindex', '-1')
-    const focus = () => setTimeout(() => (field ?? refusal).focus({ preventScroll: !!location.hash }), 0)
+    const focus = () => setTimeout(() => (field ?? refusal).focus(), 0)
     if (document.readyState === 'complete') focus()
     else window.addEventListener('load', focus, { once: true })
   }

@@ -63,14 +63,21 @@ ${opts.body}
 
 /**
  * Where the answer to a form is: its page opened at `#answer` (a redirect's Location, or a form's
- * action), where the element that says what was done (a notice, a decision, a plan) carries
- * `answerAt`'s id with tabindex="-1". The browser puts the focus there as the page opens, with or
- * without JavaScript, so the keyboard and a screen reader start at the answer instead of at the top
- * of an unchanged page. A page opened without the fragment starts at its top, as any page does.
+ * action), where the element that says what was done (a notice, a decision, a plan, the policy
+ * tests' result) carries `answerAt`'s id with tabindex="-1". The browser puts the focus there as the
+ * page opens, with or without JavaScript, so the keyboard and a screen reader start at the answer
+ * instead of at the top of an unchanged page. A page opened without the fragment starts at its top,
+ * as any page does. A refused form's page has no such element: console.js puts the focus on what to
+ * correct instead (and shows it: no fragment has scrolled the page).
  */
-export const answerAt = (path: string, id = 'answer') => `${path}#${id}`
+export const answerAt = (path: string, id: AnswerId = 'answer') => `${path}#${id}`
 /** The attributes of a form's answer (answerAt's element): its id and tabindex="-1". */
-export const answerAttrs = (id = 'answer') => html` id="${id}" tabindex="-1"`
+export const answerAttrs = (id: AnswerId = 'answer') => html` id="${id}" tabindex="-1"`
+/**
+ * The answers' ids: `answer`, or one naming the answer where a page has several (`plan` and `tested`
+ * on the policy page, beside its notice) or where the answer is a section always there (`switch`).
+ */
+type AnswerId = 'answer' | 'plan' | 'tested' | 'switch'
 
 /** A notice saying what a form just did: a page's answer (answerAt) unless `answer` is false. */
 export function doneNotice(message: Html | string, answer = true): Html {

@@ -164,13 +164,13 @@ function testsPanel(opts: PolicyPageState): Html {
   const t = opts.tested
   return html`<section class="panel" aria-labelledby="tests-h" id="tests">
 <h2 id="tests-h">Policy tests</h2>
+${t
+  ? html`<div class="tested" role="status"${answerAttrs('tested')}><p class="status">${t.failed ? 'FAIL' : 'ok'}: ${t.passed} passed, ${t.failed} failed.</p>
+<ul class="sentences">${t.cases.map((c) => html`<li class="${c.ok ? 'ok' : 'failed'}">${c.ok ? 'ok' : 'FAIL'} ${c.name}: ${c.ok ? c.got : `expected ${c.expected}, got ${c.got}`}${c.failing.length ? ` (failing: ${c.failing.join(', ')})` : ''}</li>`)}</ul></div>`
+  : null}
 <p class="hint">Each case an agent asking a tool action with some facts, and the decision expected (the empty field shows one to copy). Decided under the policy in force, with the workspace's limits and stop switch; nothing is recorded.</p>
 ${opts.testError ? html`<div class="failed" role="alert" id="tests-error"><pre>${opts.testError}</pre></div>` : null}
-${t
-  ? html`<p class="status" role="status">${t.failed ? 'FAIL' : 'ok'}: ${t.passed} passed, ${t.failed} failed.</p>
-<ul class="sentences">${t.cases.map((c) => html`<li class="${c.ok ? 'ok' : 'failed'}">${c.ok ? 'ok' : 'FAIL'} ${c.name}: ${c.ok ? c.got : `expected ${c.expected}, got ${c.got}`}${c.failing.length ? ` (failing: ${c.failing.join(', ')})` : ''}</li>`)}</ul>`
-  : null}
-<form class="policy" method="post" action="/console/policy/test#tests">${csrfField(opts.session)}
+<form class="policy" method="post" action="${answerAt('/console/policy/test', 'tested')}">${csrfField(opts.session)}
 <label for="policy-cases">Cases (YAML or JSON)</label>
 <textarea id="policy-cases" name="cases" rows="8" spellcheck="false" placeholder="${exampleCase(opts)}"${opts.testError ? html` aria-describedby="tests-error"` : null}>${opts.cases ?? ''}</textarea>
 <button type="submit">Run the policy tests</button></form>
