@@ -10,7 +10,8 @@ import { signInAs } from '../support/console-session.ts'
  * with the form, reads the backtest (the agent's earlier request that would now wait), applies it,
  * and the agent's next such request waits for a person. axe-core finds no serious or critical
  * violation, nothing is refused by the Content-Security-Policy, and nothing scrolls sideways, at
- * 1280 and 320 px.
+ * 1280 and 320 px. A form's answer (the plan, the policy tests' result) has the focus, with the
+ * heading above it still on screen.
  */
 skipWithoutChromium('the console policy browser test')
 
@@ -104,4 +105,39 @@ describe('the policy page in Chromium', () => {
     },
     120_000,
   )
+
+  test.skipIf(!hasChromium)('a form answered on this long page opens at its answer with the heading above it still in view, at 1280x720 and at 320 px', async () => {
+    const { url } = await getHarness()
+    const ws = await makeWorkspace()
+    await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Lifecycle Writer' })
+    const owner = await signInAs(ws.id, 'owner', 'Maya Chen')
+    await browser!.context.clearCookies()
+    await browser!.context.addCookies([{ name: 'growth_session', value: owner.token, url: `${url}/console` }])
+    /** Where the focus is, and whether `heading` (wholly) and the focused element's top are on screen. */
+    const shown = (heading: string) =>
+      page.evaluate(
+        (heading) =>
+          new Promise<{ focus: string; heading: boolean; answer: boolean }>((resolve) =>
+            setTimeout(() => {
+              const h = [...document.querySelectorAll('main :is(h1, h2)')].find((e) => e.textContent === heading)!.getBoundingClientRect()
+              const a = document.activeElement!.getBoundingClientRect()
+              resolve({ focus: document.activeElement!.id, heading: h.top >= 0 && h.bottom <= innerHeight, answer: a.top >= 0 && a.top < innerHeight })
+            }, 50),
+          ),
+        heading,
+      )
+    for (const [width, height] of [[1280, 720], [320, 640]]) {
+      await page.setViewportSize({ width: width!, height: height! })
+      // A plan: the page's heading, "Policy", stays above it (the browser would put the plan at the very top).
+      await page.goto(`${url}/console/policy`, { waitUntil: 'load' })
+      await page.getByLabel('Value').fill('5000')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Plan this rule' }).click()])
+      expect({ width, ...(await shown('Policy')) }).toEqual({ width, focus: 'plan', heading: true, answer: true })
+      // The policy tests' result, far down the page: its section's heading stays above it.
+      await page.getByLabel('Cases (YAML or JSON)').fill('- { name: no pausing, agent: Lifecycle Writer, tool: ads, action: pause_campaign, facts: {}, expect: denied }')
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Run the policy tests' }).click()])
+      expect({ width, ...(await shown('Policy tests')) }).toEqual({ width, focus: 'tested', heading: true, answer: true })
+    }
+    expect(errors).toEqual([])
+  }, 60_000)
 })
