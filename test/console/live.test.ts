@@ -12,7 +12,7 @@ import { signInAs } from '../support/console-session.ts'
 /**
  * The console live, in headless Chromium (one browser for the file): an open inbox loses an item
  * decided from the CLI and gains a new one without reloading; an open item page shows a decision
- * made elsewhere; an item that expires leaves it; the stop switch pressed in the browser denies the next authorize and resuming
+ * made elsewhere; an item that expires leaves it; the status line a screen reader hears says what changed; the stop switch pressed in the browser denies the next authorize and resuming
  * allows it again; times are shown in the browser's zone; and axe-core finds no serious or
  * critical violation on any signed-in page, at 320 px and at desktop width.
  */
@@ -49,6 +49,9 @@ async function waitingSend(credential: string, summary: string) {
   return asked.body.data.approvalId as string
 }
 
+/** What the page's status line says to a screen reader after its last update. */
+const liveStatus = (p: Page) => p.locator('#live-status').textContent()
+
 /** The page's live connection is open and placed (every event from now on reaches it). */
 const liveOpen = (p: Page) => p.locator('main[data-live-ready="yes"]').waitFor({ timeout: 10_000 })
 
@@ -78,9 +81,12 @@ describe('the console, live', () => {
       await item.waitFor({ state: 'detached', timeout: 2_000 })
       expect(Date.now() - decidedAt).toBeLessThan(2_000)
       expect(await page.locator('main').innerText()).toContain('Nothing waits for a person')
+      // A screen reader hears what changed, in words to act on (the status line), not just "Updated".
+      expect(await liveStatus(page)).toBe('1 request was decided elsewhere.')
 
       const second = await waitingSend(agent.credential, 'Send the summer newsletter')
       await page.locator(`a[href="/console/approvals/${second}"]`).waitFor({ timeout: 2_000 })
+      expect(await liveStatus(page)).toBe('1 new request waits for a decision.')
       expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true)
       // The new item's time is in the browser's zone too.
       expect(await page.locator('main time[datetime]').first().innerText()).toMatch(/ [AP]M E[SD]T$/)
@@ -100,6 +106,8 @@ describe('the console, live', () => {
     expect(approved.code).toBe(0)
     await page.locator('main', { hasText: 'Decided by' }).waitFor({ timeout: 2_000 })
     expect(await page.locator('button', { hasText: 'Approve' }).count()).toBe(0)
+    // The status line says the decision: what the person needs to know to stop deciding it.
+    expect(await liveStatus(page)).toMatch(/^Approved\. Decided by .+ \(operator\), .+\.$/)
   }, 60_000)
 
   test.skipIf(!hasChromium)('an update waits while a form of the page is being filled in, keeps what was typed, comes once it is left; a focused button keeps its focus', async () => {
@@ -124,16 +132,17 @@ describe('the console, live', () => {
     expect(errors).toEqual([])
   }, 60_000)
 
-  test.skipIf(!hasChromium)('an item that expires leaves the open inbox by itself (expiry is no event)', async () => {
+  test.skipIf(!hasChromium)('items that expire leave the open inbox by themselves (expiry is no event), and the status line says so', async () => {
     const { ws, agent, url } = await setUp()
-    const id = await waitingSend(agent.credential, 'Send the expiring newsletter')
+    const ids = [await waitingSend(agent.credential, 'Send the expiring newsletter'), await waitingSend(agent.credential, 'Send the expiring reminder')]
     const { sql } = await getHarness()
-    await sql`UPDATE approvals SET expires_at = now() + interval '3 seconds' WHERE workspace_id = ${ws.id} AND id = ${id}`
+    await sql`UPDATE approvals SET expires_at = now() + interval '3 seconds' WHERE workspace_id = ${ws.id} AND id IN ${sql(ids)}`
     await page.goto(`${url}/console/`, { waitUntil: 'load' })
-    const item = page.locator(`a[href="/console/approvals/${id}"]`)
+    const item = page.locator(`a[href="/console/approvals/${ids[0]}"]`)
     expect(await item.count()).toBe(1)
     await item.waitFor({ state: 'detached', timeout: 10_000 })
     expect(await page.locator('main').innerText()).toContain('Nothing waits for a person')
+    expect(await liveStatus(page)).toBe('2 requests expired without a decision.')
   }, 60_000)
 
   test.skipIf(!hasChromium)('the stop switch pressed in the browser denies the next authorize; resuming allows again', async () => {

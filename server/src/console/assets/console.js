@@ -3,7 +3,8 @@
 // browser's zone and language (the server writes UTC, which stays without JavaScript). 2. Live
 // updates: a page whose <main> has data-live listens to /console/live (server-sent events) and,
 // when something it shows changes, fetches itself again and puts the new <main> in place (not
-// while the person is filling in one of its forms: then once they leave it). 3. Copy
+// while the person is filling in one of its forms: then once they leave it), and its status line
+// says what changed ("1 new request waits for a decision."). 3. Copy
 // buttons beside a secret shown once. 4. A form that cannot be undone (retire, revoke, remove,
 // disable, changing one's own role) asks first: its data-confirm is the question. 5. After a
 // refused form, the focus is on what to correct.
@@ -55,6 +56,52 @@
     const action = el.form?.getAttribute('action')
     return [...root.querySelectorAll(el.tagName)].find((b) => b.form?.getAttribute('action') === action && b.textContent === el.textContent) ?? null
   }
+  // What an update says (the status line a screen reader reads): what changed among the things
+  // waiting for a decision, counted, or the item's new state; "Updated" and the time only when the
+  // page shows no such change. The ids named by the changes since the last update tell an item
+  // decided elsewhere from one that expired (expiry is no event).
+  const changedIds = new Set()
+  const NOUNS = { approvals: ['request', 'requests'], actions: ['proposed change', 'proposed changes'] }
+  /** The links to what waits for a decision (the inbox's cards, a request's "Waiting for a person"): href -> when it expires. */
+  const waitingIn = (root) =>
+    new Map([...root.querySelectorAll('a[href^="/console/approvals/"], a[href^="/console/actions/"]')].map((a) => [a.getAttribute('href'), Date.parse(a.closest('article')?.querySelector('[data-expires]')?.dataset.expires ?? '')]))
+  /** An item page's decision or expiry, in words (its notice under the title). */
+  const settledIn = (root) =>
+    [...(root.querySelector(':scope > div.notice[role="status"]')?.querySelectorAll('p') ?? [])]
+      .map((p) => p.textContent.replace(/\s+/g, ' ').trim())
+      .filter(Boolean)
+      .map((t) => (/[.!?]$/.test(t) ? t : `${t}.`))
+      .join(' ')
+  /** "2 requests and 1 proposed change", `new` before each noun when asked; and whether it is more than one. */
+  function counted(hrefs, fresh) {
+    const n = new Map()
+    for (const href of hrefs) {
+      const kind = href.split('/')[2]
+      n.set(kind, (n.get(kind) ?? 0) + 1)
+    }
+    const words = [...n].map(([kind, count]) => `${count} ${fresh ? 'new ' : ''}${NOUNS[kind][count === 1 ? 0 : 1]}`).join(' and ')
+    return { words, many: hrefs.length > 1 }
+  }
+  function whatChanged(before, after, ids) {
+    const said = []
+    const arrived = [...after.waiting.keys()].filter((h) => !before.waiting.has(h))
+    const left = [...before.waiting.keys()].filter((h) => !after.waiting.has(h))
+    const decided = left.filter((h) => ids.has(h.split('/')[3]))
+    const expired = left.filter((h) => !decided.includes(h) && before.waiting.get(h) <= Date.now())
+    const gone = left.filter((h) => !decided.includes(h) && !expired.includes(h))
+    const say = (hrefs, fresh, one, many) => {
+      if (!hrefs.length) return
+      const c = counted(hrefs, fresh)
+      said.push(`${c.words} ${c.many ? many : one}.`)
+    }
+    say(arrived, true, 'waits for a decision', 'wait for a decision')
+    say(decided, false, 'was decided elsewhere', 'were decided elsewhere')
+    say(expired, false, 'expired without a decision', 'expired without a decision')
+    say(gone, false, 'no longer waits', 'no longer wait')
+    const text = said.join(' ')
+    if (after.settled && after.settled !== before.settled) return text ? `${after.settled} ${text}` : after.settled
+    return text || `Updated ${format.format(new Date())}`
+  }
   let held = false
   main.addEventListener('focusout', () => setTimeout(() => held && !busyWithForm() && void refresh(), 0))
   main.addEventListener('change', () => held && !busyWithForm() && void refresh())
@@ -76,6 +123,8 @@
         }
         return
       }
+      // The changes this fetch sees: those named before it starts (one named meanwhile waits for the next).
+      const ids = new Set(changedIds)
       const res = await fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       if (!res.ok || res.redirected) return
       const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('main')
@@ -83,6 +132,7 @@
       // The person may have begun typing while the page was fetched.
       if (busyWithForm()) return void (again = true)
       const focused = main.contains(document.activeElement) ? document.activeElement : null
+      const before = { waiting: waitingIn(main), settled: settledIn(main) }
       main.replaceChildren(...fresh.childNodes)
       held = false
       localTimes(main)
@@ -91,8 +141,9 @@
       if (status) {
         main.prepend(status)
         status.className = 'visually-hidden'
-        status.textContent = `Updated ${format.format(new Date())}`
+        status.textContent = whatChanged(before, { waiting: waitingIn(main), settled: settledIn(main) }, ids)
       }
+      for (const id of ids) changedIds.delete(id)
     } catch {
       // The page stays as it is; the next change tries again.
     } finally {
@@ -129,6 +180,7 @@
   })
   source.addEventListener('change', (e) => {
     const change = JSON.parse(e.data)
+    for (const id of change.ids) changedIds.add(id)
     if (watching === 'all' || change.ids.includes(watching)) void refresh()
   })
 })()
