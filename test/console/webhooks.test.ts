@@ -126,6 +126,8 @@ describe('the console: webhooks', () => {
     expect(attempts.text).toContain('<code>action.applied</code>')
     expect(attempts.text).toMatch(/<span class="passed">200<\/span>/)
     expect(attempts.text).toMatch(/\d+ ms<\/td>/)
+    // The table is named by its caption, and its scrolling box by the same words, as the policy page's tables are.
+    expect(attempts.text).toContain('<div class="scroll" tabindex="0" role="region" aria-label="Delivery attempts, newest first"><table class="attempts"><caption>Delivery attempts, newest first</caption><thead>')
 
     // Its rotate form asks first in the browser when no overlap is chosen (assets/console.js, data-confirm-if).
     expect(attempts.text).toContain(`<form method="post" action="/console/webhooks/${id}/rotate" class="stack" data-confirm-if="overlap=0" data-confirm="Rotate the secret with no overlap?`)

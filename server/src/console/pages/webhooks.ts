@@ -95,6 +95,9 @@ ${eventChoices(new Set(r?.events ?? []))}
   })
 }
 
+/** The attempts table's caption, and the name of the box it scrolls in (as the policy page's tables are named). */
+const ATTEMPTS = 'Delivery attempts, newest first'
+
 const OVERLAPS: [string, string][] = [
   ['86400', '24 hours'],
   ['3600', '1 hour'],
@@ -159,7 +162,7 @@ ${eventChoices(new Set(edit?.events ?? e.events))}
 <h2>Attempts</h2>
 ${
   opts.attempts.length
-    ? html`<div class="scroll" tabindex="0" role="region" aria-label="Attempts"><table class="attempts"><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">Took</th></tr></thead><tbody>
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${ATTEMPTS}"><table class="attempts"><caption>${ATTEMPTS}</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Answer</th><th scope="col">Took</th></tr></thead><tbody>
 ${opts.attempts.map(
   (a) => html`<tr><td>${when(a.at)}</td><td><code>${a.event}</code><br><span class="hint">${a.eventId}</span></td><td>${a.attempt}</td>
 <td>${a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300 ? html`<span class="passed">${a.statusCode}</span>` : html`<span class="failed">${a.statusCode ?? 'no answer'}</span>`}${a.error ? html`<br>${a.error}` : null}${a.nextAttemptAt ? html`<br><span class="hint">next try ${when(a.nextAttemptAt)}</span>` : null}</td>
