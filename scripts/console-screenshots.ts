@@ -4,7 +4,7 @@
  * (npm run console:screenshots). Each page at 1280 px and at 320 px wide, into docs/console/.
  *
  * First the sign-in page without a session; then the demo owner's one-time link opened, and, signed
- * in through it (its button clicked, as a person does), the inbox and the first
+ * in through it (its button clicked, as a person does; an approver invited beside them, not signed in yet), the inbox and the first
  * approval and proposed change waiting in it, the agents and the first agent's page, and the
  * requests; the policy and a plan of a rule written with its form; last, their account page with a passkey added through Chromium's virtual authenticator.
  * Served at http://localhost:PORT (CONSOLE_URL): passkeys need a host name. The browser is set to
@@ -18,6 +18,7 @@ import { loadConfig } from '../server/src/config.ts'
 import { createLogger } from '../server/src/core/log.ts'
 import { createDemoWorkspace } from '../server/src/demo/index.ts'
 import { demoOwner } from '../server/src/demo/owner.ts'
+import { addPerson } from '../server/src/domain/people.ts'
 import { signInLink } from '../server/src/domain/sign-in.ts'
 import { createEndpoint, listAttempts, sendTestEvent } from '../server/src/domain/webhooks.ts'
 import { startServer } from '../server/src/server.ts'
@@ -52,6 +53,8 @@ const server = await startServer(config, { db, log: createLogger('warn') })
 try {
   const demo = await createDemoWorkspace(db.sql)
   const owner = await demoOwner(db.sql, demo.workspace.id)
+  // Invited and not signed in yet: the People page shows the owner's form for a new link.
+  await addPerson(db.sql, { workspaceId: demo.workspace.id, email: 'lin@example.com', name: 'Lin Park', role: 'approver', by: { kind: 'person', id: owner.id, name: owner.name } })
   const hook = await createEndpoint(db.sql, { workspaceId: demo.workspace.id, url: `http://127.0.0.1:${receiver.port}/hooks/growth`, events: 'approval.approved,approval.rejected,action.applied' }, { addresses: config.webhooks.addresses })
   for (const type of ['webhook.test', 'action.applied']) await sendTestEvent(db.sql, hook.id, type)
   for (let waited = 0; (await listAttempts(db.sql, hook.id, 10)).attempts.length < 2; waited += 100) {
