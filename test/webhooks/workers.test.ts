@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { getHarness, makeWorkspace } from '../harness.ts'
-import { attemptsOf, deliveriesOf, importContacts, receiver, settings, until } from './support.ts'
+import { attemptsOf, deliveriesOf, endpointRow, importContacts, receiver, settings, until } from './support.ts'
 import { createEndpoint, setEndpointEnabled } from '../../server/src/domain/webhooks.ts'
 
 /**
@@ -63,6 +63,39 @@ describe('growth worker', () => {
       expect((await attemptsOf(e.id)).map((a) => [a.attempt, a.status_code])).toEqual([[2, 200]])
     } finally {
       first.kill()
+      second?.kill('SIGTERM')
+      await second?.exited
+      rcv.stop()
+      await setEndpointEnabled(sql, e.id, false)
+    }
+  }, 40_000)
+
+  test('a worker stalled past its lease (SIGSTOP) while another made the delivery: resumed, its late failure is recorded as an attempt and undoes nothing; nothing is sent a third time', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    // The first request is held (its worker is stopped meanwhile, then times out once resumed); later ones are answered.
+    const rcv = receiver((_, n) => (n === 1 ? new Promise<Response>(() => {}) : new Response('ok')))
+    const e = await endpointFor(ws.id, rcv.url)
+    const env = { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms' }
+    const first = await worker(env)
+    let second: Awaited<ReturnType<typeof worker>> | undefined
+    try {
+      await importContacts(ws, 1)
+      await until('the first worker mid-delivery', () => rcv.got.length === 1)
+      first.kill('SIGSTOP')
+      second = await worker(env)
+      await until('the delivery made by the second worker', async () => (await deliveriesOf(e.id))[0]!.status === 'succeeded', 15_000)
+      first.kill('SIGCONT')
+      // Resumed, the first worker's send times out (1 s) and is recorded: that attempt, and nothing more.
+      await until('the late attempt recorded', async () => (await attemptsOf(e.id)).length === 2, 10_000)
+      await Bun.sleep(1_000)
+      expect(rcv.got).toHaveLength(2)
+      expect((await deliveriesOf(e.id)).map((d) => [d.status, d.attempts])).toEqual([['succeeded', 2]])
+      expect((await attemptsOf(e.id)).map((a) => [a.attempt, a.status_code]).sort()).toEqual([[1, null], [2, 200]])
+      expect((await endpointRow(e.id)).consecutive_failures).toBe(0)
+    } finally {
+      first.kill('SIGCONT')
+      first.kill('SIGKILL')
       second?.kill('SIGTERM')
       await second?.exited
       rcv.stop()

@@ -216,11 +216,17 @@ type Breaker = { threshold: number; cooldownMs: number; cooldownMaxMs: number; d
  */
 export async function recordFailure(sql: Sql, a: AttemptRecord, next: { nextAttemptAt: Date | null; gone: boolean }, b: Breaker) {
   await sql.begin(async (tx) => {
-    await tx`
+    // Only while this attempt's claim still holds the delivery (each claim counts its attempt): a
+    // worker that stalled past its lease (stopped, paused) finds another's claim, or its success,
+    // there, and must not make the delivery pending or failed again (it would go a third time, and a
+    // success would read as a failure). Its late attempt is kept all the same, as what happened;
+    // the endpoint's breaker counts only the attempts that still decide.
+    const held = await tx`
       UPDATE webhook_deliveries SET lease_until = NULL, lease_owner = NULL,
         status = ${next.nextAttemptAt || next.gone ? 'pending' : 'failed'}, next_attempt_at = COALESCE(${next.nextAttemptAt}, now())
-      WHERE workspace_id = ${a.workspaceId} AND id = ${a.deliveryId}`
-    await insertAttempt(tx, a, next.gone ? null : next.nextAttemptAt)
+      WHERE workspace_id = ${a.workspaceId} AND id = ${a.deliveryId} AND status = 'delivering' AND attempts = ${a.attempt}`
+    await insertAttempt(tx, a, next.gone || held.count === 0 ? null : next.nextAttemptAt)
+    if (held.count === 0) return
     const [e] = await tx<{ failing_since: Date }[]>`
       UPDATE webhook_endpoints SET
         consecutive_failures = consecutive_failures + 1,
