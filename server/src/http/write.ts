@@ -7,6 +7,7 @@ import { type Answer, dataBody, refusal } from './answer.ts'
 import { readJsonObject } from './body.ts'
 import { holdingKey, idempotencyKey, withIdempotency } from './idempotency.ts'
 import { parseBody, parseQuery, searchOf } from './validation.ts'
+import { transactionInTime } from '../store/driver/request-scope.ts'
 
 type WriteOperation = Extract<Operation, { kind: 'write' }>
 
@@ -57,14 +58,14 @@ export async function write(sql: Sql, op: WriteOperation, request: Request, call
   if (key === null && op.atomic === 'self' && caller.mode !== 'test') return decide(() => op.handler({ body, caller, tx: sql, services }))
   if (key === null) {
     try {
-      return await sql.begin((tx) => runDomain(tx))
+      return await transactionInTime(sql, (tx) => runDomain(tx))
     } catch (err) {
       if (err instanceof Simulated) return { status: 200, body: SIMULATED }
       throw err
     }
   }
   return holdingKey(caller, key, () =>
-    sql.begin((tx) =>
+    transactionInTime(sql, (tx) =>
       withIdempotency(tx, { caller, key, requestId, request: { method: op.method, path: op.path, raw } }, async () => {
         try {
           return await tx.savepoint((sp) => runDomain(sp))

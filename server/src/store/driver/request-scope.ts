@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Sql } from '../../core/db.ts'
+import type { Sql, Tx } from '../../core/db.ts'
 import { type ObservedQuery, statementObservers } from './statement-observers.ts'
 
 /**
@@ -21,7 +21,14 @@ type Query = Promise<unknown> & {
   handle(): Promise<void>
   canceller: ((q: Query) => Promise<void>) | null
 }
-type Scope = { queries: Set<Query> }
+type Scope = {
+  queries: Set<Query>
+  /** The deadline has passed: the request was answered 500 (or will be, once its commit settles). */
+  expired: boolean
+  /** A transaction of the request is committing: the deadline waits for its outcome (transactionInTime). */
+  committing: boolean
+  deadlineMs: number
+}
 
 const scopes = new AsyncLocalStorage<Scope>()
 /** Per pool (keyed by its canceller, one per postgres.js instance): whether a running statement may be cancelled. */
@@ -78,17 +85,27 @@ function cancelAll(scope: Scope) {
  * Runs `fn` (one request) with its queries tracked: when `signal` aborts (Bun aborts a request's
  * signal when its client disconnects) or `deadlineMs` passes, its outstanding queries are
  * cancelled, and past the deadline the returned promise rejects with a RequestTimeout at once,
- * whatever the database is doing.
+ * whatever the database is doing, but for a commit of the request's already sent
+ * (transactionInTime): its outcome is the answer, given within the time again at most.
  */
 export async function withRequestScope<T>(signal: AbortSignal, deadlineMs: number, fn: () => Promise<T>): Promise<T> {
-  const scope: Scope = { queries: new Set() }
+  const scope: Scope = { queries: new Set(), expired: false, committing: false, deadlineMs }
   const onAbort = () => cancelAll(scope)
   signal.addEventListener('abort', onAbort, { once: true })
   let timer: ReturnType<typeof setTimeout> | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      cancelAll(scope)
-      reject(new RequestTimeout(deadlineMs))
+      scope.expired = true
+      const expire = () => {
+        cancelAll(scope)
+        reject(new RequestTimeout(deadlineMs))
+      }
+      // A COMMIT already sent decides the answer: the work's own (a commit fails when its
+      // connection does). Answering 500 meanwhile would say a write failed that then commits. A
+      // commit that has no outcome within the time again (the database unreachable) is answered
+      // 500 then: it may or may not have committed, which only a retry with the key can settle.
+      if (scope.committing) timer = setTimeout(expire, deadlineMs)
+      else expire()
     }, deadlineMs)
   })
   const work = scopes.run(scope, fn)
@@ -99,6 +116,30 @@ export async function withRequestScope<T>(signal: AbortSignal, deadlineMs: numbe
   } finally {
     clearTimeout(timer)
     signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/**
+ * `sql.begin(fn)` for a request's write: a transaction whose request has been answered 500 for its
+ * time is rolled back, never committed afterwards (the client was told the write failed, and one
+ * that sent no Idempotency-Key can only send it again). Past `fn`, just before COMMIT, the deadline
+ * is looked at: passed, the transaction rolls back with the time-out; not yet, the COMMIT is sent
+ * and the deadline, should it pass meanwhile, waits for the commit's outcome (withRequestScope).
+ * Outside a request's scope it is `sql.begin(fn)`.
+ */
+export async function transactionInTime<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const scope = scopes.getStore()
+  if (!scope) return sql.begin(fn) as Promise<T>
+  try {
+    return (await sql.begin(async (tx) => {
+      const result = await fn(tx)
+      if (scope.expired) throw new RequestTimeout(scope.deadlineMs)
+      // From here (this tick) to the commit's outcome, the deadline waits for it.
+      scope.committing = true
+      return result
+    })) as T
+  } finally {
+    scope.committing = false
   }
 }
 
