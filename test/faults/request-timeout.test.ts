@@ -8,7 +8,8 @@ import { needsPostgres, type Reply, send, type ServerProcess, startServerProcess
  * client was told it failed, and a client that sent no Idempotency-Key can only send it again. A
  * server process with the shortest time allowed (100 ms) and two connections takes writes 40 at
  * once, without keys, so that many run out of time at every step of their transaction; then every
- * write answered 201 is in the database once, and none answered 500 is there.
+ * write answered 201 is in the database once, and none answered 500 is there. The same for the
+ * agent gateway's decisions, which a keyless request records in a batch shared with others.
  */
 const WRITES = 300
 
@@ -55,5 +56,47 @@ describe.skipIf(Boolean(needsPostgres))('writes that run out of time', () => {
     // Else the test proved nothing: enough of them ran out of time, and enough were done.
     expect(statuses[500] ?? 0).toBeGreaterThan(10)
     expect(statuses[201] ?? 0).toBeGreaterThan(10)
+  }, 120_000)
+
+  test('agent requests without keys held behind a lock past their time: the decisions under way are answered as recorded, those still waiting are answered 500 and never recorded', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    // A second server, whose time (1 s) is shorter than the lock is held (1.5 s), and than that again.
+    const slow = await startServerProcess({ REQUEST_TIMEOUT_MS: '1000' })
+    try {
+      const authorize = (resource: string) => send(slow.base, 'POST', '/agent/authorize', { token: ws.agent.credential, body: { tool: 'ads', action: 'pause_campaign', resource } })
+      // The workspace's allowance counter exists, and the pools' connections are made.
+      expect((await authorize('warm-up')).status).toBe(201)
+      const answers = new Map<string, Reply>()
+      for (let round = 0; round < 3; round++) {
+        // Every decision of the workspace locks its allowance counter: held here, the first batch
+        // waits on it (its requests' deadlines pass meanwhile) and the next ones wait for that batch.
+        const held = sql.begin(async (tx) => {
+          await tx`SELECT 1 FROM usage_counters WHERE workspace_id = ${ws.id} AND name = 'agentRequests' FOR UPDATE`
+          await Bun.sleep(1_500)
+        })
+        await Bun.sleep(50)
+        await Promise.all(Array.from({ length: 30 }, async (_, i) => answers.set(`round ${round} ${i}`, await authorize(`round ${round} ${i}`))))
+        await held
+      }
+      await Bun.sleep(1_000)
+      const rows = await sql<{ resource: string; n: number }[]>`SELECT resource, count(*)::int AS n FROM agent_requests WHERE workspace_id = ${ws.id} GROUP BY resource`
+      const made = new Map(rows.map((r) => [r.resource, r.n]))
+      const problems: string[] = []
+      const statuses: Record<number, number> = {}
+      for (const [resource, r] of answers) {
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1
+        const n = made.get(resource) ?? 0
+        if (r.status === 201 && n !== 1) problems.push(`${resource}: answered 201, recorded ${n} times`)
+        if (r.status === 500 && n !== 0) problems.push(`${resource}: answered 500 (${r.body?.error?.message}), recorded ${n} times`)
+        if (r.status !== 201 && r.status !== 500) problems.push(`${resource}: answered ${r.status} ${r.text.slice(0, 200)}`)
+      }
+      console.log(`agent requests held past their time: ${JSON.stringify(statuses)}`)
+      expect(problems).toEqual([])
+      expect(statuses[500] ?? 0).toBeGreaterThan(10)
+      expect(statuses[201] ?? 0).toBeGreaterThan(0)
+    } finally {
+      await slow.kill()
+    }
   }, 120_000)
 })

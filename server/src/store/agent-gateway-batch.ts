@@ -26,7 +26,8 @@ type Ask = { workspaceId: string; periodStart: string; decision: DecisionToRecor
  *
  * A batch runs outside its requests' scopes (store/driver/batcher.ts): a decision whose client goes away
  * is recorded although its answer is never read, as one whose own statement had already finished
- * would be; its agent, which had no answer, asks again.
+ * would be; its agent, which had no answer, asks again. But one whose request was answered 500 for
+ * its time is not: the batcher keeps to each request's deadline (`inTime`).
  */
 export class DecisionBatch {
   private readonly batcher: Batcher<Ask, Recorded>
@@ -41,6 +42,8 @@ export class DecisionBatch {
       async (outcomes) => {
         if (outcomes.some((o) => o.ok && o.value.recorded)) await waitForFlush(this.flushed)
       },
+      // A decision whose request was answered 500 for its time is not recorded afterwards.
+      { inTime: true },
     )
   }
 

@@ -1,5 +1,6 @@
 import type { Db, Sql } from '../core/db.ts'
 import type { DecisionBatch } from './agent-gateway-batch.ts'
+import { statementInTime } from './driver/request-scope.ts'
 import type { GatewayViewCache } from './agent-gateway-view-cache.ts'
 import { type DecisionToRecord, type GatewayAsk, type GatewayView, type Recorded, recordDecisions, selectGatewayView } from './agent-gateway.ts'
 
@@ -37,7 +38,9 @@ export function decisionRecorder(opts: { pool?: Sql; views?: GatewayViewCache; b
     const onPool = db === opts.pool
     const views = onPool ? opts.views : undefined
     const batch = onPool ? opts.batch : undefined
-    const save = (periodStart: string, d: DecisionToRecord) => (batch ? batch.record(workspaceId, periodStart, d) : recordDecisions(db, workspaceId, periodStart, [d]))
+    // On the pool without a batch, one statement that commits by itself: within the request's time.
+    const save = (periodStart: string, d: DecisionToRecord) =>
+      batch ? batch.record(workspaceId, periodStart, d) : 'savepoint' in db ? recordDecisions(db, workspaceId, periodStart, [d]) : statementInTime(() => recordDecisions(db, workspaceId, periodStart, [d]))
 
     const kept = views?.get(workspaceId, ask)
     if (kept) {

@@ -1,9 +1,9 @@
-import { outsideRequestScope } from './request-scope.ts'
+import { committingFor, outsideRequestScope, requestDeadline, type RequestDeadline, timedOut } from './request-scope.ts'
 
 /** What one item of a batch came to: its value, or the error it alone failed with. */
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown }
 
-type Pending<T, R> = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }
+type Pending<T, R> = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void; deadline?: RequestDeadline | undefined }
 type Queue<T, R> = { waiting: Pending<T, R>[]; inFlight: boolean; scheduled: boolean }
 
 /**
@@ -17,7 +17,10 @@ type Queue<T, R> = { waiting: Pending<T, R>[]; inFlight: boolean; scheduled: boo
  * items are answered (the decisions' flush barrier: the next batch need not wait for it).
  *
  * A batch serves several requests, so it runs outside their request scopes: a client that goes
- * away, or a request past its time-out, does not cancel it.
+ * away, or a request past its time-out, does not cancel it. A batcher that writes (`inTime`) keeps
+ * to its requests' deadlines all the same: an item whose request was answered 500 for its time
+ * before its batch went is not run (it fails with the time-out), and the deadline of every item
+ * of a batch under way waits for the batch's outcome (request-scope.ts, committingFor).
  */
 export class Batcher<T, R> {
   private queues = new Map<string, Queue<T, R>>()
@@ -25,6 +28,7 @@ export class Batcher<T, R> {
   constructor(
     private readonly run: (items: T[]) => Promise<Settled<R>[]>,
     private readonly afterRun?: (outcomes: Settled<R>[]) => Promise<void>,
+    private readonly opts: { inTime?: boolean } = {},
   ) {}
 
   add(key: string, item: T): Promise<R> {
@@ -32,7 +36,7 @@ export class Batcher<T, R> {
     if (!q) this.queues.set(key, (q = { waiting: [], inFlight: false, scheduled: false }))
     const queue = q
     return new Promise((resolve, reject) => {
-      queue.waiting.push({ item, resolve, reject })
+      queue.waiting.push({ item, resolve, reject, deadline: this.opts.inTime ? requestDeadline() : undefined })
       this.schedule(key, queue)
     })
   }
@@ -54,8 +58,14 @@ export class Batcher<T, R> {
 
   private async flush(key: string, q: Queue<T, R>) {
     if (q.inFlight || q.waiting.length === 0) return
-    const batch = q.waiting
+    const batch: Pending<T, R>[] = []
+    for (const p of q.waiting) {
+      const late = timedOut(p.deadline)
+      if (late) p.reject(late)
+      else batch.push(p)
+    }
     q.waiting = []
+    if (batch.length === 0) return this.schedule(key, q)
     q.inFlight = true
     let released = false
     const release = () => {
@@ -66,10 +76,16 @@ export class Batcher<T, R> {
     }
     let outcomes: Settled<R>[]
     try {
-      outcomes = await this.run(batch.map((p) => p.item))
-      // The next batch of this key may start now; these wait for afterRun.
-      release()
-      await this.afterRun?.(outcomes)
+      outcomes = await committingFor(
+        batch.map((p) => p.deadline),
+        async () => {
+          const ran = await this.run(batch.map((p) => p.item))
+          // The next batch of this key may start now; these wait for afterRun.
+          release()
+          await this.afterRun?.(ran)
+          return ran
+        },
+      )
     } catch (err) {
       for (const p of batch) p.reject(err)
       return

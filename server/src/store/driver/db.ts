@@ -5,7 +5,7 @@ import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../../core/db.ts'
 import { BatchingQueryQueue } from './embedded-queue.ts'
 import { countPool } from './pool-use.ts'
-import { trackQueries } from './request-scope.ts'
+import { trackQueries, transactionInTime } from './request-scope.ts'
 import { createEmbeddedFiles, embeddedOptions, startHeapGuard } from './embedded-memory.ts'
 import { type MaintenancePass, startMaintenance } from './embedded-maintenance.ts'
 import { holdOwnerOnly, OWNER_FILE_MODE, ownerOnlyDataDir, ownerOnlyTree } from './embedded-permissions.ts'
@@ -15,9 +15,11 @@ export type { Db, Sql, Tx }
 /**
  * Runs `fn` in a transaction of its own, or, when already inside one, in a savepoint of it: an
  * operation that must be atomic stays atomic when a caller composes it into a larger transaction.
+ * A transaction of its own, in a request, commits only within the request's time
+ * (transactionInTime): a request answered 500 for its time has not done it.
  */
 export function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return ('savepoint' in db ? db.savepoint(fn) : (db as Sql).begin(fn)) as Promise<T>
+  return ('savepoint' in db ? db.savepoint(fn) : transactionInTime(db as Sql, fn)) as Promise<T>
 }
 
 /**

@@ -143,6 +143,48 @@ export async function transactionInTime<T>(sql: Sql, fn: (tx: Tx) => Promise<T>)
   }
 }
 
+/**
+ * One statement of a request's that commits by itself (autocommit, or a batch's): sent only while
+ * the deadline has not passed, and then waited for by the deadline as a commit is.
+ */
+export async function statementInTime<T>(fn: () => Promise<T>): Promise<T> {
+  const scope = scopes.getStore()
+  if (!scope) return fn()
+  return commitsFor([scope], fn)
+}
+
+/** The request's deadline, for work done outside its scope on its behalf (a batch: store/driver/batcher.ts). */
+export type RequestDeadline = { readonly scope: Scope }
+
+export function requestDeadline(): RequestDeadline | undefined {
+  const scope = scopes.getStore()
+  return scope ? { scope } : undefined
+}
+
+/** The time-out of a request whose deadline has passed (its work must not commit), or undefined. */
+export function timedOut(deadline: RequestDeadline | undefined): Error | undefined {
+  return deadline?.scope.expired ? new RequestTimeout(deadline.scope.deadlineMs) : undefined
+}
+
+/**
+ * Runs `fn`, which commits on behalf of the requests of `deadlines` (each not yet expired: see
+ * timedOut), with their deadlines waiting for its outcome.
+ */
+export function committingFor<T>(deadlines: (RequestDeadline | undefined)[], fn: () => Promise<T>): Promise<T> {
+  return commitsFor(deadlines.flatMap((d) => (d ? [d.scope] : [])), fn)
+}
+
+async function commitsFor<T>(list: Scope[], fn: () => Promise<T>): Promise<T> {
+  const expired = list.find((s) => s.expired)
+  if (expired) throw new RequestTimeout(expired.deadlineMs)
+  for (const s of list) s.committing = true
+  try {
+    return await fn()
+  } finally {
+    for (const s of list) s.committing = false
+  }
+}
+
 /** A request that did not finish within its time: answered 500 internal. */
 class RequestTimeout extends Error {
   constructor(readonly ms: number) {
