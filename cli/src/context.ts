@@ -11,6 +11,7 @@ import {
   NotFoundError,
   openDatabase,
   prepareSecretsAtRest,
+  sealedNotice,
   SecretsKeyError,
   type Database,
   type MigrationResult,
@@ -94,9 +95,11 @@ export async function withDatabase(
       out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
     }
     // A key that cannot open the database's secrets is a refusal naming the fix (exit 1).
-    await prepareSecretsAtRest(db.sql, secrets).catch((err) => {
+    const { sealed } = await prepareSecretsAtRest(db.sql, secrets).catch((err) => {
       throw err instanceof SecretsKeyError ? new CliError(err.message) : err
     })
+    const sealedNote = sealedNotice(sealed, secrets)
+    if (sealedNote) out.note(sealedNote)
     await command({ config, sql: db.sql, db, out, migration, where, secrets })
   } catch (err) {
     failed = true

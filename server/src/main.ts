@@ -7,7 +7,7 @@ import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger, logFormatFor } from './core/log.ts'
 import { relyingPartyOf } from './core/relying-party.ts'
 import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
-import { prepareSecretsAtRest } from './domain/secrets-at-rest.ts'
+import { prepareSecretsAtRest, sealedNotice } from './domain/secrets-at-rest.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { demoOwner } from './demo/owner.ts'
 import { signInLink } from './domain/sign-in.ts'
@@ -15,7 +15,7 @@ import { loadSecretsKeyring } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
-import { migrate } from './store/driver/migrate.ts'
+import { migrate, migrationsAppliedNotice } from './store/driver/migrate.ts'
 import { startTracing } from './tracing-setup.ts'
 import { metricsHostResolves, metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
@@ -87,9 +87,12 @@ try {
     await db.close()
     process.exit(1)
   }
-  await migrate(db.sql)
+  // An upgrade says what it changed: the migrations applied, and secrets an older version kept in plaintext sealed.
+  const migrated = migrationsAppliedNotice(await migrate(db.sql))
+  if (migrated) log.info(migrated)
   // A key that cannot open the database's secrets stops here; plaintext ones of an older database are sealed.
-  await prepareSecretsAtRest(db.sql, secrets)
+  const sealed = sealedNotice((await prepareSecretsAtRest(db.sql, secrets)).sealed, secrets)
+  if (sealed) log.warn(sealed)
 
   // The demo's credentials are printed in full once, on the start that seeds it; on the embedded
   // database we keep them beside it (0600) so every later start can say where to read them, and

@@ -26,6 +26,20 @@ export async function prepareSecretsAtRest(sql: Sql, keyring: SecretsKeyring): P
 }
 
 /**
+ * What a start that sealed an older database's plaintext secrets says: from now on that database
+ * opens only with this key, which is in no dump, so the operator must keep it with the backups.
+ * Undefined when nothing was sealed.
+ */
+export function sealedNotice(sealed: number, keyring: SecretsKeyring): string | undefined {
+  if (sealed === 0) return undefined
+  return (
+    `Sealed ${sealed} ${sealed === 1 ? 'secret' : 'secrets'} an older version kept in plaintext (webhook signing secrets, workspace keys) ` +
+    `with secrets key ${keyring.keyId} (from ${keyring.source}): this database opens only with that key from now on, and no dump holds it; ` +
+    'back it up beside the database (docs/operations.md, "Backups and restoring").'
+  )
+}
+
+/**
  * `growth admin secrets rotate-key`: every secret not sealed by the current key (sealed by a
  * previous one, or plaintext) is opened and sealed again under the current key. After it, the
  * previous keys open nothing in the database and may be dropped.

@@ -64,6 +64,18 @@ export async function migrate(sql: Sql): Promise<MigrationResult> {
   return { applied, alreadyApplied }
 }
 
+/**
+ * What a start that migrated says (the server's log, `growth worker`): which migrations it applied,
+ * so an operator upgrading sees the database changed and can tell which version did it. Undefined
+ * when nothing was applied.
+ */
+export function migrationsAppliedNotice(result: MigrationResult): string | undefined {
+  const n = result.applied.length
+  if (n === 0) return undefined
+  const before = result.alreadyApplied ? `; ${result.alreadyApplied} applied before` : ' to a new database'
+  return `Migrated the database: applied ${n} ${n === 1 ? 'migration' : 'migrations'} (${result.applied.join(', ')})${before}.`
+}
+
 /** The names recorded in schema_migrations; none when the table does not exist yet. */
 async function appliedMigrations(sql: Sql): Promise<Set<string>> {
   try {
