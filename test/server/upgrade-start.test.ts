@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseSecretsKey, secretsKeyId } from '../../server/src/core/secrets.ts'
 import { openDatabase } from '../../server/src/store/driver/db.ts'
-import { scratchDatabase } from '../support/scratch-database.ts'
+import { growthIn } from '../cli/run.ts'
+import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database.ts'
 import { startServerProcess } from '../support/server-process.ts'
 
 /**
@@ -22,25 +23,32 @@ const NEW = FILES.filter((f) => f >= '0014')
 type LogLine = { level: string; msg: string }
 const lines = (stdout: string): LogLine[] => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine)
 
-test('a start on a database of an older release says which migrations it applied and that it sealed its plaintext secrets, with which key', async () => {
+/** A database as an older release left it: the migrations before 0014, and a workspace key in plaintext. */
+async function olderReleaseDatabase(): Promise<{ scratch: ScratchDatabase; dataDir: string }> {
   const scratch = await scratchDatabase(process.env.DATABASE_URL, 'growth_upgrade_start')
   const dataDir = scratch.dataDir ?? mkdtempSync(join(tmpdir(), 'growth-upgrade-start-'))
+  const db = await openDatabase(scratch.databaseUrl ? { databaseUrl: scratch.databaseUrl, dataDir: '', poolMax: 2 } : { dataDir })
   try {
-    // The database as the older release left it: its migrations, and a workspace key in plaintext.
-    const db = await openDatabase(scratch.databaseUrl ? { databaseUrl: scratch.databaseUrl, dataDir: '', poolMax: 2 } : { dataDir })
-    try {
-      await db.sql`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
-      for (const name of OLD) {
-        await db.sql.begin(async (tx) => {
-          await tx.unsafe(readFileSync(join(MIGRATIONS, name), 'utf8'))
-          await tx`INSERT INTO schema_migrations (name) VALUES (${name})`
-        })
-      }
-      await db.sql`INSERT INTO workspaces (workspace_id, name, plan, secret_key) VALUES ('ws_01m8upgrade0000000000000000', 'Before sealing', 'growth', 'plaintext-workspace-key')`
-    } finally {
-      await db.close()
+    await db.sql`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
+    for (const name of OLD) {
+      await db.sql.begin(async (tx) => {
+        await tx.unsafe(readFileSync(join(MIGRATIONS, name), 'utf8'))
+        await tx`INSERT INTO schema_migrations (name) VALUES (${name})`
+      })
     }
+    await db.sql`INSERT INTO workspaces (workspace_id, name, plan, secret_key) VALUES ('ws_01m8upgrade0000000000000000', 'Before sealing', 'growth', 'plaintext-workspace-key')`
+  } finally {
+    await db.close()
+  }
+  return { scratch, dataDir }
+}
 
+const KEY_ID = secretsKeyId(parseSecretsKey(process.env.GROWTH_SECRETS_KEY!)!)
+const SEALED = `Sealed 1 secret an older version kept in plaintext (webhook signing secrets, workspace keys) with secrets key ${KEY_ID} (from GROWTH_SECRETS_KEY)`
+
+test('a start on a database of an older release says which migrations it applied and that it sealed its plaintext secrets, with which key', async () => {
+  const { scratch, dataDir } = await olderReleaseDatabase()
+  try {
     const env = { DATABASE_URL: scratch.databaseUrl ?? '', DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'info' }
     const first = await startServerProcess(env)
     first.proc.kill('SIGTERM')
@@ -53,10 +61,9 @@ test('a start on a database of an older release says which migrations it applied
         msg: `Migrated the database: applied ${NEW.length} migrations (${NEW.join(', ')}); ${OLD.length} applied before.`,
       }),
     )
-    const keyId = secretsKeyId(parseSecretsKey(process.env.GROWTH_SECRETS_KEY!)!)
     const sealed = said.find((l) => l.msg.startsWith('Sealed'))
     expect(sealed?.level).toBe('warn')
-    expect(sealed?.msg).toContain(`Sealed 1 secret an older version kept in plaintext (webhook signing secrets, workspace keys) with secrets key ${keyId} (from GROWTH_SECRETS_KEY)`)
+    expect(sealed?.msg).toContain(SEALED)
     expect(sealed?.msg).toContain('back it up beside the database')
     // Said before the banner: a start that stops on the way still said what it changed.
     expect(said.findIndex((l) => l === migrated)).toBeLessThan(said.findIndex((l) => l.msg.startsWith('Growth Automation Service listening')))
@@ -65,6 +72,24 @@ test('a start on a database of an older release says which migrations it applied
     again.proc.kill('SIGTERM')
     expect(await again.proc.exited).toBe(0)
     expect(lines(again.stdout()).filter((l) => /^(Migrated|Sealed)/.test(l.msg))).toEqual([])
+  } finally {
+    await scratch.drop()
+  }
+}, 120_000)
+
+test('growth admin migrate on a database of an older release lists the migrations it applied and notes the secrets it sealed', async () => {
+  const { scratch, dataDir } = await olderReleaseDatabase()
+  try {
+    const growth = growthIn(dataDir)
+    const env = { DATABASE_URL: scratch.databaseUrl ?? '' }
+    const r = await growth(['admin', 'migrate'], env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`Applied ${NEW.length} migrations to the `)
+    for (const name of NEW) expect(r.stdout).toContain(`  ${name}\n`)
+    expect(r.stderr).toContain(SEALED)
+    const again = await growth(['admin', 'migrate'], env)
+    expect(again.stdout).toContain(`is up to date (${FILES.length} migrations already applied)`)
+    expect(again.stderr).toBe('')
   } finally {
     await scratch.drop()
   }
