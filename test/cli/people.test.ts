@@ -269,6 +269,17 @@ describe('growth admin audit', () => {
     // Another workspace's list holds none of it.
     const other = await makeWorkspace()
     expect(jsonOf(await growth(['admin', 'audit', '--workspace', other.id, '--json']), 'audit').entries.filter((e: { subject: string }) => e.subject === p.id)).toEqual([])
+    // A reason written over several lines stays on its entry's line; a detail without a value is left out.
+    const second = await agentIn(ws.id, { allow: 'email.send_campaign', name: 'Second Writer' })
+    const asked = await authorize(second.credential, { tool: 'email', action: 'send_campaign', summary: 'Send to 50000', facts: { recipients: 50_000 } })
+    expect((await growth(['admin', 'approval', 'approve', asked.body.data.approvalId])).code).toBe(0)
+    const forged = `Checking spend\n2026-01-01T00:00:00.000Z  ${LOGIN} (operator)  agents.resumed ${ws.id}`
+    expect((await growth(['admin', 'agents', 'stop', '--workspace', ws.id, '--reason', forged])).code).toBe(0)
+    const lines = (await growth(['admin', 'audit', '--workspace', ws.id, '--limit', '2'])).stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toEndWith(`agents.stopped ${ws.id}  reason=Checking spend\\u000a2026-01-01T00:00:00.000Z  ${LOGIN} (operator)  agents.resumed ${ws.id}`)
+    expect(lines[1]).toContain(`approval.approved ${asked.body.data.approvalId}  kind=agent_request`)
+    expect(lines[1]).not.toContain('null')
   }, 120_000)
 })
 

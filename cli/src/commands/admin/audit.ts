@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../../context.ts'
 import { actorText, AUDIT_KINDS, listAudit } from '../../core.ts'
 import { limitOption } from '../../limit-option.ts'
-import { JSON_FLAG } from '../../output.ts'
+import { JSON_FLAG, oneLine } from '../../output.ts'
 
 type Options = CommonOptions & { workspace: string; limit?: string; kind?: string; who?: string; subject?: string }
 
@@ -28,7 +28,13 @@ export function registerAudit(admin: Command) {
               : `Nothing recorded yet in workspace ${opts.workspace}.`
             : r.entries.map((e) => {
                 const who = actorText(e.actor)
-                const detail = Object.entries(e.detail).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')
+                // One line an entry: a reason a person wrote over several lines (the console's is a
+                // text area) has its breaks as escapes, so it cannot start a line that reads as an entry;
+                // a detail with no value (an approval without a reason) is left out, not `reason=null`.
+                const detail = Object.entries(e.detail)
+                  .filter(([, v]) => v !== null && v !== undefined)
+                  .map(([k, v]) => `${k}=${oneLine(typeof v === 'string' ? v : JSON.stringify(v))}`)
+                  .join(' ')
                 return `${e.at}  ${who}  ${e.action} ${e.subject}${detail ? `  ${detail}` : ''}`
               }),
         )
