@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { openDatabase } from '../../server/src/store/driver/db.ts'
@@ -44,6 +44,46 @@ describe('the embedded database lock', () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_000)
       expect((await db.sql`SELECT 1 AS one`)[0]!.one).toBe(1)
       expect(readFileSync(join(dataDir, 'owner.lock'), 'utf8')).toBe(String(process.pid))
+    } finally {
+      await db.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  test('a lock file made a moment ago and still empty is its maker\'s, being written: waited for, never taken over', async () => {
+    // writeFileSync makes the file, then writes the pid: between the two, another process reads an
+    // empty lock. Taken for a dead owner's, it was removed and a second PGlite opened the same
+    // files ("PGlite failed to initialize properly" in CI, with commands started together).
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-lock-written-'))
+    const lock = join(dataDir, 'owner.lock')
+    writeFileSync(lock, '')
+    let opened: Awaited<ReturnType<typeof openDatabase>> | undefined
+    const opening = openDatabase({ dataDir }).then((db) => (opened = db))
+    try {
+      await Bun.sleep(500)
+      expect(readFileSync(lock, 'utf8')).toBe('')
+      expect(opened).toBeUndefined()
+      // Its maker gone without writing (it gave up): the lock is free, and taken.
+      rmSync(lock)
+      const db = await opening
+      expect(db.kind).toBe('embedded-owner')
+      expect(readFileSync(lock, 'utf8')).toBe(String(process.pid))
+    } finally {
+      await (await opening).close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  test('a lock file left empty for long (its maker died between making and writing it) is taken over', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'growth-lock-empty-'))
+    const lock = join(dataDir, 'owner.lock')
+    writeFileSync(lock, '')
+    const minuteAgo = new Date(Date.now() - 60_000)
+    utimesSync(lock, minuteAgo, minuteAgo)
+    const db = await openDatabase({ dataDir })
+    try {
+      expect(db.kind).toBe('embedded-owner')
+      expect(readFileSync(lock, 'utf8')).toBe(String(process.pid))
     } finally {
       await db.close()
       rmSync(dataDir, { recursive: true, force: true })

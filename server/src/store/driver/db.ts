@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import postgres from 'postgres'
@@ -167,7 +167,18 @@ function connectSocket(path: string, debug?: StatementTrace): Sql {
   return sql
 }
 
-/** The pid written in the lock file (NaN when unreadable), or undefined once the lock is gone. */
+/** How long a lock file may stay empty while its maker writes its pid (two system calls apart). */
+const LOCK_WRITE_MS = 2_000
+
+function lockAgeMs(lock: string): number {
+  try {
+    return Math.abs(Date.now() - statSync(lock).mtimeMs)
+  } catch {
+    return 0
+  }
+}
+
+/** The pid written in the lock file (0 while empty, NaN when not a number), or undefined once the lock is gone. */
 function lockHolder(lock: string): number | undefined {
   try {
     return Number(readFileSync(lock, 'utf8').trim())
@@ -215,6 +226,13 @@ async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenan
     const pid = lockHolder(lock)
     // The owner let it go between our attempt and this read: try again.
     if (pid === undefined) continue
+    // Made and not yet written (its maker between the create and the write, both of writeFileSync):
+    // a new owner's, to wait for, unless it has stayed empty too long for that (its maker died there).
+    if (pid === 0 && lockAgeMs(lock) < LOCK_WRITE_MS) {
+      attempt--
+      await Bun.sleep(10)
+      continue
+    }
     // Our own pid in the lock is live only if this process really owns the directory now: a process
     // restarted after a crash (in a container, often with the same pid) must take the stale lock over.
     const live = pid === process.pid ? ownedHere.has(dataDir) : Number.isInteger(pid) && pid > 0 && processAlive(pid)
