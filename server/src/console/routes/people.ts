@@ -46,6 +46,20 @@ const ownersOnly = (session: ConsoleSession) =>
 export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteKit) {
   const { signedIn, rolePost, showOnce, shownPage } = kit
   const list = async (session: ConsoleSession) => (await listPeople(sql, session.workspace.id, { added: true })).people
+  /**
+   * An invitation's sign-in link (`again`: a new one for a person not signed in yet): mailed when this
+   * server sends mail (made as it goes), else made now and shown once on the page the POST leads to.
+   */
+  const sendInvitation = async (request: Request, session: ConsoleSession, person: { id: string; name: string; email: string; role: string }, again: boolean) => {
+    const shown = { person: shownPerson(person), ...(again ? { again } : {}) }
+    if (mail) {
+      await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id }, session.person.id)
+      mail.wake()
+      return showOnce(request, session, 'person', { ...shown, link: null } satisfies PersonShown)
+    }
+    const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
+    return showOnce(request, session, 'person', { ...shown, link: { url: link.url, expiresAt: link.expiresAt } } satisfies PersonShown)
+  }
   return new Elysia()
     .get(
       '/console/shown/person',
@@ -69,25 +83,11 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
         }
         throw error
       }
-      if (mail) {
-        await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id }, session.person.id)
-        mail.wake()
-        return showOnce(request, session, 'person', { person: shownPerson(person), link: null } satisfies PersonShown)
-      }
-      const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
-      return showOnce(request, session, 'person', { person: shownPerson(person), link: { url: link.url, expiresAt: link.expiresAt } } satisfies PersonShown)
+      return sendInvitation(request, session, person, false)
     }), { parse: 'none' })
     // A new link to the invitation of a person who has not signed in yet (domain stillInvited says why only then).
     .post('/console/people/:id/link', rolePost(['owner'], ownersOnly, async ({ request, session, params }) => {
-      const person = await stillInvited(sql, session.workspace.id, params.id!)
-      const shown = { person: shownPerson(person), again: true }
-      if (mail) {
-        await mailInviteLink(sql, { workspaceId: session.workspace.id, id: person.id }, session.person.id)
-        mail.wake()
-        return showOnce(request, session, 'person', { ...shown, link: null } satisfies PersonShown)
-      }
-      const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
-      return showOnce(request, session, 'person', { ...shown, link: { url: link.url, expiresAt: link.expiresAt } } satisfies PersonShown)
+      return sendInvitation(request, session, await stillInvited(sql, session.workspace.id, params.id!), true)
     }), { parse: 'none' })
     .post('/console/people/:id/role', rolePost(['owner'], ownersOnly, async ({ session, params }, fields) => {
       await changeRole(sql, { workspaceId: session.workspace.id, id: params.id!, role: fields.get('role') ?? '', by: personActor(session) })
