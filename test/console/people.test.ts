@@ -182,6 +182,34 @@ describe('the console: people', () => {
     expect((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sign_in_links WHERE person_id = ${stranger.id}`)[0]!.n).toBe(0)
   }, 60_000)
 
+  test('a sign-in that commits while an owner\'s new link is being made: the link is refused (409), none made for a person who has signed in', async () => {
+    const { sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const person = await addPerson(sql, { workspaceId: ws.id, email: unique('rui'), name: 'Rui Prado', role: 'approver' })
+    // The sign-in's transaction has updated the person's row (markSignedIn) and not committed yet.
+    let commit!: () => void
+    let updated!: () => void
+    const didUpdate = new Promise<void>((r) => (updated = r))
+    const signIn = sql.begin(async (tx) => {
+      await tx`UPDATE people SET signed_in_at = now() WHERE id = ${person.id}`
+      updated()
+      await new Promise<void>((r) => (commit = r))
+    })
+    await didUpdate
+    const made = signInLink(sql, { personId: person.id, consoleUrl: 'http://console.test', beforeFirstSignIn: true }).then(
+      () => 'made',
+      (error: Error) => error.message,
+    )
+    await Bun.sleep(150)
+    commit()
+    await signIn
+    expect(await made).toStartWith('Rui Prado has signed in already (last at ')
+    expect((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sign_in_links WHERE person_id = ${person.id}`)[0]!.n).toBe(0)
+    // Without the rule (an operator's link), the same person gets one.
+    await signInLink(sql, { personId: person.id, consoleUrl: 'http://console.test' })
+    expect((await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sign_in_links WHERE person_id = ${person.id}`)[0]!.n).toBe(1)
+  }, 30_000)
+
   test('bad input is a 400 naming what was wrong; another workspace\'s person is not found; no CSRF token, nothing done', async () => {
     const ws = await makeWorkspace()
     const owner = await signInAs(ws.id, 'owner', 'Mara Owner')

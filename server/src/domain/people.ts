@@ -101,12 +101,20 @@ export async function listPeople(sql: Db, workspaceId: string, opts: { added?: b
  */
 export async function stillInvited(sql: Db, workspaceId: string, id: string): Promise<store.PersonRow> {
   const row = await currentPerson(sql, id, workspaceId)
-  if (row.signed_in_at) {
-    throw new ConflictError(
-      `${row.name} has signed in already (last at ${iso(row.signed_in_at).slice(0, 16).replace('T', ' ')} UTC), so a new link is theirs to ask for, not another person's to make: on the sign-in page when this server sends mail, with their passkey, or from an operator (growth admin person link).`,
-    )
-  }
+  refuseIfSignedIn(row)
   return row
+}
+
+/**
+ * The refusal of stillInvited, for a row read again where the link is made: signInLink's
+ * `beforeFirstSignIn` locks the person's row in its transaction and asks this again, so that a
+ * sign-in committed between the two (markSignedIn updates that row) is not given a link by another.
+ */
+export function refuseIfSignedIn(row: store.PersonRow): void {
+  if (!row.signed_in_at) return
+  throw new ConflictError(
+    `${row.name} has signed in already (last at ${iso(row.signed_in_at).slice(0, 16).replace('T', ' ')} UTC), so a new link is theirs to ask for, not another person's to make: on the sign-in page when this server sends mail, with their passkey, or from an operator (growth admin person link).`,
+  )
 }
 
 /**

@@ -5,10 +5,10 @@ import { RuleError } from '../core/errors.ts'
 import { LINK_VALID_MS } from '../core/session-expiry.ts'
 import { iso } from '../core/time.ts'
 import { inTransaction } from '../store/driver/db.ts'
-import { selectPerson } from '../store/people.ts'
+import { lockPerson, selectPerson } from '../store/people.ts'
 import * as store from '../store/sign-in-links.ts'
 import { recordAudit } from './audit.ts'
-import { currentPerson, type Person, toPerson } from './people.ts'
+import { currentPerson, type Person, refuseIfSignedIn, toPerson } from './people.ts'
 import { signInSession } from './sessions.ts'
 import { checkSignInAttempts, takeSignInAttempt } from './sign-in-limits.ts'
 
@@ -32,10 +32,12 @@ const refusal = (code: keyof typeof LINK_REFUSALS) => new RuleError(code, LINK_R
 /**
  * A new sign-in link for a person not removed. `limited`: counts against the person's links of the
  * hour (the console's "email me a link"); an operator's `growth admin person link` is not limited.
+ * `beforeFirstSignIn`: only while the person has never signed in (an owner's new link to an
+ * invitation, domain stillInvited), checked again on their row locked in the link's transaction.
  */
 export async function signInLink(
   sql: Db,
-  opts: { personId: string; consoleUrl: string; by?: Actor; at?: Date; limited?: boolean },
+  opts: { personId: string; consoleUrl: string; by?: Actor; at?: Date; limited?: boolean; beforeFirstSignIn?: boolean },
 ): Promise<{ url: string; expiresAt: string; person: Person; workspaceId: string }> {
   const person = await currentPerson(sql, opts.personId)
   const at = opts.at ?? new Date()
@@ -43,6 +45,10 @@ export async function signInLink(
   const minted = mintConsoleToken('link', person.workspace_id)
   const expiresAt = new Date(at.getTime() + LINK_VALID_MS)
   await inTransaction(sql, async (tx) => {
+    if (opts.beforeFirstSignIn) {
+      const locked = await lockPerson(tx, person.workspace_id, person.id)
+      if (locked) refuseIfSignedIn(locked)
+    }
     await store.insertSignInLink(tx, { workspaceId: person.workspace_id, hash: minted.hash, personId: person.id, at, expiresAt })
     await recordAudit(tx, person.workspace_id, opts.by ?? SYSTEM_ACTOR, 'person.link_created', person.id, { name: person.name, expiresAt: iso(expiresAt) }, at)
   })

@@ -42,6 +42,12 @@ export async function selectPerson(sql: Db, workspaceId: string, id: string): Pr
   return row
 }
 
+/** A person of the workspace, their row locked until the transaction ends (a sign-in's markSignedIn waits). */
+export async function lockPerson(tx: Db, workspaceId: string, id: string): Promise<PersonRow | undefined> {
+  const [row] = await tx<PersonRow[]>`SELECT * FROM people WHERE workspace_id = ${workspaceId} AND id = ${id} FOR UPDATE`
+  return row
+}
+
 /** Records a sign-in of the person (their session just begun). */
 export async function markSignedIn(tx: Db, workspaceId: string, id: string, at: Date): Promise<void> {
   await tx`UPDATE people SET signed_in_at = ${at} WHERE workspace_id = ${workspaceId} AND id = ${id}`

@@ -57,7 +57,7 @@ export function peopleRoutes({ sql, consoleUrl, mail }: ConsoleDeps, kit: RouteK
       mail.wake()
       return showOnce(request, session, 'person', { ...shown, link: null } satisfies PersonShown)
     }
-    const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session) })
+    const link = await signInLink(sql, { personId: person.id, consoleUrl: consoleUrl(), by: personActor(session), beforeFirstSignIn: again })
     return showOnce(request, session, 'person', { ...shown, link: { url: link.url, expiresAt: link.expiresAt } } satisfies PersonShown)
   }
   return new Elysia()
