@@ -21,10 +21,12 @@ export class ResultFailed extends Error {}
  */
 export class ApiRefusal extends Error {
   constructor(
-    readonly error: { code: string; message: string; requestId: string | null },
+    readonly error: { code: string; message: string; requestId: string | null; idempotencyKey?: string },
     readonly status: number | undefined,
     readonly json: boolean,
     readonly label: string = error.code,
+    /** A line for people after the refusal's (a write that may have been done: how to send it again). */
+    readonly hint?: string,
   ) {
     super(error.message)
   }
@@ -38,6 +40,8 @@ export class NoAnswer extends Error {
   constructor(
     message: string,
     readonly json: boolean,
+    /** A write that may have been done (refusal.ts, outcomeUnknown): its key in the envelope with --json, else the hint's line. */
+    readonly unknown?: { idempotencyKey: string; hint: string },
   ) {
     super(message)
   }
@@ -89,14 +93,15 @@ export function handleError(err: unknown, opts: { json?: boolean } = {}): number
   if (err instanceof ResultFailed) return 1
   if (err instanceof ApiRefusal) {
     if (err.json) writeErr(`${JSON.stringify({ error: err.error })}\n`)
-    else if (err.status) printError(`${err.error.message} (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})`)
+    else if (err.status) printError(`${err.error.message} (${err.status} ${err.error.code}${err.error.requestId ? `, request ${err.error.requestId}` : ''})${err.hint ? `\n${err.hint}` : ''}`)
     else printError(err.error.code === 'invalid_request' ? err.error.message : `${err.label}: ${err.error.message}`)
     // A 500 or more (after the SDK's retries) is the API failing, not refusing: unexpected.
     return err.status !== undefined && err.status >= 500 ? 2 : 1
   }
   if (err instanceof NoAnswer) {
-    if (err.json || opts.json) writeErr(`${JSON.stringify({ error: { code: 'no_answer', message: err.message, requestId: null } })}\n`)
-    else printError(err.message)
+    const key = err.unknown ? { idempotencyKey: err.unknown.idempotencyKey } : {}
+    if (err.json || opts.json) writeErr(`${JSON.stringify({ error: { code: 'no_answer', message: err.message, requestId: null, ...key } })}\n`)
+    else printError(err.unknown ? `${err.message}\n${err.unknown.hint}` : err.message)
     return 2
   }
   if (err instanceof DomainError || err instanceof CliError) {

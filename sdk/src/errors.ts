@@ -28,6 +28,7 @@ type Fields = {
   code?: string
   requestId?: string
   headers?: Record<string, string>
+  idempotencyKey?: string | undefined
   cause?: unknown
 }
 
@@ -41,6 +42,13 @@ export class GrowthError extends Error {
   readonly requestId: string | undefined
   /** The answer's headers, names in lower case. */
   readonly headers: Record<string, string>
+  /**
+   * The Idempotency-Key the write was sent with, on every attempt: the caller's, or the one the SDK
+   * made for the call. After a ConnectionError, TimeoutError or 5xx the write may have been done;
+   * calling again with `{ idempotencyKey: error.idempotencyKey }` gets its first answer if it was,
+   * or does it once if it was not. Undefined for a GET.
+   */
+  readonly idempotencyKey: string | undefined
   /**
    * The codes an error of this class carries (its status's, from the spec's error table); a code
    * outside them is replaced by the first. Empty: any code, or none.
@@ -60,6 +68,7 @@ export class GrowthError extends Error {
     this.code = codes.length === 0 || (fields.code !== undefined && codes.includes(fields.code)) ? fields.code : codes[0]
     this.requestId = fields.requestId
     this.headers = fields.headers ?? {}
+    this.idempotencyKey = fields.idempotencyKey
   }
 }
 
@@ -163,14 +172,15 @@ const BY_STATUS: Record<number, typeof GrowthError> = {
 
 /**
  * The error for a refusal: its class by status, its code, message and request id from the envelope.
- * `call` (e.g. `POST https://.../track`) is named when the answer is not the API's.
+ * `call` (e.g. `POST https://.../track`) is named when the answer is not the API's; `idempotencyKey`
+ * is the write's (GrowthError.idempotencyKey).
  */
-export function errorFromAnswer(status: number, body: unknown, text: string, headers: Record<string, string>, call?: string): GrowthError {
+export function errorFromAnswer(status: number, body: unknown, text: string, headers: Record<string, string>, call?: string, idempotencyKey?: string): GrowthError {
   const envelope = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown } } | undefined)?.error
   const code = typeof envelope?.code === 'string' ? envelope.code : undefined
   const requestId = typeof envelope?.requestId === 'string' ? envelope.requestId : headers['x-request-id']
   const message = typeof envelope?.message === 'string' ? envelope.message : notTheApi(status, text, call)
-  const fields = { status, code, requestId, headers }
+  const fields = { status, code, requestId, headers, idempotencyKey }
   // A code that the status never carries (not this API's answer, or a newer server's): the base
   // class, with the code as sent, rather than a class whose type promises another code.
   const carried: readonly string[] | undefined = status >= 500 ? CODES_BY_STATUS[500] : CODES_BY_STATUS[status as keyof typeof CODES_BY_STATUS]

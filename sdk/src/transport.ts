@@ -102,9 +102,10 @@ export async function call(settings: TransportSettings, input: CallInput, option
       if ('failure' in outcome) {
         // No answer: the caller's abort ends the call; a time-out or a dropped connection is retried.
         throwIfAborted(options.signal)
+        const fields = { cause: outcome.failure, idempotencyKey: headers['idempotency-key'] }
         const error = outcome.timedOut
-          ? new TimeoutError(`No answer from ${input.method} ${url} within ${timeout} ms.`, { cause: outcome.failure })
-          : new ConnectionError(`No answer from ${input.method} ${url}: ${sentence(describe(outcome.failure))}`, { cause: outcome.failure })
+          ? new TimeoutError(`No answer from ${input.method} ${url} within ${timeout} ms.`, fields)
+          : new ConnectionError(`No answer from ${input.method} ${url}: ${sentence(describe(outcome.failure))}`, fields)
         if (attempt >= maxRetries) throw error
         await sleep(retryDelayMs(attempt, undefined) ?? 0, options.signal)
         continue
@@ -125,7 +126,7 @@ export async function call(settings: TransportSettings, input: CallInput, option
         }
       }
       const answerHeaders = headersOf(response.headers)
-      const error: GrowthError = errorFromAnswer(response.status, parsed, text, answerHeaders, `${input.method} ${url}`)
+      const error: GrowthError = errorFromAnswer(response.status, parsed, text, answerHeaders, `${input.method} ${url}`, headers['idempotency-key'])
       if (attempt < maxRetries && isRetryableStatus(response.status)) {
         const wait = retryDelayMs(attempt, answerHeaders)
         if (wait !== null) {

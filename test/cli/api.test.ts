@@ -6,6 +6,8 @@ import { OPERATIONS } from '../../sdk/src/generated/operations.ts'
 import { buildProgram } from '../../cli/src/index.ts'
 import { createDemoWorkspace, type DemoWorkspace } from '../../server/src/demo/index.ts'
 import { call, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { startFaultProxy } from '../sdk/support/fault-proxy.ts'
+import { insertContacts } from '../write-fixtures.ts'
 import { CLI_TIMEOUT, growthIn, type Run } from './run.ts'
 
 /**
@@ -332,9 +334,65 @@ describe('refusals and failures', () => {
         const json = await run(['missions', 'list', '--json'], base)
         expect(json.code).toBe(2)
         expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'internal_error', message: 'Something went wrong on our side.', requestId: 'req_0123456789abcdefghijklmnop' } })
+        // A write answered 500 may have been done: its key, to send it again with.
+        const write = await run(['track', '--event', 'signup.completed', '--email', 'noor@example.com', '--idempotency-key', 'signup-noor-1'], base)
+        expect({ code: write.code, stdout: write.stdout }).toEqual({ code: 2, stdout: '' })
+        expect(write.stderr).toBe(
+          'error: Something went wrong on our side. (500 internal_error, request req_0123456789abcdefghijklmnop)\n' +
+            'It may have been done: run the same command with --idempotency-key signup-noor-1 within 24 hours to get its answer if it was, or to do it once if it was not.\n',
+        )
+        const writeJson = await run(['track', '--event', 'signup.completed', '--email', 'noor@example.com', '--idempotency-key', 'signup-noor-1', '--json'], base)
+        expect(JSON.parse(writeJson.stderr)).toEqual({ error: { code: 'internal_error', message: 'Something went wrong on our side.', requestId: 'req_0123456789abcdefghijklmnop', idempotencyKey: 'signup-noor-1' } })
       } finally {
         failing.stop(true)
       }
+    },
+    T,
+  )
+
+  test(
+    'a write that may have been done (its answer cut off, after the retries) says its key; run again with --idempotency-key, it is answered from the first and done once; a refused connection says nothing of the kind',
+    async () => {
+      const ws = await makeWorkspace()
+      await insertContacts(ws.id, [{ email: 'noor@example.com' }])
+      const { url, sql } = await getHarness()
+      const proxy = await startFaultProxy(url)
+      try {
+        // Every attempt (the first and the SDK's two retries) reaches the server; each answer is cut off halfway.
+        proxy.script([{ kind: 'drop', midAnswer: true }, { kind: 'drop', midAnswer: true }, { kind: 'drop', midAnswer: true }])
+        const args = ['track', '--event', 'signup.completed', '--email', 'noor@example.com']
+        const through = { GROWTH_BASE_URL: `${proxy.url}/api/v1`, GROWTH_TOKEN: ws.live }
+        const lost = await run(args, through)
+        const keys = [...new Set(proxy.seen.map((r) => r.idempotencyKey))]
+        expect(proxy.seen.map((r) => r.upstream?.status)).toEqual([201, 201, 201])
+        expect(keys).toHaveLength(1)
+        const key = keys[0]!
+        expect({ code: lost.code, stdout: lost.stdout }).toEqual({ code: 2, stdout: '' })
+        expect(lost.stderr).toBe(
+          `error: no answer from the API at ${proxy.url}/api/v1 (from GROWTH_BASE_URL): the connection was closed before an answer; is the server running, and is that its address?\n` +
+            `It may have been done: run the same command with --idempotency-key ${key} within 24 hours to get its answer if it was, or to do it once if it was not.\n`,
+        )
+        const again = await run([...args, '--idempotency-key', key, '--json'], through)
+        expect(again.code, again.stderr).toBe(0)
+        expect(JSON.parse(again.stdout)).toMatchObject({ event: 'signup.completed' })
+        expect(proxy.seen.at(-1)!.idempotencyKey).toBe(key)
+        const [usage] = await sql<{ used: number }[]>`SELECT COALESCE(sum(used), 0)::int AS used FROM usage_counters WHERE workspace_id = ${ws.id} AND name = 'trackedEvents'`
+        expect(usage!.used).toBe(1)
+
+        // With --json, the key is a field of the envelope.
+        proxy.script([{ kind: 'drop', midAnswer: true }, { kind: 'drop', midAnswer: true }, { kind: 'drop', midAnswer: true }])
+        const json = await run(['track', '--event', 'signup.completed', '--email', 'noor@example.com', '--json'], through)
+        expect(json.code).toBe(2)
+        const envelope = JSON.parse(json.stderr).error
+        expect(envelope).toMatchObject({ code: 'no_answer', requestId: null, idempotencyKey: proxy.seen.at(-1)!.idempotencyKey })
+        expect(envelope.message).not.toContain('It may have been done')
+      } finally {
+        await proxy.stop()
+      }
+      // Nothing was sent: no key to reuse, nothing said of one.
+      const refused = await run(['track', '--event', 'signup.completed', '--email', 'noor@example.com'], { GROWTH_BASE_URL: 'http://127.0.0.1:9/api/v1', GROWTH_TOKEN: ws.live })
+      expect(refused).toMatchObject({ code: 2, stdout: '' })
+      expect(refused.stderr).toBe('error: no answer from the API at http://127.0.0.1:9/api/v1 (from GROWTH_BASE_URL): the connection was refused; is the server running, and is that its address?\n')
     },
     T,
   )

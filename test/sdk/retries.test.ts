@@ -37,6 +37,7 @@ type StepResult = {
     status?: number
     code?: string
     requestId?: string
+    idempotencyKey?: string
     retryAfter?: number
     classes: string[]
     isAbortReason: boolean
@@ -52,6 +53,7 @@ type Step = {
   baseUrl?: string
   abort?: { afterMs: number; reason?: string; from?: 'start' | 'fetch' | 'answer' }
   countFetch?: boolean
+  keyFromErrorOf?: number
 }
 
 /** A generated key: `sdk-` and a UUID. */
@@ -271,6 +273,34 @@ describe.each(RUNTIMES)('the packed SDK under %s', (runtime) => {
       const events = await sql<{ type: string }[]>`SELECT type FROM events WHERE workspace_id = ${ws.id} ORDER BY seq`
       expect(events.map((e) => e.type)).toEqual(['workflow.started', 'contact.created'])
       expect(await contactEmails(ws.id)).toEqual(['olivia@example.com', 'pat@example.com'])
+    })
+  })
+
+  test('out of retries with no answer: the error carries the key the SDK made, and the call sent again with it is replayed, the write done once; a GET\'s error has none', async () => {
+    const ws = await makeWorkspace()
+    await withProxy(async (proxy) => {
+      // Cut off halfway through its answer, the write done (a connection closed before any answer is
+      // sent again by Deno's own fetch).
+      scriptSteps(proxy, [[{ kind: 'drop', midAnswer: true }], [], [status(500)], [status(401)]])
+      const [lost, again, failed, read] = await runSteps(runtime, proxy, ws.live, [
+        { call: 'contacts.import', arg: { contacts: [{ email: 'quinn@example.com' }] }, options: { maxRetries: 0 } },
+        { call: 'contacts.import', arg: { contacts: [{ email: 'quinn@example.com' }] }, keyFromErrorOf: 0 },
+        { call: 'contacts.import', arg: { contacts: [{ email: 'rhea@example.com' }] }, options: { maxRetries: 0 } },
+        { call: 'usage.get', options: { maxRetries: 0 } },
+      ])
+      const [sent] = attemptsOf(proxy, 0)
+      expect(sent!.upstream!.status).toBe(201)
+      expect(lost!.error).toMatchObject({ name: 'ConnectionError', idempotencyKey: sent!.idempotencyKey })
+      expect(lost!.error!.idempotencyKey).toMatch(SDK_KEY)
+      expect(attemptsOf(proxy, 1).map((a) => a.idempotencyKey)).toEqual([sent!.idempotencyKey])
+      expect(again).toMatchObject({ ok: true, status: 201, replayed: true })
+      expect(again!.data.totals).toEqual({ created: 1, updated: 0, skipped: 0 })
+      // An answered refusal carries it too; a read sends none.
+      expect(failed!.error).toMatchObject({ name: 'InternalServerError', idempotencyKey: attemptsOf(proxy, 2)[0]!.idempotencyKey })
+      expect(failed!.error!.idempotencyKey).toMatch(SDK_KEY)
+      expect(read!.error!.name).toBe('AuthenticationError')
+      expect(read!.error!.idempotencyKey).toBeUndefined()
+      expect(await contactEmails(ws.id)).toEqual(['quinn@example.com'])
     })
   })
 

@@ -111,7 +111,7 @@ async function run(spec: CommandSpec, opts: Options) {
     const next = page.hasNextPage() ? page.meta?.[spec.operation.paging!.next] : undefined
     if (next) out.note(`More: add --${spec.operation.paging!.param} ${next}, or --all for every page.`)
   } catch (err) {
-    throw refusalOf(err, json, credentials)
+    throw refusalOf(err, json, credentials, { keyFlag: true })
   }
 }
 

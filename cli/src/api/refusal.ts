@@ -5,15 +5,33 @@ import { type CredentialOptions, type Credentials, resolveCredentials, tokenOf }
 /**
  * A failure of an API call for handleError: a refusal of the API, exit 1 with its code, message and
  * request id (a refused token says which token, from where); no answer at all, exit 2, one sentence
- * naming the base URL and where it came from.
+ * naming the base URL and where it came from. `keyFlag`: the command takes --idempotency-key, and a
+ * write that may have been done says to send it again with its key (outcomeUnknown).
  */
-export function refusalOf(err: unknown, json: boolean, credentials?: Credentials): unknown {
-  if (err instanceof ConnectionError) return new NoAnswer(noAnswerMessage(err, credentials), json)
+export function refusalOf(err: unknown, json: boolean, credentials?: Credentials, opts: { keyFlag?: boolean } = {}): unknown {
+  const key = opts.keyFlag ? outcomeUnknown(err) : undefined
+  const unknown = key ? { idempotencyKey: key, hint: sendAgainWith(key) } : undefined
+  if (err instanceof ConnectionError) return new NoAnswer(noAnswerMessage(err, credentials), json, unknown)
   if (err instanceof GrowthError && err.status !== undefined) {
-    return new ApiRefusal({ code: String(err.code ?? 'unknown'), message: messageOf(err, credentials), requestId: err.requestId ?? null }, err.status, json)
+    const error = { code: String(err.code ?? 'unknown'), message: messageOf(err, credentials), requestId: err.requestId ?? null }
+    return new ApiRefusal(key ? { ...error, idempotencyKey: key } : error, err.status, json, undefined, unknown?.hint)
   }
   if (err instanceof CliError && !(err instanceof Interrupted) && json) return new ApiRefusal({ code: 'invalid_request', message: err.message, requestId: null }, undefined, json)
   return err
+}
+
+/**
+ * The Idempotency-Key of a write that may or may not have been done: it was sent, and no answer came
+ * (a time-out, a connection closed), or a 5xx; not when the connection was never made (refused, no
+ * such host). The SDK's retries used it already; the person can send the command again with it.
+ */
+const sendAgainWith = (key: string) =>
+  `It may have been done: run the same command with --idempotency-key ${key} within 24 hours to get its answer if it was, or to do it once if it was not.`
+
+function outcomeUnknown(err: unknown): string | undefined {
+  if (!(err instanceof GrowthError) || !err.idempotencyKey) return undefined
+  if (err instanceof ConnectionError) return /^(the connection was refused|no such host)$/.test(reasonOf(err)) ? undefined : err.idempotencyKey
+  return err.status !== undefined && err.status >= 500 ? err.idempotencyKey : undefined
 }
 
 /**

@@ -3,11 +3,12 @@
 //   BASE_URL  the API's base URL (the fault proxy's, /api/v1 included)
 //   TOKEN     the token of every step that does not name its own
 //   STEPS     JSON: [{ call: 'usage.get' | 'contacts.import' | 'track' | ..., arg?, options?, client?,
-//             token?, baseUrl?, abort?: { afterMs, reason?, from? }, countFetch? }]
+//             token?, baseUrl?, abort?: { afterMs, reason?, from? }, countFetch?, keyFromErrorOf? }]
 // Each step's calls carry an X-Test-Step header (its index), so the proxy can tell the steps apart.
 // abort.from says when its afterMs starts: 'start' (the default: when the call is made; 0 aborts
 // before it), 'fetch' (when the SDK first calls fetch) or 'answer' (when its first answer came).
 // countFetch (or an abort from 'fetch' or 'answer') passes the client a fetch that counts its calls.
+// keyFromErrorOf: n sends the step with the idempotencyKey that step n's error carried.
 import * as sdk from '@growth-service/sdk'
 
 const env = (name) => (globalThis.Deno ? globalThis.Deno.env.get(name) : globalThis.process.env[name])
@@ -16,9 +17,10 @@ const ERRORS = [
   'AuthenticationError', 'PermissionDeniedError', 'NotFoundError', 'IdempotencyKeyReusedError', 'PlanRequiredError',
 ]
 
-async function run(step, index) {
+async function run(step, index, results) {
   const client = { token: step.token ?? env('TOKEN'), baseUrl: step.baseUrl ?? env('BASE_URL'), ...step.client }
   const options = { ...step.options, headers: { ...step.options?.headers, 'X-Test-Step': String(index) } }
+  if (step.keyFromErrorOf !== undefined) options.idempotencyKey = results[step.keyFromErrorOf].error?.idempotencyKey
   // JSON has no Infinity: the string stands for it.
   for (const settings of [client, options]) if (settings.timeout === 'Infinity') settings.timeout = Infinity
 
@@ -75,6 +77,7 @@ async function run(step, index) {
         status: error?.status,
         code: error?.code,
         requestId: error?.requestId,
+        idempotencyKey: error?.idempotencyKey,
         retryAfter: error?.retryAfter,
         classes: ERRORS.filter((n) => error instanceof sdk[n]),
         isAbortReason: options.signal !== undefined && error === controller.signal.reason,
@@ -85,5 +88,5 @@ async function run(step, index) {
 
 const steps = JSON.parse(env('STEPS'))
 const results = []
-for (const [index, step] of steps.entries()) results.push(await run(step, index))
+for (const [index, step] of steps.entries()) results.push(await run(step, index, results))
 console.log(JSON.stringify(results))
