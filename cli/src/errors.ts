@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander'
-import { DomainError, RuleError } from './core.ts'
+import { DomainError, RuleError } from '../../server/src/core/errors.ts'
 import { printError, writeErr } from './output.ts'
 
 /** A refusal by the CLI itself (bad configuration, bad input it checks before the domain does): exit 1. */

@@ -44,8 +44,8 @@ const apiData = async (path: string, token = demo.tokens.live) => {
   return a.body.data
 }
 
-test('every operation the SDK has a method for is a command named as that method', () => {
-  const program = buildProgram()
+test('every operation the SDK has a method for is a command named as that method', async () => {
+  const program = await buildProgram()
   for (const [operationId, op] of Object.entries(OPERATIONS)) {
     let cmd = program
     for (const word of op.sdk) cmd = cmd.commands.find((c) => c.name() === word)!

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../context.ts'
-import { createLogger, metricsHostResolves, shownUrl, startDeliveryWorkers, startMetricsListener, startTracing } from '../core.ts'
+import { createLogger, shownUrl } from '../core.ts'
+import { metricsHostResolves, startDeliveryWorkers, startMetricsListener, startTracing } from '../core-running.ts'
 import { CliError } from '../errors.ts'
 
 type Options = CommonOptions & { workers?: string }

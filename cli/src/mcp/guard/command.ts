@@ -7,7 +7,8 @@ import { CliError } from '../../errors.ts'
 import { writeErr } from '../../output.ts'
 import { loadConfig } from './config.ts'
 import { runGuard } from './proxy.ts'
-import { loadConfig as loadServiceConfig, startTracing } from '../../core.ts'
+import { loadConfig as loadServiceConfig } from '../../core.ts'
+import { startTracing } from '../../core-running.ts'
 
 type GuardOptions = CredentialOptions & {
   config: string
