@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import postgres from 'postgres'
+import { transactionInTime, withRequestScope } from '../../server/src/store/driver/request-scope.ts'
 import { insertAbTest } from '../fixtures.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { needsPostgres, type Reply, send, type ServerProcess, startServerProcess } from './cluster.ts'
@@ -57,6 +59,37 @@ describe.skipIf(Boolean(needsPostgres))('writes that run out of time', () => {
     expect(statuses[500] ?? 0).toBeGreaterThan(10)
     expect(statuses[201] ?? 0).toBeGreaterThan(10)
   }, 120_000)
+
+  test("two transactions of one request committing at once: the first's commit ending does not let the deadline answer 500 while the second's COMMIT is still out", async () => {
+    const { sql } = await getHarness()
+    const table = `commit_wait_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
+    // The second transaction's COMMIT takes half a second (a deferred trigger runs at commit).
+    await sql.unsafe(`CREATE TABLE ${table} (n int)`)
+    await sql.unsafe(`CREATE FUNCTION ${table}_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END $$`)
+    await sql.unsafe(`CREATE CONSTRAINT TRIGGER ${table}_slow AFTER INSERT ON ${table} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.n = 2) EXECUTE FUNCTION ${table}_slow()`)
+    // Two connections, so that the two transactions run at once.
+    const two = postgres(process.env.DATABASE_URL!, { max: 2, onnotice: () => {} })
+    try {
+      const started = performance.now()
+      const answer = await withRequestScope(new AbortController().signal, 400, () =>
+        Promise.all([
+          transactionInTime(two, (tx) => tx.unsafe(`INSERT INTO ${table} VALUES (1)`)),
+          transactionInTime(two, (tx) => tx.unsafe(`INSERT INTO ${table} VALUES (2)`)),
+        ]),
+      ).then(
+        () => 'both committed',
+        (error: Error) => error.message,
+      )
+      // Answered by the second commit's outcome, after the deadline (400 ms) and before it passed again.
+      expect(answer).toBe('both committed')
+      expect(performance.now() - started).toBeGreaterThan(400)
+      expect((await sql.unsafe(`SELECT n FROM ${table} ORDER BY n`)).map((r) => r.n)).toEqual([1, 2])
+    } finally {
+      await two.end()
+      await sql.unsafe(`DROP TABLE ${table}`)
+      await sql.unsafe(`DROP FUNCTION ${table}_slow()`)
+    }
+  }, 30_000)
 
   test('agent requests without keys held behind a lock past their time: the decisions under way are answered as recorded, those still waiting are answered 500 and never recorded', async () => {
     const { sql } = await getHarness()

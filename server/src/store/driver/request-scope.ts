@@ -25,8 +25,12 @@ type Scope = {
   queries: Set<Query>
   /** The deadline has passed: the request was answered 500 (or will be, once its commit settles). */
   expired: boolean
-  /** A transaction of the request is committing: the deadline waits for its outcome (transactionInTime). */
-  committing: boolean
+  /**
+   * How many of the request's transactions (or statements) are committing: while any is, the deadline
+   * waits for its outcome (transactionInTime). A count, not a flag: one commit's end must not let the
+   * deadline answer 500 while another's COMMIT is still out.
+   */
+  committing: number
   deadlineMs: number
 }
 
@@ -89,7 +93,7 @@ function cancelAll(scope: Scope) {
  * (transactionInTime): its outcome is the answer, given within the time again at most.
  */
 export async function withRequestScope<T>(signal: AbortSignal, deadlineMs: number, fn: () => Promise<T>): Promise<T> {
-  const scope: Scope = { queries: new Set(), expired: false, committing: false, deadlineMs }
+  const scope: Scope = { queries: new Set(), expired: false, committing: 0, deadlineMs }
   const onAbort = () => cancelAll(scope)
   signal.addEventListener('abort', onAbort, { once: true })
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -104,7 +108,7 @@ export async function withRequestScope<T>(signal: AbortSignal, deadlineMs: numbe
       // connection does). Answering 500 meanwhile would say a write failed that then commits. A
       // commit that has no outcome within the time again (the database unreachable) is answered
       // 500 then: it may or may not have committed, which only a retry with the key can settle.
-      if (scope.committing) timer = setTimeout(expire, deadlineMs)
+      if (scope.committing > 0) timer = setTimeout(expire, deadlineMs)
       else expire()
     }, deadlineMs)
   })
@@ -130,16 +134,18 @@ export async function withRequestScope<T>(signal: AbortSignal, deadlineMs: numbe
 export async function transactionInTime<T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const scope = scopes.getStore()
   if (!scope) return sql.begin(fn) as Promise<T>
+  let committing = false
   try {
     return (await sql.begin(async (tx) => {
       const result = await fn(tx)
       if (scope.expired) throw new RequestTimeout(scope.deadlineMs)
       // From here (this tick) to the commit's outcome, the deadline waits for it.
-      scope.committing = true
+      committing = true
+      scope.committing++
       return result
     })) as T
   } finally {
-    scope.committing = false
+    if (committing) scope.committing--
   }
 }
 
@@ -177,11 +183,11 @@ export function committingFor<T>(deadlines: (RequestDeadline | undefined)[], fn:
 async function commitsFor<T>(list: Scope[], fn: () => Promise<T>): Promise<T> {
   const expired = list.find((s) => s.expired)
   if (expired) throw new RequestTimeout(expired.deadlineMs)
-  for (const s of list) s.committing = true
+  for (const s of list) s.committing++
   try {
     return await fn()
   } finally {
-    for (const s of list) s.committing = false
+    for (const s of list) s.committing--
   }
 }
 
