@@ -1,5 +1,5 @@
 /**
- * What the CLI's long-running commands (growth worker, growth mcp guard) take from the server beside
+ * What the CLI's long-running worker (growth worker) takes from the server beside
  * core.ts: the delivery workers, the metrics listener and OpenTelemetry's set-up. Apart from core.ts
  * so that an operator command, which runs for a moment, does not load prom-client and the
  * OpenTelemetry SDK (cli/src/index.ts loads each command group only when it is asked for).

@@ -1,7 +1,7 @@
 import { ConnectionError, type Growth, GrowthError, isSimulated, type Page, TimeoutError } from '@growth-service/sdk'
 import type { Credentials } from '../api/credentials.ts'
 import { methodOf } from '../api/commands.ts'
-import { canonicalJson } from '../core.ts'
+import { canonicalJson } from '../../../server/src/core/canonical-json.ts'
 import { answer, failureOf, lines, text } from './format.ts'
 import { CURSOR, type DeclaredOperation, declaredOperations, TOOL_LIMIT } from './schema.ts'
 import { probeScopes } from './scopes.ts'

@@ -7,8 +7,8 @@ import { CliError } from '../../errors.ts'
 import { writeErr } from '../../output.ts'
 import { loadConfig } from './config.ts'
 import { runGuard } from './proxy.ts'
-import { loadConfig as loadServiceConfig } from '../../core.ts'
-import { startTracing } from '../../core-running.ts'
+import { loadConfig as loadServiceConfig } from '../../../../server/src/config.ts'
+import { startTracing } from '../../../../server/src/tracing-setup.ts'
 
 type GuardOptions = CredentialOptions & {
   config: string

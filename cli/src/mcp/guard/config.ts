@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { type AuthorizeAgentActionRequest, clip, oneLine } from '@growth-service/sdk'
-import { closestField, fieldsAt } from '../../core.ts'
+import { closestField, fieldsAt } from '../../../../server/src/domain/document-fields.ts'
 import { CliError } from '../../errors.ts'
 import { componentSchema, type JsonSchema } from '../schema.ts'
 

@@ -1,4 +1,4 @@
-import { activeTraceparent, inSpan, SpanKind } from '../../core.ts'
+import { activeTraceparent, inSpan, SpanKind } from '../../../../server/src/core/tracing.ts'
 
 type Params = { name: string; _meta?: Record<string, unknown> } & Record<string, unknown>
 
