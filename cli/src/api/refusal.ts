@@ -20,17 +20,17 @@ export function refusalOf(err: unknown, json: boolean, credentials?: Credentials
   return err
 }
 
+const sendAgainWith = (key: string) =>
+  `It may have been done: run the same command with --idempotency-key ${key} within 24 hours to get its answer if it was, or to do it once if it was not.`
+
 /**
  * The Idempotency-Key of a write that may or may not have been done: it was sent, and no answer came
  * (a time-out, a connection closed), or a 5xx; not when the connection was never made (refused, no
  * such host). The SDK's retries used it already; the person can send the command again with it.
  */
-const sendAgainWith = (key: string) =>
-  `It may have been done: run the same command with --idempotency-key ${key} within 24 hours to get its answer if it was, or to do it once if it was not.`
-
 function outcomeUnknown(err: unknown): string | undefined {
   if (!(err instanceof GrowthError) || !err.idempotencyKey) return undefined
-  if (err instanceof ConnectionError) return /^(the connection was refused|no such host)$/.test(reasonOf(err)) ? undefined : err.idempotencyKey
+  if (err instanceof ConnectionError) return !(err instanceof TimeoutError) && NEVER_CONNECTED.test(failureCode(err.cause)) ? undefined : err.idempotencyKey
   return err.status !== undefined && err.status >= 500 ? err.idempotencyKey : undefined
 }
 
@@ -79,11 +79,21 @@ export function reasonOfFetch(err: unknown, timeoutMs: number): string {
   return reasonOfFailure(err, err instanceof Error ? err.message : String(err))
 }
 
+/** The failure's system code (Bun's and Node's alike), on it or on its cause; '' when it has none. */
+function failureCode(cause: unknown): string {
+  const failure = cause as { code?: unknown; cause?: { code?: unknown } } | undefined
+  return String(failure?.code ?? failure?.cause?.code ?? '')
+}
+const REFUSED = /^(ECONNREFUSED|ConnectionRefused)$/
+const NO_SUCH_HOST = /^(ENOTFOUND|EAI_AGAIN|DNSException)$/
+/** The connection was never made: nothing was sent. */
+const NEVER_CONNECTED = new RegExp(`${REFUSED.source}|${NO_SUCH_HOST.source}`)
+
 function reasonOfFailure(cause: unknown, fallback: string): string {
-  const failure = cause as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined
-  const code = String(failure?.code ?? failure?.cause?.code ?? '')
-  if (/^(ECONNREFUSED|ConnectionRefused)$/.test(code)) return 'the connection was refused'
-  if (/^(ENOTFOUND|EAI_AGAIN|DNSException)$/.test(code)) return 'no such host'
+  const failure = cause as { message?: unknown } | undefined
+  const code = failureCode(cause)
+  if (REFUSED.test(code)) return 'the connection was refused'
+  if (NO_SUCH_HOST.test(code)) return 'no such host'
   if (/^(ECONNRESET|ConnectionClosed|UND_ERR_SOCKET)$/.test(code)) return 'the connection was closed before an answer'
   if (/^(ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return 'the host cannot be reached'
   const text = typeof failure?.message === 'string' ? failure.message : fallback

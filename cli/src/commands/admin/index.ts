@@ -93,5 +93,4 @@ export function registerAdmin(program: Command): void {
 
   const secrets = admin.command('secrets').description('the key that seals webhook secrets and workspace keys at rest')
   registerSecretsRotateKey(secrets)
-
 }
