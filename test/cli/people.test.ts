@@ -11,6 +11,7 @@ import type { Sql } from '../../server/src/store/driver/db.ts'
 import { agentIn, authorize, decisionOf } from '../agent-helpers.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { CLI_TIMEOUT, expectRefused, growthIn, jsonOf, refusalJson, type Run } from './run.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 /**
  * People, sign-in links, sessions and the audit list (CONTRACT: People and the console), as an
@@ -175,6 +176,8 @@ describe('growth admin person', () => {
     const ws = await makeWorkspace()
     const p = await add(ws.id, 'viewer')
     const address = `203.0.113.${(Date.now() % 200) + 1}-${n}`
+    // Failed links are counted an hour of the clock: all of this test's in one hour.
+    await withinOneWindow()
     for (let i = 0; i < SIGN_IN_LIMITS.failedRedeemsPerAddress; i++) expect(await ruleOf(redeemLink(sql, 'gsl_nothing', { address }))).toBe('link_unknown')
     expect(await ruleOf(redeemLink(sql, 'gsl_nothing', { address }))).toBe('sign_in_rate_limited')
     expect(await ruleOf(redeemLink(sql, 'gsl_nothing', { address: `${address}-other` }))).toBe('link_unknown')

@@ -12,6 +12,7 @@ import { getHarness, makeWorkspace } from '../harness.ts'
 import { cspViolations, hasChromium, launchChromium, seriousA11yViolations, skipWithoutChromium, watchedPage } from '../support/browser.ts'
 import { callAt } from '../support/http-call.ts'
 import { type SmtpReceiver, startSilentSmtp, startSmtpReceiver } from '../support/smtp-receiver.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 /**
  * The console's mail with a real SMTP receiver (smtp-server) and a server of this file's own that
@@ -54,8 +55,9 @@ afterAll(async () => {
 })
 
 // Every request of this file comes from 127.0.0.1, which the per-address limit counts: each test
-// starts with that address's count of the hour at nothing.
+// starts with that address's count of the hour at nothing, and has the rest of that hour, not its last seconds.
 beforeEach(async () => {
+  await withinOneWindow()
   const { sql } = await getHarness()
   await sql`DELETE FROM rate_limit_counters WHERE workspace_id = '' AND credential_id LIKE 'signin:ask:%'`
 })

@@ -9,6 +9,7 @@ import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { cspViolations, hasChromium, launchChromium, recordCspViolations, seriousA11yViolations, skipWithoutChromium } from '../support/browser.ts'
 import { freePort } from '../support/ports.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 /**
  * Passkeys (WebAuthn) in the console. A server of this file's own, on the shared database, whose
@@ -46,8 +47,10 @@ beforeAll(async () => {
 })
 afterAll(() => server?.stop())
 // Passkey sign-ins begun from one address are counted an hour (60): every request of this file comes
-// from 127.0.0.1, so each test starts with that hour's count at nothing (runs of the suite add up).
+// from 127.0.0.1, so each test starts with that hour's count at nothing (runs of the suite add up),
+// and has the rest of it, not the hour's last seconds.
 beforeEach(async () => {
+  await withinOneWindow()
   const { sql } = await getHarness()
   await sql`DELETE FROM rate_limit_counters WHERE workspace_id = '' AND credential_id LIKE 'signin:passkey:%'`
 })

@@ -8,6 +8,7 @@ import { SIGN_IN_LIMITS } from '../../server/src/domain/sign-in-limits.ts'
 import { MemoryLimiter } from '../../server/src/http/rate-limit.ts'
 import { type RunningServer, startServer } from '../../server/src/server.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
+import { MINUTE_MS, withinOneWindow } from '../support/clock-window.ts'
 
 /**
  * TRUSTED_PROXIES (docs/operations.md, "Behind a reverse proxy"): a server of this file's own, on the
@@ -53,6 +54,8 @@ describe('behind a trusted reverse proxy', () => {
     const ws = await makeWorkspace()
     const { sql } = await getHarness()
     const person = await addPerson(sql, { workspaceId: ws.id, email: `${crypto.randomUUID().slice(0, 8)}@example.com`, name: 'Ada Proxy', role: 'viewer' })
+    // Failed links are counted an hour of the clock: all of this test's in one hour.
+    await withinOneWindow()
     const n = Date.now() % 250
     const guesser = `203.0.113.${n + 1}`
     const colleague = `198.51.100.${n + 1}`
@@ -77,6 +80,8 @@ describe('behind a trusted reverse proxy', () => {
   })
 
   test('the API counts failed authentications by the forwarded client too: one client throttled, another behind the proxy not', async () => {
+    // Failed authentications are counted a minute of the clock: all of this test's in one minute.
+    await withinOneWindow(MINUTE_MS, 5_000)
     const n = Date.now() % 250
     const get = (forwardedFor: string) => fetch(`${base}/api/v1/missions`, { headers: { Authorization: 'Bearer svc_live_guess', 'X-Forwarded-For': forwardedFor } })
     for (let i = 0; i < 3; i++) expect((await get(`203.0.113.${n + 1}`)).status).toBe(401)

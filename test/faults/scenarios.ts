@@ -2,6 +2,7 @@ import { WINDOW_MS } from '../../server/src/http/rate-limit.ts'
 import { getHarness, makeWorkspace } from '../harness.ts'
 import { type Reply, send, type ServerProcess, startServerProcess } from './cluster.ts'
 import { judgeAnswers, prepareWrite, type PreparedWrite, WRITE_KINDS, type WriteKind } from './writes.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 /**
  * The fault suite's scenarios, each a function of the servers it runs against, so the same proof
@@ -61,8 +62,7 @@ export async function idempotencyTrials(servers: ServerProcess[], trials: number
 export async function rateLimitAcross(servers: ServerProcess[], extra = 40) {
   // The window is the clock hour (each process's own clock): stay clear of its end, or the count
   // would be split between two windows.
-  const left = WINDOW_MS - (Date.now() % WINDOW_MS)
-  if (left < 30_000) await Bun.sleep(left + 1_000)
+  await withinOneWindow(WINDOW_MS, 30_000)
   const ws = await makeWorkspace()
   const problems: string[] = []
   const figures: string[] = []

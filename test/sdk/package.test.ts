@@ -8,6 +8,7 @@ import { LIMITS } from '../../server/src/http/rate-limit.ts'
 import { agentIn, CHECK_ORDER } from '../agent-helpers.ts'
 import { awayFromMonthEnd, call, getHarness, makeWorkspace } from '../harness.ts'
 import { PACK_TIMEOUT, packedSdk, RUNTIMES, type Runtime, runScript, type ScriptRun, scriptInProject } from './support/pack.ts'
+import { HOUR_MS, withinOneWindow } from '../support/clock-window.ts'
 
 /**
  * The SDK as a user gets it, black-box: the packed package installed into an empty project, driven
@@ -441,12 +442,6 @@ describe.each(RUNTIMES)('the packed SDK under %s, against the test server', (run
   )
 })
 
-/** Calls are counted per hour on the clock: wait out the last seconds of one, so that all of them fall in the same hour. */
-async function awayFromHourEnd(margin = 150_000) {
-  const left = 3_600_000 - (Date.now() % 3_600_000)
-  if (left < margin) await Bun.sleep(left + 1_000)
-}
-
 describe('the packed SDK under Deno without --allow-env', () => {
   test(
     'a token only in GROWTH_TOKEN, which Deno will not read: the error says Deno refused and which flag lets it',
@@ -474,7 +469,8 @@ describe('the rate limit, under Node.js', () => {
       const { sql, url } = await getHarness()
       const ws = await makeWorkspace()
       const { token } = await createToken(sql, { workspaceId: ws.id, scopes: 'all' })
-      await awayFromHourEnd()
+      // Calls are counted per hour on the clock: all of them in one hour.
+      await withinOneWindow(HOUR_MS, 150_000)
       const run = await runScript('node', await programInProject('rate-limit.mjs'), { SCENARIO: JSON.stringify({ baseUrl: `${url}/api/v1`, token, limit: LIMITS.workspace }) })
       const r = reportOf(run, 'rate-limit.mjs under node')
       expect(r.refusals).toEqual([])

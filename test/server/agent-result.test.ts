@@ -3,6 +3,7 @@ import { setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 import { reportResult } from '../../server/src/domain/agent-gateway.ts'
 import { agentIn, authorize, decisionOf, report } from '../agent-helpers.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 async function allowedIn() {
   const ws = await makeWorkspace()
@@ -213,6 +214,7 @@ describe('POST /agent/result under an Idempotency-Key', () => {
 
 describe('GET /agent/me', () => {
   test('permissions in words, ceilings, its own rate limit and what remains, the stop switch', async () => {
+    await withinOneWindow()
     const ws = await makeWorkspace()
     const agent = await agentIn(ws.id, {
       name: 'Budget Pacer',

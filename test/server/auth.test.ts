@@ -6,6 +6,7 @@ import { createLogger } from '../../server/src/core/log.ts'
 import { startServer } from '../../server/src/server.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
 import { operations } from '../../server/src/http/operations.ts'
+import { HOUR_MS, MINUTE_MS, withinOneWindow } from '../support/clock-window.ts'
 
 describe('credentials', () => {
   test('missing, malformed, unknown, revoked and expired credentials all get the same 401', async () => {
@@ -114,6 +115,8 @@ describe('revocation', () => {
 
 describe('failed authentication is throttled per client address', () => {
   test('past the limit, failures from the address get 429; a valid token from the same address is still answered', async () => {
+    // Failures are counted a minute of the clock: all of this test's in one minute.
+    await withinOneWindow(MINUTE_MS, 5_000)
     const ws = await makeWorkspace()
     const { db } = await getHarness()
     const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' })
@@ -145,6 +148,7 @@ describe('failed authentication is throttled per client address', () => {
 
 describe('calls without a credential are limited per client address', () => {
   test('the public endpoints answer 429 past the anonymous limit', async () => {
+    await withinOneWindow(HOUR_MS, 5_000)
     const { db } = await getHarness()
     const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' })
     const server = await startServer(config, { db, log: createLogger('silent'), anonymous: new MemoryLimiter(2, 3_600_000) })

@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test'
 import { insertAbTest } from '../fixtures.ts'
 import { CallCounter } from '../../server/src/http/count.ts'
 import { call, getHarness, makeWorkspace } from '../harness.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 test('every call is counted where it was answered, per workspace, credential, operation and status', async () => {
   const ws = await makeWorkspace({ scoped: 'read:analytics' })
@@ -24,6 +25,7 @@ test('every call is counted where it was answered, per workspace, credential, op
 })
 
 test('rate-limited calls are counted too', async () => {
+  await withinOneWindow()
   const ws = await makeWorkspace()
   const { sql, server } = await getHarness()
   await call('GET', '/api/v1/missions', { token: ws.live })

@@ -1,11 +1,15 @@
-import { describe, expect, test } from 'bun:test'
+import { beforeEach, describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../server/src/config.ts'
 import { createLogger } from '../../server/src/core/log.ts'
 import { startServer } from '../../server/src/server.ts'
 import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 import { call, expectError, getHarness, makeWorkspace } from '../harness.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 describe('rate limits', () => {
+  // Each test reads counts one after another: all of them in one hour of the clock.
+  beforeEach(() => withinOneWindow())
+
   test('600 an hour per workspace token: the headers count down on every answer', async () => {
     const ws = await makeWorkspace()
     const a = await call('GET', '/api/v1/missions', { token: ws.live })

@@ -6,6 +6,7 @@ import { insertRequestLog, type LoggedCall, purgeRequestLog } from '../../server
 import { createToken, revokeToken } from '../../server/src/domain/credentials.ts'
 import { insertAbTest } from '../fixtures.ts'
 import { type Answer, call, expectError, getHarness, makeWorkspace, type Workspace } from '../harness.ts'
+import { withinOneWindow } from '../support/clock-window.ts'
 
 /**
  * The request log (CONTRACT: Observability): GET /api/v1/logs, over HTTP against the shared server,
@@ -181,6 +182,7 @@ describe('the request log', () => {
 
   test('a call with a credential to no endpoint is that credential\'s call: its limit, its workspace\'s log; a credential that opens nothing is 401', async () => {
     const ws = await makeWorkspace()
+    await withinOneWindow()
     const before = await call('GET', '/api/v1/missions', { token: ws.live })
     const typo = await call('GET', '/api/v1/mision', { token: ws.live })
     expect(typo.status).toBe(404)
