@@ -10,10 +10,16 @@ import { ROOT, startServerProcess } from '../support/server-process.ts'
  * an operator who set MAIL_FROM and sees no mail finds why.
  */
 const dirs: string[] = []
-const dataDir = () => {
+/**
+ * Where a process of this file keeps its data: the PostgreSQL server when DATABASE_URL is set, else
+ * a new embedded database. What is read here is read before any database is opened; a new embedded
+ * database costs ten seconds a start, the server's one second.
+ */
+const database = (): Record<string, string | undefined> => {
+  if (process.env.DATABASE_URL) return { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: undefined }
   const dir = mkdtempSync(join(tmpdir(), 'growth-unused-'))
   dirs.push(dir)
-  return dir
+  return { DATABASE_URL: undefined, DATA_DIR: dir }
 }
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
@@ -28,7 +34,7 @@ const warns = (stdout: string) =>
     .map((l) => l.msg)
 
 test('the server logs each setting that does nothing, and serves', async () => {
-  const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json', LOG_LEVEL: 'warn', MAIL_FROM: 'growth@example.com', METRICS_HOST: '0.0.0.0' })
+  const server = await startServerProcess({ ...database(), LOG_FORMAT: 'json', LOG_LEVEL: 'warn', MAIL_FROM: 'growth@example.com', METRICS_HOST: '0.0.0.0' })
   try {
     expect(warns(server.stdout())).toEqual([
       'MAIL_FROM is set but SMTP_URL is not: the console sends no mail (sign-in links come from `growth admin person link`).',
@@ -43,7 +49,7 @@ test('the server logs each setting that does nothing, and serves', async () => {
 
 test('a variable meant for the server that is none of its settings is named, with the one meant when close, and it serves', async () => {
   // As an operator types them: a letter off, a word of another tool, another product's name for the database.
-  const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json', LOG_LEVEL: 'warn', METRIC_PORT: '9464', DATABASE_URI: 'postgres://db/growth', WEBHOOK_WORKER: '4', DB_HOST: 'db.internal', OTEL_EXPORTER_OTLP_TIMEOUT: '5000' })
+  const server = await startServerProcess({ ...database(), LOG_FORMAT: 'json', LOG_LEVEL: 'warn', METRIC_PORT: '9464', DATABASE_URI: 'postgres://db/growth', WEBHOOK_WORKER: '4', DB_HOST: 'db.internal', OTEL_EXPORTER_OTLP_TIMEOUT: '5000' })
   try {
     expect(warns(server.stdout()).sort()).toEqual([
       'DATABASE_URI is not a setting of this server (did you mean DATABASE_URL?): it does nothing.',
@@ -61,7 +67,7 @@ test('a variable meant for the server that is none of its settings is named, wit
 test('growth worker logs the observability settings that do nothing, and runs', async () => {
   const proc = Bun.spawn([process.execPath, 'cli/bin/growth.ts', 'worker'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json', LOG_LEVEL: 'info', OTEL_SERVICE_NAME: 'growth-worker-eu' },
+    env: { ...process.env, ...database(), LOG_FORMAT: 'json', LOG_LEVEL: 'info', OTEL_SERVICE_NAME: 'growth-worker-eu' },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -82,7 +88,7 @@ test('growth worker logs the observability settings that do nothing, and runs', 
 
 test('REQUEST_LOG=off is said in the start banner (JSON and pretty): calls served there are missing from the workspace log', async () => {
   for (const format of ['json', 'pretty']) {
-    const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: format, REQUEST_LOG: 'off' })
+    const server = await startServerProcess({ ...database(), LOG_FORMAT: format, REQUEST_LOG: 'off' })
     try {
       const said = 'off (REQUEST_LOG): the calls this instance serves are not kept in the request log'
       if (format === 'json') {
@@ -95,7 +101,7 @@ test('REQUEST_LOG=off is said in the start banner (JSON and pretty): calls serve
     }
   }
   // On (the default), the banner says nothing of it.
-  const server = await startServerProcess({ DATA_DIR: dataDir(), DATABASE_URL: undefined, LOG_FORMAT: 'json' })
+  const server = await startServerProcess({ ...database(), LOG_FORMAT: 'json' })
   try {
     expect(server.stdout()).not.toContain('requestLog')
   } finally {
