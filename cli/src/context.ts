@@ -3,7 +3,7 @@ import {
   databaseShown,
   DATABASE_UNREACHABLE,
   loadConfig,
-  loadSecretsKeyring,
+  secretsKeySource,
   embeddedDatabaseExists,
   explainStartupError,
   migrate,
@@ -69,15 +69,17 @@ export async function withDatabase(
   } catch (err) {
     throw new CliError((err as Error).message)
   }
-  // Before the key: a command run where there is no database makes no key file either.
   if (!config.databaseUrl && !settings.createsDatabase && !embeddedDatabaseExists(config.dataDir)) throw noDatabase(config.dataDir)
-  try {
-    // The same key as the server's: webhook secrets and workspace keys are sealed with it.
-    secrets = loadSecretsKeyring(process.env, config.dataDir)
-    useSecretsKeyring(secrets)
-  } catch (err) {
-    throw new CliError((err as Error).message)
-  }
+  // The same key as the server's: webhook secrets and workspace keys are sealed with it. Checked now,
+  // taken (its file made, when there is none) once the database is open and of this version: a
+  // refused command leaves no key file behind.
+  const keySource = (() => {
+    try {
+      return secretsKeySource(process.env, config.dataDir)
+    } catch (err) {
+      throw new CliError((err as Error).message)
+    }
+  })()
   const setting = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir} (DATA_DIR)`
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: settings.poolMax ?? 2 }).catch((err) => {
     throw cannotOpen(err, setting, config.databaseUrl)
@@ -93,6 +95,12 @@ export async function withDatabase(
     })
     if (settings.reportMigration !== false && migration.applied.length) {
       out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
+    }
+    try {
+      secrets = keySource.load()
+      useSecretsKeyring(secrets)
+    } catch (err) {
+      throw new CliError((err as Error).message)
     }
     // A key that cannot open the database's secrets is a refusal naming the fix (exit 1).
     const { sealed } = await prepareSecretsAtRest(db.sql, secrets).catch((err) => {

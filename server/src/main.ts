@@ -6,12 +6,12 @@ import { hostResolves } from './core/host-lookup.ts'
 import { ConfigError, type Config, loadConfig } from './config.ts'
 import { createLogger, logFormatFor } from './core/log.ts'
 import { relyingPartyOf } from './core/relying-party.ts'
-import { type SecretsKeyring, useSecretsKeyring } from './core/secrets.ts'
+import { useSecretsKeyring } from './core/secrets.ts'
 import { prepareSecretsAtRest, sealedNotice } from './domain/secrets-at-rest.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { demoOwner } from './demo/owner.ts'
 import { signInLink } from './domain/sign-in.ts'
-import { loadSecretsKeyring } from './secrets-key.ts'
+import { secretsKeySource } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
@@ -42,12 +42,12 @@ if (commandLine) {
 }
 // A setting the server cannot start with: one line naming it, no stack trace.
 let config: Config
-let secrets: SecretsKeyring
+let keySource: ReturnType<typeof secretsKeySource>
 try {
   config = loadConfig()
-  // The key that seals webhook secrets and workspace keys at rest (docs/operations.md).
-  secrets = loadSecretsKeyring(process.env, config.dataDir)
-  useSecretsKeyring(secrets)
+  // The key that seals webhook secrets and workspace keys at rest (docs/operations.md): checked now,
+  // taken (its file made, when there is none) once the database is open and of this version.
+  keySource = secretsKeySource(process.env, config.dataDir)
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err
   console.error(`error: ${err.message}`)
@@ -90,6 +90,9 @@ try {
   // An upgrade says what it changed: the migrations applied, and secrets an older version kept in plaintext sealed.
   const migrated = migrationsAppliedNotice(await migrate(db.sql))
   if (migrated) log.info(migrated)
+  // Past every refusal of the start: a refused one leaves no key file behind.
+  const secrets = keySource.load()
+  useSecretsKeyring(secrets)
   // A key that cannot open the database's secrets stops here; plaintext ones of an older database are sealed.
   const sealed = sealedNotice((await prepareSecretsAtRest(db.sql, secrets)).sealed, secrets)
   if (sealed) log.warn(sealed)

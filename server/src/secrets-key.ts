@@ -14,18 +14,41 @@ import { parseSecretsKey, SecretsKeyring } from './core/secrets.ts'
  * the variable or the file.
  */
 export function loadSecretsKeyring(env: Record<string, string | undefined>, dataDir: string): SecretsKeyring {
+  return secretsKeySource(env, dataDir).load()
+}
+
+/**
+ * The secrets key checked now and taken later: the variables, the key file's place and a key file
+ * that is there are checked at once (a wrong one refused as loadSecretsKeyring refuses it), but a
+ * key file that is not there yet is made only by `load()`. A process calls it once it is past every
+ * refusal of its start (a DATA_DIR open to others, a database of a newer version), so a refused
+ * start leaves no key file behind to be taken later for the key of a database it never opened.
+ */
+export function secretsKeySource(env: Record<string, string | undefined>, dataDir: string): { load(): SecretsKeyring } {
   const previous = (env.GROWTH_SECRETS_KEY_PREVIOUS ?? '')
     .split(',')
     .filter((k) => k.trim())
     .map((k) => parsed(k, 'GROWTH_SECRETS_KEY_PREVIOUS'))
-  if (env.GROWTH_SECRETS_KEY) return new SecretsKeyring(parsed(env.GROWTH_SECRETS_KEY, 'GROWTH_SECRETS_KEY'), previous, 'GROWTH_SECRETS_KEY')
+  if (env.GROWTH_SECRETS_KEY) {
+    const ring = new SecretsKeyring(parsed(env.GROWTH_SECRETS_KEY, 'GROWTH_SECRETS_KEY'), previous, 'GROWTH_SECRETS_KEY')
+    return { load: () => ring }
+  }
   const file = secretsKeyFile(env)
   if (isInside(file, dataDir)) {
     throw new ConfigError(`GROWTH_SECRETS_KEY_FILE ${file} is inside DATA_DIR (${dataDir}): keep the key apart from the data it protects, so a copy of one is not a copy of both. Choose a path outside DATA_DIR.`)
   }
-  const { key, made } = readOrMakeKeyFile(file)
-  // A key made now beside a database sealed with another is the usual mistake (a typo in the path, another HOME): say so where it is named.
-  return new SecretsKeyring(key, previous, made ? `the key file ${file}, made just now as there was none` : `the key file ${file}`)
+  const there = existingKeyFile(file)
+  if (there) {
+    const ring = new SecretsKeyring(there, previous, `the key file ${file}`)
+    return { load: () => ring }
+  }
+  return {
+    load() {
+      const { key, made } = readOrMakeKeyFile(file)
+      // A key made now beside a database sealed with another is the usual mistake (a typo in the path, another HOME): say so where it is named.
+      return new SecretsKeyring(key, previous, made ? `the key file ${file}, made just now as there was none` : `the key file ${file}`)
+    },
+  }
 }
 
 /** Where the key file is: GROWTH_SECRETS_KEY_FILE, else $XDG_CONFIG_HOME/growth/secrets.key, else ~/.config/growth/secrets.key. */
@@ -52,14 +75,8 @@ function isInside(file: string, dir: string): boolean {
  * one read. So processes starting at once all end up with the first one's key.
  */
 function readOrMakeKeyFile(file: string): { key: Buffer; made: boolean } {
-  try {
-    return { key: readKeyFile(file), made: false }
-  } catch (err) {
-    if (err instanceof ConfigError) throw err
-    if ((err as { code?: string }).code !== 'ENOENT') {
-      throw new ConfigError(`Cannot read the secrets key file ${file}: ${(err as Error).message}. Set GROWTH_SECRETS_KEY, or GROWTH_SECRETS_KEY_FILE to a file this user may read.`)
-    }
-  }
+  const there = existingKeyFile(file)
+  if (there) return { key: there, made: false }
   const dir = dirname(file)
   let made = false
   try {
@@ -79,6 +96,17 @@ function readOrMakeKeyFile(file: string): { key: Buffer; made: boolean } {
     throw new ConfigError(`Cannot make the secrets key file ${file}: ${(err as Error).message}. Set GROWTH_SECRETS_KEY, or GROWTH_SECRETS_KEY_FILE to a path this user may write.`)
   }
   return { key: readKeyFile(file), made }
+}
+
+/** The key in `file`, or undefined when there is no such file; a file that cannot be read or holds no key is refused. */
+function existingKeyFile(file: string): Buffer | undefined {
+  try {
+    return readKeyFile(file)
+  } catch (err) {
+    if (err instanceof ConfigError) throw err
+    if ((err as { code?: string }).code === 'ENOENT') return undefined
+    throw new ConfigError(`Cannot read the secrets key file ${file}: ${(err as Error).message}. Set GROWTH_SECRETS_KEY, or GROWTH_SECRETS_KEY_FILE to a file this user may read.`)
+  }
 }
 
 function readKeyFile(file: string): Buffer {

@@ -1,4 +1,4 @@
-import type { Config } from './config.ts'
+import { type Config, ConfigError } from './config.ts'
 import { shownUrl } from './core/shown-url.ts'
 
 /** The codes of a PostgreSQL server that cannot be reached or refuses, which explainStartupError words as DATABASE_URL's. */
@@ -19,6 +19,8 @@ function explain(err: unknown, config: Pick<Config, 'host' | 'port' | 'databaseU
   const e = (err ?? {}) as { code?: string; message?: string; errno?: string }
   const code = String(e.code ?? e.errno ?? '')
   const message = String(e.message ?? err).split('\n')[0]
+  // A setting found wrong only when used (the secrets key file made after the database opened) says its own fix.
+  if (err instanceof ConfigError) return message
   const where = config.databaseUrl ? `the PostgreSQL server at DATABASE_URL (${shownUrl(config.databaseUrl)})` : 'the embedded database'
   const fixUrl = 'Check DATABASE_URL (postgres://user:password@host:port/database) and that PostgreSQL is running and reachable there.'
   switch (code) {

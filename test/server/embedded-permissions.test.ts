@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import fs from 'node:fs'
@@ -81,8 +81,10 @@ describe('npm start on the embedded database', () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'growth-open-data-'))
       writeFileSync(join(dataDir, 'notes.txt'), 'mine')
       chmodSync(dataDir, mode)
+      // No key given: the key file it would make is not made by a refused start.
+      const keyFile = join(mkdtempSync(join(tmpdir(), 'growth-open-data-key-')), 'secrets.key')
       try {
-        const run = await runToExit({ ...EMBEDDED, DATA_DIR: dataDir })
+        const run = await runToExit({ ...EMBEDDED, DATA_DIR: dataDir, GROWTH_SECRETS_KEY: '', GROWTH_SECRETS_KEY_FILE: keyFile })
         expect(run.code).toBe(1)
         expect(run.stdout).toBe('')
         const m = mode.toString(8).padStart(4, '0')
@@ -91,6 +93,7 @@ describe('npm start on the embedded database', () => {
         ])
         expect(readdirSync(dataDir)).toEqual(['notes.txt'])
         expect(statSync(dataDir).mode & 0o777).toBe(mode)
+        expect(existsSync(keyFile)).toBe(false)
       } finally {
         rmSync(dataDir, { recursive: true, force: true })
       }
@@ -100,10 +103,10 @@ describe('npm start on the embedded database', () => {
 
 describe('the CLI’s operator commands on the embedded database', () => {
   /** `growth ARGS` under a umask, as an operator's shell runs it. */
-  async function growthUnder(umask: string, dataDir: string, args: string[]) {
+  async function growthUnder(umask: string, dataDir: string, args: string[], env: Record<string, string> = {}) {
     const proc = Bun.spawn(['sh', '-c', `umask ${umask} && exec "$0" cli/bin/growth.ts "$@"`, process.execPath, ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...EMBEDDED, DATA_DIR: dataDir },
+      env: { ...process.env, ...EMBEDDED, DATA_DIR: dataDir, ...env },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
@@ -129,8 +132,10 @@ describe('the CLI’s operator commands on the embedded database', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'growth-cli-open-'))
     mkdirSync(join(dataDir, 'kept'))
     chmodSync(dataDir, 0o755)
+    // No key given: the key file it would make is not made by a refused command.
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'growth-cli-open-key-')), 'secrets.key')
     try {
-      const run = await growthUnder('022', dataDir, ['admin', 'workspace', 'create', '--name', 'Refused', '--json'])
+      const run = await growthUnder('022', dataDir, ['admin', 'workspace', 'create', '--name', 'Refused', '--json'], { GROWTH_SECRETS_KEY: '', GROWTH_SECRETS_KEY_FILE: keyFile })
       expect(run.code).toBe(1)
       expect(run.stdout).toBe('')
       expect(run.stderr).toContain(`DATA_DIR ${dataDir} is open to other users (mode 0755)`)
@@ -142,6 +147,7 @@ describe('the CLI’s operator commands on the embedded database', () => {
         `error: DATA_DIR ${dataDir} is open to other users (mode 0755); the embedded database must be readable by its owner only: run chmod 700 ${dataDir}, then try again.`,
       ])
       expect(readdirSync(dataDir)).toEqual(['kept'])
+      expect(existsSync(keyFile)).toBe(false)
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }

@@ -131,14 +131,18 @@ describe('a server that cannot start says why in one line', () => {
       await migrate(db.sql)
       await db.sql`INSERT INTO schema_migrations (name) VALUES ('9999_from_the_future.sql')`
       await db.close()
-      const env = { DATABASE_URL: scratch.databaseUrl, DATA_DIR: dir }
+      // No key given: the key file each would make is not made by a refused start or command.
+      const keyFile = join(dataDir(), 'secrets.key')
+      const noKey = { GROWTH_SECRETS_KEY: '', GROWTH_SECRETS_KEY_FILE: keyFile }
+      const env = { DATABASE_URL: scratch.databaseUrl, DATA_DIR: dir, ...noKey }
       expectOneLine(await runToExit(env), 'migrated by a newer version', '9999_from_the_future.sql', 'Run that newer version')
       const growth = growthIn(dir)
       for (const args of [['admin', 'migrate'], ['worker']]) {
-        const run = await growth(args, scratch.databaseUrl ? { DATABASE_URL: scratch.databaseUrl } : {})
+        const run = await growth(args, scratch.databaseUrl ? { DATABASE_URL: scratch.databaseUrl, ...noKey } : noKey)
         expect(run.code).toBe(1)
         expectOneLine(run, 'migrated by a newer version', '9999_from_the_future.sql')
       }
+      expect(existsSync(keyFile)).toBe(false)
     } finally {
       await scratch.drop()
     }
