@@ -1,10 +1,11 @@
-// Prints, at the very end of a CI run, what failed in each leg: every failing test of its JUnit
-// report with the first lines of its message, and, for a leg that exited non-zero with no failing
-// test in its report (an error between tests, a file that did not load, the runner itself), the lines
-// of its output that say so. CI's record keeps only the end of the run's output; without this, a
-// failure in the first leg scrolled out of it and could not be named.
+// Prints, at the very end of a CI run, where its time went and what failed in each leg: the slowest
+// test files of each JUnit report; every failing test with the first lines of its message; and, for a
+// leg that exited non-zero with no failing test in its report (an error between tests, a file that
+// did not load, the runner itself), the lines of its output that say so. CI's record keeps only the
+// end of the run's output; without this, a failure in the first leg scrolled out of it and could
+// not be named.
 //
-//   node .ci/failures.mjs <leg name> <report.xml> <exit code> <output log> [<leg name> ...]
+//   node .ci/report.mjs <leg name> <report.xml> <exit code> <output log> [<leg name> ...]
 import { existsSync, readFileSync } from 'node:fs'
 
 const MESSAGE_LINES = 25
@@ -12,6 +13,16 @@ const unescape = (s) =>
   s.replace(/&#10;/g, '\n').replace(/&#13;/g, '').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&')
 
 const args = process.argv.slice(2)
+const SLOWEST = 8
+for (let i = 0; i < args.length; i += 4) {
+  const [leg, report] = args.slice(i, i + 2)
+  if (!existsSync(report)) continue
+  const files = [...readFileSync(report, 'utf8').matchAll(/^  <testsuite name="([^"]+)"[^>]*\btime="([\d.]+)"/gm)].map((m) => ({ file: m[1], s: Number(m[2]) }))
+  const total = files.reduce((sum, f) => sum + f.s, 0)
+  files.sort((a, b) => b.s - a.s)
+  console.log(`\n== ${leg}: ${files.length} files in ${total.toFixed(0)} s; the slowest:`)
+  for (const f of files.slice(0, SLOWEST)) console.log(`${f.s.toFixed(1).padStart(8)} s  ${unescape(f.file)}`)
+}
 let any = false
 for (let i = 0; i < args.length; i += 4) {
   const [leg, report, rc, log] = args.slice(i, i + 4)
