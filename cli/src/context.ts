@@ -7,6 +7,7 @@ import {
   embeddedDatabaseExists,
   explainStartupError,
   migrate,
+  migrationsEditedNotice,
   NewerSchemaError,
   NotFoundError,
   openDatabase,
@@ -96,6 +97,9 @@ export async function withDatabase(
     if (settings.reportMigration !== false && migration.applied.length) {
       out.note(`Applied ${plural(migration.applied.length, 'migration')} to the ${where}: ${migration.applied.join(', ')}`)
     }
+    // Said by every command, as by the server's start: a migration edited after it was applied here.
+    const edited = migrationsEditedNotice(migration)
+    if (edited) out.note(`warning: ${edited}`)
     try {
       secrets = keySource.load()
       useSecretsKeyring(secrets)

@@ -15,7 +15,7 @@ import { secretsKeySource } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
-import { migrate, migrationsAppliedNotice } from './store/driver/migrate.ts'
+import { migrate, migrationsAppliedNotice, migrationsEditedNotice } from './store/driver/migrate.ts'
 import { startTracing } from './tracing-setup.ts'
 import { metricsHostResolves, metricsListenError } from './metrics-listener.ts'
 import { anyWorkspace } from './store/workspaces.ts'
@@ -88,8 +88,11 @@ try {
     process.exit(1)
   }
   // An upgrade says what it changed: the migrations applied, and secrets an older version kept in plaintext sealed.
-  const migrated = migrationsAppliedNotice(await migrate(db.sql))
+  const migration = await migrate(db.sql)
+  const migrated = migrationsAppliedNotice(migration)
   if (migrated) log.info(migrated)
+  const edited = migrationsEditedNotice(migration)
+  if (edited) log.warn(edited)
   // Past every refusal of the start: a refused one leaves no key file behind.
   const secrets = keySource.load()
   useSecretsKeyring(secrets)
