@@ -3,6 +3,7 @@ import {
   databaseShown,
   DATABASE_UNREACHABLE,
   loadConfig,
+  type SecretsKeySource,
   secretsKeySource,
   embeddedDatabaseExists,
   explainStartupError,
@@ -74,13 +75,12 @@ export async function withDatabase(
   // The same key as the server's: webhook secrets and workspace keys are sealed with it. Checked now,
   // taken (its file made, when there is none) once the database is open and of this version: a
   // refused command leaves no key file behind.
-  const keySource = (() => {
-    try {
-      return secretsKeySource(process.env, config.dataDir)
-    } catch (err) {
-      throw new CliError((err as Error).message)
-    }
-  })()
+  let keySource: SecretsKeySource
+  try {
+    keySource = secretsKeySource(process.env, config.dataDir)
+  } catch (err) {
+    throw new CliError((err as Error).message)
+  }
   const setting = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir} (DATA_DIR)`
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: settings.poolMax ?? 2 }).catch((err) => {
     throw cannotOpen(err, setting, config.databaseUrl)

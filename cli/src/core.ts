@@ -4,7 +4,7 @@
  */
 export { loadConfig } from '../../server/src/config.ts'
 export { DATABASE_UNREACHABLE, explainStartupError } from '../../server/src/startup-errors.ts'
-export { loadSecretsKeyring, secretsKeySource } from '../../server/src/secrets-key.ts'
+export { loadSecretsKeyring, type SecretsKeySource, secretsKeySource } from '../../server/src/secrets-key.ts'
 export { databaseShown, shownUrl } from '../../server/src/core/shown-url.ts'
 export { activeTraceparent, inSpan, SpanKind } from '../../server/src/core/tracing.ts'
 export { SecretsKeyError, type SecretsKeyring, useSecretsKeyring } from '../../server/src/core/secrets.ts'

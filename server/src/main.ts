@@ -11,7 +11,7 @@ import { prepareSecretsAtRest, sealedNotice } from './domain/secrets-at-rest.ts'
 import { createDemoWorkspace, type DemoWorkspace } from './demo/index.ts'
 import { demoOwner } from './demo/owner.ts'
 import { signInLink } from './domain/sign-in.ts'
-import { secretsKeySource } from './secrets-key.ts'
+import { type SecretsKeySource, secretsKeySource } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
 import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
@@ -42,7 +42,7 @@ if (commandLine) {
 }
 // A setting the server cannot start with: one line naming it, no stack trace.
 let config: Config
-let keySource: ReturnType<typeof secretsKeySource>
+let keySource: SecretsKeySource
 try {
   config = loadConfig()
   // The key that seals webhook secrets and workspace keys at rest (docs/operations.md): checked now,

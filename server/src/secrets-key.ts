@@ -17,6 +17,9 @@ export function loadSecretsKeyring(env: Record<string, string | undefined>, data
   return secretsKeySource(env, dataDir).load()
 }
 
+/** The secrets key, checked; `load()` takes it, making its file when there is none. */
+export type SecretsKeySource = { load(): SecretsKeyring }
+
 /**
  * The secrets key checked now and taken later: the variables, the key file's place and a key file
  * that is there are checked at once (a wrong one refused as loadSecretsKeyring refuses it), but a
@@ -24,7 +27,7 @@ export function loadSecretsKeyring(env: Record<string, string | undefined>, data
  * refusal of its start (a DATA_DIR open to others, a database of a newer version), so a refused
  * start leaves no key file behind to be taken later for the key of a database it never opened.
  */
-export function secretsKeySource(env: Record<string, string | undefined>, dataDir: string): { load(): SecretsKeyring } {
+export function secretsKeySource(env: Record<string, string | undefined>, dataDir: string): SecretsKeySource {
   const previous = (env.GROWTH_SECRETS_KEY_PREVIOUS ?? '')
     .split(',')
     .filter((k) => k.trim())
