@@ -71,9 +71,10 @@ type DatabaseOptions = {
 
 /**
  * Time bounds on a PostgreSQL server (docs/operations.md): every statement of the pool is cut off
- * by the server after `statementMs` (0: never), and a connection that is not established within
+ * by the server after `statementMs` (0: never), a transaction left waiting for its next statement
+ * as long is ended by the server with its locks, and a connection that is not established within
  * `connectMs` fails, so a request never waits on a database that does not answer. (The embedded
- * PGlite runs each statement to its end in this process: neither applies there.)
+ * PGlite runs each statement to its end in this process: none applies there.)
  */
 export type DatabaseTimeouts = { statementMs: number; connectMs: number }
 const DEFAULT_TIMEOUTS: DatabaseTimeouts = { statementMs: 10_000, connectMs: 2_000 }
@@ -124,6 +125,12 @@ export function openPool(
     connection: {
       application_name: opts.name ?? 'growth-service',
       statement_timeout: timeouts.statementMs,
+      // A process frozen inside a transaction (stopped, swapped out, its machine paused) would hold
+      // its locks (an idempotency key's, a row's) against every other process until its connection
+      // closed; the server ends such a transaction once it has waited as long as a statement may
+      // run. A live process sends a transaction's statements one after another, milliseconds apart.
+      // (test/faults/frozen-process.test.ts)
+      idle_in_transaction_session_timeout: timeouts.statementMs,
       ...(opts.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
     },
   }) as unknown as Sql
