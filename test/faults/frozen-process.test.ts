@@ -12,7 +12,7 @@ import { prepareWrite } from './writes.ts'
  * stays frozen; the frozen one, resumed, finds its connection gone and answers 500, its write not
  * done. (docs/operations.md, Time bounds; docs/fault-suite.md)
  */
-const STATEMENT_TIMEOUT_MS = 3_000
+const STATEMENT_TIMEOUT_MS = 5_000
 const env = { STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), REQUEST_TIMEOUT_MS: '60000' }
 
 if (needsPostgres) console.warn(`skipped test/faults/frozen-process.test.ts: ${needsPostgres}`)
@@ -83,9 +83,10 @@ describe.skipIf(Boolean(needsPostgres))('a server process frozen inside a write 
       })
       const frozenAt = Date.now()
 
-      // Meanwhile the key is taken: the same write through the other process is told so.
+      // Meanwhile the key is taken: the same write through the other process is told so (asked
+      // well inside the time-out; a machine too slow for that leaves this one look out).
       const first = await write(other.base)
-      expect(first.status).toBe(409)
+      if (Date.now() - frozenAt < STATEMENT_TIMEOUT_MS / 2) expect(first.status).toBe(409)
 
       // Once PostgreSQL has ended the frozen transaction, the key is free and the write is done there.
       const done = await until('the other process does the write', STATEMENT_TIMEOUT_MS * 4, async () => {
