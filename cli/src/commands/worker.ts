@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../context.ts'
-import { createLogger, shownUrl } from '../core.ts'
+import { createLogger, RETURNING_CLIENT, shownUrl } from '../core.ts'
 import { metricsHostResolves, startDeliveryWorkers, startMetricsListener, startTracing } from '../core-running.ts'
 import { CliError } from '../errors.ts'
 
@@ -62,8 +62,10 @@ Every WEBHOOK_* setting: docs/webhooks.md; the others: docs/operations.md.
           await metrics?.stop()
           await tracing?.shutdown().catch(() => {})
         },
-        // Claims, successes and failures go in parallel: a few connections to a PostgreSQL server.
-        { webhooks: true, observability: true, reportMigration: true, poolMax: 4, createsDatabase: true },
+        // Claims, successes and failures go in parallel: a few connections to a PostgreSQL server. Its
+        // connections are named growth-worker: an embedded database's owner that stops lets them go
+        // at once (the workers wait for the next process to open the database), not after 15 s.
+        { webhooks: true, observability: true, reportMigration: true, poolMax: 4, createsDatabase: true, name: RETURNING_CLIENT },
       ),
     )
 }

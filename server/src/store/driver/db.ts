@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import type { Db, Sql, Tx } from '../../core/db.ts'
-import { BatchingQueryQueue } from './embedded-queue.ts'
+import { BatchingQueryQueue, RETURNING_CLIENT } from './embedded-queue.ts'
 import { countPool } from './pool-use.ts'
 import { trackQueries, transactionInTime } from './request-scope.ts'
 import { createEmbeddedFiles, embeddedOptions, startHeapGuard } from './embedded-memory.ts'
@@ -11,6 +11,7 @@ import { type MaintenancePass, startMaintenance } from './embedded-maintenance.t
 import { holdOwnerOnly, OWNER_FILE_MODE, ownerOnlyDataDir, ownerOnlyTree } from './embedded-permissions.ts'
 
 export type { Db, Sql, Tx }
+export { RETURNING_CLIENT }
 
 /**
  * Runs `fn` in a transaction of its own, or, when already inside one, in a savepoint of it: an
@@ -67,6 +68,12 @@ type DatabaseOptions = {
   debug?: StatementTrace
   /** Told of a failed maintenance pass of an embedded database (the next pass tries again). */
   onMaintenanceError?: (error: unknown) => void
+  /**
+   * The application_name of this process's connections (default `growth-service`): what
+   * pg_stat_activity shows. `growth worker`'s (RETURNING_CLIENT) also tells an embedded database's
+   * owner that it comes back by itself, so an owner that closes does not wait for it.
+   */
+  name?: string
 }
 
 /**
@@ -78,6 +85,7 @@ type DatabaseOptions = {
  */
 export type DatabaseTimeouts = { statementMs: number; connectMs: number }
 const DEFAULT_TIMEOUTS: DatabaseTimeouts = { statementMs: 10_000, connectMs: 2_000 }
+const DEFAULT_NAME = 'growth-service'
 
 const common: postgres.Options<Record<string, postgres.PostgresType>> = {
   // The server's NOTICE messages (e.g. "relation already exists") are not ours to print.
@@ -91,10 +99,10 @@ const common: postgres.Options<Record<string, postgres.PostgresType>> = {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, timeouts: opts.timeouts, debug: opts.debug })
+    const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, timeouts: opts.timeouts, debug: opts.debug, name: opts.name })
     return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
   }
-  return openEmbedded(opts.dataDir, opts.debug, opts.onMaintenanceError)
+  return openEmbedded(opts.dataDir, opts.name ?? DEFAULT_NAME, opts.debug, opts.onMaintenanceError)
 }
 
 /**
@@ -123,7 +131,7 @@ export function openPool(
     // is away every request would hang instead of failing. Retry soon; each attempt is cheap.
     backoff: () => 0.1,
     connection: {
-      application_name: opts.name ?? 'growth-service',
+      application_name: opts.name ?? DEFAULT_NAME,
       statement_timeout: timeouts.statementMs,
       // A process frozen inside a transaction (stopped, swapped out, its machine paused) would hold
       // its locks (an idempotency key's, a row's) against every other process until its connection
@@ -156,13 +164,14 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function connectSocket(path: string, debug?: StatementTrace): Sql {
+function connectSocket(path: string, name: string, debug?: StatementTrace): Sql {
   const sql = postgres({
     ...common,
     ...(debug ? { debug } : {}),
     path,
     user: 'postgres',
     database: 'postgres',
+    connection: { application_name: name },
     max: 1,
     // Unnamed statements only: the embedded session is shared by every connection.
     prepare: false,
@@ -204,8 +213,8 @@ const OWNER_GONE = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'CO
  * moment) would otherwise fail the command with nothing done. Once connected, the owner waits for
  * us as it closes. Undefined when the owner went away before we got in.
  */
-async function connectToOwner(dataDir: string, debug?: StatementTrace): Promise<Sql | undefined> {
-  const sql = connectSocket(socketPath(dataDir), debug)
+async function connectToOwner(dataDir: string, name: string, debug?: StatementTrace): Promise<Sql | undefined> {
+  const sql = connectSocket(socketPath(dataDir), name, debug)
   try {
     await sql`SELECT 1`
     return sql
@@ -219,14 +228,14 @@ async function connectToOwner(dataDir: string, debug?: StatementTrace): Promise<
 /** The embedded databases this process owns right now (by DATA_DIR). */
 const ownedHere = new Set<string>()
 
-async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenanceError?: (error: unknown) => void): Promise<Database> {
+async function openEmbedded(dataDir: string, name: string, debug?: StatementTrace, onMaintenanceError?: (error: unknown) => void): Promise<Database> {
   // Refused, before anything is written, when open to group or others; made 0700 when missing.
   ownerOnlyDataDir(dataDir)
   const lock = lockPath(dataDir)
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx', mode: OWNER_FILE_MODE })
-      return await becomeOwner(dataDir, lock, debug, onMaintenanceError)
+      return await becomeOwner(dataDir, lock, name, debug, onMaintenanceError)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
@@ -247,7 +256,7 @@ async function openEmbedded(dataDir: string, debug?: StatementTrace, onMaintenan
       // Another process owns the database; wait for its socket, then use it.
       for (let i = 0; i < 100 && !existsSync(socketPath(dataDir)); i++) await Bun.sleep(100)
       if (existsSync(socketPath(dataDir))) {
-        const client = await connectToOwner(dataDir, debug)
+        const client = await connectToOwner(dataDir, name, debug)
         if (client) return { sql: client, kind: 'embedded-client', freshEmbedded: false, ownerPid: pid, close: () => client.end({ timeout: 5 }) }
         // The owner was closing (its socket went away or refused us): wait until it has let the
         // lock go, then take the database over or join whoever did.
@@ -270,7 +279,7 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
   return existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))
 }
 
-async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace, onMaintenanceError: (error: unknown) => void = () => {}): Promise<Database> {
+async function becomeOwner(dataDir: string, lock: string, name: string, debug?: StatementTrace, onMaintenanceError: (error: unknown) => void = () => {}): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
   const pgdata = join(dataDir, 'pgdata')
@@ -308,7 +317,7 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
   })
   chmodSync(path, OWNER_FILE_MODE)
   ownedHere.add(dataDir)
-  const sql = connectSocket(path, debug)
+  const sql = connectSocket(path, name, debug)
   const maintenance = startMaintenance(sql, onMaintenanceError)
   let closed = false
   return {
@@ -322,9 +331,18 @@ async function becomeOwner(dataDir: string, lock: string, debug?: StatementTrace
       await maintenance.stop()
       await sql.end({ timeout: 5 })
       // Other processes (the CLI) may be mid-command through our socket: stop accepting new
-      // connections and give the open ones time to finish before the database goes away.
+      // connections and give the open ones time to finish before the database goes away. One that
+      // comes back by itself (`growth worker`, RETURNING_CLIENT: it waits for the next process to
+      // open the database) is let go as soon as it is between statements, not waited for.
       const closing = new Promise<void>((res) => server.close(() => res()))
-      for (let waited = 0; handlers.size > 0 && waited < 15_000; waited += 50) await Bun.sleep(50)
+      for (let waited = 0; handlers.size > 0 && waited < 15_000; waited += 50) {
+        for (const h of handlers) {
+          if (!queue.mayLetGo(h.handlerId)) continue
+          handlers.delete(h)
+          void h.detach(true)
+        }
+        if (handlers.size > 0) await Bun.sleep(50)
+      }
       for (const h of handlers) h.detach(true)
       await closing
       await db.close()

@@ -34,16 +34,44 @@ const COPY_DATA = 0x64 // 'd'
 const COPY_DONE = 0x63 // 'c'
 const COPY_FAIL = 0x66 // 'f'
 const FLUSH = 0x48 // 'H'
+const PROTOCOL_3 = 196608
+
+/**
+ * The application_name of a connection that comes back by itself when the database goes away
+ * (`growth worker`: it waits for the next process to open the database, then goes on). An owner
+ * that closes lets such a connection go between its statements instead of waiting for it to end.
+ */
+export const RETURNING_CLIENT = 'growth-worker'
+
+/** The application_name a StartupMessage (no type byte: length, protocol 3.0, then name/value C strings) carries, if any. */
+function startupApplicationName(message: Uint8Array): string | undefined {
+  if (message.length < 8 || message[0] !== 0) return undefined
+  const view = new DataView(message.buffer, message.byteOffset, message.byteLength)
+  if (view.getInt32(4) !== PROTOCOL_3) return undefined
+  for (let at = 8; at < message.length && message[at] !== 0; ) {
+    const nameEnd = message.indexOf(0, at)
+    const valueEnd = nameEnd < 0 ? -1 : message.indexOf(0, nameEnd + 1)
+    if (valueEnd < 0) return undefined
+    if (cString(message, at) === 'application_name') return cString(message, nameEnd + 1)
+    at = valueEnd + 1
+  }
+  return undefined
+}
 
 export class BatchingQueryQueue {
   private queue: Item[] = []
   private processing = false
   private owner: number | null = null
+  /** The connection whose message PGlite is running now. */
+  private running: number | null = null
   private copyIn: CopyIn | null = null
+  /** The connections that said they come back by themselves (RETURNING_CLIENT). */
+  private readonly returning = new Set<number>()
 
   constructor(private readonly db: PGlite) {}
 
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    if (startupApplicationName(message) === RETURNING_CLIENT) this.returning.add(handlerId)
     return new Promise((resolve, reject) => {
       this.queue.push({ handlerId, message, onData, resolve, reject })
       void this.processQueue()
@@ -67,6 +95,7 @@ export class BatchingQueryQueue {
           item!.onData(data)
         }
         const type = item.message[0]
+        this.running = item.handlerId
         try {
           if (this.copyIn?.handlerId === item.handlerId) {
             if (type === COPY_DATA) {
@@ -100,6 +129,8 @@ export class BatchingQueryQueue {
           this.copyIn = null
           item.reject(err)
           continue
+        } finally {
+          this.running = null
         }
         const batchEnded = type === SYNC || type === QUERY || type === TERMINATE || type === COPY_DONE || type === COPY_FAIL || item.message.length >= 8 && type === 0
         this.owner = batchEnded && !this.db.isInTransaction() ? null : item.handlerId
@@ -137,7 +168,22 @@ export class BatchingQueryQueue {
     return this.queue.length
   }
 
+  /**
+   * Whether the connection can be closed now without cutting anything of its short: it comes back
+   * by itself (RETURNING_CLIENT), and has nothing queued, running or open (a batch, a transaction, a COPY).
+   */
+  mayLetGo(handlerId: number): boolean {
+    return (
+      this.returning.has(handlerId) &&
+      this.owner !== handlerId &&
+      this.running !== handlerId &&
+      this.copyIn?.handlerId !== handlerId &&
+      !this.queue.some((q) => q.handlerId === handlerId)
+    )
+  }
+
   clearQueueForHandler(handlerId: number): void {
+    this.returning.delete(handlerId)
     this.queue = this.queue.filter((q) => {
       if (q.handlerId !== handlerId) return true
       q.reject(new Error('Handler disconnected'))
