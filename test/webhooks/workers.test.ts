@@ -45,7 +45,8 @@ describe('growth worker', () => {
     // The first request is held (its worker is killed meanwhile); later ones are answered.
     const rcv = receiver((_, n) => (n === 1 ? new Promise<Response>(() => {}) : new Response('ok')))
     const e = await endpointFor(ws.id, rcv.url)
-    const env = { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: '100ms' }
+    // The kill must land while the first worker waits for its answer (3 s to land in, on a loaded machine).
+    const env = { WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE: '100ms' }
     const first = await worker(env)
     let second: Awaited<ReturnType<typeof worker>> | undefined
     try {
@@ -55,8 +56,8 @@ describe('growth worker', () => {
       await first.exited
       expect((await deliveriesOf(e.id))[0]!.status).toBe('delivering')
       second = await worker(env)
-      // the lease (2 x the time-out + 1 s) runs out, and the second worker delivers it
-      await until('the delivery made again', async () => (await deliveriesOf(e.id))[0]!.status === 'succeeded', 15_000)
+      // The lease (2 x the time-out + 1 s: 7 s) runs out, and the second worker delivers it; the bound only stops a hang.
+      await until('the delivery made again', async () => (await deliveriesOf(e.id))[0]!.status === 'succeeded', 30_000)
       expect(rcv.got).toHaveLength(2)
       expect(rcv.got[1]!.headers['x-service-event-id']).toBe(rcv.got[0]!.headers['x-service-event-id'])
       expect(rcv.got[1]!.headers['x-service-delivery-id']).toBe(rcv.got[0]!.headers['x-service-delivery-id'])
@@ -68,7 +69,7 @@ describe('growth worker', () => {
       rcv.stop()
       await setEndpointEnabled(sql, e.id, false)
     }
-  }, 40_000)
+  }, 60_000)
 
   test('a worker stalled past its lease (SIGSTOP) while another made the delivery: resumed, its late failure is recorded as an attempt and undoes nothing; nothing is sent a third time', async () => {
     const { sql } = await getHarness()
@@ -76,7 +77,11 @@ describe('growth worker', () => {
     // The first request is held (its worker is stopped meanwhile, then times out once resumed); later ones are answered.
     const rcv = receiver((_, n) => (n === 1 ? new Promise<Response>(() => {}) : new Response('ok')))
     const e = await endpointFor(ws.id, rcv.url)
-    const env = { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms' }
+    // The stop must land while the first worker waits for its answer, not after its time-out, when it
+    // records the failure (stopped inside that transaction, it would hold the delivery's row until
+    // PostgreSQL ends the transaction, and its attempt would not be recorded): 3 s to land in, on a
+    // loaded machine. The lease is then 7 s (2 x the time-out + 1 s).
+    const env = { WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms' }
     const first = await worker(env)
     let second: Awaited<ReturnType<typeof worker>> | undefined
     try {
@@ -84,9 +89,10 @@ describe('growth worker', () => {
       await until('the first worker mid-delivery', () => rcv.got.length === 1)
       first.kill('SIGSTOP')
       second = await worker(env)
-      await until('the delivery made by the second worker', async () => (await deliveriesOf(e.id))[0]!.status === 'succeeded', 15_000)
+      // The bound only stops a hang (a loaded CI machine once took more than 15 s).
+      await until('the delivery made by the second worker', async () => (await deliveriesOf(e.id))[0]!.status === 'succeeded', 30_000)
       first.kill('SIGCONT')
-      // Resumed, the first worker's send times out (1 s) and is recorded: that attempt, and nothing more.
+      // Resumed, the first worker's send times out (3 s, passed while it was stopped) and is recorded: that attempt, and nothing more.
       await until('the late attempt recorded', async () => (await attemptsOf(e.id)).length === 2, 10_000)
       await Bun.sleep(1_000)
       expect(rcv.got).toHaveLength(2)
@@ -101,7 +107,7 @@ describe('growth worker', () => {
       rcv.stop()
       await setEndpointEnabled(sql, e.id, false)
     }
-  }, 40_000)
+  }, 60_000)
 
   test('SIGTERM: the worker finishes the delivery it has out, records it, and exits 0', async () => {
     const { sql } = await getHarness()
