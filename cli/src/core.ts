@@ -15,7 +15,7 @@ export { DomainError, NotFoundError, RuleError } from '../../server/src/core/err
 export { embeddedDatabaseExists, openDatabase, RETURNING_CLIENT, type Database, type Sql } from '../../server/src/store/driver/db.ts'
 export { migrate, migrationsEditedNotice, NewerSchemaError, type MigrationResult } from '../../server/src/store/driver/migrate.ts'
 export { createWorkspace, listWorkspaces, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
-export { createToken, listTokens, revokeToken, type TokenListed } from '../../server/src/domain/credentials.ts'
+export { createToken, listTokens, MAX_TOKEN_OVERLAP_MS, revokeToken, rotateToken, type TokenListed } from '../../server/src/domain/credentials.ts'
 export { createAgent, issueAgentCredential, retireAgent } from '../../server/src/domain/agents.ts'
 export { exportPolicy } from '../../server/src/domain/agent-policy-export.ts'
 export { policyYaml } from '../../server/src/domain/agent-policy-document.ts'

@@ -11,7 +11,7 @@ import { purgeExpiredKeys } from '../../server/src/store/idempotency.ts'
 import { insertRequestLog, purgeRequestLog } from '../../server/src/store/request-log.ts'
 import { decideAction } from '../../server/src/domain/actions.ts'
 import { decideApproval } from '../../server/src/domain/approvals.ts'
-import { createToken, listTokens, revokeToken } from '../../server/src/domain/credentials.ts'
+import { createToken, listTokens, revokeToken, rotateToken } from '../../server/src/domain/credentials.ts'
 import { createEndpoint, listAttempts, rotateSecret, sendTestEvent, setEndpointEnabled, updateEndpoint } from '../../server/src/domain/webhooks.ts'
 import { claimDeliveries, disableLongFailing, reapLeases, recordFailure, recordSuccesses, releaseLeases } from '../../server/src/store/webhook-deliveries.ts'
 import { driveEveryOperation, statementRecorder } from '../support/drive-operations.ts'
@@ -88,7 +88,7 @@ const CROSSES_WORKSPACES: { statement: RegExp; why: string }[] = [
   },
   {
     statement: /^SELECT workspace_id, revoked_at FROM credentials WHERE id = \$1$/,
-    why: 'growth admin token revoke names the credential by its id alone: one read of every workspace finds it (then the UPDATE keeps to its workspace); on Citus a multi-shard read of one row',
+    why: 'growth admin token revoke and rotate name the credential by its id alone: one read of every workspace finds it (then the UPDATE, or the lock and the new token, keep to its workspace); on Citus a multi-shard read of one row',
   },
   {
     statement: /^SELECT workspace_id, .* FROM (approvals|actions|webhook_endpoints) WHERE id = \$1( FOR UPDATE)?$/,
@@ -277,7 +277,9 @@ describe('every statement keeps to one workspace (ready to shard by workspace_id
     expect([approval?.id.slice(0, 4), action?.id.slice(0, 4)]).toEqual(['apr_', 'act_'])
     await recorder.during('operator commands', async () => {
       const token = await createToken(db.sql, { workspaceId: ws, scopes: 'read:contacts' })
+      const rotated = await rotateToken(db.sql, token.id, 60_000)
       await revokeToken(db.sql, token.id)
+      await revokeToken(db.sql, rotated.id)
       await listTokens(db.sql, ws)
       await decideApproval(db.sql, { id: approval!.id, approve: false, decider: { kind: 'operator', name: 'ops' } })
       await decideAction(db.sql, { actionId: action!.id, decision: 'reject', decider: { kind: 'operator', name: 'ops' } })

@@ -20,7 +20,7 @@ export const AUDIT_ACTIONS = [
   'agents.stopped', 'agents.resumed',
   'agent.created', 'agent.credential_issued', 'agent.credential_rotated', 'agent.retired',
   'policy.applied',
-  'token.created', 'token.revoked',
+  'token.created', 'token.rotated', 'token.revoked',
   'webhook.created', 'webhook.updated', 'webhook.disabled', 'webhook.enabled', 'webhook.secret_rotated',
   'person.added', 'person.removed', 'person.role_changed', 'person.link_created',
   'person.signed_in', 'person.signed_out', 'person.passkey_added', 'person.passkey_removed',

@@ -103,6 +103,54 @@ export async function createToken(
   return { id, token: minted.token, mode, scopes, expiresAt: expiresAt ? expiresAt.toISOString() : null }
 }
 
+/** The most overlap a token's rotation allows: a week (as an agent credential's). */
+export const MAX_TOKEN_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000
+
+/**
+ * Rotate a workspace token with an overlap, as Stripe rolls a key: a new token of the same mode,
+ * scopes and expiry (shown once), and the old one ends `overlapMs` from now (0: at once), both in
+ * force until then, in one transaction with the old one locked. A token that already ends within
+ * the longest overlap (a week) is not rotated: it is being replaced (a second rotation would make an
+ * unseen second token) or ends anyway. With `workspaceId` (the console), only that workspace's.
+ */
+export async function rotateToken(sql: Sql, id: string, overlapMs: number, opts: { by?: Actor; workspaceId?: string } = {}) {
+  if (!Number.isInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_TOKEN_OVERLAP_MS) {
+    throw new RuleError('overlap.range', `The overlap is from 0 to a week (7d, ${MAX_TOKEN_OVERLAP_MS / 60_000} minutes); got ${overlapMs / 60_000} minutes.`, 'overlap')
+  }
+  const token = parseToken(id)
+  if (token) await refuseTokenForId(sql, id, token, opts.workspaceId, 'rotate')
+  return inTransaction(sql, async (tx) => {
+    const old = await store.lockToken(tx, id)
+    if (!old || (opts.workspaceId !== undefined && old.workspace_id !== opts.workspaceId)) throw new NotFoundError('credential', id, `No credential ${id}.`)
+    if (old.kind === 'agent') {
+      throw new RuleError('credential.token', `${id} is an agent's credential: rotate it on the agent's console page, or give the agent a new one (growth admin agent credential create) and revoke this one.`, 'id')
+    }
+    const now = Date.now()
+    if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= now)) {
+      throw new RuleError('credential.live', `Token ${id} has already ended (${old.revoked_at ? 'revoked' : 'expired'}); rotate one that is in force.`, 'id')
+    }
+    if (old.expires_at && old.expires_at.getTime() <= now + MAX_TOKEN_OVERLAP_MS) {
+      throw new RuleError(
+        'credential.ending',
+        `Token ${id} already ends at ${old.expires_at.toISOString()}, within a week: it is being replaced, or ends anyway. Rotate the token that replaced it, or make a new one (growth admin token create).`,
+        'id',
+      )
+    }
+    const minted = mintToken(old.kind, old.workspace_id)
+    const credentialId = newId('credential')
+    await store.insertCredential(tx, { workspaceId: old.workspace_id, id: credentialId, kind: old.kind, hash: minted.hash, hint: minted.hint, scopes: old.scopes, expiresAt: old.expires_at })
+    const oldEndsAt = new Date(now + overlapMs)
+    await store.endCredentialAt(tx, old.workspace_id, id, oldEndsAt)
+    await recordAudit(tx, old.workspace_id, opts.by ?? SYSTEM_ACTOR, 'token.rotated', id, {
+      credentialId: credentialId, mode: old.kind, hint: minted.hint, overlapSeconds: overlapMs / 1000, oldEndsAt: oldEndsAt.toISOString(),
+    })
+    return {
+      id: credentialId, token: minted.token, mode: old.kind, scopes: old.scopes, expiresAt: old.expires_at ? old.expires_at.toISOString() : null,
+      replaces: id, oldEndsAt: oldEndsAt.toISOString(),
+    }
+  })
+}
+
 /**
  * Revoke a token or an agent credential by its id (cred_...). Revoking twice is not an error. With
  * `workspaceId` (the console), only that workspace's: another's is not found, as any id.
@@ -124,12 +172,13 @@ export async function revokeToken(sql: Sql, id: string, by: Actor = SYSTEM_ACTOR
  * and the command to run, the token shown by its last four only (an error lands in terminals and
  * logs, and this one is perhaps still in force).
  */
-async function refuseTokenForId(sql: Sql, token: string, parsed: { kind: TokenKind; workspaceId: string }, workspaceId?: string): Promise<never> {
+async function refuseTokenForId(sql: Sql, token: string, parsed: { kind: TokenKind; workspaceId: string }, workspaceId?: string, verb: 'revoke' | 'rotate' = 'revoke'): Promise<never> {
   const found = workspaceId === undefined || workspaceId === parsed.workspaceId ? await store.credentialIdByHash(sql, parsed.workspaceId, hashToken(token)) : undefined
   const shown = `${token.slice(0, token.indexOf('_', 4) + 1)}…${token.slice(-4)}`
-  const command = parsed.kind === 'agent' ? 'growth admin agent credential revoke' : 'growth admin token revoke'
+  // An agent's credential is rotated on its console page: no command to name then.
+  const command = parsed.kind !== 'agent' ? `growth admin token ${verb}` : verb === 'revoke' ? 'growth admin agent credential revoke' : undefined
   if (!found) throw new NotFoundError('credential', shown, `${shown} is a token, not its id, and no credential of this database is that token.`)
-  throw new RuleError('credential.id', `${shown} is a token, not its id: revoke takes the credential id, here ${found}: ${command} ${found}.`, 'id')
+  throw new RuleError('credential.id', `${shown} is a token, not its id: ${verb} takes the credential id, here ${found}${command ? `: ${command} ${found}` : ''}.`, 'id')
 }
 
 /**

@@ -66,13 +66,18 @@ export async function insertCredential(
  * given: the console's owner revokes their own workspace's). Undefined if there is none.
  */
 export async function revokeCredential(sql: Db, id: string, workspaceId?: string): Promise<{ workspaceId: string; alreadyRevoked: boolean } | undefined> {
-  const [row] = await sql<{ workspace_id: string; revoked_at: Date | null }[]>`
-    SELECT workspace_id, revoked_at FROM credentials WHERE id = ${id}`
+  const row = await credentialWorkspace(sql, id)
   if (!row || (workspaceId !== undefined && row.workspace_id !== workspaceId)) return undefined
   if (!row.revoked_at) {
     await sql`UPDATE credentials SET revoked_at = now() WHERE workspace_id = ${row.workspace_id} AND id = ${id} AND revoked_at IS NULL`
   }
   return { workspaceId: row.workspace_id, alreadyRevoked: row.revoked_at !== null }
+}
+
+/** Which workspace holds the credential `id` (any workspace's: ids are unique), and whether it is revoked. */
+async function credentialWorkspace(sql: Db, id: string): Promise<{ workspace_id: string; revoked_at: Date | null } | undefined> {
+  const [row] = await sql<{ workspace_id: string; revoked_at: Date | null }[]>`SELECT workspace_id, revoked_at FROM credentials WHERE id = ${id}`
+  return row
 }
 
 /** The id of the workspace's credential whose token has this hash (revoked ones too), if any. */
@@ -127,6 +132,22 @@ export async function endCredentialAt(sql: Db, workspaceId: string, id: string, 
   await sql`
     UPDATE credentials SET expires_at = LEAST(COALESCE(expires_at, ${at}), ${at})
      WHERE workspace_id = ${workspaceId} AND id = ${id} AND revoked_at IS NULL`
+}
+
+/**
+ * A workspace token for a rotation, named by its id alone: its workspace found first (a read of every
+ * workspace, as revokeCredential's), then the row locked with it until the transaction ends (two
+ * rotations of it at once: one waits and sees the other's).
+ */
+export async function lockToken(
+  tx: Tx,
+  id: string,
+): Promise<{ workspace_id: string; kind: 'live' | 'test' | 'agent'; scopes: string[]; expires_at: Date | null; revoked_at: Date | null } | undefined> {
+  const found = await credentialWorkspace(tx, id)
+  if (!found) return undefined
+  const [row] = await tx<{ workspace_id: string; kind: 'live' | 'test' | 'agent'; scopes: string[]; expires_at: Date | null; revoked_at: Date | null }[]>`
+    SELECT workspace_id, kind, scopes, expires_at, revoked_at FROM credentials WHERE workspace_id = ${found.workspace_id} AND id = ${id} FOR UPDATE`
+  return row
 }
 
 /** One credential of the agent, locked until the transaction ends (two rotations of it at once: one waits and sees the other's). */

@@ -23,6 +23,7 @@ import { registerSecretsRotateKey } from './secrets/rotate-key.ts'
 import { registerTokenCreate } from './token/create.ts'
 import { registerTokenList } from './token/list.ts'
 import { registerTokenRevoke } from './token/revoke.ts'
+import { registerTokenRotate } from './token/rotate.ts'
 import { registerWebhookAttempts } from './webhook/attempts.ts'
 import { registerWebhookCreate } from './webhook/create.ts'
 import { registerWebhookList } from './webhook/list.ts'
@@ -46,6 +47,7 @@ export function registerAdmin(program: Command): void {
   const token = admin.command('token').description('API tokens of workspaces')
   registerTokenCreate(token)
   registerTokenList(token)
+  registerTokenRotate(token)
   registerTokenRevoke(token)
 
   const agent = admin.command('agent').description('agents and their credentials')

@@ -27,6 +27,7 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   'agent.retired': 'retired the agent',
   'policy.applied': 'applied a policy change',
   'token.created': 'issued the token',
+  'token.rotated': 'rotated the token',
   'token.revoked': 'revoked the token',
   'webhook.created': 'added the webhook endpoint',
   'webhook.updated': 'changed the address or event types of the webhook endpoint',
