@@ -61,6 +61,74 @@ describe('the console: tokens', () => {
     expect(JSON.stringify(audit)).not.toContain(token)
   }, 60_000)
 
+  test('an owner rotates a token with an overlap: the new one shown once, both work until the old one ends, which offers no second Rotate; recorded with the person', async () => {
+    const { url, sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const old = await createToken(sql, { workspaceId: ws.id, test: true, scopes: 'read:logs', expiresAt: '2099-01-31T00:00:00Z' })
+    const page = await fetchConsole('/console/tokens', { cookie: owner.cookie })
+    expect(page.text).toContain(`action="/console/tokens/${old.id}/rotate"`)
+    expect(page.text).toContain(`id="overlap-${old.id}" name="overlap" type="number" min="0" max="10080" step="1" value="1440" required`)
+    const before = Date.now()
+    const rotated = await fetchConsole(`/console/tokens/${old.id}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, overlap: '90' } })
+    expect(rotated.res.status, rotated.text).toBe(200)
+    expect(rotated.res.headers.get('cache-control')).toBe('no-store')
+    expect(rotated.text).toContain('<h1>Token rotated</h1>')
+    const token = tokenIn(rotated.text)!
+    const id = idIn(rotated.text)!
+    expect(token).toStartWith('svc_test_')
+    expect(id).not.toBe(old.id)
+    // Same mode, scopes and expiry; it names the token it replaces and when that one ends.
+    expect(rotated.text).toContain('(read:logs; expires <time datetime="2099-01-31T00:00:00.000Z">')
+    const ends = /It replaces <code>(cred_\w+)<\/code>, which keeps working until <time datetime="([^"]+)">/.exec(rotated.text)
+    expect(ends?.[1]).toBe(old.id)
+    expect(Date.parse(ends![2]!) - before).toBeGreaterThanOrEqual(90 * 60_000 - 1_000)
+    expect(Date.parse(ends![2]!) - Date.now()).toBeLessThanOrEqual(90 * 60_000 + 1_000)
+    expect(await apiWith(url, old.token)).toBe(200)
+    expect(await apiWith(url, token)).toBe(200)
+    // Shown once: the page again shows no token.
+    expect(tokenIn((await fetchConsole('/console/shown/token', { cookie: owner.cookie })).text)).toBeUndefined()
+    const after = await fetchConsole('/console/tokens', { cookie: owner.cookie })
+    expect(after.text).not.toContain(`action="/console/tokens/${old.id}/rotate"`)
+    expect(after.text).toContain(`action="/console/tokens/${old.id}/revoke"`)
+    expect(after.text).toContain(`action="/console/tokens/${id}/rotate"`)
+    expect(after.text).not.toContain(token)
+    // A second rotation of the old one, posted by hand: refused, naming its end, and nothing made.
+    const count = (await listTokens(sql, ws.id)).tokens.length
+    const again = await fetchConsole(`/console/tokens/${old.id}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, overlap: '60' } })
+    expect(again.res.status).toBe(400)
+    expect(again.text).toContain(`Token ${old.id} already ends at ${ends![2]}, within a week`)
+    expect((await listTokens(sql, ws.id)).tokens.length).toBe(count)
+    const entry = (await listAudit(sql, ws.id, 100)).entries.find((e) => e.action === 'token.rotated')
+    expect(entry).toMatchObject({ actor: { kind: 'person', id: owner.person.id, name: 'Mara Owner' }, subject: old.id, detail: { credentialId: id, overlapSeconds: 5400 } })
+    const auditPage = await fetchConsole('/console/audit', { cookie: owner.cookie })
+    expect(auditPage.text).toContain('rotated the token')
+  }, 60_000)
+
+  test('a rotation with no overlap ends the old token at once; an overlap that is not whole minutes up to a week is a 400 naming it, and nothing changes', async () => {
+    const { url, sql } = await getHarness()
+    const ws = await makeWorkspace()
+    const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
+    const old = await createToken(sql, { workspaceId: ws.id, scopes: 'read:logs' })
+    const count = (await listTokens(sql, ws.id)).tokens.length
+    for (const overlap of ['abc', '10081', '-5', '1.5', '']) {
+      const bad = await fetchConsole(`/console/tokens/${old.id}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, overlap } })
+      expect(bad.res.status).toBe(400)
+      expect(bad.text).toContain(`<p class="failed" role="alert">The overlap is a whole number of minutes from 0 to 10080 (a week) (got &quot;${overlap}&quot;).</p>`)
+    }
+    expect((await listTokens(sql, ws.id, { id: old.id })).tokens[0]).toMatchObject({ state: 'active', expiresAt: null })
+    expect((await listTokens(sql, ws.id)).tokens).toHaveLength(count)
+    const now = await fetchConsole(`/console/tokens/${old.id}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, overlap: '0' } })
+    expect(now.res.status).toBe(200)
+    expect(await apiWith(url, old.token)).toBe(401)
+    expect(await apiWith(url, tokenIn(now.text)!)).toBe(200)
+    // Another workspace's token is not found, and keeps working.
+    const other = await makeWorkspace()
+    const theirs = await createToken(sql, { workspaceId: other.id, scopes: 'read:logs' })
+    expect((await fetchConsole(`/console/tokens/${theirs.id}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, overlap: '60' } })).res.status).toBe(404)
+    expect(await apiWith(url, theirs.token)).toBe(200)
+  }, 60_000)
+
   test('each token says when it was last used: "no use on record" until its first call, then the time of its call', async () => {
     const { url, server } = await getHarness()
     const ws = await makeWorkspace()
@@ -151,7 +219,7 @@ describe('the console: tokens', () => {
   }, 60_000)
 
   for (const role of ['approver', 'viewer'] as const) {
-    test(`${role === "approver" ? "an" : "a"} ${role} reads the list, and posting the issue or revoke form by hand is refused on the server: nothing changes`, async () => {
+    test(`${role === "approver" ? "an" : "a"} ${role} reads the list, and posting the issue, rotate or revoke form by hand is refused on the server: nothing changes`, async () => {
       const { url, sql } = await getHarness()
       const ws = await makeWorkspace()
       const owner = await signInAs(ws.id, 'owner', 'Mara Owner')
@@ -167,10 +235,13 @@ describe('the console: tokens', () => {
       const before = (await listAudit(sql, ws.id, 100)).entries.length
       const create = await fetchConsole('/console/tokens', { cookie: me.cookie, form: { csrf: me.csrf, mode: 'live' } })
       expect(create.res.status).toBe(403)
-      expect(create.text).toContain('an owner issues and revokes them')
+      expect(create.text).toContain('an owner issues, rotates and revokes them')
       expect(tokenIn(create.text)).toBeUndefined()
       const revoke = await fetchConsole(`/console/tokens/${id}/revoke`, { cookie: me.cookie, form: { csrf: me.csrf } })
       expect(revoke.res.status).toBe(403)
+      const rotate = await fetchConsole(`/console/tokens/${id}/rotate`, { cookie: me.cookie, form: { csrf: me.csrf, overlap: '60' } })
+      expect(rotate.res.status).toBe(403)
+      expect(page.text).not.toContain('/rotate"')
       expect(await apiWith(url, token)).toBe(200)
       expect((await listAudit(sql, ws.id, 100)).entries.length).toBe(before)
     }, 60_000)

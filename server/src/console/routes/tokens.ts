@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { SCOPES } from '../../core/caller.ts'
 import { RuleError } from '../../core/errors.ts'
-import { createToken, listTokens, revokeToken } from '../../domain/credentials.ts'
+import { createToken, listTokens, MAX_TOKEN_OVERLAP_MS, revokeToken, rotateToken } from '../../domain/credentials.ts'
 import { type TokenShown, tokenIssuedPage, tokensPage } from '../pages/tokens.ts'
 import { answerAt } from '../pages/layout.ts'
 import { pageResponse, redirectTo } from '../responses.ts'
@@ -17,12 +17,12 @@ const EXPIRES_REFUSED: Record<string, (day: string) => string> = {
   'expires_at.future': (day) => `Expires is ${day}, a day that has begun or passed: the token ends at the start of that day (UTC). Choose a later day, or leave it empty for never.`,
   'expires_at.instant': (day) => `Expires is ${day}, which is not a day of the calendar. Choose one, YYYY-MM-DD.`,
 }
-const ownersOnly = (session: ConsoleSession) => `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the tokens, and an owner issues and revokes them.`
+const ownersOnly = (session: ConsoleSession) => `You are ${session.person.role === 'approver' ? 'an approver' : 'a viewer'} of ${session.workspace.name}: you can read the tokens, and an owner issues, rotates and revokes them.`
 
 /**
  * The workspace's API tokens: every signed-in person reads the list (CONTRACT: approvers and
- * viewers read); only an owner issues and revokes, through the same domain functions as
- * growth admin token create|revoke, recorded in the audit list with the person.
+ * viewers read); only an owner issues, rotates and revokes, through the same domain functions as
+ * growth admin token create|rotate|revoke, recorded in the audit list with the person.
  */
 export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
   const { signedIn, rolePost, notFound, showOnce, shownPage } = kit
@@ -56,6 +56,24 @@ export function tokenRoutes({ sql }: ConsoleDeps, kit: RouteKit) {
         return showOnce(request, session, 'token', shown)
       } catch (error) {
         if (error instanceof RuleError) return again(Object.hasOwn(EXPIRES_REFUSED, error.rule) ? EXPIRES_REFUSED[error.rule]!(expires) : error.message)
+        throw error
+      }
+    }), { parse: 'none' })
+    .post('/console/tokens/:id/rotate', rolePost(['owner'], ownersOnly, async ({ request, session, params }, fields) => {
+      if (!(await listTokens(sql, session.workspace.id, { id: params.id! })).tokens.length) return notFound(session)
+      const again = async (listError: string) => pageResponse(tokensPage({ session, ...(await listTokens(sql, session.workspace.id)), listError }), 400)
+      const overlap = fields.get('overlap')?.trim() ?? ''
+      if (!/^\d{1,6}$/.test(overlap) || Number(overlap) > MAX_TOKEN_OVERLAP_MS / 60_000) {
+        return again(`The overlap is a whole number of minutes from 0 to ${MAX_TOKEN_OVERLAP_MS / 60_000} (a week) (got ${JSON.stringify(overlap.slice(0, 40))}).`)
+      }
+      try {
+        const r = await rotateToken(sql, params.id!, Number(overlap) * 60_000, { by: personActor(session), workspaceId: session.workspace.id })
+        const shown: Omit<TokenShown, 'session'> = {
+          id: r.id, token: r.token, mode: r.mode, scopes: r.scopes.length === SCOPES.length ? [...SCOPES] : r.scopes, expiresAt: r.expiresAt, replaced: { id: r.replaces, endsAt: r.oldEndsAt },
+        }
+        return showOnce(request, session, 'token', shown)
+      } catch (error) {
+        if (error instanceof RuleError) return again(error.message)
         throw error
       }
     }), { parse: 'none' })

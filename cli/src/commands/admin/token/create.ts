@@ -1,7 +1,8 @@
 import type { Command } from 'commander'
 import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
 import { createToken, SCOPES } from '../../../core.ts'
-import { JSON_FLAG, table } from '../../../output.ts'
+import { JSON_FLAG } from '../../../output.ts'
+import { tokenShownLines } from './shown.ts'
 
 type Options = CommonOptions & { workspace: string; test?: boolean; scopes?: string; expiresAt?: string }
 
@@ -18,15 +19,7 @@ export function registerTokenCreate(token: Command) {
     .action((opts: Options) =>
       withDatabase(opts, async ({ sql, out }) => {
         const t = await createToken(sql, { workspaceId: opts.workspace, test: opts.test, scopes: opts.scopes, expiresAt: opts.expiresAt, by: operatorAuditActor() })
-        const allScopes = t.scopes.length === SCOPES.length && SCOPES.every((s) => t.scopes.includes(s))
-        out.result(t, () => [
-          `Created ${t.mode} token ${t.id} for workspace ${opts.workspace}`,
-          ...table([
-            ['Scopes:', allScopes ? `all (${t.scopes.join(', ')})` : t.scopes.join(', ')],
-            ['Expires:', t.expiresAt ?? 'never'],
-            ['Token:', t.token],
-          ]),
-        ])
+        out.result(t, () => [`Created ${t.mode} token ${t.id} for workspace ${opts.workspace}`, ...tokenShownLines(t)])
         out.note(`Warning: this token will not be shown again. Store it now; if it is lost, revoke it (growth admin token revoke ${t.id}) and create another.`)
       }),
     )

@@ -1,8 +1,9 @@
 import type { Command } from 'commander'
 import { operatorAuditActor, withDatabase, type CommonOptions } from '../../../context.ts'
-import { MAX_TOKEN_OVERLAP_MS, parseDuration, rotateToken, SCOPES } from '../../../core.ts'
+import { MAX_TOKEN_OVERLAP_MS, parseDuration, rotateToken } from '../../../core.ts'
 import { CliError } from '../../../errors.ts'
-import { JSON_FLAG, table } from '../../../output.ts'
+import { JSON_FLAG } from '../../../output.ts'
+import { tokenShownLines } from './shown.ts'
 
 type Options = CommonOptions & { overlap: string }
 
@@ -20,15 +21,7 @@ export function registerTokenRotate(token: Command) {
         if (overlapMs === undefined) throw new CliError(`--overlap must be a duration such as 24h, 30m or 0s (got ${opts.overlap}).`)
         if (overlapMs > MAX_TOKEN_OVERLAP_MS) throw new CliError(`--overlap is at most 7d: the old token works at most a week beside the new one (got ${opts.overlap}).`)
         const t = await rotateToken(sql, id, overlapMs, { by: operatorAuditActor() })
-        const allScopes = t.scopes.length === SCOPES.length && SCOPES.every((s) => t.scopes.includes(s))
-        out.result(t, () => [
-          `Rotated ${t.mode} token ${id}: ${t.id} replaces it; ${id} keeps working until ${t.oldEndsAt}`,
-          ...table([
-            ['Scopes:', allScopes ? `all (${t.scopes.join(', ')})` : t.scopes.join(', ')],
-            ['Expires:', t.expiresAt ?? 'never'],
-            ['Token:', t.token],
-          ]),
-        ])
+        out.result(t, () => [`Rotated ${t.mode} token ${id}: ${t.id} replaces it; ${id} keeps working until ${t.oldEndsAt}`, ...tokenShownLines(t)])
         out.note(`Warning: this token will not be shown again. Give it to whatever used ${id} before ${t.oldEndsAt}; to end ${id} sooner: growth admin token revoke ${id}.`)
       }),
     )
