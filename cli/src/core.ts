@@ -12,7 +12,7 @@ export { prepareSecretsAtRest, resealSecrets, sealedNotice } from '../../server/
 export { SCOPES } from '../../server/src/core/caller.ts'
 export { PLANS, RISKS } from '../../server/src/core/enums.ts'
 export { DomainError, NotFoundError, RuleError } from '../../server/src/core/errors.ts'
-export { embeddedDatabaseExists, openDatabase, RETURNING_CLIENT, type Database, type Sql } from '../../server/src/store/driver/db.ts'
+export { embeddedDatabaseExists, embeddedOwner, openDatabase, RETURNING_CLIENT, type Database, type Sql } from '../../server/src/store/driver/db.ts'
 export { migrate, migrationsEditedNotice, NewerSchemaError, type MigrationResult } from '../../server/src/store/driver/migrate.ts'
 export { createWorkspace, listWorkspaces, setAgentsStopped } from '../../server/src/domain/workspaces.ts'
 export { createToken, listTokens, MAX_TOKEN_OVERLAP_MS, revokeToken, rotateToken, type TokenListed } from '../../server/src/domain/credentials.ts'

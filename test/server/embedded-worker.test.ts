@@ -9,7 +9,8 @@ import { collect, ROOT, startServerProcess } from '../support/server-process.ts'
  * uses it through the owner's socket. The owner, stopping, used to wait up to 15 s for every
  * connection to end, and a worker's never does (it runs until stopped): each stop of the server took
  * 15 s more. Now the worker's connections (named growth-worker) are let go between their statements;
- * the worker says its claims fail, waits for the next process to open the database, and goes on. A
+ * the worker says its claims fail (its log) and that the process stopped (stderr, for the person),
+ * waits for the next process to open the database, says so, and goes on. A
  * command's connection is still waited for (test/cli/embedded-shared.test.ts).
  */
 const EMBEDDED = { DATABASE_URL: '' }
@@ -55,10 +56,14 @@ test.skipIf(Boolean(process.env.DATABASE_URL))(
     // The worker stays, says its claims fail while no process has the database open, and goes on
     // once the next server opens it.
     await waitFor('growth worker', log, /"msg":"webhook claim failed"/, 15_000)
+    // And tells the person, on stderr, once each way.
+    await waitFor('growth worker', said, new RegExp(`The process that had the embedded database in ${dataDir} open \\(${first.proc.pid}\\) has stopped: the workers wait until another opens it \\(npm start, or any growth command\\), then go on\\.`), 10_000)
     expect(worker.exitCode).toBeNull()
     const second = await startServerProcess({ ...EMBEDDED, DATA_DIR: dataDir })
     processes.push(second.proc)
     await waitFor('growth worker', log, /"msg":"webhook claims work again"/, 30_000)
+    await waitFor('growth worker', said, new RegExp(`The embedded database in ${dataDir} is open again \\(process ${second.proc.pid}\\): the workers go on\\.`), 10_000)
+    expect(said().match(/has stopped/g)).toHaveLength(1)
 
     worker.kill('SIGTERM')
     expect(await worker.exited).toBe(0)

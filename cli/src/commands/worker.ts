@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { withDatabase, type CommonOptions } from '../context.ts'
-import { createLogger, RETURNING_CLIENT, shownUrl } from '../core.ts'
+import { createLogger, embeddedOwner, RETURNING_CLIENT, shownUrl } from '../core.ts'
 import { metricsHostResolves, startDeliveryWorkers, startMetricsListener, startTracing } from '../core-running.ts'
 import { CliError } from '../errors.ts'
 
@@ -45,6 +45,8 @@ Every WEBHOOK_* setting: docs/webhooks.md; the others: docs/operations.md.
           const tracing = startTracing(config.tracing, log)
           const metrics = config.metrics ? listen({ ...config.metrics, sql, log, api: false }) : undefined
           const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
+          // On an embedded database another process has open (npm start's server), say when it stops and when the database is open again.
+          const owner = db.kind === 'embedded-client' && db.ownerPid ? watchOwner(config.dataDir, db.ownerPid, (line) => out.note(line)) : undefined
           // The handlers before it says it runs: a signal sent as soon as that is read must find them (in Bun, one
           // sent right after output, before process.once ran, ended the process with 143: test/telemetry/worker-log.test.ts).
           const stopped = new Promise<string>((resolve) => {
@@ -58,6 +60,7 @@ Every WEBHOOK_* setting: docs/webhooks.md; the others: docs/operations.md.
           const signal = await stopped
           out.note(`${signal}: finishing the deliveries out, then stopping.`)
           log.info('shutting down: finishing the deliveries out', { signal })
+          owner?.stop()
           await workers.stop()
           await metrics?.stop()
           await tracing?.shutdown().catch(() => {})
@@ -78,3 +81,28 @@ function listen(opts: Parameters<typeof startMetricsListener>[0]) {
     throw new CliError((err as Error).message)
   }
 }
+
+const OWNER_LOOK_MS = 1000
+
+/**
+ * Watches the process that has the embedded database open, for a worker that uses it through that
+ * process's socket: when it stops, the workers' claims fail until another process opens the
+ * database (they then go on by themselves); `say` tells the person so, once each way.
+ */
+function watchOwner(dataDir: string, pid: number, say: (line: string) => void): { stop(): void } {
+  let owner: number | undefined = pid
+  const timer = setInterval(() => {
+    const now = embeddedOwner(dataDir)
+    if (owner !== undefined && now !== owner) {
+      say(`The process that had the embedded database in ${dataDir} open (${owner}) has stopped: the workers wait until another opens it (npm start, or any growth command), then go on.`)
+      owner = undefined
+    }
+    if (owner === undefined && now !== undefined && now !== process.pid) {
+      say(`The embedded database in ${dataDir} is open again (process ${now}): the workers go on.`)
+      owner = now
+    }
+  }, OWNER_LOOK_MS)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
+}
+

@@ -274,6 +274,12 @@ async function openEmbedded(dataDir: string, name: string, debug?: StatementTrac
   throw new Error(`Could not open the embedded database in ${dataDir}: its lock file keeps changing hands`)
 }
 
+/** The process that has the embedded database in `dataDir` open now (its lock file's pid, alive), if any. */
+export function embeddedOwner(dataDir: string): number | undefined {
+  const pid = lockHolder(lockPath(dataDir))
+  return pid !== undefined && Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined
+}
+
 /** Whether `dataDir` holds an embedded database (made whole: createEmbeddedFiles renames it into place). */
 export function embeddedDatabaseExists(dataDir: string): boolean {
   return existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))
