@@ -75,6 +75,11 @@ describe("an agent's text cannot add a line of its own", () => {
     const ws = await makeWorkspace({ scoped: 'read:logs' })
     const refused = await call('POST', '/api/v1/track', { token: ws.live, body: { event: 'a', email: 'a@example.com', [`x\n${FORGED}`]: 1 } })
     expect(refused.status).toBe(400)
+    // The log is written in batches (every 100 ms here): the tail comes once it holds the call.
+    const id = refused.headers.get('x-request-id')!
+    for (const deadline = Date.now() + 5_000; !(await call('GET', '/api/v1/logs?limit=100', { token: ws.live })).text.includes(id); await Bun.sleep(50)) {
+      if (Date.now() > deadline) throw new Error(`${id} never reached the request log`)
+    }
     const r = await growthIn(h.dataDir)(['logs', 'tail', '--status', '4xx'], { GROWTH_BASE_URL: `${h.url}/api/v1`, GROWTH_TOKEN: ws.scoped, NO_COLOR: '' })
     expect(r.code).toBe(0)
     expect(r.stdout.split('\n').filter((l) => l.startsWith('apr_01FORGED'))).toEqual([])
