@@ -105,4 +105,3 @@ function watchOwner(dataDir: string, pid: number, say: (line: string) => void): 
   timer.unref()
   return { stop: () => clearInterval(timer) }
 }
-
