@@ -122,6 +122,10 @@ describe('the console: tokens', () => {
     expect(now.res.status).toBe(200)
     expect(await apiWith(url, old.token)).toBe(401)
     expect(await apiWith(url, tokenIn(now.text)!)).toBe(200)
+    // Without the CSRF token nothing is done.
+    const kept = await createToken(sql, { workspaceId: ws.id, scopes: 'read:logs' })
+    expect((await fetchConsole(`/console/tokens/${kept.id}/rotate`, { cookie: owner.cookie, form: { overlap: '60' } })).res.status).toBe(403)
+    expect((await listTokens(sql, ws.id, { id: kept.id })).tokens[0]).toMatchObject({ state: 'active', expiresAt: null })
     // Another workspace's token is not found, and keeps working.
     const other = await makeWorkspace()
     const theirs = await createToken(sql, { workspaceId: other.id, scopes: 'read:logs' })

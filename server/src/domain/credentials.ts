@@ -106,6 +106,11 @@ export async function createToken(
 /** The most overlap a token's rotation allows: a week (as an agent credential's). */
 export const MAX_TOKEN_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000
 
+/** Whether a token ends within the longest overlap anyway (being replaced, or expiring): it is not rotated. */
+export function endsWithinOverlap(expiresAt: Date | string | null, now = Date.now()): boolean {
+  return expiresAt !== null && new Date(expiresAt).getTime() <= now + MAX_TOKEN_OVERLAP_MS
+}
+
 /**
  * Rotate a workspace token with an overlap, as Stripe rolls a key: a new token of the same mode,
  * scopes and expiry (shown once), and the old one ends `overlapMs` from now (0: at once), both in
@@ -129,7 +134,7 @@ export async function rotateToken(sql: Sql, id: string, overlapMs: number, opts:
     if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= now)) {
       throw new RuleError('credential.live', `Token ${id} has already ended (${old.revoked_at ? 'revoked' : 'expired'}); rotate one that is in force.`, 'id')
     }
-    if (old.expires_at && old.expires_at.getTime() <= now + MAX_TOKEN_OVERLAP_MS) {
+    if (old.expires_at && endsWithinOverlap(old.expires_at, now)) {
       throw new RuleError(
         'credential.ending',
         `Token ${id} already ends at ${old.expires_at.toISOString()}, within a week: it is being replaced, or ends anyway. Rotate the token that replaced it, or make a new one (growth admin token create).`,

@@ -1,5 +1,5 @@
 import { SCOPES } from '../../core/caller.ts'
-import { MAX_TOKEN_OVERLAP_MS, type TokenListed } from '../../domain/credentials.ts'
+import { endsWithinOverlap, MAX_TOKEN_OVERLAP_MS, type TokenListed } from '../../domain/credentials.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
 import { shownOnce, when } from './describe.ts'
@@ -17,7 +17,7 @@ const MAX_OVERLAP_MINUTES = MAX_TOKEN_OVERLAP_MS / 60_000
 const DEFAULT_OVERLAP_MINUTES = 24 * 60
 
 /** Whether a token may be rotated: in force, and not ending within a week (rotateToken's rule). */
-const rotatable = (t: TokenListed) => t.state === 'active' && (t.expiresAt === null || Date.parse(t.expiresAt) > Date.now() + MAX_TOKEN_OVERLAP_MS)
+const rotatable = (t: TokenListed) => t.state === 'active' && !endsWithinOverlap(t.expiresAt)
 
 function tokenCard(t: TokenListed, session: ConsoleSession): Html {
   const allScopes = SCOPES.every((s) => t.scopes.includes(s))
@@ -69,7 +69,7 @@ export function tokensPage(opts: {
   /** The issue form's refusal, and what was chosen in it. */
   error?: string
   typed?: TokenForm
-  /** A refusal of a token's own form (Rotate), shown above the list. */
+  /** A refusal of a token's own form (Rotate), shown at the top, where the page opens. */
   listError?: string
   notice?: string
 }): Html {
@@ -82,9 +82,9 @@ export function tokensPage(opts: {
     body: html`<h1>Tokens</h1>
 <p class="lead">The API tokens of ${session.workspace.name}: what its programs call the API with.</p>
 ${opts.notice ? doneNotice(opts.notice) : null}
+${opts.listError ? html`<p class="failed" role="alert">${opts.listError}</p>` : null}
 ${owner ? createForm(session, opts.error ?? null, opts.typed ?? null) : html`<p class="hint">You can read this list; an owner issues, rotates and revokes tokens.</p>`}
 <section aria-labelledby="list-h"><h2 id="list-h">The workspace's tokens</h2>
-${opts.listError ? html`<p class="failed" role="alert">${opts.listError}</p>` : null}
 <p class="hint">Those in force first, then the revoked and expired ones; newest first.${opts.more ? ` Only the first ${tokens.length} are shown.` : ''}</p>
 ${tokens.length ? html`<ol class="calls">${tokens.map((t) => tokenCard(t, session))}</ol>` : html`<div class="panel empty" role="status"><p>No token yet: ${owner ? 'issue one with the form above' : 'an owner issues them'}.</p></div>`}
 </section>`,
