@@ -53,7 +53,7 @@ export type CommonOptions = { json?: boolean }
 export async function withDatabase(
   opts: CommonOptions,
   command: (ctx: Context) => Promise<void>,
-  settings: { reportMigration?: boolean; webhooks?: boolean; console?: boolean; observability?: boolean; poolMax?: number; createsDatabase?: boolean; name?: string } = { reportMigration: true },
+  settings: { reportMigration?: boolean; webhooks?: boolean; console?: boolean; observability?: boolean; poolMax?: number; createsDatabase?: boolean; name?: string; handsOver?: boolean } = { reportMigration: true },
 ): Promise<void> {
   const out = createOutput({ json: opts.json })
   let config: ReturnType<typeof loadConfig>
@@ -82,7 +82,7 @@ export async function withDatabase(
     throw new CliError((err as Error).message)
   }
   const setting = config.databaseUrl ? 'the PostgreSQL database at DATABASE_URL' : `the embedded database in ${config.dataDir} (DATA_DIR)`
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: settings.poolMax ?? 2, name: settings.name }).catch((err) => {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: settings.poolMax ?? 2, name: settings.name, handsOver: settings.handsOver }).catch((err) => {
     throw cannotOpen(err, setting, config.databaseUrl)
   })
   const where = describeDatabase(db, config.databaseUrl, config.dataDir)

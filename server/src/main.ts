@@ -14,7 +14,7 @@ import { signInLink } from './domain/sign-in.ts'
 import { type SecretsKeySource, secretsKeySource } from './secrets-key.ts'
 import { explainStartupError } from './startup-errors.ts'
 import { openConfiguredDatabase, type RunningServer, startServer } from './server.ts'
-import { embeddedDatabaseExists, type Database } from './store/driver/db.ts'
+import { askOwnerToHandOver, embeddedDatabaseExists, type Database } from './store/driver/db.ts'
 import { migrate, migrationsAppliedNotice, migrationsEditedNotice } from './store/driver/migrate.ts'
 import { startTracing } from './tracing-setup.ts'
 import { metricsHostResolves, metricsListenError } from './metrics-listener.ts'
@@ -83,9 +83,17 @@ try {
   }
   db = await openConfiguredDatabase(config, log)
   if (db.kind === 'embedded-client') {
-    console.error(`error: Another process is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
+    const owner = db.ownerPid
     await db.close()
-    process.exit(1)
+    // A `growth worker` started first has it open, and gives it up when asked: this server takes it
+    // over and the workers go on through it. Any other process (a server, a command) is not asked.
+    db = owner !== undefined && (await askOwnerToHandOver(config.dataDir, owner)) ? await openConfiguredDatabase(config, log) : undefined
+    if (db?.kind !== 'embedded-owner') {
+      await db?.close()
+      console.error(`error: Another process${owner ? ` (${owner})` : ''} is already serving the embedded database in ${config.dataDir}. Stop it, or set DATA_DIR.`)
+      process.exit(1)
+    }
+    log.info('took the embedded database over from the growth worker that had it open', { workerPid: owner })
   }
   // An upgrade says what it changed: the migrations applied, and secrets an older version kept in plaintext sealed.
   const migration = await migrate(db.sql)

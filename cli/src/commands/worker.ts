@@ -46,7 +46,7 @@ Every WEBHOOK_* setting: docs/webhooks.md; the others: docs/operations.md.
           const metrics = config.metrics ? listen({ ...config.metrics, sql, log, api: false }) : undefined
           const workers = await startDeliveryWorkers({ sql, log, settings: config.webhooks, listen: db.kind === 'server' ? sql : undefined, secrets }, count)
           // On an embedded database another process has open (npm start's server), say when it stops and when the database is open again.
-          const owner = db.kind === 'embedded-client' && db.ownerPid ? watchOwner(config.dataDir, db.ownerPid, (line) => out.note(line)) : undefined
+          let owner = db.kind === 'embedded-client' && db.ownerPid ? watchOwner(config.dataDir, db.ownerPid, (line) => out.note(line)) : undefined
           // The handlers before it says it runs: a signal sent as soon as that is read must find them (in Bun, one
           // sent right after output, before process.once ran, ended the process with 143: test/telemetry/worker-log.test.ts).
           const stopped = new Promise<string>((resolve) => {
@@ -55,6 +55,15 @@ Every WEBHOOK_* setting: docs/webhooks.md; the others: docs/operations.md.
           })
           out.note(`${count} webhook delivery worker${count === 1 ? '' : 's'} running on the ${where}; stop with Ctrl-C or SIGTERM.`)
           log.info('webhook delivery workers started', { workers: count })
+          // Opened here (started before the server): a server's start asks for it and is given it; the workers go on through it.
+          db.whenAskedToHandOver?.(() => {
+            out.note(`A server asked for the embedded database in ${config.dataDir}: handing it over; the workers go on through it once it is open.`)
+            log.info('handing the embedded database over to a server that asked for it')
+            void db.handOver?.().then(
+              () => (owner = watchOwner(config.dataDir, undefined, (line) => out.note(line))),
+              (error: unknown) => log.error('handing the embedded database over failed', { error }),
+            )
+          })
           if (metrics) out.note(`metrics: ${metrics.url}`)
           if (config.tracing) out.note(`traces: ${shownUrl(config.tracing.endpoint)} (OTLP ${config.tracing.protocol}), as ${config.tracing.serviceName}`)
           const signal = await stopped
@@ -68,7 +77,7 @@ Every WEBHOOK_* setting: docs/webhooks.md; the others: docs/operations.md.
         // Claims, successes and failures go in parallel: a few connections to a PostgreSQL server. Its
         // connections are named growth-worker: an embedded database's owner that stops lets them go
         // at once (the workers wait for the next process to open the database), not after 15 s.
-        { webhooks: true, observability: true, reportMigration: true, poolMax: 4, createsDatabase: true, name: RETURNING_CLIENT },
+        { webhooks: true, observability: true, reportMigration: true, poolMax: 4, createsDatabase: true, name: RETURNING_CLIENT, handsOver: true },
       ),
     )
 }
@@ -87,10 +96,11 @@ const OWNER_LOOK_MS = 1000
 /**
  * Watches the process that has the embedded database open, for a worker that uses it through that
  * process's socket: when it stops, the workers' claims fail until another process opens the
- * database (they then go on by themselves); `say` tells the person so, once each way.
+ * database (they then go on by themselves); `say` tells the person so, once each way. Given no
+ * `pid` (the database just handed over), it says when the next process has it open.
  */
-function watchOwner(dataDir: string, pid: number, say: (line: string) => void): { stop(): void } {
-  let owner: number | undefined = pid
+function watchOwner(dataDir: string, pid: number | undefined, say: (line: string) => void): { stop(): void } {
+  let owner = pid
   const timer = setInterval(() => {
     const now = embeddedOwner(dataDir)
     if (owner !== undefined && now !== owner) {

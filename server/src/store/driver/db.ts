@@ -53,6 +53,18 @@ export type Database = {
    * store/driver/embedded-maintenance.ts): a pass now, and what it did. Absent elsewhere.
    */
   maintain?: () => Promise<MaintenancePass>
+  /**
+   * An embedded database opened here with `handsOver` (`growth worker`, started before `npm start`):
+   * `asked` is called when a server's start asks for it (askOwnerToHandOver), at once if it already
+   * has; the process answers with `handOver` once ready. Absent elsewhere.
+   */
+  whenAskedToHandOver?: (asked: () => void) => void
+  /**
+   * Closes the embedded database as `close` does, letting the lock go, but keeps `sql`: its
+   * connection comes back through the socket of whichever process opens the database next (the
+   * server that asked), as an attached worker's does. `close` afterwards only ends `sql`.
+   */
+  handOver?: () => Promise<void>
   close(): Promise<void>
 }
 
@@ -74,6 +86,11 @@ type DatabaseOptions = {
    * owner that it comes back by itself, so an owner that closes does not wait for it.
    */
   name?: string
+  /**
+   * Opened here, the embedded database is given up when a server's start asks for it
+   * (`growth worker`: the server takes it over and the worker goes on through its socket).
+   */
+  handsOver?: boolean
 }
 
 /**
@@ -102,7 +119,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const sql = openPool(opts.databaseUrl, { max: opts.poolMax ?? 10, timeouts: opts.timeouts, debug: opts.debug, name: opts.name })
     return { sql, kind: 'server', freshEmbedded: false, close: () => sql.end({ timeout: 5 }) }
   }
-  return openEmbedded(opts.dataDir, opts.name ?? DEFAULT_NAME, opts.debug, opts.onMaintenanceError)
+  return openEmbedded(opts.dataDir, { name: opts.name ?? DEFAULT_NAME, debug: opts.debug, onMaintenanceError: opts.onMaintenanceError, handsOver: opts.handsOver })
 }
 
 /**
@@ -154,6 +171,14 @@ function socketPath(dataDir: string) {
 function lockPath(dataDir: string) {
   return join(dataDir, 'owner.lock')
 }
+
+/** Beside the lock, the pid of an owner that gives the database up when asked (offerHandOver): asking any other process would end it (SIGUSR2). */
+function handsOverPath(dataDir: string) {
+  return join(dataDir, 'owner.hands-over')
+}
+
+/** The signal that asks an owner that offered to hand the database over. */
+const HAND_OVER_SIGNAL = 'SIGUSR2'
 
 function processAlive(pid: number): boolean {
   try {
@@ -228,14 +253,17 @@ async function connectToOwner(dataDir: string, name: string, debug?: StatementTr
 /** The embedded databases this process owns right now (by DATA_DIR). */
 const ownedHere = new Set<string>()
 
-async function openEmbedded(dataDir: string, name: string, debug?: StatementTrace, onMaintenanceError?: (error: unknown) => void): Promise<Database> {
+type EmbeddedOptions = { name: string; debug?: StatementTrace | undefined; onMaintenanceError?: ((error: unknown) => void) | undefined; handsOver?: boolean | undefined }
+
+async function openEmbedded(dataDir: string, opts: EmbeddedOptions): Promise<Database> {
+  const { name, debug } = opts
   // Refused, before anything is written, when open to group or others; made 0700 when missing.
   ownerOnlyDataDir(dataDir)
   const lock = lockPath(dataDir)
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx', mode: OWNER_FILE_MODE })
-      return await becomeOwner(dataDir, lock, name, debug, onMaintenanceError)
+      return await becomeOwner(dataDir, lock, opts)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
     }
@@ -280,12 +308,27 @@ export function embeddedOwner(dataDir: string): number | undefined {
   return pid !== undefined && Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined
 }
 
+/**
+ * Asks the process `pid` that owns the embedded database in `dataDir` to hand it over, and waits until
+ * it has let the lock go. Only an owner that offered to (a `growth worker`: its pid beside the lock)
+ * is asked; false for any other (a server, a command), or one that has not let go within `waitMs`.
+ */
+export async function askOwnerToHandOver(dataDir: string, pid: number, waitMs = 20_000): Promise<boolean> {
+  if (lockHolder(handsOverPath(dataDir)) !== pid || embeddedOwner(dataDir) !== pid) return false
+  process.kill(pid, HAND_OVER_SIGNAL)
+  for (const deadline = Date.now() + waitMs; embeddedOwner(dataDir) === pid; await Bun.sleep(50)) {
+    if (Date.now() > deadline) return false
+  }
+  return true
+}
+
 /** Whether `dataDir` holds an embedded database (made whole: createEmbeddedFiles renames it into place). */
 export function embeddedDatabaseExists(dataDir: string): boolean {
   return existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))
 }
 
-async function becomeOwner(dataDir: string, lock: string, name: string, debug?: StatementTrace, onMaintenanceError: (error: unknown) => void = () => {}): Promise<Database> {
+async function becomeOwner(dataDir: string, lock: string, opts: EmbeddedOptions): Promise<Database> {
+  const { name, debug, onMaintenanceError = () => {} } = opts
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket')
   const pgdata = join(dataDir, 'pgdata')
@@ -308,6 +351,9 @@ async function becomeOwner(dataDir: string, lock: string, name: string, debug?: 
   const queue = new BatchingQueryQueue(db)
   const path = socketPath(dataDir)
   rmSync(path, { force: true })
+  // An offer left by an owner that died belongs to no one now: a process given its pid must never be asked.
+  const handsOver = handsOverPath(dataDir)
+  rmSync(handsOver, { force: true })
   const handlers = new Set<InstanceType<typeof PGLiteSocketHandler>>()
   const server: Server = createServer((socket: Socket) => {
     const handler = new PGLiteSocketHandler({ db, closeOnDetach: true, queryQueue: queue as never } as never)
@@ -325,39 +371,73 @@ async function becomeOwner(dataDir: string, lock: string, name: string, debug?: 
   ownedHere.add(dataDir)
   const sql = connectSocket(path, name, debug)
   const maintenance = startMaintenance(sql, onMaintenanceError)
-  let closed = false
+  // Asked before the process is ready (a worker still migrating), the hand-over waits for it.
+  let asked = false
+  let onAsk: (() => void) | undefined
+  const onAsked = () => {
+    asked = true
+    onAsk?.()
+  }
+  if (opts.handsOver) {
+    // The handler before the offer: a signal with none would end this process.
+    process.on(HAND_OVER_SIGNAL, onAsked)
+    writeFileSync(handsOver, String(process.pid), { mode: OWNER_FILE_MODE })
+  }
+  let state: 'owner' | 'handed over' | 'closed' = 'owner'
+  /** Lets the database go: its maintenance, our own connection unless `keepSql` (a hand-over), the open ones, PGlite, the socket and the lock. */
+  const letGo = async (keepSql: boolean) => {
+    process.off(HAND_OVER_SIGNAL, onAsked)
+    rmSync(handsOver, { force: true })
+    await maintenance.stop()
+    // Kept, our own connection is one of the socket's below: named RETURNING_CLIENT, it is let go between statements.
+    if (!keepSql) await sql.end({ timeout: 5 })
+    // Other processes (the CLI) may be mid-command through our socket: stop accepting new
+    // connections and give the open ones time to finish before the database goes away. One that
+    // comes back by itself (`growth worker`, RETURNING_CLIENT: it waits for the next process to
+    // open the database) is let go as soon as it is between statements, not waited for.
+    const closing = new Promise<void>((res) => server.close(() => res()))
+    for (let waited = 0; handlers.size > 0 && waited < 15_000; waited += 50) {
+      for (const h of handlers) {
+        if (!queue.mayLetGo(h.handlerId)) continue
+        handlers.delete(h)
+        // Its socket is closed either way: a failed ROLLBACK of nothing open is no error to raise.
+        h.detach(true).catch(() => {})
+      }
+      if (handlers.size > 0) await Bun.sleep(50)
+    }
+    for (const h of handlers) h.detach(true)
+    await closing
+    await db.close()
+    stopHeapGuard()
+    rmSync(path, { force: true })
+    rmSync(lock, { force: true })
+    ownedHere.delete(dataDir)
+    releaseOwnerOnly()
+  }
   return {
     sql,
     kind: 'embedded-owner',
     freshEmbedded,
     maintain: maintenance.now,
-    async close() {
-      if (closed) return
-      closed = true
-      await maintenance.stop()
-      await sql.end({ timeout: 5 })
-      // Other processes (the CLI) may be mid-command through our socket: stop accepting new
-      // connections and give the open ones time to finish before the database goes away. One that
-      // comes back by itself (`growth worker`, RETURNING_CLIENT: it waits for the next process to
-      // open the database) is let go as soon as it is between statements, not waited for.
-      const closing = new Promise<void>((res) => server.close(() => res()))
-      for (let waited = 0; handlers.size > 0 && waited < 15_000; waited += 50) {
-        for (const h of handlers) {
-          if (!queue.mayLetGo(h.handlerId)) continue
-          handlers.delete(h)
-          // Its socket is closed either way: a failed ROLLBACK of nothing open is no error to raise.
-          h.detach(true).catch(() => {})
+    ...(opts.handsOver
+      ? {
+          whenAskedToHandOver(fn: () => void) {
+            onAsk = fn
+            if (asked) fn()
+          },
         }
-        if (handlers.size > 0) await Bun.sleep(50)
-      }
-      for (const h of handlers) h.detach(true)
-      await closing
-      await db.close()
-      stopHeapGuard()
-      rmSync(path, { force: true })
-      rmSync(lock, { force: true })
-      ownedHere.delete(dataDir)
-      releaseOwnerOnly()
+      : {}),
+    async handOver() {
+      if (state !== 'owner') return
+      state = 'handed over'
+      await letGo(true)
+    },
+    async close() {
+      if (state === 'closed') return
+      const owned = state === 'owner'
+      state = 'closed'
+      if (owned) await letGo(false)
+      else await sql.end({ timeout: 5 })
     },
   }
 }
