@@ -184,7 +184,7 @@ describe('growth admin token list', () => {
     expect(r.tokens.map((t: { id: string }) => t.id)).toEqual([test.id, live.id, revoked.id])
     expect(r.tokens[0]).toEqual({
       id: test.id, mode: 'test', state: 'active', hint: test.token.slice(-4), scopes: ['read:growth', 'read:logs'],
-      createdAt: expect.any(String), lastUsedAt: null, expiresAt: '2031-01-31T00:00:00.000Z', revokedAt: null,
+      createdAt: expect.any(String), lastUsedAt: null, expiresAt: '2031-01-31T00:00:00.000Z', revokedAt: null, replacedBy: null,
     })
     expect(r.tokens[2]).toMatchObject({ state: 'revoked', revokedAt: expect.any(String) })
 

@@ -39,8 +39,12 @@ test(
     // Both in force now.
     expect(await status(old.token)).toBe(200)
     expect(await status(rotated.token)).toBe(200)
-    expect(await listed(old.id)).toMatchObject({ state: 'active', expiresAt: rotated.oldEndsAt })
-    expect(await listed(rotated.id)).toMatchObject({ state: 'active', mode: 'test', expiresAt, scopes: ['read:growth', 'read:events'] })
+    // The list names the token that replaced it; the new one replaces nothing yet.
+    expect(await listed(old.id)).toMatchObject({ state: 'active', expiresAt: rotated.oldEndsAt, replacedBy: rotated.id })
+    expect(await listed(rotated.id)).toMatchObject({ state: 'active', mode: 'test', expiresAt, scopes: ['read:growth', 'read:events'], replacedBy: null })
+    const table = (await growth(['admin', 'token', 'list', '--workspace', ws.id])).stdout.split('\n')
+    expect(table.find((line) => line.startsWith(`${old.id} `))).toMatch(new RegExp(`^${old.id} +test +active, replaced by ${rotated.id} +read:growth,read:events `))
+    expect(table.find((line) => line.startsWith(`${rotated.id} `))).toMatch(new RegExp(`^${rotated.id} +test +active +read:growth`))
     // Recorded, naming both and the overlap.
     const { sql } = await getHarness()
     const entry = (await listAudit(sql, ws.id, 10)).entries.find((e) => e.action === 'token.rotated')
@@ -61,7 +65,7 @@ test(
     expect(r.stderr).toContain('this token will not be shown again')
     expect(await status(old.token)).toBe(401)
     expect(await status(token!)).toBe(200)
-    expect((await listed(old.id)).state).toBe('expired')
+    expect(await listed(old.id)).toMatchObject({ state: 'expired', replacedBy: expect.stringMatching(/^cred_/) })
   },
   CLI_TIMEOUT,
 )

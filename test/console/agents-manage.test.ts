@@ -60,7 +60,10 @@ describe('the console: managing agents', () => {
     expect(rotated.text).toContain(`${reg.credentialId}</code>, works until`)
     expect(await works(reg.credential)).toBe(201)
     expect(await works(second)).toBe(201)
-    expect((await fetchConsole(`/console/agents/${reg.agentId}`, { cookie: owner.cookie })).text).toMatch(new RegExp(`${reg.credentialId}</code>: active, ends`))
+    const agentPage = (await fetchConsole(`/console/agents/${reg.agentId}`, { cookie: owner.cookie })).text
+    expect(agentPage).toMatch(new RegExp(`${reg.credentialId}</code>: active, ends`))
+    // The old credential's card names the one that replaced it.
+    expect(agentPage.slice(agentPage.indexOf(`<code>${reg.credentialId}</code>:`)).split('</li>')[0]).toContain(`<dt>Replaced by</dt><dd><code>${secondId}</code> (rotated)</dd>`)
 
     // Rotate the second with no overlap: it is refused at once, the third works.
     const again = await fetchConsole(`/console/agents/${reg.agentId}/rotate`, { cookie: owner.cookie, form: { csrf: owner.csrf, credential: secondId, overlap: '0' } })

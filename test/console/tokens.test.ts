@@ -92,6 +92,10 @@ describe('the console: tokens', () => {
     expect(after.text).not.toContain(`action="/console/tokens/${old.id}/rotate"`)
     expect(after.text).toContain(`action="/console/tokens/${old.id}/revoke"`)
     expect(after.text).toContain(`action="/console/tokens/${id}/rotate"`)
+    // The old one's card names the token that replaced it; the new one's names none.
+    const card = (cred: string) => after.text.slice(after.text.indexOf(`<code>${cred}</code>:`)).split('</li>')[0]!
+    expect(card(old.id)).toContain(`<dt>Replaced by</dt><dd><code>${id}</code> (rotated)</dd>`)
+    expect(card(id)).not.toContain('Replaced by')
     expect(after.text).not.toContain(token)
     // A second rotation of the old one, posted by hand: refused, naming its end, and nothing made.
     const count = (await listTokens(sql, ws.id)).tokens.length

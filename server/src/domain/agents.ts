@@ -226,7 +226,7 @@ export async function rotateAgentCredential(
     }
     const { agentName, ...issued } = await issueCredential(tx, workspaceId, agentId, opts.by ?? SYSTEM_ACTOR)
     const endsAt = new Date(Date.now() + overlapMinutes * 60_000)
-    await endCredentialAt(tx, workspaceId, credentialId, endsAt)
+    await endCredentialAt(tx, workspaceId, credentialId, endsAt, issued.credentialId)
     await recordAudit(tx, workspaceId, opts.by ?? SYSTEM_ACTOR, 'agent.credential_rotated', agentId, {
       name: agentName, credentialId: issued.credentialId, replaces: credentialId, overlapMinutes, oldEndsAt: endsAt.toISOString(),
     })
@@ -259,6 +259,7 @@ export async function agentCredentials(sql: Db, workspaceId: string, agentId: st
     createdAt: iso(c.created_at),
     expiresAt: isoOrNull(c.expires_at),
     revokedAt: isoOrNull(c.revoked_at),
+    replacedBy: c.replaced_by,
   }))
 }
 export type AgentCredential = Awaited<ReturnType<typeof agentCredentials>>[number]

@@ -145,7 +145,7 @@ export async function rotateToken(sql: Sql, id: string, overlapMs: number, opts:
     const credentialId = newId('credential')
     await store.insertCredential(tx, { workspaceId: old.workspace_id, id: credentialId, kind: old.kind, hash: minted.hash, hint: minted.hint, scopes: old.scopes, expiresAt: old.expires_at })
     const oldEndsAt = new Date(now + overlapMs)
-    await store.endCredentialAt(tx, old.workspace_id, id, oldEndsAt)
+    await store.endCredentialAt(tx, old.workspace_id, id, oldEndsAt, credentialId)
     await recordAudit(tx, old.workspace_id, opts.by ?? SYSTEM_ACTOR, 'token.rotated', id, {
       credentialId: credentialId, mode: old.kind, hint: minted.hint, overlapSeconds: overlapMs / 1000, oldEndsAt: oldEndsAt.toISOString(),
     })
@@ -227,6 +227,8 @@ function tokenListed(r: Awaited<ReturnType<typeof store.selectTokens>>[number]) 
     lastUsedAt: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
     expiresAt: r.expires_at ? new Date(r.expires_at).toISOString() : null,
     revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+    /** The token that took its place (rotated): this one works until `expiresAt`. */
+    replacedBy: r.replaced_by,
   }
 }
 export type TokenListed = ReturnType<typeof tokenListed>

@@ -100,6 +100,8 @@ type TokenRow = {
   expires_at: Date | null
   revoked_at: Date | null
   last_used_at: Date | null
+  /** The token that took its place, once it was rotated. */
+  replaced_by: string | null
 }
 
 /**
@@ -110,27 +112,27 @@ type TokenRow = {
 export async function selectTokens(sql: Db, workspaceId: string, limit: number, only?: string): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
     SELECT c.id, c.kind, c.token_hint, c.scopes, c.created_at, c.expires_at, c.revoked_at,
-           c.last_used_at
+           c.last_used_at, c.replaced_by
       FROM credentials c
      WHERE c.workspace_id = ${workspaceId} AND c.kind IN ('live', 'test') ${only === undefined ? sql`` : sql`AND c.id = ${only}`}
      ORDER BY (c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > now())) DESC, c.created_at DESC, c.id DESC
      LIMIT ${limit}`
 }
 
-type AgentCredentialRow = { id: string; token_hint: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null }
+type AgentCredentialRow = { id: string; token_hint: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null; replaced_by: string | null }
 
 /** An agent's credentials, newest first (revoked and expired ones too: the page says which). */
 export async function selectAgentCredentials(sql: Db, workspaceId: string, agentId: string): Promise<AgentCredentialRow[]> {
   return sql<AgentCredentialRow[]>`
-    SELECT id, token_hint, created_at, expires_at, revoked_at FROM credentials
+    SELECT id, token_hint, created_at, expires_at, revoked_at, replaced_by FROM credentials
      WHERE workspace_id = ${workspaceId} AND agent_id = ${agentId} AND kind = 'agent'
      ORDER BY created_at DESC, id DESC`
 }
 
-/** End a credential at `at` (sooner only: a credential already ending earlier keeps its end). */
-export async function endCredentialAt(sql: Db, workspaceId: string, id: string, at: Date) {
+/** End a credential at `at` (sooner only: a credential already ending earlier keeps its end), replaced by `replacedBy`. */
+export async function endCredentialAt(sql: Db, workspaceId: string, id: string, at: Date, replacedBy: string) {
   await sql`
-    UPDATE credentials SET expires_at = LEAST(COALESCE(expires_at, ${at}), ${at})
+    UPDATE credentials SET expires_at = LEAST(COALESCE(expires_at, ${at}), ${at}), replaced_by = ${replacedBy}
      WHERE workspace_id = ${workspaceId} AND id = ${id} AND revoked_at IS NULL`
 }
 
@@ -153,7 +155,7 @@ export async function lockToken(
 /** One credential of the agent, locked until the transaction ends (two rotations of it at once: one waits and sees the other's). */
 export async function lockAgentCredential(tx: Tx, workspaceId: string, agentId: string, id: string): Promise<AgentCredentialRow | undefined> {
   const [row] = await tx<AgentCredentialRow[]>`
-    SELECT id, token_hint, created_at, expires_at, revoked_at FROM credentials
+    SELECT id, token_hint, created_at, expires_at, revoked_at, replaced_by FROM credentials
      WHERE workspace_id = ${workspaceId} AND agent_id = ${agentId} AND kind = 'agent' AND id = ${id}
        FOR UPDATE`
   return row

@@ -124,6 +124,7 @@ function credentialCard(c: AgentCredential, session: ConsoleSession, agentId: st
 <dl class="facts">
 <dt>Ends with</dt><dd><code>…${c.hint}</code></dd>
 <dt>Created</dt><dd>${when(c.createdAt)}</dd>
+${c.replacedBy ? html`<dt>Replaced by</dt><dd><code>${c.replacedBy}</code> (rotated)</dd>` : null}
 </dl>
 ${session.person.role === 'owner' && !ended && !retired && c.expiresAt
     ? html`<form method="post" action="/console/agents/${agentId}/credentials/${c.id}/revoke" data-confirm="Revoke ${c.id} (ends in ${c.hint}) now? The agent is refused with it from its next request."><input type="hidden" name="csrf" value="${session.csrf}">

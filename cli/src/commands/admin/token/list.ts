@@ -7,8 +7,8 @@ type Options = CommonOptions & { workspace: string }
 
 /**
  * growth admin token list --workspace ID: the workspace's API tokens as the console's Tokens page
- * lists them (those in force first, each newest first), by id, mode, state, scopes and last four:
- * what an operator needs to find the id to revoke. Never the token itself (only its hash is kept).
+ * lists them (those in force first, each newest first), by id, mode, state (and, rotated, the token that
+ * replaced it), scopes and last four: what an operator needs to find the id to revoke. Never the token itself (only its hash is kept).
  */
 export function registerTokenList(token: Command) {
   token
@@ -25,7 +25,7 @@ export function registerTokenList(token: Command) {
           return [
             ...table([
               ['ID', 'MODE', 'STATE', 'SCOPES', 'ENDS WITH', 'CREATED', 'LAST USED', 'EXPIRES'],
-              ...r.tokens.map((t) => [t.id, t.mode, t.state, scopes(t), `…${t.hint}`, t.createdAt, t.lastUsedAt ?? 'never', t.expiresAt ?? 'never']),
+              ...r.tokens.map((t) => [t.id, t.mode, t.replacedBy ? `${t.state}, replaced by ${t.replacedBy}` : t.state, scopes(t), `…${t.hint}`, t.createdAt, t.lastUsedAt ?? 'never', t.expiresAt ?? 'never']),
             ], ''),
             ...(r.more ? [`Only the first ${r.tokens.length} are listed: those in force come first.`] : []),
           ]
