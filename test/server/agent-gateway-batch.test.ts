@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net'
 import postgres from 'postgres'
 import type { Sql } from '../../server/src/core/db.ts'
 import { newId } from '../../server/src/core/ids.ts'
@@ -38,6 +39,41 @@ async function recordedIn(workspaceId: string) {
            (SELECT min(seq)::int FROM events WHERE workspace_id = ${workspaceId}) AS first,
            (SELECT max(seq)::int FROM events WHERE workspace_id = ${workspaceId}) AS last`
   return row!
+}
+
+/**
+ * A TCP proxy to the PostgreSQL server: it passes everything until `hold`, then keeps what clients
+ * send (`held` counts the bytes) until `cut` ends every connection and lets new ones pass again.
+ */
+async function holdingProxy(target: URL) {
+  const sockets = new Set<Socket>()
+  let holding = false
+  let held = 0
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname)
+    sockets.add(client).add(upstream)
+    client.on('data', (chunk) => {
+      if (holding) held += chunk.length
+      else upstream.write(chunk)
+    })
+    upstream.on('data', (chunk) => client.write(chunk))
+    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      a.on('close', () => b.destroy())
+      a.on('error', () => b.destroy())
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    port: (server.address() as AddressInfo).port,
+    hold: () => void (holding = true),
+    held: () => held,
+    cut() {
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+      holding = false
+    },
+    close: () => server.close(),
+  }
 }
 
 async function settle(promises: Promise<Recorded>[]) {
@@ -144,6 +180,55 @@ describe('DecisionBatch: decisions that arrive together', () => {
     } finally {
       await broken.end({ timeout: 5 })
     }
+  })
+
+  /**
+   * The flush barrier runs on a connection of its own (`flushed`); here one through a TCP proxy
+   * that, once told, holds what the client sends, so the barrier is sent after the batch has
+   * committed and held; the proxy then cuts the connection under it. The batch's decisions stand:
+   * they are looked for again (through the proxy, passing again) and answered as recorded. When one
+   * is gone (as a commit not yet flushed is lost in a crash: deleted here), the barrier's error is
+   * every decision's answer.
+   */
+  async function barrierCut(ws: Awaited<ReturnType<typeof makeWorkspace>>, lose: boolean) {
+    const { sql } = await getHarness()
+    const proxy = await holdingProxy(new URL(process.env.DATABASE_URL!))
+    const url = new URL(process.env.DATABASE_URL!)
+    url.host = `127.0.0.1:${proxy.port}`
+    const flushed = postgres(url.toString(), { max: 1, onnotice: () => {} })
+    try {
+      await flushed`SELECT 1`
+      proxy.hold()
+      const batch = new DecisionBatch(sql, flushed as unknown as Sql)
+      const ds = Array.from({ length: 3 }, (_, i) => decision(ws.agent.id, i))
+      const outcomes = settle(ds.map((d) => batch.record(ws.id, period, d)))
+      // Committed, and the barrier sent after it and held.
+      await until(async () => (await recordedIn(ws.id)).requests === 3 && proxy.held() > 0)
+      if (lose) await sql`DELETE FROM agent_requests WHERE workspace_id = ${ws.id} AND id = ${ds[1]!.id}`
+      proxy.cut()
+      return await outcomes
+    } finally {
+      await flushed.end({ timeout: 5 })
+      proxy.close()
+    }
+  }
+
+  async function until(done: () => Promise<boolean>) {
+    for (const deadline = Date.now() + 10_000; !(await done()); await Bun.sleep(10)) if (Date.now() > deadline) throw new Error('never came')
+  }
+
+  test.skipIf(!process.env.DATABASE_URL)('a flush barrier cut off after the batch committed: the decisions, found in the database, are answered as recorded', async () => {
+    const ws = await makeWorkspace()
+    const outcomes = await barrierCut(ws, false)
+    expect(outcomes).toEqual(Array(3).fill({ status: 'fulfilled', value: { recorded: true } }))
+    expect(await recordedIn(ws.id)).toMatchObject({ requests: 3, used: 3, events: 3 })
+  })
+
+  test.skipIf(!process.env.DATABASE_URL)('a flush barrier cut off after the batch committed, and a decision of it lost: every one is answered with the error', async () => {
+    const ws = await makeWorkspace()
+    const outcomes = await barrierCut(ws, true)
+    expect(outcomes.map((o) => o.status)).toEqual(Array(3).fill('rejected'))
+    expect(outcomes.map((o) => ((o as PromiseRejectedResult).reason as { code?: string }).code)).toEqual(Array(3).fill('CONNECTION_CLOSED'))
   })
 
   test('workspaces are batched apart: each records its own decisions, counted against its own allowance', async () => {

@@ -1,5 +1,5 @@
 import type { Sql } from '../core/db.ts'
-import { recordDecisions, type DecisionToRecord, type Recorded } from './agent-gateway.ts'
+import { recordDecisions, requestsExist, type DecisionToRecord, type Recorded } from './agent-gateway.ts'
 import { waitForFlush } from './driver/db.ts'
 import { Batcher, type Settled } from './driver/batcher.ts'
 
@@ -39,12 +39,37 @@ export class DecisionBatch {
     // Answered only once durable; the workspace's next batch need not wait for this flush.
     this.batcher = new Batcher(
       (asks) => this.recordAll(asks),
-      async (outcomes) => {
-        if (outcomes.some((o) => o.ok && o.value.recorded)) await waitForFlush(this.flushed)
-      },
+      (outcomes, asks) => this.durable(asks, outcomes),
       // A decision whose request was answered 500 for its time is not recorded afterwards.
       { inTime: true },
     )
+  }
+
+  /**
+   * Returns once the batch's recorded decisions are on disk (the flush barrier), or throws when that
+   * cannot be known. The barrier runs on another connection than the batch: when it fails (its
+   * connection ended, say), the batch has committed all the same, only its flush is unconfirmed, and
+   * answering 500 for decisions that stand would have their agents ask again and be counted twice.
+   * So the decisions are looked for, on a connection of the pool's choosing: all there, a barrier
+   * after that read makes them durable and they are answered as recorded; any missing (a commit not
+   * yet flushed when the database crashed is lost with it), the barrier's error is the answer,
+   * truthfully: they are not done.
+   */
+  private async durable(asks: Ask[], outcomes: Settled<Recorded>[]): Promise<void> {
+    const recorded = asks.filter((_, i) => wasRecorded(outcomes[i]))
+    if (recorded.length === 0) return
+    try {
+      await waitForFlush(this.flushed)
+    } catch (error) {
+      if (!(await this.stillRecorded(recorded).catch(() => false))) throw error
+    }
+  }
+
+  private async stillRecorded(asks: Ask[]): Promise<boolean> {
+    const ids = asks.map((a) => a.decision.id)
+    if (!(await requestsExist(this.flushed, asks[0]!.workspaceId, ids))) return false
+    await waitForFlush(this.flushed)
+    return true
   }
 
   record(workspaceId: string, periodStart: string, decision: DecisionToRecord): Promise<Recorded> {
@@ -77,6 +102,8 @@ export class DecisionBatch {
     return outcomes
   }
 }
+
+const wasRecorded = (o: Settled<Recorded> | undefined): boolean => o !== undefined && o.ok && o.value.recorded
 
 /** A statement refused for the data it was given (SQLSTATE class 22, data exception, or 23, integrity constraint violation). */
 function isDataError(error: unknown): boolean {

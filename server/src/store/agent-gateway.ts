@@ -336,3 +336,9 @@ export async function recordDecisions(tx: Db, workspaceId: string, periodStart: 
   if (!row!.fresh) return { recorded: false, stale: true }
   return row!.used === null ? { recorded: false, stale: false, usedBefore: Number(row!.used_before ?? 0), limit: Number(row!.lim) } : { recorded: true }
 }
+
+/** Whether every one of the agent requests `ids` of the workspace is in the database (decisions recorded and not lost). */
+export async function requestsExist(sql: Db, workspaceId: string, ids: string[]): Promise<boolean> {
+  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM agent_requests WHERE workspace_id = ${workspaceId} AND id = ANY(${ids})`
+  return row!.n === ids.length
+}

@@ -27,7 +27,7 @@ export class Batcher<T, R> {
 
   constructor(
     private readonly run: (items: T[]) => Promise<Settled<R>[]>,
-    private readonly afterRun?: (outcomes: Settled<R>[]) => Promise<void>,
+    private readonly afterRun?: (outcomes: Settled<R>[], items: T[]) => Promise<void>,
     private readonly opts: { inTime?: boolean } = {},
   ) {}
 
@@ -79,10 +79,11 @@ export class Batcher<T, R> {
       outcomes = await committingFor(
         batch.map((p) => p.deadline),
         async () => {
-          const ran = await this.run(batch.map((p) => p.item))
+          const items = batch.map((p) => p.item)
+          const ran = await this.run(items)
           // The next batch of this key may start now; these wait for afterRun.
           release()
-          await this.afterRun?.(ran)
+          await this.afterRun?.(ran, items)
           return ran
         },
       )
