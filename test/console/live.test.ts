@@ -145,6 +145,26 @@ describe('the console, live', () => {
     expect(await liveStatus(page)).toBe('2 requests expired without a decision.')
   }, 60_000)
 
+  test.skipIf(!hasChromium)('an open Requests page: a request the gateway decided by itself appears, and the status line says how it was decided, not just "Updated"', async () => {
+    const { ws, agent, url } = await setUp()
+    const pauser = await agentIn(ws.id, { allow: 'ads.pause_campaign', name: 'Ad Pauser' })
+    await page.goto(`${url}/console/requests`, { waitUntil: 'load' })
+    await liveOpen(page)
+    const allowed = await authorize(pauser.credential, { tool: 'ads', action: 'pause_campaign', resource: 'cmp_spring', summary: 'Pause the spring ads' })
+    expect(allowed.body.data.decision).toBe('allowed')
+    await page.locator(`article[aria-label="Request ${allowed.body.data.id}"]`).waitFor({ timeout: 5_000 })
+    expect(await liveStatus(page)).toBe('1 new agent request: allowed.')
+    const denied = await authorize(pauser.credential, { tool: 'email', action: 'send_campaign', resource: 'cmp_spring', summary: 'Send as the pauser' })
+    expect(denied.body.data.decision).toBe('denied')
+    await page.locator(`article[aria-label="Request ${denied.body.data.id}"]`).waitFor({ timeout: 5_000 })
+    expect(await liveStatus(page)).toBe('1 new agent request: denied.')
+    // One that needs a person is said as waiting, once, not as a new request too.
+    const waiting = await waitingSend(agent.credential, 'Send the spring newsletter')
+    await page.locator(`a[href="/console/approvals/${waiting}"]`).waitFor({ timeout: 5_000 })
+    expect(await liveStatus(page)).toBe('1 new request waits for a decision.')
+    expect(errors).toEqual([])
+  }, 60_000)
+
   test.skipIf(!hasChromium)('the stop switch pressed in the browser denies the next authorize; resuming allows again', async () => {
     const { agent, url } = await setUp('owner')
     const allowedAgent = await agentIn((await agentOfWorkspace(agent)).workspaceId, { allow: 'ads.pause_campaign', name: 'Ad Pauser' })

@@ -42,9 +42,18 @@
   // holds what they typed, ticked or chose, the update waits (the status says so, visibly) and is
   // made once they leave the form as it was; a focused link or button is focused again after it.
   const FIELDS = 'input:not([type=hidden]), textarea, select'
+  // A single select none of whose options is marked selected shows its first: that is its default
+  // (comparing each option's selected with defaultSelected took the first for a change, and held
+  // every update of a page with such a filter for ever).
+  const defaultIndex = (el) => {
+    const marked = [...el.options].findLastIndex((o) => o.defaultSelected)
+    return marked >= 0 || el.multiple ? marked : 0
+  }
   const changed = (el) =>
     el instanceof HTMLSelectElement
-      ? [...el.options].some((o) => o.selected !== o.defaultSelected)
+      ? el.multiple
+        ? [...el.options].some((o) => o.selected !== o.defaultSelected)
+        : el.selectedIndex !== defaultIndex(el)
       : el.type === 'checkbox' || el.type === 'radio'
         ? el.checked !== el.defaultChecked
         : el.value !== el.defaultValue
@@ -57,14 +66,33 @@
     return [...root.querySelectorAll(el.tagName)].find((b) => b.form?.getAttribute('action') === action && b.textContent === el.textContent) ?? null
   }
   // What an update says (the status line a screen reader reads): what changed among the things
-  // waiting for a decision, counted, or the item's new state; "Updated" and the time only when the
-  // page shows no such change. The ids named by the changes since the last update tell an item
+  // waiting for a decision, counted, the item's new state, or the new requests the gateway decided by
+  // itself; "Updated" and the time only when the page shows no such change. The ids named by the changes since the last update tell an item
   // decided elsewhere from one that expired (expiry is no event).
   const changedIds = new Set()
   const NOUNS = { approvals: ['request', 'requests'], actions: ['proposed change', 'proposed changes'] }
   /** The links to what waits for a decision (the inbox's cards, a request's "Waiting for a person"): href -> when it expires. */
   const waitingIn = (root) =>
     new Map([...root.querySelectorAll('a[href^="/console/approvals/"], a[href^="/console/actions/"]')].map((a) => [a.getAttribute('href'), Date.parse(a.closest('article')?.querySelector('[data-expires]')?.dataset.expires ?? '')]))
+  /**
+   * The agent requests the page lists (Requests, an agent's page) that need no person: id -> how it
+   * was decided, in the card's word (allowed, denied). One that waits is told by its link above.
+   */
+  const answeredIn = (root) =>
+    new Map(
+      [...root.querySelectorAll('article[aria-label^="Request "] .kind:not(.decision-requires_approval)')].map((k) => [
+        k.closest('article').getAttribute('aria-label'),
+        k.textContent.trim().toLowerCase(),
+      ]),
+    )
+  /** "1 new agent request: allowed." or "3 new agent requests: 2 allowed and 1 denied."; empty for none. */
+  function newRequests(words) {
+    if (!words.length) return ''
+    const n = new Map()
+    for (const w of words) n.set(w, (n.get(w) ?? 0) + 1)
+    const how = [...n].map(([w, count]) => (words.length === 1 ? w : `${count} ${w}`)).join(' and ')
+    return `${words.length} new agent request${words.length === 1 ? '' : 's'}: ${how}.`
+  }
   /** An item page's decision or expiry, in words (its notice under the title). */
   const settledIn = (root) =>
     [...(root.querySelector(':scope > div.notice[role="status"]')?.querySelectorAll('p') ?? [])]
@@ -98,6 +126,9 @@
     say(decided, false, 'was decided elsewhere', 'were decided elsewhere')
     say(expired, false, 'expired without a decision', 'expired without a decision')
     say(gone, false, 'no longer waits', 'no longer wait')
+    // New requests the agent gateway decided by itself (the Requests page, an agent's page), by how.
+    const answered = newRequests([...after.answered].filter(([id]) => !before.answered.has(id)).map(([, word]) => word))
+    if (answered) said.push(answered)
     const text = said.join(' ')
     if (after.settled && after.settled !== before.settled) return text ? `${after.settled} ${text}` : after.settled
     return text || `Updated ${format.format(new Date())}`
@@ -132,7 +163,7 @@
       // The person may have begun typing while the page was fetched.
       if (busyWithForm()) return void (again = true)
       const focused = main.contains(document.activeElement) ? document.activeElement : null
-      const before = { waiting: waitingIn(main), settled: settledIn(main) }
+      const before = { waiting: waitingIn(main), settled: settledIn(main), answered: answeredIn(main) }
       main.replaceChildren(...fresh.childNodes)
       held = false
       localTimes(main)
@@ -141,7 +172,7 @@
       if (status) {
         main.prepend(status)
         status.className = 'visually-hidden'
-        status.textContent = whatChanged(before, { waiting: waitingIn(main), settled: settledIn(main) }, ids)
+        status.textContent = whatChanged(before, { waiting: waitingIn(main), settled: settledIn(main), answered: answeredIn(main) }, ids)
       }
       for (const id of ids) changedIds.delete(id)
     } catch {
