@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
@@ -7,6 +7,7 @@ import { listActions } from '../../server/src/domain/actions.ts'
 import { listApprovals } from '../../server/src/domain/approvals.ts'
 import { openDatabase, type Database } from '../../server/src/store/driver/db.ts'
 import { migrate } from '../../server/src/store/driver/migrate.ts'
+import { MIGRATION_FILES, migratedAsOlderRelease } from '../support/older-schema.ts'
 
 /**
  * Migration 0014: decisions recorded before it kept who decided as text (the CLI's --by, by default
@@ -14,8 +15,7 @@ import { migrate } from '../../server/src/store/driver/migrate.ts'
  * they become operator decisions of that name (without the `operator:` prefix the kind now says),
  * with no reason; the events of approvals and actions take the same shape.
  */
-const MIGRATIONS = join(import.meta.dir, '..', '..', 'server', 'src', 'store', 'migrations')
-const BEFORE = readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql') && f < '0014').sort()
+const BEFORE = MIGRATION_FILES.filter((f) => f < '0014')
 
 /** A fresh database of its own: a new database on the PostgreSQL server, or a new embedded one. */
 async function freshDatabase(): Promise<{ db: Database; drop: () => Promise<void> }> {
@@ -43,13 +43,7 @@ test('text deciders become operator decisions, in the rows and in the events', a
   const { db, drop } = await freshDatabase()
   const { sql } = db
   try {
-    await sql`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
-    for (const name of BEFORE) {
-      await sql.begin(async (tx) => {
-        await tx.unsafe(readFileSync(join(MIGRATIONS, name), 'utf8'))
-        await tx`INSERT INTO schema_migrations (name) VALUES (${name})`
-      })
-    }
+    await migratedAsOlderRelease(sql, BEFORE)
     const ws = 'ws_01m8decided00000000000000000'
     const at = new Date('2026-11-20T10:00:00.000Z')
     await sql`INSERT INTO workspaces (workspace_id, name, plan, secret_key) VALUES (${ws}, 'Before 0014', 'growth', 'k')`

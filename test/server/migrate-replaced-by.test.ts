@@ -1,8 +1,7 @@
 import { expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { openDatabase } from '../../server/src/store/driver/db.ts'
 import { migrate } from '../../server/src/store/driver/migrate.ts'
+import { MIGRATION_FILES, migratedAsOlderRelease } from '../support/older-schema.ts'
 import { scratchDatabase } from '../support/scratch-database.ts'
 
 /**
@@ -12,21 +11,14 @@ import { scratchDatabase } from '../support/scratch-database.ts'
  * (`agent.credential_rotated`, its subject the agent, the old credential in `replaces`). A
  * credential never rotated, and another workspace's of the same id, replace nothing.
  */
-const MIGRATIONS = join(import.meta.dir, '..', '..', 'server', 'src', 'store', 'migrations')
-const BEFORE = readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql') && f < '0035').sort()
+const BEFORE = MIGRATION_FILES.filter((f) => f < '0035')
 
 test('the rotations already made name the credential that replaced each one, read from the audit list', async () => {
   const scratch = await scratchDatabase(process.env.DATABASE_URL, 'growth_replaced_by')
   const db = await openDatabase({ databaseUrl: scratch.databaseUrl, dataDir: scratch.dataDir ?? '', poolMax: 2 })
   const { sql } = db
   try {
-    await sql`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
-    for (const name of BEFORE) {
-      await sql.begin(async (tx) => {
-        await tx.unsafe(readFileSync(join(MIGRATIONS, name), 'utf8'))
-        await tx`INSERT INTO schema_migrations (name) VALUES (${name})`
-      })
-    }
+    await migratedAsOlderRelease(sql, BEFORE)
     const ws = 'ws_01m8replaced000000000000000'
     const other = 'ws_01m8replacedother0000000000'
     for (const w of [ws, other]) await sql`INSERT INTO workspaces (workspace_id, name, plan, secret_key) VALUES (${w}, 'Before 0035', 'growth', 'k')`

@@ -1,16 +1,16 @@
 import { expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { openDatabase } from '../../server/src/store/driver/db.ts'
 import { migrate, migrationChecksum } from '../../server/src/store/driver/migrate.ts'
 import { growthIn } from '../cli/run.ts'
+import { MIGRATION_FILES, MIGRATIONS, migratedAsOlderRelease } from '../support/older-schema.ts'
 import { scratchDatabase } from '../support/scratch-database.ts'
 import { startServerProcess } from '../support/server-process.ts'
 
-const MIGRATIONS = join(import.meta.dir, '../../server/src/store/migrations')
-const FILES = readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()
+const FILES = MIGRATION_FILES
 const checksumOf = (name: string) => migrationChecksum(readFileSync(join(MIGRATIONS, name), 'utf8'))
 
 test('several processes migrating one fresh database at once apply each migration exactly once', async () => {
@@ -115,13 +115,7 @@ test('a database migrated before checksums were kept gets each applied migration
   const db = await openDatabase(scratch.databaseUrl ? { databaseUrl: scratch.databaseUrl, dataDir: '', poolMax: 2 } : { dataDir: scratch.dataDir! })
   try {
     // As a version before checksums left it: its own table, the first ten migrations applied.
-    await db.sql`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
-    for (const name of FILES.slice(0, 10)) {
-      await db.sql.begin(async (tx) => {
-        await tx.unsafe(readFileSync(join(MIGRATIONS, name), 'utf8'))
-        await tx`INSERT INTO schema_migrations (name) VALUES (${name})`
-      })
-    }
+    await migratedAsOlderRelease(db.sql, FILES.slice(0, 10))
     const result = await migrate(db.sql)
     expect(result).toEqual({ applied: FILES.slice(10), alreadyApplied: 10, edited: [] })
     const rows = await db.sql<{ name: string; checksum: string | null }[]>`SELECT name, checksum FROM schema_migrations ORDER BY name`

@@ -1,10 +1,11 @@
 import { expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseSecretsKey, secretsKeyId } from '../../server/src/core/secrets.ts'
 import { openDatabase } from '../../server/src/store/driver/db.ts'
 import { growthIn } from '../cli/run.ts'
+import { MIGRATION_FILES, migratedAsOlderRelease } from '../support/older-schema.ts'
 import { scratchDatabase, type ScratchDatabase } from '../support/scratch-database.ts'
 import { startServerProcess } from '../support/server-process.ts'
 
@@ -14,8 +15,7 @@ import { startServerProcess } from '../support/server-process.ts'
  * (with which key, to be backed up from now on). Before, it said nothing of either (seen by the
  * upgrade walk). A later start, with nothing to do, says neither.
  */
-const MIGRATIONS = join(import.meta.dir, '..', '..', 'server', 'src', 'store', 'migrations')
-const FILES = readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()
+const FILES = MIGRATION_FILES
 /** The migrations of the first releases: before decided_by (0014) and before secrets were sealed. */
 const OLD = FILES.filter((f) => f < '0014')
 const NEW = FILES.filter((f) => f >= '0014')
@@ -29,13 +29,7 @@ async function olderReleaseDatabase(): Promise<{ scratch: ScratchDatabase; dataD
   const dataDir = scratch.dataDir ?? mkdtempSync(join(tmpdir(), 'growth-upgrade-start-'))
   const db = await openDatabase(scratch.databaseUrl ? { databaseUrl: scratch.databaseUrl, dataDir: '', poolMax: 2 } : { dataDir })
   try {
-    await db.sql`CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
-    for (const name of OLD) {
-      await db.sql.begin(async (tx) => {
-        await tx.unsafe(readFileSync(join(MIGRATIONS, name), 'utf8'))
-        await tx`INSERT INTO schema_migrations (name) VALUES (${name})`
-      })
-    }
+    await migratedAsOlderRelease(db.sql, OLD)
     await db.sql`INSERT INTO workspaces (workspace_id, name, plan, secret_key) VALUES ('ws_01m8upgrade0000000000000000', 'Before sealing', 'growth', 'plaintext-workspace-key')`
   } finally {
     await db.close()
