@@ -172,7 +172,7 @@ function lockPath(dataDir: string) {
   return join(dataDir, 'owner.lock')
 }
 
-/** Beside the lock, the pid of an owner that gives the database up when asked (offerHandOver): asking any other process would end it (SIGUSR2). */
+/** Beside the lock, the pid of an owner that gives the database up when asked (DatabaseOptions.handsOver): asking any other process would end it (SIGUSR2). */
 function handsOverPath(dataDir: string) {
   return join(dataDir, 'owner.hands-over')
 }
@@ -374,19 +374,20 @@ async function becomeOwner(dataDir: string, lock: string, opts: EmbeddedOptions)
   // Asked before the process is ready (a worker still migrating), the hand-over waits for it.
   let asked = false
   let onAsk: (() => void) | undefined
+  let state: 'owner' | 'handed over' | 'closed' = 'owner'
   const onAsked = () => {
+    if (state !== 'owner') return
     asked = true
     onAsk?.()
   }
   if (opts.handsOver) {
-    // The handler before the offer: a signal with none would end this process.
+    // The handler before the offer, and kept for the process's life: a server that read the offer
+    // just before it was withdrawn may still send the signal, which with no handler would end us.
     process.on(HAND_OVER_SIGNAL, onAsked)
     writeFileSync(handsOver, String(process.pid), { mode: OWNER_FILE_MODE })
   }
-  let state: 'owner' | 'handed over' | 'closed' = 'owner'
   /** Lets the database go: its maintenance, our own connection unless `keepSql` (a hand-over), the open ones, PGlite, the socket and the lock. */
   const letGo = async (keepSql: boolean) => {
-    process.off(HAND_OVER_SIGNAL, onAsked)
     rmSync(handsOver, { force: true })
     await maintenance.stop()
     // Kept, our own connection is one of the socket's below: named RETURNING_CLIENT, it is let go between statements.

@@ -7,8 +7,9 @@ type Options = CommonOptions & { workspace: string }
 
 /**
  * growth admin token list --workspace ID: the workspace's API tokens as the console's Tokens page
- * lists them (those in force first, each newest first), by id, mode, state (and, rotated, the token that
- * replaced it), scopes and last four: what an operator needs to find the id to revoke. Never the token itself (only its hash is kept).
+ * lists them (those in force first, each newest first), by id, mode, state (and, rotated, the
+ * token that replaced it), scopes and last four: what an operator needs to find the id to revoke.
+ * Never the token itself (only its hash is kept).
  */
 export function registerTokenList(token: Command) {
   token
