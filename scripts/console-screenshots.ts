@@ -18,6 +18,7 @@ import { loadConfig } from '../server/src/config.ts'
 import { createLogger } from '../server/src/core/log.ts'
 import { createDemoWorkspace } from '../server/src/demo/index.ts'
 import { demoOwner } from '../server/src/demo/owner.ts'
+import { listTokens, rotateToken } from '../server/src/domain/credentials.ts'
 import { addPerson } from '../server/src/domain/people.ts'
 import { signInLink } from '../server/src/domain/sign-in.ts'
 import { createEndpoint, listAttempts, sendTestEvent } from '../server/src/domain/webhooks.ts'
@@ -55,6 +56,9 @@ try {
   const owner = await demoOwner(db.sql, demo.workspace.id)
   // Invited and not signed in yet: the People page shows the owner's form for a new link.
   await addPerson(db.sql, { workspaceId: demo.workspace.id, email: 'lin@example.com', name: 'Lin Park', role: 'approver', by: { kind: 'person', id: owner.id, name: owner.name } })
+  // The test token rotated with a day's overlap: the Tokens page shows the old one "Replaced by" the new.
+  const testToken = (await listTokens(db.sql, demo.workspace.id)).tokens.find((t) => t.mode === 'test')
+  if (testToken) await rotateToken(db.sql, testToken.id, 24 * 60 * 60 * 1000, { by: { kind: 'person', id: owner.id, name: owner.name } })
   const hook = await createEndpoint(db.sql, { workspaceId: demo.workspace.id, url: `http://127.0.0.1:${receiver.port}/hooks/growth`, events: 'approval.approved,approval.rejected,action.applied' }, { addresses: config.webhooks.addresses })
   for (const type of ['webhook.test', 'action.applied']) await sendTestEvent(db.sql, hook.id, type)
   for (let waited = 0; (await listAttempts(db.sql, hook.id, 10)).attempts.length < 2; waited += 100) {

@@ -67,8 +67,8 @@
   }
   // What an update says (the status line a screen reader reads): what changed among the things
   // waiting for a decision, counted, the item's new state, or the new requests the gateway decided by
-  // itself; "Updated" and the time only when the page shows no such change. The ids named by the changes since the last update tell an item
-  // decided elsewhere from one that expired (expiry is no event).
+  // itself; "Updated" and the time only when the page shows no such change. The ids named by the
+  // changes since the last update tell an item decided elsewhere from one that expired (expiry is no event).
   const changedIds = new Set()
   const NOUNS = { approvals: ['request', 'requests'], actions: ['proposed change', 'proposed changes'] }
   /** The links to what waits for a decision (the inbox's cards, a request's "Waiting for a person"): href -> when it expires. */

@@ -7,7 +7,7 @@ import type { ListedRequest } from '../../domain/agent-requests.ts'
 import type { AgentsSwitch } from '../../domain/workspaces.ts'
 import { type Html, html } from '../html.ts'
 import { type ConsoleSession, mayDecide } from '../session-port.ts'
-import { shownOnce, when } from './describe.ts'
+import { replacedByFact, shownOnce, when } from './describe.ts'
 import { answerAttrs, doneNotice, layout } from './layout.ts'
 import { permissionChoices } from './permissions.ts'
 import { requestCard } from './requests.ts'
@@ -124,7 +124,7 @@ function credentialCard(c: AgentCredential, session: ConsoleSession, agentId: st
 <dl class="facts">
 <dt>Ends with</dt><dd><code>…${c.hint}</code></dd>
 <dt>Created</dt><dd>${when(c.createdAt)}</dd>
-${c.replacedBy ? html`<dt>Replaced by</dt><dd><code>${c.replacedBy}</code> (rotated)</dd>` : null}
+${replacedByFact(c.replacedBy)}
 </dl>
 ${session.person.role === 'owner' && !ended && !retired && c.expiresAt
     ? html`<form method="post" action="/console/agents/${agentId}/credentials/${c.id}/revoke" data-confirm="Revoke ${c.id} (ends in ${c.hint}) now? The agent is refused with it from its next request."><input type="hidden" name="csrf" value="${session.csrf}">

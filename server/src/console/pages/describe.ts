@@ -11,6 +11,11 @@ export function when(iso: string): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
 }
 
+/** A rotated credential's fact (a token's card, an agent credential's): the id of the one that replaced it. */
+export function replacedByFact(replacedBy: string | null): Html | null {
+  return replacedBy ? html`<dt>Replaced by</dt><dd><code>${replacedBy}</code> (rotated)</dd>` : null
+}
+
 /** How long until `expiresAt`, in words: "expires in 3 h 12 min", or "expired". */
 export function timeLeft(expiresAt: string | null, now: Date): string | null {
   if (!expiresAt) return null

@@ -2,7 +2,7 @@ import { SCOPES } from '../../core/caller.ts'
 import { endsWithinOverlap, MAX_TOKEN_OVERLAP_MS, type TokenListed } from '../../domain/credentials.ts'
 import { type Html, html } from '../html.ts'
 import type { ConsoleSession } from '../session-port.ts'
-import { shownOnce, when } from './describe.ts'
+import { replacedByFact, shownOnce, when } from './describe.ts'
 import { answerAttrs, doneNotice, layout } from './layout.ts'
 
 /**
@@ -29,7 +29,7 @@ function tokenCard(t: TokenListed, session: ConsoleSession): Html {
 <dt>Created</dt><dd>${when(t.createdAt)}</dd>
 <dt>Last used</dt><dd>${t.lastUsedAt ? when(t.lastUsedAt) : 'no use on record'}</dd>
 <dt>Expires</dt><dd>${t.expiresAt ? when(t.expiresAt) : 'never'}</dd>
-${t.replacedBy ? html`<dt>Replaced by</dt><dd><code>${t.replacedBy}</code> (rotated)</dd>` : null}
+${replacedByFact(t.replacedBy)}
 </dl>
 ${session.person.role === 'owner' && rotatable(t)
     ? html`<form method="post" action="/console/tokens/${t.id}/rotate" data-confirm-if="overlap=0" data-confirm="Rotate ${t.id} (ends in ${t.hint}) with no overlap? It is refused from its next request, until its programs are given the new one."><input type="hidden" name="csrf" value="${session.csrf}">
